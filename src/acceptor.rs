@@ -1,0 +1,177 @@
+//! Listening ports: one accept thread per port, handing connections to the
+//! port's worker through a `Handoff`.
+//!
+//! A port is bound once (at connect) and stays bound until the server is
+//! disconnected, so clients can come back without the host restarting.
+//! While the worker is busy with a session (or no worker wants a client,
+//! e.g. the agent ports between episodes), a new connection is closed at
+//! once with a log line instead of hanging in the kernel backlog.
+
+use crate::codes::{self, Code};
+use crate::net::Conn;
+use parking_lot::{Condvar, Mutex};
+use std::io;
+use std::net::{IpAddr, SocketAddr, TcpListener};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+#[derive(Default)]
+struct HandoffState {
+    /// A worker is waiting for a client.
+    wanted: bool,
+    /// A connection accepted for the waiting worker.
+    ready: Option<Conn>,
+    /// Waiting workers must give up (teardown).
+    cancelled: bool,
+}
+
+/// Where the accept thread leaves a connection for the port's worker.
+#[derive(Default)]
+pub struct Handoff {
+    state: Mutex<HandoffState>,
+    cv: Condvar,
+}
+
+impl Handoff {
+    /// Re-arms the handoff for a new worker and marks a client as wanted
+    /// right away (so a client that connects before the worker thread runs
+    /// is kept, not closed).
+    pub fn arm(&self) {
+        let mut s = self.state.lock();
+        s.cancelled = false;
+        s.wanted = true;
+        s.ready = None;
+    }
+
+    /// Makes waiting workers return `None`, closes a connection not yet
+    /// taken, and refuses clients until the next `arm`.
+    pub fn cancel(&self) {
+        let mut s = self.state.lock();
+        s.cancelled = true;
+        s.wanted = false;
+        s.ready = None;
+        self.cv.notify_all();
+    }
+
+    /// Waits for the next client; `None` once cancelled.
+    pub fn take(&self) -> Option<Conn> {
+        let mut s = self.state.lock();
+        loop {
+            if s.cancelled {
+                s.wanted = false;
+                return None;
+            }
+            if let Some(conn) = s.ready.take() {
+                s.wanted = false;
+                return Some(conn);
+            }
+            s.wanted = true;
+            self.cv.wait(&mut s);
+        }
+    }
+
+    /// Gives a connection to a waiting worker, or hands it back.
+    fn offer(&self, conn: Conn) -> Result<(), Conn> {
+        let mut s = self.state.lock();
+        if s.wanted && s.ready.is_none() && !s.cancelled {
+            s.ready = Some(conn);
+            s.wanted = false;
+            self.cv.notify_all();
+            Ok(())
+        } else {
+            Err(conn)
+        }
+    }
+}
+
+/// A bound port with its accept thread.
+pub struct Port {
+    addr: SocketAddr,
+    stop: UnixStream,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Port {
+    /// Binds `ip:port` and starts accepting into `handoff`. `name` is used in
+    /// log lines ("world", "stream", "control").
+    pub fn bind(ip: IpAddr, port: u16, name: &'static str, handoff: Arc<Handoff>) -> Result<Port, Code> {
+        let listener = TcpListener::bind((ip, port)).map_err(|e| {
+            crate::log_error!("{} port {}: cannot bind: {}", name, port, e);
+            codes::from_io(&e)
+        })?;
+        listener.set_nonblocking(true).map_err(|e| codes::from_io(&e))?;
+        let addr = listener.local_addr().map_err(|e| codes::from_io(&e))?;
+        let (stop, stop_rx) = UnixStream::pair().map_err(|e| codes::from_io(&e))?;
+        let thread = std::thread::Builder::new()
+            .name(format!("carla-{name}-accept"))
+            .spawn(move || accept_loop(listener, stop_rx, name, handoff))
+            .map_err(|e| codes::from_io(&e))?;
+        Ok(Port { addr, stop, thread: Some(thread) })
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for Port {
+    /// Stops the accept thread and closes the listener (the port is free
+    /// again when this returns).
+    fn drop(&mut self) {
+        let _ = self.stop.shutdown(std::net::Shutdown::Both);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn accept_loop(listener: TcpListener, stop: UnixStream, name: &str, handoff: Arc<Handoff>) {
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    loop {
+        let mut fds = [
+            libc::pollfd { fd: listener.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: stop.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+        ];
+        // SAFETY: `fds` is a valid array of two pollfds for the call.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        if n < 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            crate::log_error!("{} port {}: poll failed: {}", name, port, io::Error::last_os_error());
+            return;
+        }
+        if fds[1].revents != 0 {
+            return;
+        }
+        let (stream, peer) = match listener.accept() {
+            Ok(pair) => pair,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                // EMFILE and friends: back off briefly instead of spinning.
+                crate::log_warn!("{} port {}: accept failed: {}", name, port, e);
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                continue;
+            }
+        };
+        let conn = match Conn::new(stream) {
+            Ok(c) => c,
+            Err(e) => {
+                crate::log_warn!("{} port {}: cannot set up {}: {}", name, port, peer, e);
+                continue;
+            }
+        };
+        if let Err(conn) = handoff.offer(conn) {
+            crate::log_warn!(
+                "{} port {}: surplus connection from {} closed (the port is busy or no episode is running)",
+                name,
+                port,
+                conn.peer()
+            );
+        }
+    }
+}

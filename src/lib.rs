@@ -1,0 +1,28 @@
+//! A CARLA 0.8.4-compatible simulator server library.
+//!
+//! An engine (Unreal, a test, the `carla-host` binary) drives a [`Server`]
+//! every tick: it reads the client's control and writes measurements and
+//! sensor data; the library serialises and streams them on three ports
+//! (world P, stream P+1, control P+2) with the 0.8.4 wire protocol, so the
+//! official 0.8 clients work unmodified. The same API is exported to C
+//! (`include/carla/carla_server.h`, see [`ffi`]); [`client`] is a Rust
+//! client for the same protocol.
+
+pub mod codes;
+#[macro_use]
+pub mod log;
+pub mod acceptor;
+pub mod agent;
+pub mod client;
+pub mod encode;
+pub mod ffi;
+pub mod framing;
+pub mod net;
+pub mod proto;
+pub mod server;
+pub mod slot;
+mod sync;
+pub mod types;
+pub mod world;
+
+pub use server::{Server, ServerConfig};

@@ -1,0 +1,86 @@
+//! Logging: one sink for the whole library.
+//!
+//! By default lines go to stderr. A host (Unreal's `UE_LOG`, a test) installs
+//! its own sink; the C API exposes it as `carla_server_set_log_callback`.
+//! Network threads log every connection, close and protocol error here.
+
+use parking_lot::RwLock;
+use std::fmt;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+
+/// Severity of a log line. The numbers are part of the C API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(i32)]
+pub enum Level {
+    Error = 1,
+    Warning = 2,
+    Info = 3,
+    Debug = 4,
+}
+
+impl Level {
+    fn name(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Info => "info",
+            Level::Debug => "debug",
+        }
+    }
+}
+
+/// A log sink: receives the level and the formatted line.
+pub type Sink = Arc<dyn Fn(Level, &str) + Send + Sync>;
+
+static SINK: RwLock<Option<Sink>> = RwLock::new(None);
+static MAX_LEVEL: AtomicI32 = AtomicI32::new(Level::Info as i32);
+
+/// Replaces the sink (None restores stderr).
+pub fn set_sink(sink: Option<Sink>) {
+    *SINK.write() = sink;
+}
+
+/// Lines above this level are discarded before formatting.
+pub fn set_max_level(level: Level) {
+    MAX_LEVEL.store(level as i32, Ordering::Relaxed);
+}
+
+/// Whether a line at `level` would be emitted.
+pub fn enabled(level: Level) -> bool {
+    level as i32 <= MAX_LEVEL.load(Ordering::Relaxed)
+}
+
+/// Emits one line. Use the `log_*!` macros instead of calling this directly.
+pub fn emit(level: Level, args: fmt::Arguments<'_>) {
+    if !enabled(level) {
+        return;
+    }
+    let line = args.to_string();
+    let sink = SINK.read().clone();
+    match sink {
+        Some(sink) => sink(level, &line),
+        None => eprintln!("[carla_server] {}: {}", level.name(), line),
+    }
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! log_at {
+    ($level:expr, $($arg:tt)*) => {
+        $crate::log::emit($level, format_args!($($arg)*))
+    };
+}
+
+/// Logs an error line.
+#[macro_export]
+macro_rules! log_error { ($($arg:tt)*) => { $crate::log_at!($crate::log::Level::Error, $($arg)*) }; }
+/// Logs a warning line.
+#[macro_export]
+macro_rules! log_warn { ($($arg:tt)*) => { $crate::log_at!($crate::log::Level::Warning, $($arg)*) }; }
+/// Logs an informational line.
+#[macro_export]
+macro_rules! log_info { ($($arg:tt)*) => { $crate::log_at!($crate::log::Level::Info, $($arg)*) }; }
+/// Logs a debug line.
+#[macro_export]
+macro_rules! log_debug { ($($arg:tt)*) => { $crate::log_at!($crate::log::Level::Debug, $($arg)*) }; }

@@ -1,0 +1,23 @@
+//! The committed C header must be exactly what cbindgen generates from the
+//! code. `UPDATE_HEADER=1 cargo test --test header` rewrites it.
+
+use std::path::Path;
+
+#[test]
+fn committed_header_matches_cbindgen_output() {
+    let crate_dir = env!("CARGO_MANIFEST_DIR");
+    let config = cbindgen::Config::from_file(Path::new(crate_dir).join("cbindgen.toml"))
+        .expect("cbindgen.toml parses");
+    let bindings = cbindgen::generate_with_config(crate_dir, config).expect("cbindgen generates");
+    let mut generated = Vec::new();
+    bindings.write(&mut generated);
+    let path = Path::new(crate_dir).join("include/carla/carla_server.h");
+    if std::env::var_os("UPDATE_HEADER").is_some() {
+        std::fs::write(&path, &generated).expect("write header");
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "include/carla/carla_server.h is out of date; run `UPDATE_HEADER=1 cargo test --test header`"
+    );
+}
