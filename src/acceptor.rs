@@ -16,6 +16,11 @@ use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long a connection that finds its port busy waits for the port to
+/// free up before it is closed.
+pub const SURPLUS_GRACE: Duration = Duration::from_millis(250);
 
 #[derive(Default)]
 struct HandoffState {
@@ -68,20 +73,31 @@ impl Handoff {
                 return Some(conn);
             }
             s.wanted = true;
+            self.cv.notify_all();
             self.cv.wait(&mut s);
         }
     }
 
-    /// Gives a connection to a waiting worker, or hands it back.
-    fn offer(&self, conn: Conn) -> Result<(), Conn> {
+    /// Gives a connection to a worker that wants one within `grace`, or
+    /// hands it back. The grace covers a client that reconnects at once:
+    /// its new connection can arrive before the worker noticed the old one
+    /// close.
+    fn offer(&self, conn: Conn, grace: Duration) -> Result<(), Conn> {
+        let deadline = Instant::now() + grace;
         let mut s = self.state.lock();
-        if s.wanted && s.ready.is_none() && !s.cancelled {
-            s.ready = Some(conn);
-            s.wanted = false;
-            self.cv.notify_all();
-            Ok(())
-        } else {
-            Err(conn)
+        loop {
+            if s.cancelled {
+                return Err(conn);
+            }
+            if s.wanted && s.ready.is_none() {
+                s.ready = Some(conn);
+                s.wanted = false;
+                self.cv.notify_all();
+                return Ok(());
+            }
+            if self.cv.wait_until(&mut s, deadline).timed_out() {
+                return Err(conn);
+            }
         }
     }
 }
@@ -96,19 +112,30 @@ pub struct Port {
 impl Port {
     /// Binds `ip:port` and starts accepting into `handoff`. `name` is used in
     /// log lines ("world", "stream", "control").
-    pub fn bind(ip: IpAddr, port: u16, name: &'static str, handoff: Arc<Handoff>) -> Result<Port, Code> {
+    pub fn bind(
+        ip: IpAddr,
+        port: u16,
+        name: &'static str,
+        handoff: Arc<Handoff>,
+    ) -> Result<Port, Code> {
         let listener = TcpListener::bind((ip, port)).map_err(|e| {
             crate::log_error!("{} port {}: cannot bind: {}", name, port, e);
             codes::from_io(&e)
         })?;
-        listener.set_nonblocking(true).map_err(|e| codes::from_io(&e))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| codes::from_io(&e))?;
         let addr = listener.local_addr().map_err(|e| codes::from_io(&e))?;
         let (stop, stop_rx) = UnixStream::pair().map_err(|e| codes::from_io(&e))?;
         let thread = std::thread::Builder::new()
             .name(format!("carla-{name}-accept"))
             .spawn(move || accept_loop(listener, stop_rx, name, handoff))
             .map_err(|e| codes::from_io(&e))?;
-        Ok(Port { addr, stop, thread: Some(thread) })
+        Ok(Port {
+            addr,
+            stop,
+            thread: Some(thread),
+        })
     }
 
     /// The bound address.
@@ -132,8 +159,16 @@ fn accept_loop(listener: TcpListener, stop: UnixStream, name: &str, handoff: Arc
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
     loop {
         let mut fds = [
-            libc::pollfd { fd: listener.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-            libc::pollfd { fd: stop.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd {
+                fd: listener.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: stop.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
         ];
         // SAFETY: `fds` is a valid array of two pollfds for the call.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
@@ -141,7 +176,12 @@ fn accept_loop(listener: TcpListener, stop: UnixStream, name: &str, handoff: Arc
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
             }
-            crate::log_error!("{} port {}: poll failed: {}", name, port, io::Error::last_os_error());
+            crate::log_error!(
+                "{} port {}: poll failed: {}",
+                name,
+                port,
+                io::Error::last_os_error()
+            );
             return;
         }
         if fds[1].revents != 0 {
@@ -165,7 +205,7 @@ fn accept_loop(listener: TcpListener, stop: UnixStream, name: &str, handoff: Arc
                 continue;
             }
         };
-        if let Err(conn) = handoff.offer(conn) {
+        if let Err(conn) = handoff.offer(conn, SURPLUS_GRACE) {
             crate::log_warn!(
                 "{} port {}: surplus connection from {} closed (the port is busy or no episode is running)",
                 name,

@@ -123,7 +123,10 @@ impl AgentServer {
                 .spawn(move || body(s))
                 .map_err(|e| codes::from_io(&e))
         };
-        let agent = AgentServer { shared: shared.clone(), threads: Mutex::new(Vec::new()) };
+        let agent = AgentServer {
+            shared: shared.clone(),
+            threads: Mutex::new(Vec::new()),
+        };
         let stream = spawn("carla-stream", stream_loop)?;
         let _ = shared.stream_thread.set(stream.thread().clone());
         agent.threads.lock().push(stream);
@@ -134,7 +137,11 @@ impl AgentServer {
 
     /// Stores the newest measurement for the stream thread. Reports a stream
     /// failure once (without storing), like 0.8.4.
-    pub fn write_measurements(&self, header: &MeasurementsHeader, agents: &[Agent]) -> Result<(), Code> {
+    pub fn write_measurements(
+        &self,
+        header: &MeasurementsHeader,
+        agents: &[Agent],
+    ) -> Result<(), Code> {
         let s = &self.shared;
         let err = s.stream_error.swap(0, Ordering::AcqRel);
         if err != 0 {
@@ -166,7 +173,11 @@ impl AgentServer {
         };
         let len = 4 + header.len() as u64 + data.len() as u64;
         let Ok(len) = u32::try_from(len) else {
-            crate::log_error!("sensor {}: record of {} bytes does not fit the u32 length prefix", id, len);
+            crate::log_error!(
+                "sensor {}: record of {} bytes does not fit the u32 length prefix",
+                id,
+                len
+            );
             return Err(codes::INVALID_ARGUMENT);
         };
         let mut w = s.sensor_slots[index].writer().map_err(|_| codes::BUSY)?;
@@ -190,11 +201,12 @@ impl AgentServer {
             0 => Ok(()),
             err => Err(err),
         };
-        take_error()?;
         let mut reader = s.control.reader().map_err(|_| codes::BUSY)?;
+        // A control received before the connection failed comes first.
         if reader.update() {
             return Ok(*reader.get());
         }
+        take_error()?;
         if timeout.is_zero() {
             return Err(codes::TRY_AGAIN);
         }
@@ -209,7 +221,11 @@ impl AgentServer {
                 return Err(codes::OPERATION_ABORTED);
             }
             if s.control_cv.wait_until(&mut guard, deadline).timed_out() {
-                return if reader.update() { Ok(*reader.get()) } else { Err(codes::TRY_AGAIN) };
+                return if reader.update() {
+                    Ok(*reader.get())
+                } else {
+                    Err(codes::TRY_AGAIN)
+                };
             }
         }
     }
@@ -284,7 +300,10 @@ fn stream_loop(shared: Arc<AgentShared>) {
     let s = &*shared;
     let (Ok(mut measurement), Ok(mut sensors)) = (
         s.measurements.reader(),
-        s.sensor_slots.iter().map(|slot| slot.reader()).collect::<Result<Vec<_>, _>>(),
+        s.sensor_slots
+            .iter()
+            .map(|slot| slot.reader())
+            .collect::<Result<Vec<_>, _>>(),
     ) else {
         return;
     };
@@ -334,7 +353,11 @@ fn stream_loop(shared: Arc<AgentShared>) {
         if s.stopping() {
             return;
         }
-        crate::log_info!("stream client {} left: {}", conn.peer(), codes::describe(outcome));
+        crate::log_info!(
+            "stream client {} left: {}",
+            conn.peer(),
+            codes::describe(outcome)
+        );
         s.stream_error.store(outcome, Ordering::Release);
     }
 }
@@ -358,7 +381,8 @@ fn control_loop(shared: Arc<AgentShared>) {
         s.register(&conn);
         let outcome = loop {
             // A client must send a control at least every T (0.8.4 rule).
-            if let Err(code) = read_message(&conn, &mut buf, s.cfg.max_message, Some(s.cfg.timeout)) {
+            if let Err(code) = read_message(&conn, &mut buf, s.cfg.max_message, Some(s.cfg.timeout))
+            {
                 break code;
             }
             match proto::Control::decode(&buf[..]) {
@@ -383,7 +407,11 @@ fn control_loop(shared: Arc<AgentShared>) {
         if s.stopping() {
             return;
         }
-        crate::log_info!("control client {} left: {}", conn.peer(), codes::describe(outcome));
+        crate::log_info!(
+            "control client {} left: {}",
+            conn.peer(),
+            codes::describe(outcome)
+        );
         s.control_error.store(outcome, Ordering::Release);
         s.notify_control();
     }

@@ -48,7 +48,9 @@ pub fn read_message(stream: &mut impl Read, max: u32) -> io::Result<Vec<u8>> {
     stream.read_exact(&mut prefix)?;
     let len = u32::from_le_bytes(prefix);
     if len > max {
-        return Err(protocol_error(format!("message of {len} bytes exceeds {max}")));
+        return Err(protocol_error(format!(
+            "message of {len} bytes exceeds {max}"
+        )));
     }
     let mut buf = vec![0; len as usize];
     stream.read_exact(&mut buf)?;
@@ -112,7 +114,10 @@ impl Client {
     /// Closes the stream and control connections (as the Python client does
     /// before every new-episode request).
     pub fn close_agent_connections(&mut self) {
-        for s in [self.stream.take(), self.control.take()].into_iter().flatten() {
+        for s in [self.stream.take(), self.control.take()]
+            .into_iter()
+            .flatten()
+        {
             let _ = s.shutdown(Shutdown::Both);
         }
     }
@@ -120,7 +125,9 @@ impl Client {
     /// Sends a `RequestNewEpisode` with `ini` and returns the scene.
     pub fn load_settings(&mut self, ini: &str) -> io::Result<proto::SceneDescription> {
         self.close_agent_connections();
-        let request = proto::RequestNewEpisode { ini_file: ini.to_owned() };
+        let request = proto::RequestNewEpisode {
+            ini_file: ini.to_owned(),
+        };
         write_message(&mut self.world, &request.encode_to_vec())?;
         let bytes = read_message(&mut self.world, self.max_message)?;
         if bytes.is_empty() {
@@ -135,7 +142,9 @@ impl Client {
     /// Sends `EpisodeStart`, waits for `EpisodeReady`, then connects the
     /// stream and control ports (retrying briefly, like the Python client).
     pub fn start_episode(&mut self, player_start_index: u32) -> io::Result<()> {
-        let start = proto::EpisodeStart { player_start_spot_index: player_start_index };
+        let start = proto::EpisodeStart {
+            player_start_spot_index: player_start_index,
+        };
         write_message(&mut self.world, &start.encode_to_vec())?;
         let bytes = read_message(&mut self.world, self.max_message)?;
         let ready = proto::EpisodeReady::decode(&bytes[..])
@@ -164,7 +173,10 @@ impl Client {
     /// empty terminator. Records of ids not in the scene are an error.
     pub fn read_frame(&mut self) -> io::Result<Frame> {
         let max = self.max_message;
-        let stream = self.stream.as_mut().ok_or_else(|| protocol_error("no episode started"))?;
+        let stream = self
+            .stream
+            .as_mut()
+            .ok_or_else(|| protocol_error("no episode started"))?;
         let bytes = read_message(stream, max)?;
         if bytes.is_empty() {
             return Err(protocol_error("empty Measurements"));
@@ -181,18 +193,30 @@ impl Client {
                 return Err(protocol_error("sensor record shorter than its id"));
             }
             let id = u32::from_le_bytes(record[..4].try_into().expect("4 bytes"));
-            let known = self.scene.as_ref().is_some_and(|s| s.sensors.iter().any(|x| x.id == id));
+            let known = self
+                .scene
+                .as_ref()
+                .is_some_and(|s| s.sensors.iter().any(|x| x.id == id));
             if !known {
                 return Err(protocol_error(format!("record for unknown sensor id {id}")));
             }
-            sensors.push(SensorRecord { id, data: record[4..].to_vec() });
+            sensors.push(SensorRecord {
+                id,
+                data: record[4..].to_vec(),
+            });
         }
-        Ok(Frame { measurements, sensors })
+        Ok(Frame {
+            measurements,
+            sensors,
+        })
     }
 
     /// Sends one control.
     pub fn send_control(&mut self, control: &Control) -> io::Result<()> {
-        let stream = self.control.as_mut().ok_or_else(|| protocol_error("no episode started"))?;
+        let stream = self
+            .control
+            .as_mut()
+            .ok_or_else(|| protocol_error("no episode started"))?;
         write_message(stream, &control_to_proto(control).encode_to_vec())
     }
 }

@@ -10,7 +10,11 @@ use crate::types::{self, Agent, MeasurementsHeader, SensorDefinition};
 use prost::Message;
 
 fn vector(v: &types::Vector3D) -> proto::Vector3D {
-    proto::Vector3D { x: v.x, y: v.y, z: v.z }
+    proto::Vector3D {
+        x: v.x,
+        y: v.y,
+        z: v.z,
+    }
 }
 
 fn transform(t: &types::Transform) -> proto::Transform {
@@ -173,32 +177,57 @@ mod tests {
     #[test]
     fn scene_description_matches_the_observed_capture() {
         let spot = Transform {
-            location: Vector3D { x: 1.0, y: 2.0, z: 3.0 },
-            orientation: Vector3D { x: 0.0, y: 1.0, z: 0.0 },
-            rotation: Rotation3D { pitch: 10.0, yaw: 20.0, roll: 30.0 },
+            location: Vector3D {
+                x: 1.0,
+                y: 2.0,
+                z: 3.0,
+            },
+            orientation: Vector3D {
+                x: 0.0,
+                y: 1.0,
+                z: 0.0,
+            },
+            rotation: Rotation3D {
+                pitch: 10.0,
+                yaw: 20.0,
+                roll: 30.0,
+            },
         };
         let sensors = [
-            SensorDefinition { id: 0x1122_3344, r#type: CARLA_SERVER_CAMERA, name: "Cam".into() },
-            SensorDefinition { id: 5, r#type: CARLA_SERVER_LIDAR_RAY_CAST, name: "Lid".into() },
-            SensorDefinition { id: 7, r#type: 999, name: "Unk".into() },
+            SensorDefinition {
+                id: 0x1122_3344,
+                r#type: CARLA_SERVER_CAMERA,
+                name: "Cam".into(),
+            },
+            SensorDefinition {
+                id: 5,
+                r#type: CARLA_SERVER_LIDAR_RAY_CAST,
+                name: "Lid".into(),
+            },
+            SensorDefinition {
+                id: 7,
+                r#type: 999,
+                name: "Unk".into(),
+            },
         ];
         let bytes = scene_description("Town01", &[spot, Transform::default()], &sensors);
-        let expected = hex(
-            "0a29 0a0f 0d0000803f 1500000040 1d00004040 1205 150000803f
+        let expected = hex("0a29 0a0f 0d0000803f 1500000040 1d00004040 1205 150000803f
              1a0f 0d00002041 150000a041 1d0000f041
              0a06 0a00 1200 1a00
              120c 0d44332211 1001 1a03 43616d
              120c 0d05000000 1002 1a03 4c6964
              120a 0d07000000 1a03 556e6b
-             1a06 546f776e3031",
-        );
+             1a06 546f776e3031");
         assert_eq!(bytes.len(), 99);
         assert_eq!(bytes, expected);
     }
 
     #[test]
     fn empty_measurement_matches_the_observed_capture() {
-        let header = MeasurementsHeader { frame_number: 4, ..Default::default() };
+        let header = MeasurementsHeader {
+            frame_number: 4,
+            ..Default::default()
+        };
         let mut msg = proto::Measurements::default();
         measurements_into(&header, &[], &mut msg);
         let expected = hex("1a18 0a06 0a00 1200 1a00 1a00 5200 620a 0a06 0a00 1200 1a00 1200 2804");
@@ -231,16 +260,31 @@ mod tests {
             (CARLA_SERVER_AGENT_SPEEDLIMITSIGN, "2a"),
         ];
         for (kind, tag) in kinds {
-            let a = Agent { id: 0, r#type: kind, ..Default::default() };
+            let a = Agent {
+                id: 0,
+                r#type: kind,
+                ..Default::default()
+            };
             let bytes = agent(&a).encode_to_vec();
-            assert_eq!(bytes[0], u8::from_str_radix(tag, 16).unwrap(), "kind {kind}");
+            assert_eq!(
+                bytes[0],
+                u8::from_str_radix(tag, 16).unwrap(),
+                "kind {kind}"
+            );
         }
-        let red = agent(&Agent { r#type: CARLA_SERVER_AGENT_TRAFFICLIGHT_RED, ..Default::default() });
+        let red = agent(&Agent {
+            r#type: CARLA_SERVER_AGENT_TRAFFICLIGHT_RED,
+            ..Default::default()
+        });
         match red.agent {
             Some(proto::AgentKind::TrafficLight(l)) => assert_eq!(l.state, 2),
             other => panic!("unexpected {other:?}"),
         }
-        let unknown = agent(&Agent { id: 9, r#type: CARLA_SERVER_AGENT_TRAFFICLIGHT, ..Default::default() });
+        let unknown = agent(&Agent {
+            id: 9,
+            r#type: CARLA_SERVER_AGENT_TRAFFICLIGHT,
+            ..Default::default()
+        });
         assert_eq!(unknown.encode_to_vec(), hex("0d09000000"));
     }
 }

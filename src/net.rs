@@ -34,7 +34,11 @@ pub fn wait_fd(fd: RawFd, events: libc::c_short, deadline: Deadline) -> Result<(
                 left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
             }
         };
-        let mut pfd = libc::pollfd { fd, events, revents: 0 };
+        let mut pfd = libc::pollfd {
+            fd,
+            events,
+            revents: 0,
+        };
         // SAFETY: `pfd` is a valid pollfd for the duration of the call; nfds = 1.
         let n = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
         if n > 0 {

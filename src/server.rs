@@ -109,12 +109,21 @@ impl Server {
             return Err(codes::ALREADY_CONNECTED);
         }
         if world_port == 0 || world_port > 65533 {
-            crate::log_error!("connect: invalid world port {} (P+2 must be <= 65535)", world_port);
+            crate::log_error!(
+                "connect: invalid world port {} (P+2 must be <= 65535)",
+                world_port
+            );
             return Err(codes::INVALID_PORT);
         }
         let config = self.config();
-        let cfg = NetConfig { timeout: millis(server_timeout_ms), max_message: config.max_message };
+        let cfg = NetConfig {
+            timeout: millis(server_timeout_ms),
+            max_message: config.max_message,
+        };
         let world = Arc::new(WorldShared::default());
+        // Wanted from the start: a client that connects right after this
+        // returns must not be taken for a surplus connection.
+        world.handoff.arm();
         let stream_handoff = Arc::new(Handoff::default());
         let control_handoff = Arc::new(Handoff::default());
         let port = world_port as u16;
@@ -254,7 +263,11 @@ impl Server {
         } else {
             crate::log_error!("episode ready = false: the episode will not start");
         }
-        conn.world.send(Outgoing::Ready, encode::episode_ready(ready), millis(timeout_ms))
+        conn.world.send(
+            Outgoing::Ready,
+            encode::episode_ready(ready),
+            millis(timeout_ms),
+        )
     }
 
     /// The newest control not yet read, waiting up to `timeout_ms`.
@@ -268,7 +281,11 @@ impl Server {
     }
 
     /// Queues this frame's measurements (newest wins).
-    pub fn write_measurements(&self, header: &MeasurementsHeader, agents: &[Agent]) -> Result<(), Code> {
+    pub fn write_measurements(
+        &self,
+        header: &MeasurementsHeader,
+        agents: &[Agent],
+    ) -> Result<(), Code> {
         self.current_agent()?.write_measurements(header, agents)
     }
 

@@ -147,7 +147,11 @@ impl WorldShared {
             return Err(codes::TIMED_OUT);
         }
         if !stage_ok || queued {
-            crate::log_error!("{:?} written out of protocol order (world thread at {:?})", which, s.stage);
+            crate::log_error!(
+                "{:?} written out of protocol order (world thread at {:?})",
+                which,
+                s.stage
+            );
             return Err(codes::INVALID_ARGUMENT);
         }
         Ok(())
@@ -249,7 +253,11 @@ pub fn run(shared: Arc<WorldShared>, config: NetConfig) {
             break;
         }
         if let Err(code) = outcome {
-            crate::log_info!("world client {} left: {}", conn.peer(), codes::describe(code));
+            crate::log_info!(
+                "world client {} left: {}",
+                conn.peer(),
+                codes::describe(code)
+            );
         }
     }
 }
@@ -275,7 +283,6 @@ fn session(shared: &WorldShared, conn: &Conn, cfg: NetConfig) -> Result<(), Code
         }
 
         send(shared, conn, Outgoing::Scene, cfg)?;
-        shared.update(|s| s.stage = Stage::AwaitStart);
 
         let start = read_message(conn, &mut buf, cfg.max_message, Some(cfg.timeout))
             .and_then(|()| decode::<proto::EpisodeStart>(conn, &buf));
@@ -291,17 +298,26 @@ fn session(shared: &WorldShared, conn: &Conn, cfg: NetConfig) -> Result<(), Code
         }
 
         send(shared, conn, Outgoing::Ready, cfg)?;
-        shared.update(|s| s.stage = Stage::AwaitRequest);
         first = false;
     }
 }
 
 fn send(shared: &WorldShared, conn: &Conn, which: Outgoing, cfg: NetConfig) -> Result<(), Code> {
-    let bytes = shared.next_outgoing(which).ok_or(codes::OPERATION_ABORTED)?;
+    let bytes = shared
+        .next_outgoing(which)
+        .ok_or(codes::OPERATION_ABORTED)?;
     let result = write_message(conn, &bytes, cfg.timeout);
+    // The outcome and the next stage change together, so a host that wakes
+    // on the outcome finds the world thread already waiting for the reply.
     shared.update(|s| match which {
-        Outgoing::Scene => s.scene_sent = Some(result),
-        Outgoing::Ready => s.ready_sent = Some(result),
+        Outgoing::Scene => {
+            s.scene_sent = Some(result);
+            s.stage = Stage::AwaitStart;
+        }
+        Outgoing::Ready => {
+            s.ready_sent = Some(result);
+            s.stage = Stage::AwaitRequest;
+        }
     });
     result
 }
@@ -311,7 +327,10 @@ fn decode<M: Message + Default>(conn: &Conn, buf: &[u8]) -> Result<M, Code> {
         crate::log_error!(
             "world client {}: malformed {} ({} bytes): {}; closing the connection",
             conn.peer(),
-            std::any::type_name::<M>().rsplit("::").next().unwrap_or("message"),
+            std::any::type_name::<M>()
+                .rsplit("::")
+                .next()
+                .unwrap_or("message"),
             buf.len(),
             e
         );

@@ -98,7 +98,10 @@ unsafe fn string<'a>(p: *const c_char) -> Result<&'a str, Code> {
 #[no_mangle]
 pub extern "C" fn carla_make_server() -> CarlaServerPtr {
     catch_unwind(|| {
-        let handle = Box::new(Handle { server: Server::new(), ini: Mutex::new(vec![0]) });
+        let handle = Box::new(Handle {
+            server: Server::new(),
+            ini: Mutex::new(vec![0]),
+        });
         Box::into_raw(handle) as CarlaServerPtr
     })
     .unwrap_or(std::ptr::null_mut())
@@ -136,7 +139,8 @@ pub unsafe extern "C" fn carla_server_connect(
     guard("carla_server_connect", || {
         // SAFETY: caller contract.
         let h = unsafe { handle(server) }?;
-        h.server.connect_deferred(world_port, server_timeout_milliseconds);
+        h.server
+            .connect_deferred(world_port, server_timeout_milliseconds);
         Ok(())
     })
 }
@@ -170,7 +174,8 @@ pub unsafe extern "C" fn carla_server_connect_blocking(
     guard("carla_server_connect_blocking", || {
         // SAFETY: caller contract.
         let h = unsafe { handle(server) }?;
-        h.server.connect_blocking(world_port, server_timeout_milliseconds)
+        h.server
+            .connect_blocking(world_port, server_timeout_milliseconds)
     })
 }
 
@@ -250,10 +255,15 @@ pub unsafe extern "C" fn carla_write_scene_description(
             .map(|d| {
                 // SAFETY: each name is valid for the call (caller contract).
                 let name = unsafe { string(d.name) }?.to_owned();
-                Ok(SensorDefinition { id: d.id, r#type: d.r#type, name })
+                Ok(SensorDefinition {
+                    id: d.id,
+                    r#type: d.r#type,
+                    name,
+                })
             })
             .collect::<Result<Vec<_>, Code>>()?;
-        h.server.write_scene_description(map, spots, &sensors, timeout_milliseconds)
+        h.server
+            .write_scene_description(map, spots, &sensors, timeout_milliseconds)
     })
 }
 
@@ -393,7 +403,10 @@ pub unsafe extern "C" fn carla_server_set_bind_address(
             crate::log_error!("bind address {:?} is not an IP address", text);
             codes::INVALID_ARGUMENT
         })?;
-        h.server.set_config(ServerConfig { bind_ip: ip, ..h.server.config() });
+        h.server.set_config(ServerConfig {
+            bind_ip: ip,
+            ..h.server.config()
+        });
         Ok(())
     })
 }
@@ -411,7 +424,10 @@ pub unsafe extern "C" fn carla_server_set_max_message_size(
     guard("carla_server_set_max_message_size", || {
         // SAFETY: caller contract.
         let h = unsafe { handle(server) }?;
-        h.server.set_config(ServerConfig { max_message: max_bytes, ..h.server.config() });
+        h.server.set_config(ServerConfig {
+            max_message: max_bytes,
+            ..h.server.config()
+        });
         Ok(())
     })
 }

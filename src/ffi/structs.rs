@@ -85,7 +85,13 @@ mod tests {
 
     #[test]
     fn pointer_structs_match_the_0_8_4_header() {
-        assert_eq!((size_of::<carla_sensor_definition>(), align_of::<carla_sensor_definition>()), (16, 8));
+        assert_eq!(
+            (
+                size_of::<carla_sensor_definition>(),
+                align_of::<carla_sensor_definition>()
+            ),
+            (16, 8)
+        );
         assert_eq!(size_of::<carla_sensor_data>(), 40);
         assert_eq!(offset_of!(carla_sensor_data, header_size), 16);
         assert_eq!(offset_of!(carla_sensor_data, data_size), 32);
@@ -96,6 +102,9 @@ mod tests {
         assert_eq!(size_of::<carla_measurements>(), 168);
         assert_eq!(offset_of!(carla_measurements, player_measurements), 12);
         assert_eq!(offset_of!(carla_measurements, non_player_agents), 152);
-        assert_eq!(offset_of!(carla_measurements, number_of_non_player_agents), 160);
+        assert_eq!(
+            offset_of!(carla_measurements, number_of_non_player_agents),
+            160
+        );
     }
 }
