@@ -159,8 +159,8 @@ impl<T> Reader<'_, T> {
         self.slot.cells[self.index as usize].with(|p| f(unsafe { &*p }))
     }
 
-    /// The reader cell, borrowed until the next `update`.
-    #[cfg(not(loom))]
+    /// The reader cell, borrowed until the next `update`. (Under loom only
+    /// the access itself is tracked, not the borrow; the model uses `with`.)
     pub fn get(&self) -> &T {
         // SAFETY: owned by this `Reader` (invariant); `update` takes `&mut
         // self`, so the cell cannot change while this borrow lives.

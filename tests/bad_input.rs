@@ -1,0 +1,313 @@
+//! Bad input: garbage, huge length prefixes, early disconnects, surplus
+//! connections, unknown ids, busy ports, calls out of order. Each gets a
+//! clear error and the next client is served.
+
+mod common;
+
+use carla_server::client::{read_message, write_message, Client};
+use carla_server::codes;
+use carla_server::proto;
+use carla_server::types::*;
+use carla_server::{Server, ServerConfig};
+use prost::Message;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Records the largest single allocation made by this test process.
+struct Largest;
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator unchanged; only records sizes.
+unsafe impl GlobalAlloc for Largest {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
+        // SAFETY: same layout contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Largest = Largest;
+
+const T: u32 = 3000;
+const CAMERA: u32 = 42;
+
+fn server_with(config: ServerConfig) -> (Arc<Server>, u16) {
+    let port = common::free_port_base();
+    let server = Arc::new(Server::with_config(config));
+    server.connect(u32::from(port), T).unwrap();
+    (server, port)
+}
+
+fn server() -> (Arc<Server>, u16) {
+    server_with(ServerConfig::default())
+}
+
+fn raw(port: u16) -> TcpStream {
+    let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s
+}
+
+/// True once the server closed `s` (EOF or reset) within 5 s.
+fn closed_by_server(s: &mut TcpStream) -> bool {
+    let mut buf = [0u8; 64];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return true,
+            Ok(_) => continue,
+        }
+    }
+}
+
+/// Host: one episode set-up with a camera.
+fn host_setup(server: &Server) {
+    server.read_request_new_episode(T).expect("request");
+    let cam = SensorDefinition { id: CAMERA, r#type: CARLA_SERVER_CAMERA, name: "Cam".into() };
+    server.write_scene_description("Town", &[Transform::default()], &[cam], T).unwrap();
+    server.read_episode_start(T).unwrap();
+    server.write_episode_ready(true, T).unwrap();
+}
+
+/// Client: the world handshake only (agent ports left to the test).
+fn world_handshake(port: u16) -> TcpStream {
+    let mut w = raw(port);
+    let req = proto::RequestNewEpisode { ini_file: common::ini(true, &["Cam"], "") };
+    write_message(&mut w, &req.encode_to_vec()).unwrap();
+    read_message(&mut w, 1 << 20).unwrap();
+    write_message(&mut w, &proto::EpisodeStart { player_start_spot_index: 0 }.encode_to_vec()).unwrap();
+    assert_eq!(read_message(&mut w, 16).unwrap(), [0x08, 0x01]);
+    w
+}
+
+fn episode_with_client(server: &Arc<Server>, port: u16) {
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || {
+            host_setup(&server);
+            server.write_measurements(&MeasurementsHeader { frame_number: 9, ..Default::default() }, &[]).unwrap();
+            server.read_control(T).expect("control");
+        })
+    };
+    let mut client = Client::connect("127.0.0.1", port, Duration::from_secs(5)).unwrap();
+    client.load_settings(&common::ini(true, &["Cam"], "")).unwrap();
+    client.start_episode(0).unwrap();
+    assert_eq!(client.read_frame().unwrap().measurements.frame_number, 9);
+    client.send_control(&Control::default()).unwrap();
+    host.join().unwrap();
+}
+
+#[test]
+fn garbage_on_the_world_port_is_reported_and_the_next_client_is_served() {
+    let (server, port) = server();
+    let mut bad = raw(port);
+    bad.write_all(&[6, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]).unwrap();
+    assert_eq!(server.read_request_new_episode(T), Err(codes::DECODE_FAILED));
+    assert!(closed_by_server(&mut bad));
+    episode_with_client(&server, port);
+}
+
+#[test]
+fn a_4_gib_length_prefix_closes_the_connection_and_allocates_nothing() {
+    let (server, port) = server();
+    let mut bad = raw(port);
+    bad.write_all(&[0xff, 0xff, 0xff, 0xff]).unwrap();
+    assert_eq!(server.read_request_new_episode(T), Err(codes::MESSAGE_TOO_LONG));
+    assert!(closed_by_server(&mut bad));
+    assert!(LARGEST.load(Ordering::Relaxed) < 256 << 20, "a huge buffer was allocated");
+    episode_with_client(&server, port);
+}
+
+#[test]
+fn the_maximum_message_size_is_configurable() {
+    let (server, port) = server_with(ServerConfig { max_message: 64, ..Default::default() });
+    let mut w = raw(port);
+    let req = proto::RequestNewEpisode { ini_file: "x".repeat(65) };
+    write_message(&mut w, &req.encode_to_vec()).unwrap();
+    assert_eq!(server.read_request_new_episode(T), Err(codes::MESSAGE_TOO_LONG));
+    assert!(closed_by_server(&mut w));
+}
+
+#[test]
+fn garbage_and_huge_prefixes_on_the_control_port_close_only_that_connection() {
+    let (server, port) = server();
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || host_setup(&server))
+    };
+    let _world = world_handshake(port);
+    host.join().unwrap();
+
+    let mut control = raw(port + 2);
+    control.write_all(&[3, 0, 0, 0, 0x0d, 0x01, 0x02]).unwrap(); // truncated fixed32
+    assert_eq!(server.read_control(T), Err(codes::DECODE_FAILED));
+    assert!(closed_by_server(&mut control));
+
+    let mut control = raw(port + 2);
+    control.write_all(&u32::MAX.to_le_bytes()).unwrap();
+    assert_eq!(server.read_control(T), Err(codes::MESSAGE_TOO_LONG));
+    assert!(closed_by_server(&mut control));
+
+    // A well-behaved control connection works in the same episode.
+    let mut control = raw(port + 2);
+    let c = proto::Control { steer: -0.5, reverse: true, ..Default::default() };
+    write_message(&mut control, &c.encode_to_vec()).unwrap();
+    let got = server.read_control(T).unwrap();
+    assert_eq!((got.steer, got.reverse), (-0.5, CBool(1)));
+}
+
+#[test]
+fn garbage_sent_to_the_stream_port_is_ignored() {
+    let (server, port) = server();
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || host_setup(&server))
+    };
+    let _world = world_handshake(port);
+    host.join().unwrap();
+    let mut stream = raw(port + 1);
+    stream.write_all(&[0xde; 4096]).unwrap();
+    server.write_measurements(&MeasurementsHeader { frame_number: 5, ..Default::default() }, &[]).unwrap();
+    let m = proto::Measurements::decode(&read_message(&mut stream, 1 << 20).unwrap()[..]).unwrap();
+    assert_eq!(m.frame_number, 5);
+    assert!(read_message(&mut stream, 16).unwrap().is_empty(), "frame terminator");
+}
+
+#[test]
+fn a_stream_client_leaving_mid_frame_is_reported_once_and_a_new_one_is_served() {
+    let (server, port) = server();
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || host_setup(&server))
+    };
+    let _world = world_handshake(port);
+    host.join().unwrap();
+    let image = vec![7u8; 4 << 20];
+    let mut stream = raw(port + 1);
+    server.write_sensor_data(CAMERA, &[1; 24], &image).unwrap();
+    server.write_measurements(&MeasurementsHeader { frame_number: 1, ..Default::default() }, &[]).unwrap();
+    let mut some = [0u8; 100];
+    stream.read_exact(&mut some).unwrap();
+    drop(stream); // mid-frame: most of the 4 MiB image is unread
+
+    let started = Instant::now();
+    let error = loop {
+        assert!(started.elapsed() < Duration::from_secs(10), "the failure was never reported");
+        server.write_sensor_data(CAMERA, &[1; 24], &image).unwrap();
+        match server.write_measurements(&MeasurementsHeader { frame_number: 2, ..Default::default() }, &[]) {
+            Ok(()) => thread::sleep(Duration::from_millis(5)),
+            Err(code) => break code,
+        }
+    };
+    assert!(matches!(error, codes::BROKEN_PIPE | codes::CONNECTION_RESET), "{error}");
+    // Reported once; afterwards measurements are stored again.
+    let m3 = MeasurementsHeader { frame_number: 3, ..Default::default() };
+    server.write_measurements(&m3, &[]).unwrap();
+    let mut stream = raw(port + 1);
+    let m = proto::Measurements::decode(&read_message(&mut stream, 1 << 20).unwrap()[..]).unwrap();
+    assert_eq!(m.frame_number, 3);
+    let record = read_message(&mut stream, 8 << 20).unwrap();
+    assert_eq!(record.len(), 4 + 24 + image.len());
+    assert!(read_message(&mut stream, 16).unwrap().is_empty());
+}
+
+#[test]
+fn unknown_sensor_ids_and_missing_agent_servers_get_clear_codes() {
+    let (server, port) = server();
+    assert_eq!(server.read_control(0), Err(codes::OPERATION_ABORTED));
+    assert_eq!(server.write_measurements(&Default::default(), &[]), Err(codes::OPERATION_ABORTED));
+    assert_eq!(server.write_sensor_data(CAMERA, &[], &[]), Err(codes::OPERATION_ABORTED));
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || host_setup(&server))
+    };
+    let _world = world_handshake(port);
+    host.join().unwrap();
+    assert_eq!(server.write_sensor_data(999, &[0; 24], &[1, 2]), Err(codes::UNKNOWN_SENSOR));
+    assert_eq!(server.write_sensor_data(CAMERA, &[0; 24], &[1, 2]), Ok(()));
+}
+
+#[test]
+fn a_port_already_in_use_is_reported_and_nothing_stays_bound() {
+    let port = common::free_port_base();
+    let blocker = TcpListener::bind(("0.0.0.0", port + 1)).unwrap();
+    let server = Server::new();
+    assert_eq!(server.connect(u32::from(port), T), Err(codes::ADDRESS_IN_USE));
+    assert!(TcpListener::bind(("0.0.0.0", port)).is_ok(), "world port left bound");
+    // The 0.8.4-style deferred connect reports it on the first read, once.
+    server.connect_deferred(u32::from(port), T);
+    assert_eq!(server.read_request_new_episode(0), Err(codes::ADDRESS_IN_USE));
+    assert_eq!(server.read_request_new_episode(0), Err(codes::TRY_AGAIN));
+    drop(blocker);
+    assert_eq!(server.connect(u32::from(port), T), Ok(()));
+    assert_eq!(server.connect(u32::from(port), T), Err(codes::ALREADY_CONNECTED));
+    assert_eq!(Server::new().connect(0, T), Err(codes::INVALID_PORT));
+    assert_eq!(Server::new().connect(65534, T), Err(codes::INVALID_PORT));
+}
+
+#[test]
+fn surplus_connections_are_closed_not_left_in_the_backlog() {
+    let (server, port) = server();
+    // Between episodes nobody wants the agent ports.
+    assert!(closed_by_server(&mut raw(port + 1)));
+    assert!(closed_by_server(&mut raw(port + 2)));
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || host_setup(&server))
+    };
+    let _world = world_handshake(port);
+    host.join().unwrap();
+    let _stream = raw(port + 1);
+    let _control = raw(port + 2);
+    thread::sleep(Duration::from_millis(50));
+    for p in [port, port + 1, port + 2] {
+        let started = Instant::now();
+        assert!(closed_by_server(&mut raw(p)), "port {p}");
+        assert!(started.elapsed() < Duration::from_secs(2), "port {p} kept a surplus client waiting");
+    }
+}
+
+#[test]
+fn calls_out_of_protocol_order_are_rejected_without_side_effects() {
+    let (server, port) = server();
+    // No world client: nothing can be sent (0.8.4 would time out).
+    assert_eq!(server.write_scene_description("m", &[], &[], 0), Err(codes::TIMED_OUT));
+    let _w = raw(port);
+    let started = Instant::now();
+    while !server.world_client_connected() {
+        assert!(started.elapsed() < Duration::from_secs(5));
+        thread::sleep(Duration::from_millis(1));
+    }
+    // A client, but no request read yet.
+    assert_eq!(server.write_scene_description("m", &[], &[], 0), Err(codes::INVALID_ARGUMENT));
+    assert_eq!(server.write_episode_ready(true, 0), Err(codes::INVALID_ARGUMENT));
+    assert_eq!(server.read_episode_start(0), Err(codes::TRY_AGAIN));
+    assert_eq!(server.read_control(0), Err(codes::OPERATION_ABORTED));
+}
+
+#[test]
+fn a_zero_time_out_never_waits() {
+    let (server, _port) = server();
+    let started = Instant::now();
+    for _ in 0..100 {
+        assert_eq!(server.read_request_new_episode(0), Err(codes::TRY_AGAIN));
+        assert_eq!(server.read_episode_start(0), Err(codes::TRY_AGAIN));
+    }
+    assert!(started.elapsed() < Duration::from_secs(1));
+    // A server time-out of 0 makes the first request due at once.
+    let port = common::free_port_base();
+    let zero = Server::new();
+    zero.connect(u32::from(port), 0).unwrap();
+    let mut w = raw(port);
+    assert_eq!(zero.read_request_new_episode(2000), Err(codes::OPERATION_ABORTED));
+    assert!(closed_by_server(&mut w));
+}
