@@ -214,6 +214,8 @@ fn main() {
                     Ok(ep) => {
                         sync = ep.settings.synchronous;
                         episode = Some(ep);
+                        // Counters are per episode: restart the status baseline.
+                        status = (Instant::now(), 0, 0);
                     }
                     Err(code) => log_warn!("episode set-up failed: {}", codes::describe(code)),
                 }
