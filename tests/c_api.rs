@@ -1,0 +1,531 @@
+//! C-ABI tests: C and C++ programs that play the engine side through the C
+//! API only (`tests/c/*.c*`), compiled with the `cc` crate's compiler and
+//! linked against the freshly built `libcarla_server.so`, driven by the Rust
+//! client. Every value a host sends is a function of (episode, frame) that
+//! is recomputed here, and every control the client sends is checked there.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use carla_server::client::{Client, Frame};
+use carla_server::proto::{self, AgentKind};
+use carla_server::types::{CBool, Control};
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const CAM_RGB: u32 = 0xCAFE_0001;
+const CAM_DEPTH: u32 = 0xCAFE_0002;
+const LIDAR: u32 = 0xCAFE_0003;
+const FRAMES: u32 = 20;
+const CHILD_LIMIT: Duration = Duration::from_secs(60);
+const CRATE: &str = env!("CARGO_MANIFEST_DIR");
+
+// ---------------------------------------------------------------- building
+
+/// The directory holding the `libcarla_server.so` of this build.
+fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    let deps = exe
+        .parent()
+        .expect("test binary has a directory")
+        .to_path_buf();
+    [
+        deps.clone(),
+        deps.parent().map(Path::to_path_buf).unwrap_or_default(),
+    ]
+    .into_iter()
+    .find(|d| d.join("libcarla_server.so").is_file())
+    .unwrap_or_else(|| {
+        panic!(
+            "libcarla_server.so not found in {} or its parent",
+            deps.display()
+        )
+    })
+}
+
+fn target_triple() -> String {
+    let env = if cfg!(target_env = "musl") {
+        "musl"
+    } else {
+        "gnu"
+    };
+    format!("{}-unknown-linux-{env}", std::env::consts::ARCH)
+}
+
+/// Compiles and links `tests/c/<source>` into `<tmp>/<exe>`. `compiler`
+/// overrides the `cc` crate's choice (which honours `CC`/`CXX`).
+fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf {
+    let cpp = source.ends_with(".cpp");
+    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let triple = target_triple();
+    let mut build = cc::Build::new();
+    build
+        .cargo_metadata(false)
+        .target(&triple)
+        .host(&triple)
+        .opt_level(1)
+        .debug(true)
+        .out_dir(&out_dir)
+        .cpp(cpp);
+    if let Some(c) = compiler {
+        build.compiler(c);
+    }
+    let lib = lib_dir();
+    let output = out_dir.join(exe);
+    let mut cmd = build.get_compiler().to_command();
+    let std = if cpp { "-std=c++17" } else { "-std=c99" };
+    cmd.args([std, "-Wall", "-Wextra", "-Werror"]);
+    if !cpp {
+        cmd.arg("-pedantic");
+    }
+    cmd.arg(format!("-I{CRATE}/include"))
+        .arg(Path::new(CRATE).join("tests/c").join(source))
+        .arg("-o")
+        .arg(&output)
+        .arg(format!("-L{}", lib.display()))
+        .arg("-lcarla_server")
+        .arg(format!("-Wl,-rpath,{}", lib.display()));
+    if cpp {
+        cmd.arg("-lpthread");
+    }
+    let result = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        result.status.success(),
+        "compiling {source} failed: {cmd:?}\n{}{}",
+        String::from_utf8_lossy(&result.stdout),
+        String::from_utf8_lossy(&result.stderr)
+    );
+    output
+}
+
+// --------------------------------------------------------- the child host
+
+/// A running host program; killed (and its output printed) if the test
+/// panics before it exits.
+struct Host {
+    child: Child,
+    output: Arc<Mutex<String>>,
+    readers: Vec<JoinHandle<()>>,
+}
+
+impl Host {
+    fn spawn(exe: &Path, port: u16, frames: u32) -> Host {
+        // `cargo test` puts target/debug (with the library of the last
+        // `cargo build`, possibly stale) before target/debug/deps in
+        // LD_LIBRARY_PATH, which wins over the executable's RUNPATH.
+        let mut child = Command::new(exe)
+            .env("LD_LIBRARY_PATH", lib_dir())
+            .args([port.to_string(), frames.to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
+        let output = Arc::new(Mutex::new(String::new()));
+        let mut readers = Vec::new();
+        let pipes: [Box<dyn Read + Send>; 2] = [
+            Box::new(child.stdout.take().unwrap()),
+            Box::new(child.stderr.take().unwrap()),
+        ];
+        for pipe in pipes {
+            let output = output.clone();
+            readers.push(std::thread::spawn(move || {
+                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                    output.lock().unwrap().push_str(&(line + "\n"));
+                }
+            }));
+        }
+        Host {
+            child,
+            output,
+            readers,
+        }
+    }
+
+    /// The host runs the library of this build, not another copy.
+    fn assert_loaded_library(&self) {
+        let maps = std::fs::read_to_string(format!("/proc/{}/maps", self.child.id()))
+            .expect("read the host's /proc/PID/maps");
+        let want = lib_dir()
+            .join("libcarla_server.so")
+            .canonicalize()
+            .expect("canonical path");
+        let mut loaded: Vec<PathBuf> = maps
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(5))
+            .filter(|path| path.ends_with("/libcarla_server.so"))
+            .map(PathBuf::from)
+            .collect();
+        loaded.dedup();
+        assert!(
+            loaded == [want.clone()],
+            "the host loaded {loaded:?}, expected {}",
+            want.display()
+        );
+    }
+
+    fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
+    /// Waits up to `CHILD_LIMIT` for the exit and asserts status 0.
+    fn finish(mut self) -> String {
+        let deadline = Instant::now() + CHILD_LIMIT;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                break Some(status);
+            }
+            if Instant::now() > deadline {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let output = self.drain();
+        match status {
+            Some(s) if s.success() => output,
+            Some(s) => panic!("host exited with {s}; its output:\n{output}"),
+            None => {
+                panic!("host still running after {CHILD_LIMIT:?}; killed; its output:\n{output}")
+            }
+        }
+    }
+
+    /// Kills the child if it still runs, then returns everything it printed.
+    fn drain(&mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        for r in self.readers.drain(..) {
+            let _ = r.join();
+        }
+        self.output.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        if !self.readers.is_empty() {
+            let output = self.drain();
+            eprintln!("---- host output ----\n{output}---------------------");
+        }
+    }
+}
+
+// ------------------------------------------ what the hosts send (see host.c)
+
+fn v(x: f32, y: f32, z: f32) -> Option<proto::Vector3D> {
+    Some(proto::Vector3D { x, y, z })
+}
+
+fn tf(x: f32, y: f32, z: f32, yaw: f32) -> proto::Transform {
+    proto::Transform {
+        location: v(x, y, z),
+        orientation: v(1.0, 0.0, 0.0),
+        rotation: Some(proto::Rotation3D {
+            pitch: 0.0,
+            yaw,
+            roll: 0.0,
+        }),
+    }
+}
+
+fn bbox(z: f32, extent: Option<proto::Vector3D>) -> Option<proto::BoundingBox> {
+    Some(proto::BoundingBox {
+        transform: Some(tf(0.0, 0.0, z, 0.0)),
+        extent,
+    })
+}
+
+fn expected_scene(full: bool) -> proto::SceneDescription {
+    let sensor = |id, r#type, name: &str| proto::Sensor {
+        id,
+        r#type,
+        name: name.into(),
+    };
+    let mut spot = tf(11.0, 12.0, 13.0, 45.0);
+    spot.orientation = v(0.0, 1.0, 0.0);
+    let mut scene = proto::SceneDescription {
+        player_start_spots: vec![tf(1.0, 2.0, 3.0, 0.0), spot],
+        sensors: vec![sensor(CAM_RGB, proto::sensor_type::CAMERA, "Camera/RGB")],
+        map_name: "TestTown".into(),
+    };
+    if full {
+        scene.sensors.push(sensor(
+            CAM_DEPTH,
+            proto::sensor_type::CAMERA,
+            "Camera/Depth",
+        ));
+        scene
+            .sensors
+            .push(sensor(LIDAR, proto::sensor_type::LIDAR_RAY_CAST, "Lidar32"));
+    } else {
+        scene.player_start_spots.truncate(1);
+    }
+    scene
+}
+
+fn expected_measurements(episode: u32, frame: u32, full: bool) -> proto::Measurements {
+    let f = frame as f32;
+    let player = proto::PlayerMeasurements {
+        transform: Some(tf(f, 2.0 * f, 0.25, 1.5 * f)),
+        acceleration: v(0.1, 0.0, -9.75),
+        forward_speed: 0.25 * f,
+        collision_vehicles: f,
+        collision_pedestrians: 2.0,
+        collision_other: 3.0 + episode as f32,
+        intersection_otherlane: 0.125,
+        intersection_offroad: 0.0625,
+        autopilot_control: Some(proto::Control {
+            steer: -0.25,
+            throttle: 0.75,
+            brake: 0.0,
+            hand_brake: true,
+            reverse: false,
+        }),
+        bounding_box: bbox(0.5, v(2.5, 1.0, 0.8)),
+    };
+    let agent = |k: u32| {
+        let transform = Some(tf(f + k as f32, 10.0 * k as f32, 0.5, 90.0 * k as f32));
+        let bounding_box = bbox(1.0, v(2.0, 1.0, 0.75 + k as f32));
+        let forward_speed = 0.5 * f + k as f32;
+        let kind = match k {
+            0 => AgentKind::Vehicle(proto::Vehicle {
+                transform,
+                forward_speed,
+                bounding_box,
+            }),
+            1 => AgentKind::Pedestrian(proto::Pedestrian {
+                transform,
+                forward_speed,
+                bounding_box,
+            }),
+            _ => AgentKind::TrafficLight(proto::TrafficLight {
+                transform,
+                state: proto::traffic_light_state::RED,
+            }),
+        };
+        proto::Agent {
+            id: 100 * (k + 1) + episode,
+            agent: Some(kind),
+        }
+    };
+    proto::Measurements {
+        platform_timestamp: 1000 + frame,
+        game_timestamp: 33 * frame,
+        player_measurements: Some(player),
+        non_player_agents: if full {
+            (0..3).map(agent).collect()
+        } else {
+            Vec::new()
+        },
+        frame_number: u64::from(frame),
+    }
+}
+
+fn sensor_frame(episode: u32, frame: u32) -> [u8; 8] {
+    ((u64::from(episode + 1) << 32) | u64::from(frame)).to_le_bytes()
+}
+
+/// A camera record after the id: 24-byte header, then BGRA pixels.
+fn camera_record(id: u32, episode: u32, frame: u32) -> Vec<u8> {
+    let (width, height, kind, fov): (u32, u32, u32, f32) = if id == CAM_RGB {
+        (32, 24, 1, 90.0)
+    } else {
+        (16, 8, 2, 110.5)
+    };
+    let mut r = sensor_frame(episode, frame).to_vec();
+    for field in [width, height, kind, fov.to_bits()] {
+        r.extend_from_slice(&field.to_le_bytes());
+    }
+    let seed = frame * 13 + (id & 0xFF) * 31 + episode * 101;
+    r.extend((0..width * height * 4).map(|i| i.wrapping_mul(7).wrapping_add(seed) as u8));
+    r
+}
+
+/// A lidar record after the id: header (frame, angle, 2 channels, counts),
+/// then x, y, z floats.
+fn lidar_record(episode: u32, frame: u32) -> Vec<u8> {
+    let counts = [1 + frame % 3, 2 + frame % 2];
+    let mut r = sensor_frame(episode, frame).to_vec();
+    let angle = ((frame * 18) % 360) as f32;
+    for field in [angle.to_bits(), 2, counts[0], counts[1]] {
+        r.extend_from_slice(&field.to_le_bytes());
+    }
+    for k in 0..counts[0] + counts[1] {
+        for c in [
+            frame as f32 + 0.25 * k as f32,
+            -(k as f32),
+            0.5 + episode as f32,
+        ] {
+            r.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    r
+}
+
+/// The control the hosts expect after frame `frame` of episode `episode`.
+fn control_for(episode: u32, frame: u32) -> Control {
+    Control {
+        steer: if episode == 0 { -0.5 } else { 0.5 },
+        throttle: frame as f32 / 100.0,
+        brake: if frame % 4 == 0 { 0.25 } else { 0.0 },
+        hand_brake: CBool::from(frame % 2 == 1),
+        reverse: CBool::from(frame % 5 == 4),
+    }
+}
+
+fn ini(episode: u32) -> String {
+    common::ini(true, &[], &format!("[CARLA/Test]\nTestEpisode={episode}\n"))
+}
+
+// -------------------------------------------------------------- the client
+
+fn assert_bytes(what: &str, got: &[u8], want: &[u8]) {
+    if let Some(i) = got.iter().zip(want).position(|(a, b)| a != b) {
+        panic!(
+            "{what}: byte {i} is {:#04x}, expected {:#04x}",
+            got[i], want[i]
+        );
+    }
+    assert_eq!(got.len(), want.len(), "{what}: record length");
+}
+
+fn check_frame(frame: &Frame, episode: u32, n: u32, full: bool) {
+    let what = format!("episode {episode} frame {n}");
+    assert_eq!(
+        frame.measurements,
+        expected_measurements(episode, n, full),
+        "{what}: measurements"
+    );
+    let mut want = vec![(CAM_RGB, camera_record(CAM_RGB, episode, n))];
+    if full {
+        want.push((CAM_DEPTH, camera_record(CAM_DEPTH, episode, n)));
+        want.push((LIDAR, lidar_record(episode, n)));
+    }
+    let mut got: Vec<_> = frame.sensors.iter().map(|r| (r.id, &r.data)).collect();
+    got.sort_by_key(|r| r.0);
+    let ids: Vec<u32> = got.iter().map(|r| r.0).collect();
+    assert_eq!(
+        ids,
+        want.iter().map(|r| r.0).collect::<Vec<_>>(),
+        "{what}: sensor ids"
+    );
+    for ((id, data), (_, expected)) in got.into_iter().zip(&want) {
+        assert_bytes(&format!("{what}: sensor {id:#x}"), data, expected);
+    }
+}
+
+/// Connects once the host listens, checks which library it loaded, and
+/// sends the first settings.
+fn connect(host: &mut Host, port: u16, ini: &str) -> (Client, proto::SceneDescription) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut client = loop {
+        assert!(
+            !host.exited(),
+            "the host exited before a client could connect"
+        );
+        match Client::connect("127.0.0.1", port, Duration::from_secs(10)) {
+            Ok(c) => break c,
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => panic!("connect to {port}: {e}"),
+        }
+    };
+    host.assert_loaded_library();
+    let scene = client.load_settings(ini).expect("first load_settings");
+    (client, scene)
+}
+
+/// Builds `source`, runs it and serves as its client for `episodes`
+/// episodes of `FRAMES` frames. `full`: two cameras, a lidar and agents
+/// (host.c, host.cpp); otherwise one camera and no agents (legacy_abi.cpp).
+fn run_host(source: &str, exe: &str, episodes: u32, full: bool) {
+    let exe = build(source, exe, None);
+    let started = Instant::now();
+    let port = common::free_port_base();
+    let mut host = Host::spawn(&exe, port, FRAMES);
+    let (mut client, mut scene) = connect(&mut host, port, &ini(0));
+    for episode in 0..episodes {
+        if episode > 0 {
+            scene = client.load_settings(&ini(episode)).expect("load_settings");
+        }
+        assert_eq!(
+            scene,
+            expected_scene(full),
+            "episode {episode}: scene description"
+        );
+        client.start_episode(episode).expect("start_episode");
+        for n in 0..FRAMES {
+            let frame = client
+                .read_frame()
+                .unwrap_or_else(|e| panic!("episode {episode} frame {n}: {e}"));
+            check_frame(&frame, episode, n, full);
+            client
+                .send_control(&control_for(episode, n))
+                .expect("send_control");
+        }
+    }
+    drop(client);
+    let output = host.finish();
+    assert!(
+        output.contains("done"),
+        "host did not finish cleanly:\n{output}"
+    );
+    eprintln!(
+        "{source}: {episodes} episode(s) of {FRAMES} frames in {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn c_host_serves_two_episodes() {
+    run_host("host.c", "host_c", 2, true);
+}
+
+#[test]
+fn cpp_host_with_render_thread_serves_two_episodes() {
+    run_host("host.cpp", "host_cpp", 2, true);
+}
+
+#[test]
+fn program_written_against_the_0_8_4_header_links_and_runs() {
+    run_host("legacy_abi.cpp", "legacy_abi", 1, false);
+}
+
+/// The sources build with gcc and g++ by name (and clang if installed),
+/// independently of what `CC`/`CXX` select.
+#[test]
+fn sources_compile_with_gcc_and_gxx() {
+    let available = |c: &str| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let mut built = 0;
+    for (c_compiler, cpp_compiler) in [("gcc", "g++"), ("clang", "clang++")] {
+        for (source, compiler) in [
+            ("host.c", c_compiler),
+            ("host.cpp", cpp_compiler),
+            ("legacy_abi.cpp", cpp_compiler),
+        ] {
+            if !available(compiler) {
+                eprintln!("{compiler} not installed: skipping {source}");
+                continue;
+            }
+            let exe = format!("{}_{compiler}", source.replace('.', "_"));
+            assert!(build(source, &exe, Some(compiler)).is_file());
+            built += 1;
+        }
+    }
+    let gnu = available("gcc") && available("g++");
+    assert!(
+        built >= 3 || !gnu,
+        "gcc and g++ are installed but not all sources were built with them"
+    );
+}
