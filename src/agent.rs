@@ -52,6 +52,13 @@ pub struct AgentStats {
     pub controls_received: u64,
 }
 
+/// Which agent port a session belongs to.
+#[derive(Clone, Copy)]
+enum Role {
+    Stream = 0,
+    Control = 1,
+}
+
 struct AgentShared {
     cfg: NetConfig,
     stop: AtomicBool,
@@ -64,7 +71,8 @@ struct AgentShared {
     control_error: AtomicI32,
     sensor_index: HashMap<u32, usize>,
     sensor_slots: Box<[Latest<Vec<u8>>]>,
-    sessions: Mutex<Vec<Aborter>>,
+    /// Aborters of the live sessions, one slot per role.
+    sessions: Mutex<[Option<Aborter>; 2]>,
     stream_handoff: Arc<Handoff>,
     control_handoff: Arc<Handoff>,
     frames_sent: AtomicU64,
@@ -106,7 +114,7 @@ impl AgentServer {
             control_error: AtomicI32::new(0),
             sensor_index,
             sensor_slots,
-            sessions: Mutex::new(Vec::new()),
+            sessions: Mutex::new([None, None]),
             stream_handoff,
             control_handoff,
             frames_sent: AtomicU64::new(0),
@@ -248,7 +256,7 @@ impl AgentServer {
         s.stop.store(true, Ordering::Release);
         s.stream_handoff.cancel();
         s.control_handoff.cancel();
-        for a in s.sessions.lock().iter() {
+        for a in s.sessions.lock().iter().flatten() {
             a.abort();
         }
         if let Some(t) = s.stream_thread.get() {
@@ -273,11 +281,9 @@ impl AgentShared {
         self.stop.load(Ordering::Acquire)
     }
 
-    /// Registers a session so `shutdown` can abort it.
-    fn register(&self, conn: &Conn) {
-        if let Ok(a) = conn.aborter() {
-            self.sessions.lock().push(a);
-        }
+    /// Registers the session of `role` so `shutdown` can abort it.
+    fn register(&self, role: Role, conn: &Conn) {
+        self.sessions.lock()[role as usize] = conn.aborter().ok();
         if self.stopping() {
             // shutdown may have aborted the list before we were added
             if let Ok(a) = conn.aborter() {
@@ -286,8 +292,8 @@ impl AgentShared {
         }
     }
 
-    fn unregister(&self) {
-        self.sessions.lock().clear();
+    fn unregister(&self, role: Role) {
+        self.sessions.lock()[role as usize] = None;
     }
 
     fn notify_control(&self) {
@@ -313,7 +319,7 @@ fn stream_loop(shared: Arc<AgentShared>) {
     let mut slices_store: Vec<IoSlice<'static>> = Vec::with_capacity(sensors.len() + 2);
     while let Some(conn) = s.stream_handoff.take() {
         crate::log_info!("stream client connected from {}", conn.peer());
-        s.register(&conn);
+        s.register(Role::Stream, &conn);
         let outcome = loop {
             while !measurement.update() {
                 if s.stopping() {
@@ -349,7 +355,7 @@ fn stream_loop(shared: Arc<AgentShared>) {
             s.frames_sent.fetch_add(1, Ordering::Relaxed);
             s.bytes_sent.fetch_add(bytes as u64, Ordering::Relaxed);
         };
-        s.unregister();
+        s.unregister(Role::Stream);
         if s.stopping() {
             return;
         }
@@ -378,7 +384,7 @@ fn control_loop(shared: Arc<AgentShared>) {
     let mut buf = Vec::with_capacity(64);
     while let Some(conn) = s.control_handoff.take() {
         crate::log_info!("control client connected from {}", conn.peer());
-        s.register(&conn);
+        s.register(Role::Control, &conn);
         let outcome = loop {
             // A client must send a control at least every T (0.8.4 rule).
             if let Err(code) = read_message(&conn, &mut buf, s.cfg.max_message, Some(s.cfg.timeout))
@@ -403,7 +409,7 @@ fn control_loop(shared: Arc<AgentShared>) {
                 }
             }
         };
-        s.unregister();
+        s.unregister(Role::Control);
         if s.stopping() {
             return;
         }

@@ -72,8 +72,14 @@ fn closed_by_server(s: &mut TcpStream) -> bool {
 /// Host: one episode set-up with a camera.
 fn host_setup(server: &Server) {
     server.read_request_new_episode(T).expect("request");
-    let cam = SensorDefinition { id: CAMERA, r#type: CARLA_SERVER_CAMERA, name: "Cam".into() };
-    server.write_scene_description("Town", &[Transform::default()], &[cam], T).unwrap();
+    let cam = SensorDefinition {
+        id: CAMERA,
+        r#type: CARLA_SERVER_CAMERA,
+        name: "Cam".into(),
+    };
+    server
+        .write_scene_description("Town", &[Transform::default()], &[cam], T)
+        .unwrap();
     server.read_episode_start(T).unwrap();
     server.write_episode_ready(true, T).unwrap();
 }
@@ -81,10 +87,19 @@ fn host_setup(server: &Server) {
 /// Client: the world handshake only (agent ports left to the test).
 fn world_handshake(port: u16) -> TcpStream {
     let mut w = raw(port);
-    let req = proto::RequestNewEpisode { ini_file: common::ini(true, &["Cam"], "") };
+    let req = proto::RequestNewEpisode {
+        ini_file: common::ini(true, &["Cam"], ""),
+    };
     write_message(&mut w, &req.encode_to_vec()).unwrap();
     read_message(&mut w, 1 << 20).unwrap();
-    write_message(&mut w, &proto::EpisodeStart { player_start_spot_index: 0 }.encode_to_vec()).unwrap();
+    write_message(
+        &mut w,
+        &proto::EpisodeStart {
+            player_start_spot_index: 0,
+        }
+        .encode_to_vec(),
+    )
+    .unwrap();
     assert_eq!(read_message(&mut w, 16).unwrap(), [0x08, 0x01]);
     w
 }
@@ -94,12 +109,22 @@ fn episode_with_client(server: &Arc<Server>, port: u16) {
         let server = server.clone();
         thread::spawn(move || {
             host_setup(&server);
-            server.write_measurements(&MeasurementsHeader { frame_number: 9, ..Default::default() }, &[]).unwrap();
+            server
+                .write_measurements(
+                    &MeasurementsHeader {
+                        frame_number: 9,
+                        ..Default::default()
+                    },
+                    &[],
+                )
+                .unwrap();
             server.read_control(T).expect("control");
         })
     };
     let mut client = Client::connect("127.0.0.1", port, Duration::from_secs(5)).unwrap();
-    client.load_settings(&common::ini(true, &["Cam"], "")).unwrap();
+    client
+        .load_settings(&common::ini(true, &["Cam"], ""))
+        .unwrap();
     client.start_episode(0).unwrap();
     assert_eq!(client.read_frame().unwrap().measurements.frame_number, 9);
     client.send_control(&Control::default()).unwrap();
@@ -110,8 +135,12 @@ fn episode_with_client(server: &Arc<Server>, port: u16) {
 fn garbage_on_the_world_port_is_reported_and_the_next_client_is_served() {
     let (server, port) = server();
     let mut bad = raw(port);
-    bad.write_all(&[6, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]).unwrap();
-    assert_eq!(server.read_request_new_episode(T), Err(codes::DECODE_FAILED));
+    bad.write_all(&[6, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])
+        .unwrap();
+    assert_eq!(
+        server.read_request_new_episode(T),
+        Err(codes::DECODE_FAILED)
+    );
     assert!(closed_by_server(&mut bad));
     episode_with_client(&server, port);
 }
@@ -121,19 +150,33 @@ fn a_4_gib_length_prefix_closes_the_connection_and_allocates_nothing() {
     let (server, port) = server();
     let mut bad = raw(port);
     bad.write_all(&[0xff, 0xff, 0xff, 0xff]).unwrap();
-    assert_eq!(server.read_request_new_episode(T), Err(codes::MESSAGE_TOO_LONG));
+    assert_eq!(
+        server.read_request_new_episode(T),
+        Err(codes::MESSAGE_TOO_LONG)
+    );
     assert!(closed_by_server(&mut bad));
-    assert!(LARGEST.load(Ordering::Relaxed) < 256 << 20, "a huge buffer was allocated");
+    assert!(
+        LARGEST.load(Ordering::Relaxed) < 256 << 20,
+        "a huge buffer was allocated"
+    );
     episode_with_client(&server, port);
 }
 
 #[test]
 fn the_maximum_message_size_is_configurable() {
-    let (server, port) = server_with(ServerConfig { max_message: 64, ..Default::default() });
+    let (server, port) = server_with(ServerConfig {
+        max_message: 64,
+        ..Default::default()
+    });
     let mut w = raw(port);
-    let req = proto::RequestNewEpisode { ini_file: "x".repeat(65) };
+    let req = proto::RequestNewEpisode {
+        ini_file: "x".repeat(65),
+    };
     write_message(&mut w, &req.encode_to_vec()).unwrap();
-    assert_eq!(server.read_request_new_episode(T), Err(codes::MESSAGE_TOO_LONG));
+    assert_eq!(
+        server.read_request_new_episode(T),
+        Err(codes::MESSAGE_TOO_LONG)
+    );
     assert!(closed_by_server(&mut w));
 }
 
@@ -159,7 +202,11 @@ fn garbage_and_huge_prefixes_on_the_control_port_close_only_that_connection() {
 
     // A well-behaved control connection works in the same episode.
     let mut control = raw(port + 2);
-    let c = proto::Control { steer: -0.5, reverse: true, ..Default::default() };
+    let c = proto::Control {
+        steer: -0.5,
+        reverse: true,
+        ..Default::default()
+    };
     write_message(&mut control, &c.encode_to_vec()).unwrap();
     let got = server.read_control(T).unwrap();
     assert_eq!((got.steer, got.reverse), (-0.5, CBool(1)));
@@ -176,10 +223,21 @@ fn garbage_sent_to_the_stream_port_is_ignored() {
     host.join().unwrap();
     let mut stream = raw(port + 1);
     stream.write_all(&[0xde; 4096]).unwrap();
-    server.write_measurements(&MeasurementsHeader { frame_number: 5, ..Default::default() }, &[]).unwrap();
+    server
+        .write_measurements(
+            &MeasurementsHeader {
+                frame_number: 5,
+                ..Default::default()
+            },
+            &[],
+        )
+        .unwrap();
     let m = proto::Measurements::decode(&read_message(&mut stream, 1 << 20).unwrap()[..]).unwrap();
     assert_eq!(m.frame_number, 5);
-    assert!(read_message(&mut stream, 16).unwrap().is_empty(), "frame terminator");
+    assert!(
+        read_message(&mut stream, 16).unwrap().is_empty(),
+        "frame terminator"
+    );
 }
 
 #[test]
@@ -194,23 +252,46 @@ fn a_stream_client_leaving_mid_frame_is_reported_once_and_a_new_one_is_served() 
     let image = vec![7u8; 4 << 20];
     let mut stream = raw(port + 1);
     server.write_sensor_data(CAMERA, &[1; 24], &image).unwrap();
-    server.write_measurements(&MeasurementsHeader { frame_number: 1, ..Default::default() }, &[]).unwrap();
+    server
+        .write_measurements(
+            &MeasurementsHeader {
+                frame_number: 1,
+                ..Default::default()
+            },
+            &[],
+        )
+        .unwrap();
     let mut some = [0u8; 100];
     stream.read_exact(&mut some).unwrap();
     drop(stream); // mid-frame: most of the 4 MiB image is unread
 
     let started = Instant::now();
     let error = loop {
-        assert!(started.elapsed() < Duration::from_secs(10), "the failure was never reported");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the failure was never reported"
+        );
         server.write_sensor_data(CAMERA, &[1; 24], &image).unwrap();
-        match server.write_measurements(&MeasurementsHeader { frame_number: 2, ..Default::default() }, &[]) {
+        match server.write_measurements(
+            &MeasurementsHeader {
+                frame_number: 2,
+                ..Default::default()
+            },
+            &[],
+        ) {
             Ok(()) => thread::sleep(Duration::from_millis(5)),
             Err(code) => break code,
         }
     };
-    assert!(matches!(error, codes::BROKEN_PIPE | codes::CONNECTION_RESET), "{error}");
+    assert!(
+        matches!(error, codes::BROKEN_PIPE | codes::CONNECTION_RESET),
+        "{error}"
+    );
     // Reported once; afterwards measurements are stored again.
-    let m3 = MeasurementsHeader { frame_number: 3, ..Default::default() };
+    let m3 = MeasurementsHeader {
+        frame_number: 3,
+        ..Default::default()
+    };
     server.write_measurements(&m3, &[]).unwrap();
     let mut stream = raw(port + 1);
     let m = proto::Measurements::decode(&read_message(&mut stream, 1 << 20).unwrap()[..]).unwrap();
@@ -224,15 +305,24 @@ fn a_stream_client_leaving_mid_frame_is_reported_once_and_a_new_one_is_served() 
 fn unknown_sensor_ids_and_missing_agent_servers_get_clear_codes() {
     let (server, port) = server();
     assert_eq!(server.read_control(0), Err(codes::OPERATION_ABORTED));
-    assert_eq!(server.write_measurements(&Default::default(), &[]), Err(codes::OPERATION_ABORTED));
-    assert_eq!(server.write_sensor_data(CAMERA, &[], &[]), Err(codes::OPERATION_ABORTED));
+    assert_eq!(
+        server.write_measurements(&Default::default(), &[]),
+        Err(codes::OPERATION_ABORTED)
+    );
+    assert_eq!(
+        server.write_sensor_data(CAMERA, &[], &[]),
+        Err(codes::OPERATION_ABORTED)
+    );
     let host = {
         let server = server.clone();
         thread::spawn(move || host_setup(&server))
     };
     let _world = world_handshake(port);
     host.join().unwrap();
-    assert_eq!(server.write_sensor_data(999, &[0; 24], &[1, 2]), Err(codes::UNKNOWN_SENSOR));
+    assert_eq!(
+        server.write_sensor_data(999, &[0; 24], &[1, 2]),
+        Err(codes::UNKNOWN_SENSOR)
+    );
     assert_eq!(server.write_sensor_data(CAMERA, &[0; 24], &[1, 2]), Ok(()));
 }
 
@@ -241,15 +331,27 @@ fn a_port_already_in_use_is_reported_and_nothing_stays_bound() {
     let port = common::free_port_base();
     let blocker = TcpListener::bind(("0.0.0.0", port + 1)).unwrap();
     let server = Server::new();
-    assert_eq!(server.connect(u32::from(port), T), Err(codes::ADDRESS_IN_USE));
-    assert!(TcpListener::bind(("0.0.0.0", port)).is_ok(), "world port left bound");
+    assert_eq!(
+        server.connect(u32::from(port), T),
+        Err(codes::ADDRESS_IN_USE)
+    );
+    assert!(
+        TcpListener::bind(("0.0.0.0", port)).is_ok(),
+        "world port left bound"
+    );
     // The 0.8.4-style deferred connect reports it on the first read, once.
     server.connect_deferred(u32::from(port), T);
-    assert_eq!(server.read_request_new_episode(0), Err(codes::ADDRESS_IN_USE));
+    assert_eq!(
+        server.read_request_new_episode(0),
+        Err(codes::ADDRESS_IN_USE)
+    );
     assert_eq!(server.read_request_new_episode(0), Err(codes::TRY_AGAIN));
     drop(blocker);
     assert_eq!(server.connect(u32::from(port), T), Ok(()));
-    assert_eq!(server.connect(u32::from(port), T), Err(codes::ALREADY_CONNECTED));
+    assert_eq!(
+        server.connect(u32::from(port), T),
+        Err(codes::ALREADY_CONNECTED)
+    );
     assert_eq!(Server::new().connect(0, T), Err(codes::INVALID_PORT));
     assert_eq!(Server::new().connect(65534, T), Err(codes::INVALID_PORT));
 }
@@ -272,7 +374,10 @@ fn surplus_connections_are_closed_not_left_in_the_backlog() {
     for p in [port, port + 1, port + 2] {
         let started = Instant::now();
         assert!(closed_by_server(&mut raw(p)), "port {p}");
-        assert!(started.elapsed() < Duration::from_secs(2), "port {p} kept a surplus client waiting");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "port {p} kept a surplus client waiting"
+        );
     }
 }
 
@@ -280,7 +385,10 @@ fn surplus_connections_are_closed_not_left_in_the_backlog() {
 fn calls_out_of_protocol_order_are_rejected_without_side_effects() {
     let (server, port) = server();
     // No world client: nothing can be sent (0.8.4 would time out).
-    assert_eq!(server.write_scene_description("m", &[], &[], 0), Err(codes::TIMED_OUT));
+    assert_eq!(
+        server.write_scene_description("m", &[], &[], 0),
+        Err(codes::TIMED_OUT)
+    );
     let _w = raw(port);
     let started = Instant::now();
     while !server.world_client_connected() {
@@ -288,8 +396,14 @@ fn calls_out_of_protocol_order_are_rejected_without_side_effects() {
         thread::sleep(Duration::from_millis(1));
     }
     // A client, but no request read yet.
-    assert_eq!(server.write_scene_description("m", &[], &[], 0), Err(codes::INVALID_ARGUMENT));
-    assert_eq!(server.write_episode_ready(true, 0), Err(codes::INVALID_ARGUMENT));
+    assert_eq!(
+        server.write_scene_description("m", &[], &[], 0),
+        Err(codes::INVALID_ARGUMENT)
+    );
+    assert_eq!(
+        server.write_episode_ready(true, 0),
+        Err(codes::INVALID_ARGUMENT)
+    );
     assert_eq!(server.read_episode_start(0), Err(codes::TRY_AGAIN));
     assert_eq!(server.read_control(0), Err(codes::OPERATION_ABORTED));
 }
@@ -308,6 +422,41 @@ fn a_zero_time_out_never_waits() {
     let zero = Server::new();
     zero.connect(u32::from(port), 0).unwrap();
     let mut w = raw(port);
-    assert_eq!(zero.read_request_new_episode(2000), Err(codes::OPERATION_ABORTED));
+    assert_eq!(
+        zero.read_request_new_episode(2000),
+        Err(codes::OPERATION_ABORTED)
+    );
     assert!(closed_by_server(&mut w));
+}
+
+#[test]
+fn teardown_is_prompt_after_the_stream_client_left_and_the_control_client_idles() {
+    let (server, port) = server();
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || host_setup(&server))
+    };
+    let _world = world_handshake(port);
+    host.join().unwrap();
+    let stream = raw(port + 1);
+    let _control = raw(port + 2); // connected, never sends
+    thread::sleep(Duration::from_millis(50));
+    drop(stream);
+    let started = Instant::now();
+    let m = MeasurementsHeader::default();
+    while server.write_measurements(&m, &[]).is_ok() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "stream failure never reported"
+        );
+        thread::sleep(Duration::from_millis(5));
+    }
+    // The control thread is blocked reading with a T = 3 s deadline.
+    let started = Instant::now();
+    drop(Arc::try_unwrap(server).ok().expect("sole owner"));
+    assert!(
+        started.elapsed() < Duration::from_millis(1000),
+        "teardown waited {:?}",
+        started.elapsed()
+    );
 }

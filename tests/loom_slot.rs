@@ -45,7 +45,10 @@ fn values_are_never_torn_duplicated_reordered_or_stuck() {
         for p in &seen {
             assert_eq!(p.0, p.1, "torn read");
         }
-        assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "duplicate or reordered value");
+        assert!(
+            seen.windows(2).all(|w| w[0].0 < w[1].0),
+            "duplicate or reordered value"
+        );
         assert_eq!(seen.last().map(|p| p.0), Some(3), "newest value lost");
     });
 }

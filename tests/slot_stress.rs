@@ -11,7 +11,11 @@ const WORDS: usize = 16;
 
 #[test]
 fn concurrent_writer_and_reader_never_see_torn_stale_or_duplicate_values() {
-    let rounds: u64 = if cfg!(debug_assertions) { 200_000 } else { 5_000_000 };
+    let rounds: u64 = if cfg!(debug_assertions) {
+        200_000
+    } else {
+        5_000_000
+    };
     let slot = Arc::new(Latest::<[u64; WORDS]>::new());
     let done = Arc::new(AtomicBool::new(false));
     let writer = {
