@@ -104,6 +104,18 @@ fn world_handshake(port: u16) -> TcpStream {
     w
 }
 
+/// Host and raw client through the world handshake, in parallel; returns
+/// the client's world connection (the agent ports are left to the test).
+fn episode_started(server: &Arc<Server>, port: u16) -> TcpStream {
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || host_setup(&server))
+    };
+    let world = world_handshake(port);
+    host.join().unwrap();
+    world
+}
+
 fn episode_with_client(server: &Arc<Server>, port: u16) {
     let host = {
         let server = server.clone();
@@ -183,12 +195,7 @@ fn the_maximum_message_size_is_configurable() {
 #[test]
 fn garbage_and_huge_prefixes_on_the_control_port_close_only_that_connection() {
     let (server, port) = server();
-    let host = {
-        let server = server.clone();
-        thread::spawn(move || host_setup(&server))
-    };
-    let _world = world_handshake(port);
-    host.join().unwrap();
+    let _world = episode_started(&server, port);
 
     let mut control = raw(port + 2);
     control.write_all(&[3, 0, 0, 0, 0x0d, 0x01, 0x02]).unwrap(); // truncated fixed32
@@ -215,12 +222,7 @@ fn garbage_and_huge_prefixes_on_the_control_port_close_only_that_connection() {
 #[test]
 fn garbage_sent_to_the_stream_port_is_ignored() {
     let (server, port) = server();
-    let host = {
-        let server = server.clone();
-        thread::spawn(move || host_setup(&server))
-    };
-    let _world = world_handshake(port);
-    host.join().unwrap();
+    let _world = episode_started(&server, port);
     let mut stream = raw(port + 1);
     stream.write_all(&[0xde; 4096]).unwrap();
     server
@@ -243,12 +245,7 @@ fn garbage_sent_to_the_stream_port_is_ignored() {
 #[test]
 fn a_stream_client_leaving_mid_frame_is_reported_once_and_a_new_one_is_served() {
     let (server, port) = server();
-    let host = {
-        let server = server.clone();
-        thread::spawn(move || host_setup(&server))
-    };
-    let _world = world_handshake(port);
-    host.join().unwrap();
+    let _world = episode_started(&server, port);
     let image = vec![7u8; 4 << 20];
     let mut stream = raw(port + 1);
     server.write_sensor_data(CAMERA, &[1; 24], &image).unwrap();
@@ -313,12 +310,7 @@ fn unknown_sensor_ids_and_missing_agent_servers_get_clear_codes() {
         server.write_sensor_data(CAMERA, &[], &[]),
         Err(codes::OPERATION_ABORTED)
     );
-    let host = {
-        let server = server.clone();
-        thread::spawn(move || host_setup(&server))
-    };
-    let _world = world_handshake(port);
-    host.join().unwrap();
+    let _world = episode_started(&server, port);
     assert_eq!(
         server.write_sensor_data(999, &[0; 24], &[1, 2]),
         Err(codes::UNKNOWN_SENSOR)
@@ -362,12 +354,7 @@ fn surplus_connections_are_closed_not_left_in_the_backlog() {
     // Between episodes nobody wants the agent ports.
     assert!(closed_by_server(&mut raw(port + 1)));
     assert!(closed_by_server(&mut raw(port + 2)));
-    let host = {
-        let server = server.clone();
-        thread::spawn(move || host_setup(&server))
-    };
-    let _world = world_handshake(port);
-    host.join().unwrap();
+    let _world = episode_started(&server, port);
     let _stream = raw(port + 1);
     let _control = raw(port + 2);
     thread::sleep(Duration::from_millis(50));
@@ -432,12 +419,7 @@ fn a_zero_time_out_never_waits() {
 #[test]
 fn teardown_is_prompt_after_the_stream_client_left_and_the_control_client_idles() {
     let (server, port) = server();
-    let host = {
-        let server = server.clone();
-        thread::spawn(move || host_setup(&server))
-    };
-    let _world = world_handshake(port);
-    host.join().unwrap();
+    let _world = episode_started(&server, port);
     let stream = raw(port + 1);
     let _control = raw(port + 2); // connected, never sends
     thread::sleep(Duration::from_millis(50));
