@@ -136,7 +136,12 @@ impl WorldShared {
     pub fn can_send(&self, which: Outgoing) -> Result<(), Code> {
         let s = self.state.lock();
         let (stage_ok, queued) = match which {
-            Outgoing::Scene => (s.stage == Stage::AwaitScene, s.scene.is_some()),
+            // As in 0.8.4, a scene written before the request was read is
+            // queued and goes out right after the request.
+            Outgoing::Scene => (
+                matches!(s.stage, Stage::AwaitRequest | Stage::AwaitScene),
+                s.scene.is_some(),
+            ),
             Outgoing::Ready => (
                 matches!(s.stage, Stage::AwaitStart | Stage::AwaitReady),
                 s.ready.is_some(),

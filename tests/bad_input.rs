@@ -369,30 +369,43 @@ fn surplus_connections_are_closed_not_left_in_the_backlog() {
 }
 
 #[test]
-fn calls_out_of_protocol_order_are_rejected_without_side_effects() {
+fn calls_out_of_protocol_order_get_0_8_4_codes_or_a_clear_error() {
     let (server, port) = server();
     // No world client: nothing can be sent (0.8.4 would time out).
     assert_eq!(
         server.write_scene_description("m", &[], &[], 0),
         Err(codes::TIMED_OUT)
     );
-    let _w = raw(port);
+    let mut w = raw(port);
     let started = Instant::now();
     while !server.world_client_connected() {
         assert!(started.elapsed() < Duration::from_secs(5));
         thread::sleep(Duration::from_millis(1));
     }
-    // A client, but no request read yet.
-    assert_eq!(
-        server.write_scene_description("m", &[], &[], 0),
-        Err(codes::INVALID_ARGUMENT)
-    );
     assert_eq!(
         server.write_episode_ready(true, 0),
         Err(codes::INVALID_ARGUMENT)
     );
     assert_eq!(server.read_episode_start(0), Err(codes::TRY_AGAIN));
     assert_eq!(server.read_control(0), Err(codes::OPERATION_ABORTED));
+    // A scene written before the request is queued (110 within t) and goes
+    // out right after the request, as in 0.8.4; a second one is refused.
+    assert_eq!(
+        server.write_scene_description("Early", &[], &[], 0),
+        Err(codes::TIMED_OUT)
+    );
+    assert_eq!(
+        server.write_scene_description("Again", &[], &[], 0),
+        Err(codes::INVALID_ARGUMENT)
+    );
+    let req = proto::RequestNewEpisode {
+        ini_file: String::new(),
+    };
+    write_message(&mut w, &req.encode_to_vec()).unwrap();
+    let scene =
+        proto::SceneDescription::decode(&read_message(&mut w, 1 << 20).unwrap()[..]).unwrap();
+    assert_eq!(scene.map_name, "Early");
+    assert_eq!(server.read_request_new_episode(T), Ok(Vec::new()));
 }
 
 #[test]
