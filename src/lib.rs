@@ -19,6 +19,7 @@ pub mod ffi;
 pub mod framing;
 pub mod net;
 pub mod proto;
+pub mod sensor;
 pub mod server;
 pub mod slot;
 mod sync;
