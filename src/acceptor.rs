@@ -118,6 +118,26 @@ impl Port {
         name: &'static str,
         handoff: Arc<Handoff>,
     ) -> Result<Port, Code> {
+        Port::bind_with(ip, port, name, move |conn| {
+            if let Err(conn) = handoff.offer(conn, SURPLUS_GRACE) {
+                crate::log_warn!(
+                    "{} port {}: surplus connection from {} closed (the port is busy or no episode is running)",
+                    name,
+                    port,
+                    conn.peer()
+                );
+            }
+        })
+    }
+
+    /// Binds `ip:port` (0 picks a free port) and hands every accepted
+    /// connection to `on_accept`, on the accept thread.
+    pub fn bind_with(
+        ip: IpAddr,
+        port: u16,
+        name: &'static str,
+        on_accept: impl FnMut(Conn) + Send + 'static,
+    ) -> Result<Port, Code> {
         let listener = TcpListener::bind((ip, port)).map_err(|e| {
             crate::log_error!("{} port {}: cannot bind: {}", name, port, e);
             codes::from_io(&e)
@@ -129,7 +149,7 @@ impl Port {
         let (stop, stop_rx) = UnixStream::pair().map_err(|e| codes::from_io(&e))?;
         let thread = std::thread::Builder::new()
             .name(format!("carla-{name}-accept"))
-            .spawn(move || accept_loop(listener, stop_rx, name, handoff))
+            .spawn(move || accept_loop(listener, stop_rx, name, on_accept))
             .map_err(|e| codes::from_io(&e))?;
         Ok(Port {
             addr,
@@ -155,7 +175,12 @@ impl Drop for Port {
     }
 }
 
-fn accept_loop(listener: TcpListener, stop: UnixStream, name: &str, handoff: Arc<Handoff>) {
+fn accept_loop(
+    listener: TcpListener,
+    stop: UnixStream,
+    name: &str,
+    mut on_accept: impl FnMut(Conn),
+) {
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
     loop {
         let mut fds = [
@@ -205,13 +230,6 @@ fn accept_loop(listener: TcpListener, stop: UnixStream, name: &str, handoff: Arc
                 continue;
             }
         };
-        if let Err(conn) = handoff.offer(conn, SURPLUS_GRACE) {
-            crate::log_warn!(
-                "{} port {}: surplus connection from {} closed (the port is busy or no episode is running)",
-                name,
-                port,
-                conn.peer()
-            );
-        }
+        on_accept(conn);
     }
 }

@@ -1,0 +1,208 @@
+//! Pooled byte buffers for the 0.9 streams.
+//!
+//! `Buffer` follows LibCarla's size/capacity rules: `reset(n)` makes the
+//! size `n`; if the capacity is smaller it drops the old block (no copy) and
+//! allocates exactly `n`, otherwise it keeps the block. So `reset(1024)`
+//! allocates, `reset(512)` keeps the 1024-byte block, `reset(2048)`
+//! allocates a new one. Bytes past what a caller writes are stale but always
+//! initialised (fresh blocks are zeroed), so no `unsafe` is needed.
+//!
+//! `Pool` is one bounded lock-free queue per stream. A buffer taken from it
+//! goes back when it drops (on whichever thread sent it last), keeping its
+//! block; if the pool is full or gone, the block is freed. Steady state:
+//! no allocation per message.
+
+use crossbeam_queue::ArrayQueue;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+/// A growable byte buffer that returns to its pool when dropped.
+#[derive(Default)]
+pub struct Buffer {
+    block: Vec<u8>,
+    size: usize,
+    pool: Weak<PoolInner>,
+}
+
+impl Buffer {
+    /// A buffer of no pool (its block is simply freed on drop).
+    pub fn new() -> Buffer {
+        Buffer::default()
+    }
+
+    /// Sets the size to `n`, reallocating exactly `n` if the block is smaller.
+    pub fn reset(&mut self, n: usize) {
+        if self.block.len() < n {
+            self.block = vec![0; n];
+            if let Some(pool) = self.pool.upgrade() {
+                pool.allocations.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.size = n;
+    }
+
+    /// Resets to `offset + src.len()` and copies `src` after `offset` bytes
+    /// (left for a header written later).
+    pub fn copy_from(&mut self, offset: usize, src: &[u8]) {
+        self.reset(offset + src.len());
+        self.block[offset..offset + src.len()].copy_from_slice(src);
+    }
+
+    /// Current size.
+    pub fn len(&self) -> usize {
+        self.size
+    }
+
+    /// Whether the size is 0.
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+
+    /// Size of the block.
+    pub fn capacity(&self) -> usize {
+        self.block.len()
+    }
+
+    /// The bytes (size long).
+    pub fn as_slice(&self) -> &[u8] {
+        &self.block[..self.size]
+    }
+
+    /// The bytes, writable.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.block[..self.size]
+    }
+}
+
+impl std::ops::Deref for Buffer {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl std::ops::DerefMut for Buffer {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        self.as_mut_slice()
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if self.block.is_empty() {
+            return;
+        }
+        if let Some(pool) = self.pool.upgrade() {
+            // A full pool frees the block instead of growing.
+            let _ = pool.queue.push(std::mem::take(&mut self.block));
+        }
+    }
+}
+
+struct PoolInner {
+    queue: ArrayQueue<Vec<u8>>,
+    allocations: AtomicU64,
+}
+
+/// A bounded pool of blocks for one stream. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct Pool(Arc<PoolInner>);
+
+/// Counters of a pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Blocks allocated by buffers of this pool so far.
+    pub allocations: u64,
+    /// Blocks waiting in the pool now.
+    pub idle: usize,
+}
+
+impl Pool {
+    /// A pool keeping at most `max_idle` blocks (at least 1).
+    pub fn new(max_idle: usize) -> Pool {
+        Pool(Arc::new(PoolInner {
+            queue: ArrayQueue::new(max_idle.max(1)),
+            allocations: AtomicU64::new(0),
+        }))
+    }
+
+    /// A buffer with a pooled block if one is idle (size 0, stale contents),
+    /// else an empty one that allocates on its first `reset`.
+    pub fn pop(&self) -> Buffer {
+        Buffer {
+            block: self.0.queue.pop().unwrap_or_default(),
+            size: 0,
+            pool: Arc::downgrade(&self.0),
+        }
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> PoolStats {
+        PoolStats {
+            allocations: self.0.allocations.load(Ordering::Relaxed),
+            idle: self.0.queue.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reset_follows_the_tutorials_size_and_capacity_rules() {
+        let pool = Pool::new(4);
+        let mut b = pool.pop();
+        b.reset(1024);
+        assert_eq!(
+            (b.len(), b.capacity(), pool.stats().allocations),
+            (1024, 1024, 1)
+        );
+        b.reset(512);
+        assert_eq!(
+            (b.len(), b.capacity(), pool.stats().allocations),
+            (512, 1024, 1)
+        );
+        b.reset(2048);
+        assert_eq!(
+            (b.len(), b.capacity(), pool.stats().allocations),
+            (2048, 2048, 2)
+        );
+    }
+
+    #[test]
+    fn dropped_buffers_return_to_the_pool_and_are_reused() {
+        let pool = Pool::new(2);
+        for round in 0..100u8 {
+            let mut b = pool.pop();
+            b.copy_from(12, &[round; 1000]);
+            assert_eq!(b.len(), 1012);
+            assert_eq!(b[12], round);
+        }
+        assert_eq!(pool.stats().allocations, 1, "one block served 100 messages");
+        assert_eq!(pool.stats().idle, 1);
+        // Stale contents survive, as in LibCarla: callers always reset.
+        let mut b = pool.pop();
+        assert!(b.is_empty());
+        b.reset(1012);
+        assert_eq!(b[12], 99);
+    }
+
+    #[test]
+    fn the_pool_is_bounded_and_outlived_safely() {
+        let pool = Pool::new(2);
+        let held: Vec<Buffer> = (0..5)
+            .map(|_| {
+                let mut b = pool.pop();
+                b.reset(64);
+                b
+            })
+            .collect();
+        drop(held);
+        assert_eq!(pool.stats().idle, 2, "only two blocks kept");
+        let mut orphan = pool.pop();
+        orphan.reset(8);
+        drop(pool);
+        drop(orphan); // pool gone: the block is just freed
+    }
+}

@@ -1,0 +1,133 @@
+//! A Rust client for the 0.9-style streams: subscribe by stream id, then
+//! iterate messages; typed views over a payload without copying.
+//!
+//! ```no_run
+//! use carla_server::stream_client::StreamClient;
+//! use std::time::Duration;
+//! let mut sub = StreamClient::subscribe("127.0.0.1:2003", 1, Duration::from_secs(5))?;
+//! let msg = sub.next_message()?;
+//! println!("frame {} with {} actor ids", msg.frame(), msg.payload_as::<u32>().map_or(0, |a| a.len()));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+use std::io::{self, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+/// Size of the sensor header.
+pub const HEADER_SIZE: usize = 48;
+
+/// One received message: the 48-byte sensor header and the payload, kept in
+/// an 8-byte-aligned block so typed views never need a copy.
+pub struct SensorMessage {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl SensorMessage {
+    /// All bytes (header + payload).
+    pub fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+
+    /// The 48 header bytes.
+    pub fn header(&self) -> &[u8] {
+        &self.bytes()[..HEADER_SIZE]
+    }
+
+    /// The payload (after the header).
+    pub fn payload(&self) -> &[u8] {
+        &self.bytes()[HEADER_SIZE..]
+    }
+
+    fn u64_at(&self, offset: usize) -> u64 {
+        u64::from_le_bytes(
+            self.bytes()[offset..offset + 8]
+                .try_into()
+                .expect("8 bytes"),
+        )
+    }
+
+    /// Registry id of the sensor type.
+    pub fn sensor_type(&self) -> u64 {
+        self.u64_at(0)
+    }
+
+    /// Frame the data was captured at.
+    pub fn frame(&self) -> u64 {
+        self.u64_at(8)
+    }
+
+    /// Simulation time in seconds.
+    pub fn timestamp(&self) -> f64 {
+        f64::from_bits(self.u64_at(16))
+    }
+
+    /// The payload viewed as an array of `T` (e.g. `u32` actor ids), without
+    /// copying; None if its length is not a multiple of `T`'s size.
+    pub fn payload_as<T: bytemuck::Pod>(&self) -> Option<&[T]> {
+        bytemuck::try_cast_slice(self.payload()).ok()
+    }
+
+    /// `payload_as` after skipping `offset` bytes (a sub-header).
+    pub fn payload_as_from<T: bytemuck::Pod>(&self, offset: usize) -> Option<&[T]> {
+        bytemuck::try_cast_slice(self.payload().get(offset..)?).ok()
+    }
+}
+
+/// A subscription to one stream.
+pub struct StreamClient {
+    socket: TcpStream,
+    /// Largest message accepted (default 512 MiB).
+    pub max_message: u32,
+}
+
+impl StreamClient {
+    /// Connects and sends the stream id.
+    pub fn subscribe(
+        addr: impl ToSocketAddrs,
+        stream_id: u32,
+        timeout: Duration,
+    ) -> io::Result<Self> {
+        let addr = addr
+            .to_socket_addrs()?
+            .next()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address"))?;
+        let mut socket = TcpStream::connect_timeout(&addr, timeout)?;
+        socket.set_read_timeout(Some(timeout))?;
+        socket.set_nodelay(true)?;
+        socket.write_all(&stream_id.to_le_bytes())?;
+        Ok(StreamClient {
+            socket,
+            max_message: 512 << 20,
+        })
+    }
+
+    /// Waits for the next message (EOF when the stream was closed).
+    pub fn next_message(&mut self) -> io::Result<SensorMessage> {
+        let mut prefix = [0u8; 4];
+        self.socket.read_exact(&mut prefix)?;
+        let len = u32::from_le_bytes(prefix);
+        if len > self.max_message || (len as usize) < HEADER_SIZE {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("bad message length {len}"),
+            ));
+        }
+        let len = len as usize;
+        let mut words = vec![0u64; len.div_ceil(8)];
+        self.socket
+            .read_exact(&mut bytemuck::cast_slice_mut(&mut words)[..len])?;
+        Ok(SensorMessage { words, len })
+    }
+}
+
+impl Iterator for StreamClient {
+    type Item = io::Result<SensorMessage>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_message() {
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => None,
+            other => Some(other),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The 0.9-style streams end to end: handshake, fan-out, per-subscriber
+//! policies, closing, bad subscribers, pool reuse.
+
+use carla_server::codes;
+use carla_server::stream::{Stream, StreamServer};
+use carla_server::stream_client::StreamClient;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::thread;
+use std::time::{Duration, Instant};
+
+const T: Duration = Duration::from_secs(3);
+
+fn server() -> StreamServer {
+    StreamServer::bind("127.0.0.1".parse().unwrap(), 0, T).unwrap()
+}
+
+fn header(frame: u64) -> [u8; 48] {
+    let mut h = [0u8; 48];
+    h[..8].copy_from_slice(&23u64.to_le_bytes());
+    h[8..16].copy_from_slice(&frame.to_le_bytes());
+    h[16..24].copy_from_slice(&(frame as f64 * 0.05).to_le_bytes());
+    h
+}
+
+fn send(stream: &Stream, frame: u64, payload: &[u8]) -> Result<(), i32> {
+    let mut buf = stream.pop_buffer();
+    buf.copy_from(0, payload);
+    stream.send(&header(frame), buf)
+}
+
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !cond() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "timed out waiting for {what}"
+        );
+        thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn ids(frame: u64) -> Vec<u8> {
+    (0..3u32)
+        .flat_map(|i| (frame as u32 * 10 + i).to_le_bytes())
+        .collect()
+}
+
+#[test]
+fn two_subscribers_get_every_message_byte_for_byte_from_another_thread() {
+    let server = server();
+    let stream = server.create_stream();
+    assert_eq!(stream.id(), 1, "ids start at 1");
+    stream.set_synchronous(Some(T));
+    let subs: Vec<StreamClient> = (0..2)
+        .map(|_| StreamClient::subscribe(server.addr(), stream.id(), T).unwrap())
+        .collect();
+    wait_for("two subscribers", || stream.stats().subscribers == 2);
+    let sender = {
+        let stream = stream.clone();
+        thread::spawn(move || {
+            for f in 1..=200 {
+                send(&stream, f, &ids(f)).unwrap();
+            }
+        })
+    };
+    for mut sub in subs {
+        for f in 1..=200u64 {
+            let msg = sub.next_message().unwrap();
+            assert_eq!(msg.bytes().len(), 48 + 12);
+            assert_eq!(msg.header(), header(f));
+            assert_eq!(
+                (msg.sensor_type(), msg.frame(), msg.timestamp()),
+                (23, f, f as f64 * 0.05)
+            );
+            let view: &[u32] = msg.payload_as().unwrap();
+            assert_eq!(view, [f as u32 * 10, f as u32 * 10 + 1, f as u32 * 10 + 2]);
+        }
+    }
+    sender.join().unwrap();
+    // The writer counts a message after its write returns, which can be
+    // after the client already read it.
+    wait_for("delivery counters", || stream.stats().delivered == 400);
+    let stats = stream.stats();
+    assert_eq!(
+        (stats.messages, stats.dropped, stats.delivered),
+        (200, 0, 400)
+    );
+    assert!(
+        stats.pool_allocations <= 9,
+        "payload blocks were reused: {stats:?}"
+    );
+}
+
+#[test]
+fn a_subscriber_that_stops_reading_never_blocks_asynchronous_sends() {
+    let server = server();
+    let stream = server.create_stream();
+    let stalled = TcpStream::connect(server.addr()).unwrap();
+    (&stalled).write_all(&stream.id().to_le_bytes()).unwrap();
+    let mut live = StreamClient::subscribe(server.addr(), stream.id(), T).unwrap();
+    wait_for("two subscribers", || stream.stats().subscribers == 2);
+    let big = vec![7u8; 1 << 20];
+    for f in 1..=300 {
+        // Would hang here if a full socket blocked the sender.
+        send(&stream, f, &big).unwrap();
+    }
+    send(&stream, 301, b"last").unwrap();
+    let stats = stream.stats();
+    assert!(
+        stats.dropped > 0,
+        "the stalled subscriber's backlog was dropped: {stats:?}"
+    );
+    // The live subscriber still gets the newest message, in order.
+    let mut last = 0;
+    loop {
+        let msg = live.next_message().unwrap();
+        assert!(msg.frame() > last);
+        last = msg.frame();
+        if last == 301 {
+            assert_eq!(msg.payload(), b"last");
+            break;
+        }
+    }
+    drop(stalled);
+}
+
+#[test]
+fn synchronous_mode_waits_for_a_slow_subscriber_up_to_its_bound_then_errs() {
+    let server = server();
+    let stream = server.create_stream();
+    stream.set_synchronous(Some(Duration::from_millis(200)));
+    let stalled = TcpStream::connect(server.addr()).unwrap();
+    (&stalled).write_all(&stream.id().to_le_bytes()).unwrap();
+    wait_for("a subscriber", || stream.stats().subscribers == 1);
+    let big = vec![1u8; 4 << 20];
+    let mut outcome = Ok(());
+    for f in 1..=50 {
+        outcome = send(&stream, f, &big);
+        if outcome.is_err() {
+            break;
+        }
+    }
+    assert_eq!(
+        outcome,
+        Err(codes::TIMED_OUT),
+        "a stalled subscriber must surface as an error"
+    );
+    assert_eq!(stream.stats().dropped, 0, "synchronous mode never drops");
+    drop(stalled);
+}
+
+#[test]
+fn unknown_ids_garbage_and_closed_streams_end_the_connection() {
+    let server = server();
+    let stream = server.create_stream();
+    let closed_by_server = |mut s: TcpStream| {
+        s.set_read_timeout(Some(T)).unwrap();
+        let mut b = [0u8; 16];
+        matches!(s.read(&mut b), Ok(0) | Err(_))
+    };
+    let unknown = TcpStream::connect(server.addr()).unwrap();
+    (&unknown).write_all(&999u32.to_le_bytes()).unwrap();
+    assert!(closed_by_server(unknown));
+    let quick =
+        StreamServer::bind("127.0.0.1".parse().unwrap(), 0, Duration::from_millis(200)).unwrap();
+    let garbage = TcpStream::connect(quick.addr()).unwrap();
+    (&garbage).write_all(&[0xff, 0xfe]).unwrap(); // short handshake, then silence
+    assert!(
+        closed_by_server(garbage),
+        "no handshake within the time-out"
+    );
+
+    let mut sub = StreamClient::subscribe(server.addr(), stream.id(), T).unwrap();
+    wait_for("a subscriber", || stream.stats().subscribers == 1);
+    send(&stream, 1, b"before close").unwrap();
+    stream.close();
+    assert_eq!(send(&stream, 2, b"after"), Err(codes::OPERATION_ABORTED));
+    assert_eq!(sub.next_message().unwrap().payload(), b"before close");
+    assert!(
+        sub.next().is_none(),
+        "end of file after the last whole message"
+    );
+    assert_eq!(server.stream_count(), 0);
+    let late = TcpStream::connect(server.addr()).unwrap();
+    (&late).write_all(&stream.id().to_le_bytes()).unwrap();
+    assert!(
+        closed_by_server(late),
+        "a closed stream takes no subscribers"
+    );
+}
+
+#[test]
+fn streams_are_independent_and_sends_from_many_threads_are_safe() {
+    let server = server();
+    let streams: Vec<Stream> = (0..4).map(|_| server.create_stream()).collect();
+    let mut subs: Vec<StreamClient> = streams
+        .iter()
+        .map(|s| StreamClient::subscribe(server.addr(), s.id(), T).unwrap())
+        .collect();
+    for s in &streams {
+        s.set_synchronous(Some(T));
+        wait_for("subscriber", || s.stats().subscribers == 1);
+    }
+    let senders: Vec<_> = streams
+        .iter()
+        .cloned()
+        .map(|s| {
+            thread::spawn(move || {
+                for f in 1..=100 {
+                    send(&s, f, &s.id().to_le_bytes()).unwrap();
+                }
+            })
+        })
+        .collect();
+    for (sub, s) in subs.iter_mut().zip(&streams) {
+        for f in 1..=100 {
+            let msg = sub.next_message().unwrap();
+            assert_eq!(
+                (msg.frame(), msg.payload_as::<u32>().unwrap()),
+                (f, &[s.id()][..])
+            );
+        }
+    }
+    for t in senders {
+        t.join().unwrap();
+    }
+}
