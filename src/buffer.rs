@@ -17,6 +17,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 /// A growable byte buffer that returns to its pool when dropped.
+///
+/// `block.len()` is how much of the block has ever been initialised (so a
+/// `reset` to a size already reached costs nothing); `size` is the buffer's
+/// logical length.
 #[derive(Default)]
 pub struct Buffer {
     block: Vec<u8>,
@@ -30,13 +34,20 @@ impl Buffer {
         Buffer::default()
     }
 
+    fn count_allocation(&self) {
+        if let Some(pool) = self.pool.upgrade() {
+            pool.allocations.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Sets the size to `n`, reallocating exactly `n` if the block is smaller.
     pub fn reset(&mut self, n: usize) {
+        if self.block.capacity() < n {
+            self.block = Vec::with_capacity(n);
+            self.count_allocation();
+        }
         if self.block.len() < n {
-            self.block = vec![0; n];
-            if let Some(pool) = self.pool.upgrade() {
-                pool.allocations.fetch_add(1, Ordering::Relaxed);
-            }
+            self.block.resize(n, 0);
         }
         self.size = n;
     }
@@ -46,6 +57,19 @@ impl Buffer {
     pub fn copy_from(&mut self, offset: usize, src: &[u8]) {
         self.reset(offset + src.len());
         self.block[offset..offset + src.len()].copy_from_slice(src);
+    }
+
+    /// Lets `write` append to the buffer's bytes as a `Vec` (a serializer);
+    /// the block is reused, and grows only if needed.
+    pub fn append_with<R>(&mut self, write: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        self.block.truncate(self.size);
+        let capacity = self.block.capacity();
+        let result = write(&mut self.block);
+        if self.block.capacity() != capacity {
+            self.count_allocation();
+        }
+        self.size = self.block.len();
+        result
     }
 
     /// Current size.
@@ -60,7 +84,7 @@ impl Buffer {
 
     /// Size of the block.
     pub fn capacity(&self) -> usize {
-        self.block.len()
+        self.block.capacity()
     }
 
     /// The bytes (size long).
@@ -89,7 +113,7 @@ impl std::ops::DerefMut for Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if self.block.is_empty() {
+        if self.block.capacity() == 0 {
             return;
         }
         if let Some(pool) = self.pool.upgrade() {
@@ -186,6 +210,18 @@ mod tests {
         assert!(b.is_empty());
         b.reset(1012);
         assert_eq!(b[12], 99);
+    }
+
+    #[test]
+    fn serializers_append_into_pooled_blocks_without_reallocating() {
+        let pool = Pool::new(2);
+        for round in 0..10u8 {
+            let mut b = pool.pop();
+            b.reset(4); // room for a sub-header written first
+            b.append_with(|v| v.extend_from_slice(&[round; 100]));
+            assert_eq!((b.len(), b[4]), (104, round));
+        }
+        assert_eq!(pool.stats().allocations, 2, "first reset, then one growth");
     }
 
     #[test]
