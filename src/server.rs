@@ -11,6 +11,7 @@ use crate::agent::{AgentServer, AgentStats};
 use crate::codes::{self, Code};
 use crate::encode;
 use crate::framing::DEFAULT_MAX_MESSAGE;
+use crate::sensors::Sensors;
 use crate::types::{Agent, Control, MeasurementsHeader, SensorDefinition, Transform};
 use crate::world::{self, NetConfig, Outgoing, WorldShared};
 use parking_lot::{Mutex, RwLock};
@@ -68,9 +69,11 @@ pub struct Server {
     connection: RwLock<Option<Arc<Connection>>>,
     agent: RwLock<Option<Arc<AgentServer>>>,
     /// Sensor ids of the last scene description.
-    sensors: Mutex<Vec<u32>>,
+    scene_sensor_ids: Mutex<Vec<u32>>,
     /// A connect failure, reported once by the next request read.
     connect_error: AtomicI32,
+    /// The 0.9 sensors and their streaming port.
+    pub sensors: Sensors,
 }
 
 fn millis(ms: u32) -> Duration {
@@ -234,7 +237,7 @@ impl Server {
     ) -> Result<(), Code> {
         let conn = self.connection().ok_or(codes::TIMED_OUT)?;
         conn.world.can_send(Outgoing::Scene)?;
-        *self.sensors.lock() = sensors.iter().map(|s| s.id).collect();
+        *self.scene_sensor_ids.lock() = sensors.iter().map(|s| s.id).collect();
         let bytes = encode::scene_description(map_name, player_start_spots, sensors);
         conn.world.send(Outgoing::Scene, bytes, millis(timeout_ms))
     }
@@ -252,7 +255,7 @@ impl Server {
         conn.world.can_send(Outgoing::Ready)?;
         if ready {
             self.stop_agent();
-            let ids = self.sensors.lock().clone();
+            let ids = self.scene_sensor_ids.lock().clone();
             let agent = AgentServer::start(
                 conn.cfg,
                 &ids,
@@ -302,6 +305,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        self.sensors.shutdown();
         self.disconnect();
     }
 }

@@ -278,6 +278,90 @@ typedef void (*carla_log_callback)(int32_t level,
                                    const char *message,
                                    void *user_data);
 
+/*
+ A 0.9 transform: location in metres, rotation in degrees (pitch, yaw,
+ roll, Unreal's left-handed frame: x forward, y right, z up). 24 bytes,
+ the layout of `carla::geom::Transform` on the wire.
+ */
+struct carla_actor_transform {
+  struct carla_vector3d location;
+  struct carla_rotation3d rotation;
+};
+
+/*
+ When and where the data was captured (filled by the engine at capture).
+ */
+struct carla_capture_context {
+  /*
+   Simulation frame the data belongs to.
+   */
+  uint64_t frame;
+  /*
+   Simulation time in seconds.
+   */
+  double timestamp;
+  /*
+   The sensor's world transform at capture.
+   */
+  struct carla_actor_transform transform;
+};
+
+/*
+ An image buffer acquired for zero-copy sending (opaque).
+ */
+typedef void *CarlaImagePtr;
+
+/*
+ One ray to trace. 16 bytes, `#[repr(C)]`, so an FFI layer can hand the
+ slice to the engine as is.
+ */
+struct carla_planned_ray {
+  /*
+   Laser index, 0 = top laser.
+   */
+  uint32_t channel;
+  /*
+   Unit direction in the sensor frame (x forward, y right, z up):
+   `(cos p · cos y, cos p · sin y, sin p)`.
+   */
+  struct carla_vector3d direction;
+};
+
+/*
+ One trace result, reported by the engine for each planned ray.
+ 44 bytes, `#[repr(C)]`.
+ */
+struct carla_lidar_hit {
+  /*
+   Index of the ray in [`RayPlan::rays`] this result belongs to.
+   */
+  uint32_t ray_index;
+  /*
+   0 = the ray hit nothing (the other fields are ignored), else a hit.
+   */
+  uint32_t hit;
+  /*
+   Distance from the sensor to the hit, metres (used for intensity).
+   */
+  float distance_m;
+  /*
+   Hit point in the sensor frame, metres (x forward, y right, z up).
+   */
+  struct carla_vector3d point_sensor;
+  /*
+   Surface normal at the hit, in the sensor frame (need not be unit).
+   */
+  struct carla_vector3d normal_sensor;
+  /*
+   CARLA actor id of the hit actor, 0 if not an actor.
+   */
+  uint32_t actor_id;
+  /*
+   Semantic tag of the hit component (custom-depth stencil value).
+   */
+  uint32_t semantic_tag;
+};
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -472,6 +556,213 @@ int32_t carla_server_set_log_callback(carla_log_callback callback,
  can check that its error handling sees it and that nothing crashes.
  */
 int32_t carla_server_self_test_panic(void);
+
+/*
+ Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the
+ bound port to `bound_port` (may be NULL). Subscribers send a 4-byte
+ stream id, then receive `[u32 size][48-byte header][payload]` messages.
+
+ # Safety
+ `server` is NULL or a live handle; `bound_port` NULL or writable.
+ */
+int32_t carla_server_listen_streaming(CarlaServerPtr server,
+                                      uint32_t port,
+                                      uint32_t *bound_port);
+
+/*
+ Lists the sensor definitions, one attribute per line:
+ `<blueprint id> <attribute> <type> <default>`. Writes at most
+ `buffer_size` bytes (NUL-terminated) and the full size (with the NUL) to
+ `needed` (may be NULL); call with a NULL buffer to learn the size.
+
+ # Safety
+ `buffer` NULL or writable for `buffer_size` bytes; `needed` NULL or writable.
+ */
+int32_t carla_sensor_definitions(char *buffer,
+                                 uint32_t buffer_size,
+                                 uint32_t *needed);
+
+/*
+ Creates a sensor from a blueprint id (`sensor.camera.rgb`,
+ `sensor.lidar.ray_cast_semantic`, `sensor.other.safe_distance`, ...) and
+ `count` key/value attributes. On success writes its id to `sensor_id`.
+ On failure returns `CARLA_SERVER_INVALID_ARGUMENT` and writes the reason
+ (unknown blueprint, unknown attribute, bad value) to `error` (may be NULL).
+
+ # Safety
+ `server` NULL or live; `blueprint_id` NUL-terminated; `keys`/`values`
+ NULL or `count` NUL-terminated strings; `sensor_id` writable; `error`
+ NULL or writable for `error_size` bytes.
+ */
+int32_t carla_sensor_create(CarlaServerPtr server,
+                            const char *blueprint_id,
+                            const char *const *keys,
+                            const char *const *values,
+                            uint32_t count,
+                            uint32_t *sensor_id,
+                            char *error,
+                            uint32_t error_size);
+
+/*
+ Destroys a sensor: its stream closes cleanly (subscribers get the
+ message being written, then end of file). Later calls with the id get
+ `CARLA_SERVER_UNKNOWN_SENSOR`.
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_destroy(CarlaServerPtr server,
+                             uint32_t sensor_id);
+
+/*
+ Writes the sensor's registry type id (the `sensor_type` of its headers).
+
+ # Safety
+ `server` NULL or live; `type_id` writable.
+ */
+int32_t carla_sensor_type_id(CarlaServerPtr server,
+                             uint32_t sensor_id,
+                             uint32_t *type_id);
+
+/*
+ 0: asynchronous delivery (newest wins per subscriber, drops counted);
+ otherwise synchronous: a send waits up to `wait_ms` per slow subscriber
+ and never drops (then returns 110).
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_set_synchronous(CarlaServerPtr server,
+                                     uint32_t sensor_id,
+                                     uint32_t wait_ms);
+
+/*
+ Cameras: also send every image to the 0.8 stream port as 0.8 sensor
+ `legacy_sensor_id` (one of the scene description's ids; 0 stops).
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_mirror_to_legacy(CarlaServerPtr server,
+                                      uint32_t sensor_id,
+                                      uint32_t legacy_sensor_id);
+
+/*
+ Cameras, copy path: sends `size` bytes of BGRA pixels (must be
+ width × height × 4 of the camera). Any thread.
+
+ # Safety
+ `server` NULL or live; `context` valid; `pixels` readable for `size` bytes.
+ */
+int32_t carla_sensor_send_image(CarlaServerPtr server,
+                                uint32_t sensor_id,
+                                const struct carla_capture_context *context,
+                                const void *pixels,
+                                uint32_t size);
+
+/*
+ Cameras, zero-copy path: takes a pooled buffer for one image and writes
+ where the engine must put the BGRA pixels (`pixels`, `size` bytes). Send
+ it with `carla_sensor_commit_image` or drop it with `carla_image_release`.
+
+ # Safety
+ `server` NULL or live; `image`, `pixels`, `size` writable.
+ */
+int32_t carla_sensor_acquire_image(CarlaServerPtr server,
+                                   uint32_t sensor_id,
+                                   CarlaImagePtr *image,
+                                   void **pixels,
+                                   uint32_t *size);
+
+/*
+ Sends an acquired image (to the 0.8 mirror too) and frees the handle,
+ whatever the outcome.
+
+ # Safety
+ `server` NULL or live; `image` NULL or from `carla_sensor_acquire_image`
+ and not used afterwards; `context` valid.
+ */
+int32_t carla_sensor_commit_image(CarlaServerPtr server,
+                                  CarlaImagePtr image,
+                                  const struct carla_capture_context *context);
+
+/*
+ Drops an acquired image without sending it (its buffer returns to the pool).
+
+ # Safety
+ `image` NULL or from `carla_sensor_acquire_image`, not used afterwards.
+ */
+void carla_image_release(CarlaImagePtr image);
+
+/*
+ Lidars: plans this tick's rays for a tick of `dt` seconds and writes a
+ pointer to them and their count. The rays stay valid until the next plan
+ of this sensor or its destruction; trace each from the sensor's world
+ location along its direction (rotated by the sensor's world rotation)
+ for the lidar's range.
+
+ # Safety
+ `server` NULL or live; `rays` and `count` writable.
+ */
+int32_t carla_lidar_plan(CarlaServerPtr server,
+                         uint32_t sensor_id,
+                         float dt,
+                         const struct carla_planned_ray **rays,
+                         uint32_t *count);
+
+/*
+ Lidars: hands this tick's trace results (one per planned ray that was
+ traced) to the lidar model, which computes the detections and sends them.
+
+ # Safety
+ `server` NULL or live; `context` valid; `hits` readable for `count` items.
+ */
+int32_t carla_lidar_send_hits(CarlaServerPtr server,
+                              uint32_t sensor_id,
+                              const struct carla_capture_context *context,
+                              const struct carla_lidar_hit *hits,
+                              uint32_t count);
+
+/*
+ Safe distance: the overlap box for an owner whose bounding box has half
+ extent `owner_extent` (metres): its centre offset in the owner's frame
+ and its half extent.
+
+ # Safety
+ `server` NULL or live; `centre` and `extent` writable.
+ */
+int32_t carla_safe_distance_box(CarlaServerPtr server,
+                                uint32_t sensor_id,
+                                struct carla_vector3d owner_extent,
+                                struct carla_vector3d *centre,
+                                struct carla_vector3d *extent);
+
+/*
+ Safe distance: sends the ids of the actors overlapping the box (the
+ owner and duplicates are removed). `ids` may be NULL when `count` is 0.
+
+ # Safety
+ `server` NULL or live; `context` valid; `ids` readable for `count` items.
+ */
+int32_t carla_sensor_send_actor_ids(CarlaServerPtr server,
+                                    uint32_t sensor_id,
+                                    const struct carla_capture_context *context,
+                                    uint32_t owner_id,
+                                    const uint32_t *ids,
+                                    uint32_t count);
+
+/*
+ Any sensor: sends an already-serialized payload (after the 48-byte
+ header, which the library writes from `context`).
+
+ # Safety
+ `server` NULL or live; `context` valid; `bytes` readable for `size` bytes.
+ */
+int32_t carla_sensor_send_raw(CarlaServerPtr server,
+                              uint32_t sensor_id,
+                              const struct carla_capture_context *context,
+                              const void *bytes,
+                              uint32_t size);
 
 #ifdef __cplusplus
 }  // extern "C"

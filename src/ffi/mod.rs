@@ -5,8 +5,10 @@
 //! and never crosses into the host) and delegates to [`crate::Server`].
 //! Input memory is borrowed for the call only.
 
+mod sensors;
 mod structs;
 
+pub use sensors::*;
 pub use structs::*;
 
 use crate::codes::{self, Code};

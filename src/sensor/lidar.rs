@@ -1,1 +1,1504 @@
-//! (being written)
+//! Ray-cast lidar and semantic lidar models (spec `sensor-pipeline.md` §3.3
+//! and §6).
+//!
+//! The engine side stays thin. Each tick it:
+//!
+//! 1. calls [`Lidar::plan`] with the tick's delta and traces every ray of the
+//!    returned [`RayPlan`] from the sensor's world location to
+//!    `start + range · direction`, the direction being rotated by the sensor's
+//!    world rotation ([`rotate_to_world`], [`ray_end_world`]);
+//! 2. reports one [`LidarHit`] per planned ray (hit point and normal in the
+//!    sensor frame, see [`world_point_to_sensor`] / [`rotate_to_local`]);
+//! 3. calls [`Lidar::process`], which writes the whole lidar payload (header
+//!    plus detections, little-endian) into the caller's buffer.
+//!
+//! Everything else — laser layout, horizontal stepping, the carried sweep
+//! angle, intensity, noise and drop-off — lives here and is deterministic for
+//! a fixed `noise_seed`.
+//!
+//! Payload (bytes after the 48-byte sensor header):
+//! `f32 angle (radians, bit copy) | u32 C | u32[C] points per channel |
+//! detections in channel order`, a detection being 16 bytes
+//! (`x, y, z, intensity` f32) for the ray-cast lidar and 24 bytes
+//! (`x, y, z, cos_inc` f32, `object_idx` u32, `object_tag` u32) for the
+//! semantic lidar.
+
+use crate::sensor::geom::ActorTransform;
+use crate::types::{Rotation3D, Vector3D};
+use std::fmt;
+
+/// Bytes per ray-cast detection (`LidarDetection`).
+pub const LIDAR_DETECTION_SIZE: usize = 16;
+/// Bytes per semantic detection (`SemanticLidarDetection`).
+pub const SEMANTIC_LIDAR_DETECTION_SIZE: usize = 24;
+/// Upper bound on the rays planned in one tick (`points per laser × C`).
+/// Above it [`Lidar::plan`] plans nothing and reports
+/// [`PlanWarning::TooManyRays`] instead of allocating gigabytes.
+pub const MAX_RAYS_PER_TICK: usize = 1 << 24;
+
+/// Size of the lidar header for `channels` lasers: `4 · (2 + C)` bytes.
+pub fn header_size(channels: u32) -> usize {
+    4 * (2 + channels as usize)
+}
+
+/// Lidar attributes (spec §6.1). Angles in degrees, range in metres.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LidarSettings {
+    /// Number of lasers; laser 0 is the top one.
+    pub channels: u32,
+    /// Maximum trace distance, metres.
+    pub range_m: f32,
+    /// Points per second, all lasers together.
+    pub points_per_second: u32,
+    /// Revolutions per second (Hz).
+    pub rotation_frequency: f32,
+    /// Angle of the top laser, degrees (positive above the horizon).
+    pub upper_fov: f32,
+    /// Angle of the bottom laser, degrees.
+    pub lower_fov: f32,
+    /// Horizontal field of view swept, degrees, in (0, 360].
+    pub horizontal_fov: f32,
+    /// Intensity attenuation, 1/m: `I = exp(−rate · distance)`.
+    pub atmosphere_attenuation_rate: f32,
+    /// Probability of dropping a ray before it is traced (ray-cast only).
+    pub dropoff_general_rate: f32,
+    /// Intensity above which a point is always kept (ray-cast only).
+    pub dropoff_intensity_limit: f32,
+    /// Probability of dropping a point of zero intensity (ray-cast only).
+    pub dropoff_zero_intensity: f32,
+    /// Standard deviation of the range noise, metres (ray-cast only).
+    pub noise_stddev: f32,
+    /// Seed of the random generator used for drop-off and noise.
+    pub noise_seed: u64,
+    /// `true`: semantic lidar (24-byte detections, no drop-off, no noise).
+    pub semantic: bool,
+}
+
+impl Default for LidarSettings {
+    /// CARLA's blueprint defaults (spec §6.1), ray-cast lidar.
+    fn default() -> Self {
+        LidarSettings {
+            channels: 32,
+            range_m: 10.0,
+            points_per_second: 56_000,
+            rotation_frequency: 10.0,
+            upper_fov: 10.0,
+            lower_fov: -30.0,
+            horizontal_fov: 360.0,
+            atmosphere_attenuation_rate: 0.004,
+            dropoff_general_rate: 0.45,
+            dropoff_intensity_limit: 0.8,
+            dropoff_zero_intensity: 0.4,
+            noise_stddev: 0.0,
+            noise_seed: 0,
+            semantic: false,
+        }
+    }
+}
+
+/// Errors from settings validation and [`Lidar::process`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum LidarError {
+    /// A setting is out of its domain.
+    InvalidSetting { field: &'static str, reason: String },
+    /// `process` got a different number of hits than rays were planned.
+    HitCountMismatch { expected: usize, got: usize },
+    /// A hit names a ray that was not planned.
+    RayIndexOutOfRange { ray_index: u32, ray_count: usize },
+    /// Two hits name the same ray.
+    DuplicateRayIndex { ray_index: u32 },
+    /// A hit (`hit != 0`) carries a non-finite or negative value.
+    InvalidHit {
+        ray_index: u32,
+        reason: &'static str,
+    },
+}
+
+impl fmt::Display for LidarError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LidarError::InvalidSetting { field, reason } => {
+                write!(f, "invalid lidar setting `{field}`: {reason}")
+            }
+            LidarError::HitCountMismatch { expected, got } => {
+                write!(
+                    f,
+                    "expected one hit per planned ray ({expected}), got {got}"
+                )
+            }
+            LidarError::RayIndexOutOfRange {
+                ray_index,
+                ray_count,
+            } => {
+                write!(
+                    f,
+                    "hit for ray {ray_index}, but only {ray_count} rays were planned"
+                )
+            }
+            LidarError::DuplicateRayIndex { ray_index } => {
+                write!(f, "more than one hit for ray {ray_index}")
+            }
+            LidarError::InvalidHit { ray_index, reason } => {
+                write!(f, "hit for ray {ray_index}: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LidarError {}
+
+fn invalid(field: &'static str, reason: impl Into<String>) -> LidarError {
+    LidarError::InvalidSetting {
+        field,
+        reason: reason.into(),
+    }
+}
+
+impl LidarSettings {
+    /// Checks every value against its domain; the error names the field.
+    pub fn validate(&self) -> Result<(), LidarError> {
+        if self.channels == 0 {
+            return Err(invalid("channels", "must be at least 1"));
+        }
+        if self.points_per_second == 0 {
+            return Err(invalid("points_per_second", "must be at least 1"));
+        }
+        const NON_NEGATIVE: (f32, f32) = (0.0, f32::INFINITY);
+        const PROBABILITY: (f32, f32) = (0.0, 1.0);
+        const ELEVATION: (f32, f32) = (-90.0, 90.0);
+        let s = self;
+        let domains = [
+            ("range", s.range_m, NON_NEGATIVE),
+            ("rotation_frequency", s.rotation_frequency, NON_NEGATIVE),
+            ("upper_fov", s.upper_fov, ELEVATION),
+            ("lower_fov", s.lower_fov, ELEVATION),
+            ("horizontal_fov", s.horizontal_fov, (0.0, 360.0)),
+            (
+                "atmosphere_attenuation_rate",
+                s.atmosphere_attenuation_rate,
+                NON_NEGATIVE,
+            ),
+            ("dropoff_general_rate", s.dropoff_general_rate, PROBABILITY),
+            (
+                "dropoff_intensity_limit",
+                s.dropoff_intensity_limit,
+                PROBABILITY,
+            ),
+            (
+                "dropoff_zero_intensity",
+                s.dropoff_zero_intensity,
+                PROBABILITY,
+            ),
+            ("noise_stddev", s.noise_stddev, NON_NEGATIVE),
+        ];
+        for (field, v, (min, max)) in domains {
+            if !(v.is_finite() && v >= min && v <= max) {
+                let why = format!("must be finite and in [{min}, {max}], got {v}");
+                return Err(invalid(field, why));
+            }
+        }
+        // Zero would make every trace empty / every yaw a division by zero.
+        for (field, v) in [("range", s.range_m), ("horizontal_fov", s.horizontal_fov)] {
+            if v == 0.0 {
+                return Err(invalid(field, "must be > 0"));
+            }
+        }
+        if self.upper_fov < self.lower_fov {
+            let (u, l) = (self.upper_fov, self.lower_fov);
+            return Err(invalid(
+                "upper_fov",
+                format!("must be >= lower_fov ({u} < {l})"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Vertical angle of each laser, degrees: laser i = upper − i·Δ with
+    /// Δ = (upper − lower)/(C − 1), Δ = 0 for a single laser.
+    pub fn laser_angles_deg(&self) -> Vec<f32> {
+        let c = self.channels;
+        let delta = if c > 1 {
+            (self.upper_fov - self.lower_fov) / (c - 1) as f32
+        } else {
+            0.0
+        };
+        (0..c).map(|i| self.upper_fov - i as f32 * delta).collect()
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood 2014): a 64-bit state advanced by a
+/// fixed odd increment, each output a bijective mix of the state. Small,
+/// fast, and every seed (0 included) gives a full-period, well-mixed stream.
+/// Only determinism for a fixed seed matters here; it does not reproduce
+/// CARLA's `std::mt19937` streams.
+#[derive(Clone, Debug)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1): the top 24 bits scaled by 2⁻²⁴ (exact in f32).
+    pub fn uniform_f32(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 * (1.0 / (1u32 << 24) as f32)
+    }
+
+    /// Uniform in [0, 1) with 53 bits.
+    fn uniform_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Normal sample N(mean, stddev) by the Box–Muller transform (the cosine
+    /// branch only, so every sample consumes exactly two draws):
+    /// `mean + stddev · sqrt(−2 ln u1) · cos(2π u2)` with u1 in (0, 1].
+    pub fn normal_f32(&mut self, mean: f32, stddev: f32) -> f32 {
+        let u1 = 1.0 - self.uniform_f64();
+        let u2 = self.uniform_f64();
+        let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        mean + stddev * z as f32
+    }
+}
+
+/// One ray to trace. 16 bytes, `#[repr(C)]`, so an FFI layer can hand the
+/// slice to the engine as is.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PlannedRay {
+    /// Laser index, 0 = top laser.
+    pub channel: u32,
+    /// Unit direction in the sensor frame (x forward, y right, z up):
+    /// `(cos p · cos y, cos p · sin y, sin p)`.
+    pub direction: Vector3D,
+}
+
+/// One trace result, reported by the engine for each planned ray.
+/// 44 bytes, `#[repr(C)]`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LidarHit {
+    /// Index of the ray in [`RayPlan::rays`] this result belongs to.
+    pub ray_index: u32,
+    /// 0 = the ray hit nothing (the other fields are ignored), else a hit.
+    pub hit: u32,
+    /// Distance from the sensor to the hit, metres (used for intensity).
+    pub distance_m: f32,
+    /// Hit point in the sensor frame, metres (x forward, y right, z up).
+    pub point_sensor: Vector3D,
+    /// Surface normal at the hit, in the sensor frame (need not be unit).
+    pub normal_sensor: Vector3D,
+    /// CARLA actor id of the hit actor, 0 if not an actor.
+    pub actor_id: u32,
+    /// Semantic tag of the hit component (custom-depth stencil value).
+    pub semantic_tag: u32,
+}
+
+/// Why a tick planned no rays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanWarning {
+    /// `points_per_second · dt / C` rounds to 0 (or dt is not positive):
+    /// nothing simulated and the sweep angle is not advanced.
+    ZeroPoints,
+    /// More than [`MAX_RAYS_PER_TICK`] rays would be needed (huge dt):
+    /// nothing simulated and the sweep angle is not advanced.
+    TooManyRays { requested: u64 },
+}
+
+/// The rays of one tick: a view into the lidar's reused buffers.
+#[derive(Clone, Copy, Debug)]
+pub struct RayPlan<'a> {
+    rays: &'a [PlannedRay],
+    yaw_deg: &'a [f32],
+    laser_pitch_deg: &'a [f32],
+    range_m: f32,
+    points_per_channel: u32,
+    warning: Option<PlanWarning>,
+}
+
+impl<'a> RayPlan<'a> {
+    /// Rays to trace, grouped by channel in channel order. Rays dropped
+    /// before tracing (ray-cast `dropoff_general_rate`) are not listed.
+    pub fn rays(&self) -> &'a [PlannedRay] {
+        self.rays
+    }
+    pub fn ray_count(&self) -> usize {
+        self.rays.len()
+    }
+    /// Trace length, metres.
+    pub fn range_m(&self) -> f32 {
+        self.range_m
+    }
+    /// Rays per laser before the pre-trace drop-off.
+    pub fn points_per_channel(&self) -> u32 {
+        self.points_per_channel
+    }
+    /// Rays removed by the pre-trace drop-off this tick.
+    pub fn dropped_before_trace(&self) -> usize {
+        self.points_per_channel as usize * self.laser_pitch_deg.len() - self.rays.len()
+    }
+    pub fn warning(&self) -> Option<PlanWarning> {
+        self.warning
+    }
+    /// Vertical angle of ray `i`, degrees. Panics if `i >= ray_count()`.
+    pub fn pitch_deg(&self, i: usize) -> f32 {
+        self.laser_pitch_deg[self.rays[i].channel as usize]
+    }
+    /// Horizontal angle of ray `i` relative to the sensor's forward axis,
+    /// degrees, in [−hfov/2, hfov/2). Panics if `i >= ray_count()`.
+    pub fn yaw_deg(&self, i: usize) -> f32 {
+        self.yaw_deg[i]
+    }
+}
+
+/// Counters of one [`Lidar::process`] call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProcessStats {
+    /// Rays traced (= hits passed in).
+    pub rays: usize,
+    /// Rays that hit something.
+    pub hits: usize,
+    /// Detections written.
+    pub kept: usize,
+    /// Hits removed by the intensity drop-off (always 0 for semantic).
+    pub dropped: usize,
+    /// Bytes appended to the output.
+    pub bytes: usize,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+/// A lidar instance: settings, laser layout, carried sweep angle, RNG and
+/// the per-tick buffers (reused; no allocation once a tick size was seen).
+#[derive(Clone, Debug)]
+pub struct Lidar {
+    settings: LidarSettings,
+    laser_pitch_deg: Vec<f32>,
+    /// Sweep angle carried between ticks, degrees in [0, hfov).
+    angle_deg: f32,
+    rng: SplitMix64,
+    rays: Vec<PlannedRay>,
+    ray_yaw_deg: Vec<f32>,
+    points_per_channel: u32,
+    warning: Option<PlanWarning>,
+    /// ray index → index of its entry in the `hits` slice.
+    slots: Vec<u32>,
+    counts: Vec<u32>,
+}
+
+impl Lidar {
+    /// Validates the settings and precomputes the laser angles.
+    pub fn new(settings: LidarSettings) -> Result<Lidar, LidarError> {
+        settings.validate()?;
+        Ok(Lidar {
+            laser_pitch_deg: settings.laser_angles_deg(),
+            angle_deg: 0.0,
+            rng: SplitMix64::new(settings.noise_seed),
+            rays: Vec::new(),
+            ray_yaw_deg: Vec::new(),
+            points_per_channel: 0,
+            warning: None,
+            slots: Vec::new(),
+            counts: Vec::new(),
+            settings,
+        })
+    }
+
+    pub fn settings(&self) -> &LidarSettings {
+        &self.settings
+    }
+    /// Vertical angle of each laser, degrees (laser 0 first).
+    pub fn laser_angles_deg(&self) -> &[f32] {
+        &self.laser_pitch_deg
+    }
+    /// Carried sweep angle, degrees in [0, hfov).
+    pub fn horizontal_angle_deg(&self) -> f32 {
+        self.angle_deg
+    }
+    /// Carried sweep angle in radians, as written into the header.
+    pub fn horizontal_angle_rad(&self) -> f32 {
+        (self.angle_deg as f64).to_radians() as f32
+    }
+
+    /// Plans the rays of a tick of `dt` seconds and advances the sweep angle.
+    pub fn plan(&mut self, dt: f32) -> RayPlan<'_> {
+        self.rays.clear();
+        self.ray_yaw_deg.clear();
+        self.points_per_channel = 0;
+        self.warning = None;
+        let s = &self.settings;
+        let c = s.channels as usize;
+        let raw = s.points_per_second as f32 * dt / s.channels as f32;
+        // f32::round rounds half away from zero, like UE's RoundHalfFromZero.
+        let per_laser = if raw.is_finite() && raw > 0.0 {
+            raw.round()
+        } else {
+            0.0
+        };
+        if per_laser < 1.0 {
+            self.warning = Some(PlanWarning::ZeroPoints);
+            return self.last_plan();
+        }
+        let requested = per_laser as u64 * c as u64;
+        if requested > MAX_RAYS_PER_TICK as u64 {
+            self.warning = Some(PlanWarning::TooManyRays { requested });
+            return self.last_plan();
+        }
+        let per_laser = per_laser as u32;
+        let hfov = s.horizontal_fov;
+        let swept = s.rotation_frequency * hfov * dt;
+        let step = swept / per_laser as f32;
+        let current = self.angle_deg;
+        let drop_rate = if s.semantic {
+            0.0
+        } else {
+            s.dropoff_general_rate
+        };
+        self.rays.reserve(requested as usize);
+        self.ray_yaw_deg.reserve(requested as usize);
+        for (channel, &pitch) in self.laser_pitch_deg.iter().enumerate() {
+            let (sin_p, cos_p) = pitch.to_radians().sin_cos();
+            for j in 0..per_laser {
+                if drop_rate > 0.0 && self.rng.uniform_f32() < drop_rate {
+                    continue;
+                }
+                let yaw = (current + j as f32 * step) % hfov - hfov / 2.0;
+                let (sin_y, cos_y) = yaw.to_radians().sin_cos();
+                self.rays.push(PlannedRay {
+                    channel: channel as u32,
+                    direction: vec3(cos_p * cos_y, cos_p * sin_y, sin_p),
+                });
+                self.ray_yaw_deg.push(yaw);
+            }
+        }
+        self.points_per_channel = per_laser;
+        self.angle_deg = (current + swept) % hfov;
+        self.last_plan()
+    }
+
+    /// The plan made by the last [`Lidar::plan`] call (empty before it).
+    pub fn last_plan(&self) -> RayPlan<'_> {
+        RayPlan {
+            rays: &self.rays,
+            yaw_deg: &self.ray_yaw_deg,
+            laser_pitch_deg: &self.laser_pitch_deg,
+            range_m: self.settings.range_m,
+            points_per_channel: self.points_per_channel,
+            warning: self.warning,
+        }
+    }
+
+    /// Turns the hits of the last plan into a payload appended to `out`.
+    /// `hits` must hold exactly one entry per planned ray, in any order. On
+    /// error `out` is left untouched and no random number is consumed.
+    pub fn process(
+        &mut self,
+        hits: &[LidarHit],
+        out: &mut Vec<u8>,
+    ) -> Result<ProcessStats, LidarError> {
+        let ray_count = self.rays.len();
+        if hits.len() != ray_count {
+            return Err(LidarError::HitCountMismatch {
+                expected: ray_count,
+                got: hits.len(),
+            });
+        }
+        // Validation pass over the hits (nothing written yet).
+        self.slots.clear();
+        self.slots.resize(ray_count, NO_SLOT);
+        let mut hit_count = 0;
+        for (k, h) in hits.iter().enumerate() {
+            let slot =
+                self.slots
+                    .get_mut(h.ray_index as usize)
+                    .ok_or(LidarError::RayIndexOutOfRange {
+                        ray_index: h.ray_index,
+                        ray_count,
+                    })?;
+            if *slot != NO_SLOT {
+                return Err(LidarError::DuplicateRayIndex {
+                    ray_index: h.ray_index,
+                });
+            }
+            *slot = k as u32;
+            if h.hit != 0 {
+                hit_count += 1;
+                check_hit(h)?;
+            }
+        }
+        // Count == ray count, all in range, no duplicate: every slot is set.
+        let semantic = self.settings.semantic;
+        let det_size = if semantic {
+            SEMANTIC_LIDAR_DETECTION_SIZE
+        } else {
+            LIDAR_DETECTION_SIZE
+        };
+        let channels = self.settings.channels;
+        let start = out.len();
+        out.reserve(header_size(channels) + hit_count * det_size);
+        put_u32(out, self.horizontal_angle_rad().to_bits());
+        put_u32(out, channels);
+        out.resize(start + header_size(channels), 0);
+        self.counts.clear();
+        self.counts.resize(channels as usize, 0);
+
+        let mut stats = ProcessStats {
+            rays: ray_count,
+            hits: hit_count,
+            ..Default::default()
+        };
+        for (ray, &slot) in self.rays.iter().zip(&self.slots) {
+            let h = &hits[slot as usize];
+            if h.hit == 0 {
+                continue;
+            }
+            if semantic {
+                let cos_inc = dot(neg(normalized(h.point_sensor)), normalized(h.normal_sensor));
+                put_vec(out, h.point_sensor);
+                put_u32(out, cos_inc.to_bits());
+                put_u32(out, h.actor_id);
+                put_u32(out, h.semantic_tag);
+            } else {
+                let s = &self.settings;
+                let intensity = (-s.atmosphere_attenuation_rate * h.distance_m).exp();
+                let mut p = h.point_sensor;
+                if s.noise_stddev > 0.0 {
+                    let n = self.rng.normal_f32(0.0, s.noise_stddev);
+                    p = add(p, scale(normalized(p), n));
+                }
+                if !keep_after_dropoff(&mut self.rng, s, intensity) {
+                    stats.dropped += 1;
+                    continue;
+                }
+                put_vec(out, p);
+                put_u32(out, intensity.to_bits());
+            }
+            self.counts[ray.channel as usize] += 1;
+            stats.kept += 1;
+        }
+        for (i, &n) in self.counts.iter().enumerate() {
+            let at = start + 8 + 4 * i;
+            out[at..at + 4].copy_from_slice(&n.to_le_bytes());
+        }
+        stats.bytes = out.len() - start;
+        Ok(stats)
+    }
+}
+
+/// Intensity drop-off (the formula of CARLA's code, spec §6.2): always keep
+/// above the limit, else keep with probability α·I + β, α = zero/limit,
+/// β = 1 − zero. A limit of 0 leaves only I = 0 here, kept with β.
+fn keep_after_dropoff(rng: &mut SplitMix64, s: &LidarSettings, intensity: f32) -> bool {
+    if intensity > s.dropoff_intensity_limit {
+        return true;
+    }
+    let alpha = if s.dropoff_intensity_limit > 0.0 {
+        s.dropoff_zero_intensity / s.dropoff_intensity_limit
+    } else {
+        0.0
+    };
+    let beta = 1.0 - s.dropoff_zero_intensity;
+    rng.uniform_f32() < alpha * intensity + beta
+}
+
+fn check_hit(h: &LidarHit) -> Result<(), LidarError> {
+    let bad = |reason| {
+        Err(LidarError::InvalidHit {
+            ray_index: h.ray_index,
+            reason,
+        })
+    };
+    if !(h.distance_m.is_finite() && h.distance_m >= 0.0) {
+        return bad("distance must be finite and >= 0");
+    }
+    if !finite(h.point_sensor) {
+        return bad("hit point must be finite");
+    }
+    if !finite(h.normal_sensor) {
+        return bad("normal must be finite");
+    }
+    Ok(())
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_vec(out: &mut Vec<u8>, v: Vector3D) {
+    for c in [v.x, v.y, v.z] {
+        put_u32(out, c.to_bits());
+    }
+}
+
+fn vec3(x: f32, y: f32, z: f32) -> Vector3D {
+    Vector3D { x, y, z }
+}
+
+fn finite(v: Vector3D) -> bool {
+    v.x.is_finite() && v.y.is_finite() && v.z.is_finite()
+}
+
+fn dot(a: Vector3D, b: Vector3D) -> f32 {
+    a.x * b.x + a.y * b.y + a.z * b.z
+}
+
+fn neg(v: Vector3D) -> Vector3D {
+    vec3(-v.x, -v.y, -v.z)
+}
+
+fn add(a: Vector3D, b: Vector3D) -> Vector3D {
+    vec3(a.x + b.x, a.y + b.y, a.z + b.z)
+}
+
+fn sub(a: Vector3D, b: Vector3D) -> Vector3D {
+    vec3(a.x - b.x, a.y - b.y, a.z - b.z)
+}
+
+fn scale(v: Vector3D, k: f32) -> Vector3D {
+    vec3(v.x * k, v.y * k, v.z * k)
+}
+
+/// `v / |v|` (component-wise division), or zero for a (near) zero vector.
+fn normalized(v: Vector3D) -> Vector3D {
+    let len = dot(v, v).sqrt();
+    if len > 1e-8 {
+        vec3(v.x / len, v.y / len, v.z / len)
+    } else {
+        Vector3D::default()
+    }
+}
+
+/// Unreal's rotator axes (left-handed, degrees): rows are the rotated
+/// forward (x), right (y) and up (z) unit vectors in world coordinates.
+fn axes(r: &Rotation3D) -> [[f64; 3]; 3] {
+    let (sp, cp) = (r.pitch as f64).to_radians().sin_cos();
+    let (sy, cy) = (r.yaw as f64).to_radians().sin_cos();
+    let (sr, cr) = (r.roll as f64).to_radians().sin_cos();
+    [
+        [cp * cy, cp * sy, sp],
+        [sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, -sr * cp],
+        [-(cr * sp * cy + sr * sy), cy * sr - cr * sp * sy, cr * cp],
+    ]
+}
+
+/// Rotates a sensor-frame vector into the world frame.
+pub fn rotate_to_world(rotation: &Rotation3D, v: Vector3D) -> Vector3D {
+    let a = axes(rotation);
+    let (x, y, z) = (v.x as f64, v.y as f64, v.z as f64);
+    let c = |k: usize| (x * a[0][k] + y * a[1][k] + z * a[2][k]) as f32;
+    vec3(c(0), c(1), c(2))
+}
+
+/// Rotates a world-frame vector into the sensor frame (inverse of
+/// [`rotate_to_world`]); use it for hit normals.
+pub fn rotate_to_local(rotation: &Rotation3D, v: Vector3D) -> Vector3D {
+    let a = axes(rotation);
+    let (x, y, z) = (v.x as f64, v.y as f64, v.z as f64);
+    let c = |k: usize| (x * a[k][0] + y * a[k][1] + z * a[k][2]) as f32;
+    vec3(c(0), c(1), c(2))
+}
+
+/// A world point (metres) expressed in the sensor frame.
+pub fn world_point_to_sensor(sensor: &ActorTransform, world: Vector3D) -> Vector3D {
+    rotate_to_local(&sensor.rotation, sub(world, sensor.location))
+}
+
+/// World end point of a trace: `location + range · (rotation · direction)`.
+pub fn ray_end_world(sensor: &ActorTransform, direction: Vector3D, range_m: f32) -> Vector3D {
+    let dir_world = rotate_to_world(&sensor.rotation, direction);
+    add(sensor.location, scale(dir_world, range_m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    fn v(x: f32, y: f32, z: f32) -> Vector3D {
+        Vector3D { x, y, z }
+    }
+
+    fn lidar(s: LidarSettings) -> Lidar {
+        Lidar::new(s).expect("valid settings")
+    }
+
+    /// One lidar, one laser, `n` rays per second at dt = 1, no pre-trace
+    /// drop (so a plan of dt 1.0 yields exactly `n` rays).
+    fn single_laser(n: u32) -> LidarSettings {
+        LidarSettings {
+            channels: 1,
+            points_per_second: n,
+            dropoff_general_rate: 0.0,
+            ..Default::default()
+        }
+    }
+
+    fn no_hits(n: usize) -> Vec<LidarHit> {
+        (0..n)
+            .map(|i| LidarHit {
+                ray_index: i as u32,
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    /// A hit straight ahead at `d` metres.
+    fn ahead(i: usize, d: f32) -> LidarHit {
+        LidarHit {
+            ray_index: i as u32,
+            hit: 1,
+            distance_m: d,
+            point_sensor: v(d, 0.0, 0.0),
+            normal_sensor: v(-1.0, 0.0, 0.0),
+            ..Default::default()
+        }
+    }
+
+    fn u32_at(b: &[u8], off: usize) -> u32 {
+        u32::from_le_bytes(b[off..off + 4].try_into().unwrap())
+    }
+
+    fn f32_at(b: &[u8], off: usize) -> f32 {
+        f32::from_bits(u32_at(b, off))
+    }
+
+    fn close(a: f32, b: f32, tol: f32) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn ffi_structs_have_fixed_layouts() {
+        assert_eq!(size_of::<PlannedRay>(), 16);
+        assert_eq!(offset_of!(PlannedRay, direction), 4);
+        assert_eq!(size_of::<LidarHit>(), 44);
+        assert_eq!(offset_of!(LidarHit, hit), 4);
+        assert_eq!(offset_of!(LidarHit, distance_m), 8);
+        assert_eq!(offset_of!(LidarHit, point_sensor), 12);
+        assert_eq!(offset_of!(LidarHit, normal_sensor), 24);
+        assert_eq!(offset_of!(LidarHit, actor_id), 36);
+        assert_eq!(offset_of!(LidarHit, semantic_tag), 40);
+        assert_eq!(header_size(32), 136);
+    }
+
+    #[test]
+    fn defaults_are_carlas() {
+        let s = LidarSettings::default();
+        assert_eq!(
+            (s.channels, s.range_m, s.points_per_second),
+            (32, 10.0, 56_000)
+        );
+        assert_eq!(
+            (
+                s.rotation_frequency,
+                s.upper_fov,
+                s.lower_fov,
+                s.horizontal_fov
+            ),
+            (10.0, 10.0, -30.0, 360.0)
+        );
+        assert_eq!(s.atmosphere_attenuation_rate, 0.004);
+        assert_eq!(
+            (
+                s.dropoff_general_rate,
+                s.dropoff_intensity_limit,
+                s.dropoff_zero_intensity
+            ),
+            (0.45, 0.8, 0.4)
+        );
+        assert_eq!((s.noise_stddev, s.noise_seed, s.semantic), (0.0, 0, false));
+        assert_eq!(s.validate(), Ok(()));
+    }
+
+    #[test]
+    fn validate_names_the_bad_field() {
+        let field = |s: LidarSettings| match s.validate() {
+            Err(LidarError::InvalidSetting { field, .. }) => field,
+            other => panic!("expected an error, got {other:?}"),
+        };
+        let d = LidarSettings::default;
+        assert_eq!(field(LidarSettings { channels: 0, ..d() }), "channels");
+        assert_eq!(
+            field(LidarSettings {
+                range_m: 0.0,
+                ..d()
+            }),
+            "range"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                range_m: f32::NAN,
+                ..d()
+            }),
+            "range"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                points_per_second: 0,
+                ..d()
+            }),
+            "points_per_second"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                rotation_frequency: f32::INFINITY,
+                ..d()
+            }),
+            "rotation_frequency"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                rotation_frequency: -1.0,
+                ..d()
+            }),
+            "rotation_frequency"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                upper_fov: -40.0,
+                ..d()
+            }),
+            "upper_fov"
+        ); // below lower
+        assert_eq!(
+            field(LidarSettings {
+                lower_fov: -95.0,
+                ..d()
+            }),
+            "lower_fov"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                horizontal_fov: 0.0,
+                ..d()
+            }),
+            "horizontal_fov"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                horizontal_fov: 400.0,
+                ..d()
+            }),
+            "horizontal_fov"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                dropoff_general_rate: 1.5,
+                ..d()
+            }),
+            "dropoff_general_rate"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                dropoff_intensity_limit: -0.1,
+                ..d()
+            }),
+            "dropoff_intensity_limit"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                dropoff_zero_intensity: 2.0,
+                ..d()
+            }),
+            "dropoff_zero_intensity"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                noise_stddev: -0.1,
+                ..d()
+            }),
+            "noise_stddev"
+        );
+        assert_eq!(
+            field(LidarSettings {
+                atmosphere_attenuation_rate: -1.0,
+                ..d()
+            }),
+            "atmosphere_attenuation_rate"
+        );
+        assert!(Lidar::new(LidarSettings { channels: 0, ..d() }).is_err());
+        // Edge values that are allowed: equal fovs, hfov 360, probabilities 0 and 1.
+        let edge = LidarSettings {
+            upper_fov: 5.0,
+            lower_fov: 5.0,
+            dropoff_general_rate: 1.0,
+            ..d()
+        };
+        assert_eq!(edge.validate(), Ok(()));
+        let msg = LidarSettings { channels: 0, ..d() }
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("channels"), "{msg}");
+    }
+
+    #[test]
+    fn laser_angles() {
+        // C = 1: Δ = 0, the only laser is at upper = +10.
+        assert_eq!(
+            lidar(LidarSettings {
+                channels: 1,
+                ..Default::default()
+            })
+            .laser_angles_deg(),
+            &[10.0]
+        );
+        // C = 2: Δ = 40, lasers +10 and −30.
+        assert_eq!(
+            lidar(LidarSettings {
+                channels: 2,
+                ..Default::default()
+            })
+            .laser_angles_deg(),
+            &[10.0, -30.0]
+        );
+        // C = 32: Δ = 40/31 = 1.2903226; laser 1 = 10 − 1.2903226 = 8.7096774;
+        // laser 16 = 10 − 16·40/31 = 10 − 20.6451613 = −10.6451613; laser 31 = −30.
+        let l = lidar(LidarSettings::default());
+        let a = l.laser_angles_deg();
+        assert_eq!(a.len(), 32);
+        assert_eq!(a[0], 10.0);
+        assert!(close(a[1], 8.709_677, 1e-5), "{}", a[1]);
+        assert!(close(a[16], -10.645_161, 1e-5), "{}", a[16]);
+        assert!(close(a[31], -30.0, 1e-4), "{}", a[31]);
+        assert!(a.windows(2).all(|w| w[0] > w[1]), "laser 0 is the top one");
+    }
+
+    #[test]
+    fn points_per_tick_defaults() {
+        // 56000 · 0.05 / 32 = 87.5 → 88 per laser, 88 · 32 = 2816 rays.
+        let mut sem = lidar(LidarSettings {
+            semantic: true,
+            ..Default::default()
+        });
+        let p = sem.plan(0.05);
+        assert_eq!(
+            (
+                p.points_per_channel(),
+                p.ray_count(),
+                p.dropped_before_trace()
+            ),
+            (88, 2816, 0)
+        );
+        assert_eq!(p.range_m(), 10.0);
+        assert_eq!(p.warning(), None);
+        // Channel-major order: rays 0..88 are laser 0, 88..176 laser 1, ...
+        assert!(p.rays()[..88].iter().all(|r| r.channel == 0));
+        assert_eq!((p.rays()[88].channel, p.rays()[2815].channel), (1, 31));
+        assert!(close(p.pitch_deg(88), 8.709_677, 1e-5));
+
+        // Ray-cast: same 88 per laser, each ray kept with probability 0.55:
+        // expected 0.55 · 2816 = 1548.8, σ = sqrt(2816·0.45·0.55) = 26.4.
+        let mut rc = lidar(LidarSettings::default());
+        let p = rc.plan(0.05);
+        assert_eq!(p.points_per_channel(), 88);
+        assert!((1400..=1700).contains(&p.ray_count()), "{}", p.ray_count());
+        assert_eq!(p.dropped_before_trace(), 2816 - p.ray_count());
+    }
+
+    #[test]
+    fn points_round_half_away_from_zero() {
+        let per_laser = |pps: u32, dt: f32| {
+            let mut l = lidar(LidarSettings {
+                channels: 2,
+                points_per_second: pps,
+                semantic: true,
+                ..Default::default()
+            });
+            let p = l.plan(dt);
+            (p.points_per_channel(), p.ray_count())
+        };
+        assert_eq!(per_laser(5, 1.0), (3, 6)); // 5·1/2 = 2.5 → 3
+        assert_eq!(per_laser(9, 1.0), (5, 10)); // 4.5 → 5 (half-to-even would give 4)
+        assert_eq!(per_laser(7, 1.0), (4, 8)); // 3.5 → 4
+        assert_eq!(per_laser(4, 0.6), (1, 2)); // 4·0.6/2 = 1.2 → 1
+    }
+
+    #[test]
+    fn yaw_of_each_ray_and_carried_angle_with_wrap() {
+        // C = 1, 200 pts/s, dt 0.05 → 10 rays; hfov 120, 15 Hz:
+        // swept = 15·120·0.05 = 90°, step = 9°, yaw_j = fmod(cur + 9j, 120) − 60.
+        let mut l = lidar(LidarSettings {
+            channels: 1,
+            points_per_second: 200,
+            rotation_frequency: 15.0,
+            horizontal_fov: 120.0,
+            semantic: true,
+            ..Default::default()
+        });
+        // Tick 1, cur = 0: yaws −60, −51, …, 21; carried → 90.
+        let p = l.plan(0.05);
+        assert_eq!(p.ray_count(), 10);
+        let expect: Vec<f32> = (0..10).map(|j| -60.0 + 9.0 * j as f32).collect();
+        assert!((0..10).all(|j| close(p.yaw_deg(j), expect[j], 1e-4)));
+        assert_eq!(l.horizontal_angle_deg(), 90.0);
+        // Tick 2, cur = 90: j=0 → 30; j=3 → 117 − 60 = 57; j=4 → fmod(126,120)
+        // − 60 = −54 (wraps mid-sweep); j=9 → fmod(171,120) − 60 = −9.
+        // Carried → fmod(180, 120) = 60.
+        let p = l.plan(0.05);
+        for (j, want) in [(0, 30.0), (3, 57.0), (4, -54.0), (9, -9.0)] {
+            assert!(close(p.yaw_deg(j), want, 1e-4), "ray {j}: {}", p.yaw_deg(j));
+        }
+        assert_eq!(l.horizontal_angle_deg(), 60.0);
+        // Tick 3, cur = 60: j=0 → 0; j=6 → 114 − 60 = 54; j=7 → 3 − 60 = −57.
+        // Carried → fmod(150, 120) = 30.
+        let p = l.plan(0.05);
+        for (j, want) in [(0, 0.0), (6, 54.0), (7, -57.0)] {
+            assert!(close(p.yaw_deg(j), want, 1e-4), "ray {j}: {}", p.yaw_deg(j));
+        }
+        assert_eq!(l.horizontal_angle_deg(), 30.0);
+    }
+
+    #[test]
+    fn carried_angle_over_three_ticks_and_header_radians() {
+        // hfov 360, 7 Hz, dt 0.1: swept = 252°. Angles: 252, fmod(504,360) = 144,
+        // fmod(396,360) = 36. 36° = π/5 = 0.6283185 rad.
+        let mut l = lidar(LidarSettings {
+            rotation_frequency: 7.0,
+            semantic: true,
+            ..Default::default()
+        });
+        let mut out = Vec::new();
+        for want in [252.0, 144.0, 36.0] {
+            let n = l.plan(0.1).ray_count();
+            assert_eq!(l.horizontal_angle_deg(), want);
+            out.clear();
+            l.process(&no_hits(n), &mut out).unwrap();
+        }
+        assert!(
+            close(f32_at(&out, 0), 0.628_318_5, 1e-6),
+            "{}",
+            f32_at(&out, 0)
+        );
+        assert_eq!(l.horizontal_angle_rad().to_bits(), u32_at(&out, 0));
+        assert_eq!(u32_at(&out, 4), 32);
+        assert_eq!(out.len(), 136); // no hits: header only, all counts 0
+        assert!((0..32).all(|i| u32_at(&out, 8 + 4 * i) == 0));
+    }
+
+    #[test]
+    fn ray_directions() {
+        // Defaults, dt 0.05: step = 180/88. Ray 0: pitch 10, yaw −180 →
+        // (cos10·cos180, cos10·sin180, sin10) = (−0.9848078, 0, 0.1736482).
+        // Ray 44: yaw = 44·180/88 − 180 = −90 → (0, −0.9848078, 0.1736482),
+        // negative y = to the left.
+        let mut l = lidar(LidarSettings {
+            semantic: true,
+            ..Default::default()
+        });
+        let p = l.plan(0.05);
+        let d0 = p.rays()[0].direction;
+        assert!(
+            close(d0.x, -0.984_807_8, 1e-6)
+                && close(d0.y, 0.0, 1e-6)
+                && close(d0.z, 0.173_648_2, 1e-6)
+        );
+        assert!(close(p.yaw_deg(44), -90.0, 1e-4));
+        let d44 = p.rays()[44].direction;
+        assert!(
+            close(d44.x, 0.0, 1e-5)
+                && close(d44.y, -0.984_807_8, 1e-6)
+                && close(d44.z, 0.173_648_2, 1e-6)
+        );
+        assert!(p
+            .rays()
+            .iter()
+            .all(|r| close(dot(r.direction, r.direction), 1.0, 1e-5)));
+        // Bottom laser (−30°): z = sin(−30°) = −0.5.
+        assert!(close(p.rays()[2815].direction.z, -0.5, 1e-5));
+    }
+
+    #[test]
+    fn intensity_is_atmospheric_attenuation() {
+        // I = exp(−0.004·d): d = 0 → 1; d = 10 → exp(−0.04) = 0.9607894;
+        // d = 100 → exp(−0.4) = 0.6703200. Drop-off disabled (zero = 0 → β = 1).
+        let mut l = lidar(LidarSettings {
+            dropoff_zero_intensity: 0.0,
+            ..single_laser(3)
+        });
+        assert_eq!(l.plan(1.0).ray_count(), 3);
+        let hits = [ahead(0, 0.0), ahead(1, 10.0), ahead(2, 100.0)];
+        let mut out = Vec::new();
+        let st = l.process(&hits, &mut out).unwrap();
+        assert_eq!(
+            (st.rays, st.hits, st.kept, st.dropped, st.bytes),
+            (3, 3, 3, 0, 12 + 3 * 16)
+        );
+        assert_eq!(u32_at(&out, 8), 3);
+        for (k, (d, want)) in [(0.0, 1.0), (10.0, 0.960_789_4), (100.0, 0.670_32)]
+            .into_iter()
+            .enumerate()
+        {
+            let at = 12 + 16 * k;
+            assert_eq!(
+                (f32_at(&out, at), f32_at(&out, at + 4), f32_at(&out, at + 8)),
+                (d, 0.0, 0.0)
+            );
+            assert!(
+                close(f32_at(&out, at + 12), want, 1e-6),
+                "d = {d}: {}",
+                f32_at(&out, at + 12)
+            );
+        }
+    }
+
+    /// Fraction of `n` hits at distance `d` kept with attenuation `rate`.
+    fn keep_fraction(n: u32, rate: f32, d: f32, seed: u64) -> f64 {
+        let mut l = lidar(LidarSettings {
+            atmosphere_attenuation_rate: rate,
+            noise_seed: seed,
+            ..single_laser(n)
+        });
+        assert_eq!(l.plan(1.0).ray_count(), n as usize);
+        let hits: Vec<_> = (0..n as usize).map(|i| ahead(i, d)).collect();
+        let mut out = Vec::new();
+        let st = l.process(&hits, &mut out).unwrap();
+        assert_eq!(st.kept + st.dropped, n as usize);
+        assert_eq!(u32_at(&out, 8) as usize, st.kept);
+        assert_eq!(out.len(), 12 + 16 * st.kept);
+        st.kept as f64 / n as f64
+    }
+
+    #[test]
+    fn intensity_dropoff_statistics() {
+        // Defaults: limit 0.8, zero 0.4 → α = 0.4/0.8 = 0.5, β = 0.6.
+        // I = 0 (d = 10⁶ m: exp(−4000) underflows to 0): keep 0.6;
+        // σ of the mean = sqrt(0.24/20000) = 0.0035, tolerance 0.03.
+        let f = keep_fraction(20_000, 0.004, 1.0e6, 1);
+        assert!((f - 0.6).abs() < 0.03, "{f}");
+        // I = 0.4 (rate 1, d = ln 2.5 = 0.9162907): keep 0.5·0.4 + 0.6 = 0.8.
+        let f = keep_fraction(20_000, 1.0, 0.916_290_7, 2);
+        assert!((f - 0.8).abs() < 0.03, "{f}");
+        // I above the limit: always kept. d = 0 → I = 1; rate 1, d = 0.2 →
+        // I = exp(−0.2) = 0.8187 > 0.8.
+        assert_eq!(keep_fraction(20_000, 0.004, 0.0, 3), 1.0);
+        assert_eq!(keep_fraction(20_000, 1.0, 0.2, 4), 1.0);
+    }
+
+    #[test]
+    fn noise_moves_points_along_their_ray() {
+        // Hits at (10, 0, 0); σ = 0.1: x ~ N(10, 0.1), y = z = 0 exactly,
+        // intensity computed before the noise = exp(−0.04) = 0.9607894.
+        let n = 10_000;
+        let s = LidarSettings {
+            noise_stddev: 0.1,
+            dropoff_zero_intensity: 0.0,
+            ..single_laser(n)
+        };
+        let mut l = lidar(s);
+        l.plan(1.0);
+        let hits: Vec<_> = (0..n as usize).map(|i| ahead(i, 10.0)).collect();
+        let mut out = Vec::new();
+        assert_eq!(l.process(&hits, &mut out).unwrap().kept, n as usize);
+        let xs: Vec<f64> = (0..n as usize)
+            .map(|k| f32_at(&out, 12 + 16 * k) as f64)
+            .collect();
+        assert!((0..n as usize)
+            .all(|k| f32_at(&out, 16 + 16 * k) == 0.0 && f32_at(&out, 20 + 16 * k) == 0.0));
+        assert!((0..n as usize).all(|k| close(f32_at(&out, 24 + 16 * k), 0.960_789_4, 1e-6)));
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+        assert!((mean - 10.0).abs() < 0.01, "{mean}"); // σ of the mean = 0.001
+        assert!((sd - 0.1).abs() < 0.01, "{sd}");
+        assert!(xs.iter().any(|&x| x != 10.0));
+    }
+
+    /// Three ticks of a noisy ray-cast lidar, all bytes concatenated.
+    fn three_ticks(seed: u64) -> Vec<u8> {
+        let s = LidarSettings {
+            points_per_second: 5_600,
+            atmosphere_attenuation_rate: 0.05,
+            noise_stddev: 0.05,
+            noise_seed: seed,
+            ..Default::default()
+        };
+        let mut l = lidar(s);
+        let mut all = Vec::new();
+        for _ in 0..3 {
+            let p = l.plan(0.05);
+            let hits: Vec<_> = (0..p.ray_count())
+                .map(|i| {
+                    let d = 1.0 + (i % 20) as f32;
+                    let dir = p.rays()[i].direction;
+                    LidarHit {
+                        point_sensor: scale(dir, d),
+                        ..ahead(i, d)
+                    }
+                })
+                .collect();
+            l.process(&hits, &mut all).unwrap();
+        }
+        all
+    }
+
+    #[test]
+    fn deterministic_for_a_seed() {
+        let a = three_ticks(42);
+        assert_eq!(a, three_ticks(42));
+        assert_ne!(a, three_ticks(43));
+    }
+
+    #[test]
+    fn semantic_payload_exact_bytes() {
+        // C = 2, 20 pts/s, dt 0.1 → 20·0.1/2 = 1 ray per laser, 2 rays.
+        // 5 Hz: swept = 5·360·0.1 = 180°, angle at the end = π rad →
+        // f32 0x40490FDB. Header: DB0F4940 | 02000000 | 01000000 01000000.
+        // Ray 0 (laser 0): point (1,0,0), normal (−1,0,0): cos_inc =
+        //   dot(−(1,0,0), (−1,0,0)) = 1 → 0000803F; actor 7, tag 10.
+        // Ray 1 (laser 1): point (0,2,0), normal (0,−3,4) → (0,−0.6,0.8):
+        //   cos_inc = dot((0,−1,0), (0,−0.6,0.8)) = 0.6 → 0x3F19999A; actor 9, tag 4.
+        // 2.0 = 0x40000000. Hits are passed in reverse order on purpose.
+        let mut l = lidar(LidarSettings {
+            channels: 2,
+            points_per_second: 20,
+            rotation_frequency: 5.0,
+            semantic: true,
+            ..Default::default()
+        });
+        assert_eq!(l.plan(0.1).ray_count(), 2);
+        let hits = [
+            LidarHit {
+                ray_index: 1,
+                hit: 1,
+                distance_m: 2.0,
+                point_sensor: v(0.0, 2.0, 0.0),
+                normal_sensor: v(0.0, -3.0, 4.0),
+                actor_id: 9,
+                semantic_tag: 4,
+            },
+            LidarHit {
+                actor_id: 7,
+                semantic_tag: 10,
+                ..ahead(0, 1.0)
+            },
+        ];
+        let mut out = vec![0xAA]; // process appends
+        let st = l.process(&hits, &mut out).unwrap();
+        let expected = "AA \
+            DB0F4940 02000000 01000000 01000000 \
+            0000803F 00000000 00000000 0000803F 07000000 0A000000 \
+            00000000 00000040 00000000 9A99193F 09000000 04000000";
+        let hex: String = out.iter().map(|b| format!("{b:02X}")).collect();
+        assert_eq!(hex, expected.replace(' ', ""));
+        assert_eq!(
+            (st.rays, st.hits, st.kept, st.dropped, st.bytes),
+            (2, 2, 2, 0, 64)
+        );
+    }
+
+    #[test]
+    fn counts_skip_misses_and_keep_channel_order() {
+        // C = 2, 3 rays per laser (6 pts/s at dt 1): rays 0..3 laser 0, 3..6 laser 1.
+        // Hits on rays 2, 0 and 4 → counts [2, 1], detections ordered 0, 2, 4.
+        let mut l = lidar(LidarSettings {
+            channels: 2,
+            points_per_second: 6,
+            semantic: true,
+            ..Default::default()
+        });
+        assert_eq!(l.plan(1.0).ray_count(), 6);
+        let mut hits = no_hits(6);
+        for i in [2usize, 0, 4] {
+            hits[i] = LidarHit {
+                actor_id: 100 + i as u32,
+                ..ahead(i, 1.0)
+            };
+        }
+        hits.swap(0, 5);
+        let mut out = Vec::new();
+        let st = l.process(&hits, &mut out).unwrap();
+        assert_eq!((st.hits, st.kept), (3, 3));
+        assert_eq!((u32_at(&out, 8), u32_at(&out, 12)), (2, 1));
+        assert_eq!(out.len(), 16 + 3 * 24);
+        let ids: Vec<u32> = (0..3).map(|k| u32_at(&out, 16 + 24 * k + 16)).collect();
+        assert_eq!(ids, [100, 102, 104]);
+    }
+
+    #[test]
+    fn process_rejects_bad_hits_without_writing() {
+        let mut l = lidar(LidarSettings {
+            channels: 2,
+            points_per_second: 2,
+            semantic: true,
+            ..Default::default()
+        });
+        assert_eq!(l.plan(1.0).ray_count(), 2);
+        let mut out = b"abc".to_vec();
+        let err =
+            |l: &mut Lidar, hits: &[LidarHit], out: &mut Vec<u8>| l.process(hits, out).unwrap_err();
+        assert_eq!(
+            err(&mut l, &no_hits(1), &mut out),
+            LidarError::HitCountMismatch {
+                expected: 2,
+                got: 1
+            }
+        );
+        let mut hits = no_hits(2);
+        hits[1].ray_index = 2;
+        assert_eq!(
+            err(&mut l, &hits, &mut out),
+            LidarError::RayIndexOutOfRange {
+                ray_index: 2,
+                ray_count: 2
+            }
+        );
+        hits[1].ray_index = 0;
+        assert_eq!(
+            err(&mut l, &hits, &mut out),
+            LidarError::DuplicateRayIndex { ray_index: 0 }
+        );
+        let mut hits = [ahead(0, f32::NAN), ahead(1, 1.0)];
+        assert!(matches!(
+            err(&mut l, &hits, &mut out),
+            LidarError::InvalidHit { ray_index: 0, .. }
+        ));
+        hits[0] = ahead(0, -1.0);
+        assert!(matches!(
+            err(&mut l, &hits, &mut out),
+            LidarError::InvalidHit { ray_index: 0, .. }
+        ));
+        hits[0] = LidarHit {
+            point_sensor: v(f32::INFINITY, 0.0, 0.0),
+            ..ahead(0, 1.0)
+        };
+        assert!(matches!(
+            err(&mut l, &hits, &mut out),
+            LidarError::InvalidHit { ray_index: 0, .. }
+        ));
+        assert_eq!(out, b"abc");
+        // Garbage in a miss is ignored.
+        hits[0] = LidarHit {
+            hit: 0,
+            distance_m: f32::NAN,
+            ..hits[0]
+        };
+        assert_eq!(l.process(&hits, &mut out).unwrap().kept, 1);
+    }
+
+    #[test]
+    fn zero_points_plans_nothing_and_keeps_the_angle() {
+        let mut l = lidar(LidarSettings::default());
+        l.plan(0.05); // angle → 180°
+        assert_eq!(l.horizontal_angle_deg(), 180.0);
+        // 56000 · 0.0001 / 32 = 0.175 → 0 points: warning, no rays, angle kept.
+        for dt in [0.0001, 0.0, -0.05, f32::NAN] {
+            let p = l.plan(dt);
+            assert_eq!((p.ray_count(), p.points_per_channel()), (0, 0));
+            assert_eq!(p.warning(), Some(PlanWarning::ZeroPoints));
+            assert_eq!(l.horizontal_angle_deg(), 180.0);
+        }
+        // The payload is a header with C = 32 empty channels, angle π.
+        let mut out = Vec::new();
+        let st = l.process(&[], &mut out).unwrap();
+        assert_eq!((st.rays, st.kept, st.bytes), (0, 0, 136));
+        assert_eq!(u32_at(&out, 0), 0x4049_0FDB);
+        assert!((0..32).all(|i| u32_at(&out, 8 + 4 * i) == 0));
+        // Absurd dt: too many rays → nothing planned rather than gigabytes.
+        let mut big = lidar(LidarSettings {
+            points_per_second: u32::MAX,
+            ..Default::default()
+        });
+        let p = big.plan(1000.0);
+        assert!(matches!(p.warning(), Some(PlanWarning::TooManyRays { .. })));
+        assert_eq!(p.ray_count(), 0);
+    }
+
+    #[test]
+    fn buffers_are_reused_across_ticks() {
+        let mut l = lidar(LidarSettings {
+            semantic: true,
+            ..Default::default()
+        });
+        let mut out = Vec::new();
+        let mut seen = None;
+        for _ in 0..4 {
+            let p = l.plan(0.05);
+            let (ptr, n) = (p.rays().as_ptr(), p.ray_count());
+            let mut hits = no_hits(n);
+            hits[5] = ahead(5, 3.0);
+            out.clear();
+            l.process(&hits, &mut out).unwrap();
+            let now = (
+                ptr,
+                l.rays.capacity(),
+                l.slots.as_ptr(),
+                out.as_ptr(),
+                out.capacity(),
+            );
+            assert!(seen.is_none_or(|s| s == now), "a buffer was reallocated");
+            seen = Some(now);
+        }
+    }
+
+    #[test]
+    fn splitmix64_reference_values_and_distributions() {
+        // Published SplitMix64 outputs for seed 0.
+        let mut r = SplitMix64::new(0);
+        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+        assert_eq!(r.next_u64(), 0x06C4_5D18_8009_454F);
+        let n = 100_000;
+        let u: Vec<f32> = (0..n).map(|_| r.uniform_f32()).collect();
+        assert!(u.iter().all(|&x| (0.0..1.0).contains(&x)));
+        let mean = u.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+        assert!((mean - 0.5).abs() < 0.005, "{mean}");
+        let z: Vec<f64> = (0..n).map(|_| r.normal_f32(0.0, 1.0) as f64).collect();
+        let m = z.iter().sum::<f64>() / n as f64;
+        let sd = (z.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n as f64).sqrt();
+        assert!(m.abs() < 0.01 && (sd - 1.0).abs() < 0.01, "{m} {sd}");
+    }
+
+    #[test]
+    fn rotations_follow_unreal_axes() {
+        let yaw90 = Rotation3D {
+            yaw: 90.0,
+            ..Default::default()
+        };
+        let w = rotate_to_world(&yaw90, v(1.0, 0.0, 0.0)); // forward turns right → +y
+        assert!(close(w.x, 0.0, 1e-6) && close(w.y, 1.0, 1e-6) && close(w.z, 0.0, 1e-6));
+        let pitch90 = Rotation3D {
+            pitch: 90.0,
+            ..Default::default()
+        };
+        let w = rotate_to_world(&pitch90, v(1.0, 0.0, 0.0)); // forward tilts up → +z
+        assert!(close(w.x, 0.0, 1e-6) && close(w.z, 1.0, 1e-6));
+        // A proper rotation: orthonormal axes with forward × right = up.
+        let r = Rotation3D {
+            pitch: 10.0,
+            yaw: 20.0,
+            roll: 30.0,
+        };
+        let [x, y, z] = axes(&r);
+        let cross = [
+            x[1] * y[2] - x[2] * y[1],
+            x[2] * y[0] - x[0] * y[2],
+            x[0] * y[1] - x[1] * y[0],
+        ];
+        assert!((0..3).all(|k| (cross[k] - z[k]).abs() < 1e-12));
+        let p = v(1.0, -2.0, 3.0);
+        let back = rotate_to_local(&r, rotate_to_world(&r, p));
+        assert!(close(back.x, p.x, 1e-5) && close(back.y, p.y, 1e-5) && close(back.z, p.z, 1e-5));
+        // Sensor at (10,0,0) facing +y: world (10,5,0) is 5 m straight ahead.
+        let t = ActorTransform {
+            location: v(10.0, 0.0, 0.0),
+            rotation: yaw90,
+        };
+        let s = world_point_to_sensor(&t, v(10.0, 5.0, 0.0));
+        assert!(close(s.x, 5.0, 1e-5) && close(s.y, 0.0, 1e-5) && close(s.z, 0.0, 1e-5));
+        // Trace end: (1,2,3) + 10 · (0,1,0) = (1,12,3).
+        let t = ActorTransform {
+            location: v(1.0, 2.0, 3.0),
+            rotation: yaw90,
+        };
+        let e = ray_end_world(&t, v(1.0, 0.0, 0.0), 10.0);
+        assert!(close(e.x, 1.0, 1e-5) && close(e.y, 12.0, 1e-5) && close(e.z, 3.0, 1e-5));
+    }
+}

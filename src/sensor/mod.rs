@@ -7,6 +7,7 @@ pub mod blueprint;
 pub mod geom;
 pub mod gnss;
 pub mod header;
+pub mod instance;
 pub mod lidar;
 pub mod msgpack;
 pub mod registry;
