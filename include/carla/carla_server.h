@@ -764,6 +764,17 @@ int32_t carla_sensor_send_raw(CarlaServerPtr server,
                               const void *bytes,
                               uint32_t size);
 
+/*
+ Writes how many clients are subscribed to the sensor's stream now (data
+ sent while nobody listens is discarded).
+
+ # Safety
+ `server` NULL or live; `count` writable.
+ */
+int32_t carla_sensor_subscriber_count(CarlaServerPtr server,
+                                      uint32_t sensor_id,
+                                      uint32_t *count);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -485,3 +485,24 @@ pub unsafe extern "C" fn carla_sensor_send_raw(
         entry.instance.send_raw(ctx, bytes).map_err(sensor_error)
     })
 }
+
+/// Writes how many clients are subscribed to the sensor's stream now (data
+/// sent while nobody listens is discarded).
+///
+/// # Safety
+/// `server` NULL or live; `count` writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_sensor_subscriber_count(
+    server: CarlaServerPtr,
+    sensor_id: u32,
+    count: *mut u32,
+) -> i32 {
+    guard("carla_sensor_subscriber_count", || {
+        // SAFETY: caller contract.
+        let entry = unsafe { handle(server) }?.server.sensors.get(sensor_id)?;
+        // SAFETY: caller contract; NULL rejected.
+        *unsafe { count.as_mut() }.ok_or(codes::NULL_ARGUMENT)? =
+            entry.instance.stream().stats().subscribers as u32;
+        Ok(())
+    })
+}
