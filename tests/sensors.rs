@@ -1,0 +1,241 @@
+//! 0.9 sensors through the Rust API: one camera feeding both protocols, the
+//! zero-copy path with pooled buffers, destroy semantics.
+
+mod common;
+
+use carla_server::client::Client;
+use carla_server::codes;
+use carla_server::sensor::geom::ActorTransform;
+use carla_server::sensor::instance::CaptureContext;
+use carla_server::stream_client::StreamClient;
+use carla_server::types::*;
+use carla_server::Server;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+const T: u32 = 5000;
+const LEGACY_ID: u32 = 0xCA;
+
+fn ctx(frame: u64) -> CaptureContext {
+    let mut transform = ActorTransform::default();
+    transform.location.x = frame as f32;
+    CaptureContext {
+        frame,
+        timestamp: frame as f64 / 20.0,
+        transform,
+    }
+}
+
+fn pixels(frame: u64) -> Vec<u8> {
+    (0..8 * 4 * 4)
+        .map(|i| (i as u64 * 3 + frame) as u8)
+        .collect()
+}
+
+fn wait_subscribers(server: &Server, id: u32, n: usize) {
+    let started = Instant::now();
+    while server
+        .sensors
+        .get(id)
+        .unwrap()
+        .instance
+        .stream()
+        .stats()
+        .subscribers
+        < n
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "subscribers never arrived"
+        );
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn one_camera_feeds_the_0_8_stream_port_and_its_0_9_stream() {
+    let port = common::free_port_base();
+    let server = Arc::new(Server::new());
+    server.connect(u32::from(port), T).unwrap();
+    let addr = server
+        .sensors
+        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
+        .unwrap();
+    let id = server
+        .sensors
+        .create(
+            "sensor.camera.rgb",
+            &[("image_size_x", "8"), ("image_size_y", "4"), ("fov", "70")],
+        )
+        .unwrap();
+    let camera = server.sensors.get(id).unwrap();
+    camera
+        .instance
+        .set_synchronous(Some(Duration::from_secs(5)));
+    camera.mirror_to_legacy(LEGACY_ID).unwrap();
+    let mut sub = StreamClient::subscribe(addr, id, Duration::from_secs(5)).unwrap();
+    wait_subscribers(&server, id, 1);
+
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || {
+            server.read_request_new_episode(T).unwrap();
+            let def = SensorDefinition {
+                id: LEGACY_ID,
+                r#type: CARLA_SERVER_CAMERA,
+                name: "Cam".into(),
+            };
+            server
+                .write_scene_description("Town", &[Transform::default()], &[def], T)
+                .unwrap();
+            server.read_episode_start(T).unwrap();
+            server.write_episode_ready(true, T).unwrap();
+            let camera = server.sensors.get(id).unwrap();
+            for f in 1..=10u64 {
+                if f % 2 == 0 {
+                    camera.send_image(&server, &ctx(f), &pixels(f)).unwrap();
+                } else {
+                    let mut image = camera.instance.acquire_image().unwrap();
+                    image.pixels_mut().copy_from_slice(&pixels(f));
+                    camera.commit_image(&server, &ctx(f), image).unwrap();
+                }
+                let m = MeasurementsHeader {
+                    frame_number: f as u32,
+                    ..Default::default()
+                };
+                server.write_measurements(&m, &[]).unwrap();
+                server.read_control(T).unwrap();
+            }
+        })
+    };
+    let mut client = Client::connect("127.0.0.1", port, Duration::from_secs(5)).unwrap();
+    client
+        .load_settings(&common::ini(true, &["Cam"], ""))
+        .unwrap();
+    client.start_episode(0).unwrap();
+    for f in 1..=10u64 {
+        // 0.8: [frame u64][w][h][type 1 = SceneFinal][fov] + pixels.
+        let frame = client.read_frame().unwrap();
+        assert_eq!(frame.measurements.frame_number, f);
+        let record = frame
+            .sensors
+            .iter()
+            .find(|r| r.id == LEGACY_ID)
+            .expect("0.8 camera record");
+        let mut legacy = f.to_le_bytes().to_vec();
+        for v in [8u32, 4, 1] {
+            legacy.extend_from_slice(&v.to_le_bytes());
+        }
+        legacy.extend_from_slice(&70f32.to_le_bytes());
+        legacy.extend_from_slice(&pixels(f));
+        assert_eq!(record.data, legacy, "0.8 record of frame {f}");
+        client.send_control(&Control::default()).unwrap();
+        // 0.9: 48-byte header (type 13 = rgb camera) + [w][h][fov] + pixels.
+        let msg = sub.next_message().unwrap();
+        assert_eq!(
+            (msg.sensor_type(), msg.frame(), msg.timestamp()),
+            (13, f, f as f64 / 20.0)
+        );
+        assert_eq!(
+            f32::from_le_bytes(msg.header()[24..28].try_into().unwrap()),
+            f as f32
+        );
+        let mut payload = Vec::new();
+        for v in [8u32, 4] {
+            payload.extend_from_slice(&v.to_le_bytes());
+        }
+        payload.extend_from_slice(&70f32.to_le_bytes());
+        payload.extend_from_slice(&pixels(f));
+        assert_eq!(msg.payload(), payload, "0.9 payload of frame {f}");
+    }
+    host.join().unwrap();
+    let stats = server.sensors.get(id).unwrap().instance.stream().stats();
+    assert!(
+        stats.pool_allocations <= 3,
+        "pooled image buffers were reused: {stats:?}"
+    );
+}
+
+#[test]
+fn destroy_closes_the_stream_and_later_calls_get_unknown_sensor() {
+    let server = Server::new();
+    let addr = server
+        .sensors
+        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
+        .unwrap();
+    let id = server
+        .sensors
+        .create("sensor.other.safe_distance", &[])
+        .unwrap();
+    let mut sub = StreamClient::subscribe(addr, id, Duration::from_secs(5)).unwrap();
+    wait_subscribers(&server, id, 1);
+    let entry = server.sensors.get(id).unwrap();
+    entry.instance.set_synchronous(Some(Duration::from_secs(5)));
+    entry
+        .instance
+        .send_actor_ids(&ctx(1), 5, &[5, 9, 9, 4])
+        .unwrap();
+    server.sensors.destroy(id).unwrap();
+    let msg = sub.next_message().unwrap();
+    assert_eq!(msg.payload_as::<u32>().unwrap(), [9, 4]);
+    assert!(
+        sub.next().is_none(),
+        "clean end of file after the last message"
+    );
+    assert_eq!(server.sensors.get(id).err(), Some(codes::UNKNOWN_SENSOR));
+    assert_eq!(server.sensors.destroy(id), Err(codes::UNKNOWN_SENSOR));
+    // An entry still held by a host thread cannot send into a closed stream.
+    assert!(entry.instance.send_actor_ids(&ctx(2), 5, &[1]).is_err());
+}
+
+#[test]
+fn bad_attributes_and_wrong_calls_are_clear_errors() {
+    let server = Server::new();
+    let no_port = server.sensors.create("sensor.camera.rgb", &[]).unwrap_err();
+    assert!(no_port.to_string().contains("listen"), "{no_port}");
+    server
+        .sensors
+        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
+        .unwrap();
+    let unknown = server
+        .sensors
+        .create("sensor.camera.rgb", &[("zoom", "2")])
+        .unwrap_err();
+    assert!(unknown.to_string().contains("zoom"), "{unknown}");
+    let bad = server
+        .sensors
+        .create("sensor.lidar.ray_cast", &[("channels", "-3")])
+        .unwrap_err();
+    assert!(bad.to_string().contains("channels"), "{bad}");
+    let camera = server
+        .sensors
+        .create(
+            "sensor.camera.rgb",
+            &[("image_size_x", "2"), ("image_size_y", "2")],
+        )
+        .unwrap();
+    let camera = server.sensors.get(camera).unwrap();
+    assert!(
+        camera.instance.send_image(&ctx(1), &[0; 15]).is_err(),
+        "2x2 BGRA is 16 bytes"
+    );
+    assert!(
+        camera.instance.send_lidar_hits(&ctx(1), &[]).is_err(),
+        "a camera is not a lidar"
+    );
+    assert!(camera.mirror_to_legacy(3).is_ok());
+    let lidar = server
+        .sensors
+        .create("sensor.lidar.ray_cast_semantic", &[])
+        .unwrap();
+    assert!(
+        server
+            .sensors
+            .get(lidar)
+            .unwrap()
+            .mirror_to_legacy(3)
+            .is_err(),
+        "only cameras mirror"
+    );
+}
