@@ -239,3 +239,32 @@ fn bad_attributes_and_wrong_calls_are_clear_errors() {
         "only cameras mirror"
     );
 }
+
+#[test]
+fn a_synchronous_send_past_its_bound_reports_timed_out() {
+    let server = Server::new();
+    let addr = server
+        .sensors
+        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
+        .unwrap();
+    let id = server
+        .sensors
+        .create(
+            "sensor.camera.rgb",
+            &[("image_size_x", "1024"), ("image_size_y", "1024")],
+        )
+        .unwrap();
+    let camera = server.sensors.get(id).unwrap();
+    camera
+        .instance
+        .set_synchronous(Some(Duration::from_millis(100)));
+    let stalled = std::net::TcpStream::connect(addr).unwrap();
+    std::io::Write::write_all(&mut &stalled, &id.to_le_bytes()).unwrap();
+    wait_subscribers(&server, id, 1);
+    let image = vec![0u8; 1024 * 1024 * 4];
+    let error = (1..=20)
+        .find_map(|f| camera.instance.send_image(&ctx(f), &image).err())
+        .expect("a subscriber that never reads must surface");
+    assert_eq!(error.code(), codes::TIMED_OUT, "{error}");
+    drop(stalled);
+}

@@ -45,6 +45,12 @@ pub enum SensorError {
     },
     /// Bad data (sizes that do not match, ray indices out of range, ...).
     BadData(String),
+    /// The stream refused the message (closed, or a synchronous subscriber
+    /// stayed busy past its bound); carries the stream's code.
+    Stream {
+        stream: u32,
+        code: Code,
+    },
 }
 
 impl fmt::Display for SensorError {
@@ -57,6 +63,9 @@ impl fmt::Display for SensorError {
                 write!(f, "{call} is not valid for {sensor}")
             }
             SensorError::BadData(m) => write!(f, "{m}"),
+            SensorError::Stream { stream, code } => {
+                write!(f, "stream {stream}: {}", codes::describe(*code))
+            }
         }
     }
 }
@@ -65,7 +74,9 @@ impl SensorError {
     /// The C API code for this error.
     pub fn code(&self) -> Code {
         match self {
-            SensorError::WrongKind { .. } | SensorError::BadData(_) => codes::INVALID_ARGUMENT,
+            // 110 for a synchronous subscriber that stayed busy, 125 for a
+            // closed stream: the stream's own code.
+            SensorError::Stream { code, .. } => *code,
             _ => codes::INVALID_ARGUMENT,
         }
     }
@@ -291,13 +302,12 @@ impl SensorInstance {
     }
 
     fn send(&self, ctx: &CaptureContext, buf: Buffer) -> Result<(), SensorError> {
-        self.stream.send(&self.header(ctx), buf).map_err(|code| {
-            SensorError::BadData(format!(
-                "stream {}: {}",
-                self.stream.id(),
-                codes::describe(code)
-            ))
-        })
+        self.stream
+            .send(&self.header(ctx), buf)
+            .map_err(|code| SensorError::Stream {
+                stream: self.stream.id(),
+                code,
+            })
     }
 
     /// Synchronous (Some(bound)) or asynchronous (None) delivery.

@@ -23,6 +23,7 @@ use std::io::IoSlice;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Size of the sensor header that starts every message.
@@ -75,7 +76,13 @@ struct Shared {
     streams: Mutex<HashMap<u32, Arc<StreamState>>>,
     next_id: AtomicU32,
     timeout: Duration,
+    /// Subscriber threads and their sessions, for an orderly shutdown.
+    subscribers: Mutex<Vec<(JoinHandle<()>, Weak<Session>)>>,
 }
+
+/// How long dropping the server lets subscribers finish the messages
+/// already sent before their connections are cut.
+pub const FLUSH_BOUND: Duration = Duration::from_secs(1);
 
 /// Pooled blocks kept per stream.
 const POOL_SIZE: usize = 8;
@@ -94,15 +101,23 @@ impl StreamServer {
             streams: Mutex::new(HashMap::new()),
             next_id: AtomicU32::new(0),
             timeout,
+            subscribers: Mutex::new(Vec::new()),
         });
         let weak = Arc::downgrade(&shared);
         let port = Port::bind_with(ip, port, "streaming", move |conn| {
-            let weak = weak.clone();
+            let Some(shared) = weak.upgrade() else { return };
+            let session = Arc::new(Session::new(&conn));
+            let (w, sess) = (weak.clone(), session.clone());
             let spawned = std::thread::Builder::new()
                 .name("carla-subscriber".into())
-                .spawn(move || subscriber(weak, conn));
-            if let Err(e) = spawned {
-                crate::log_error!("streaming: cannot start a subscriber thread: {}", e);
+                .spawn(move || subscriber(w, conn, sess));
+            match spawned {
+                Ok(handle) => {
+                    let mut subs = shared.subscribers.lock();
+                    subs.retain(|(h, _)| !h.is_finished());
+                    subs.push((handle, Arc::downgrade(&session)));
+                }
+                Err(e) => crate::log_error!("streaming: cannot start a subscriber thread: {}", e),
             }
         })?;
         crate::log_info!("streaming port listening on {}", port.addr());
@@ -143,10 +158,26 @@ impl StreamServer {
 }
 
 impl Drop for StreamServer {
+    /// Closes every stream; subscribers get the messages already sent for
+    /// at most `FLUSH_BOUND`, then their connections are cut and every
+    /// subscriber thread is joined.
     fn drop(&mut self) {
         let streams: Vec<_> = self.shared.streams.lock().drain().map(|(_, s)| s).collect();
         for s in streams {
-            s.close(true);
+            s.close(false);
+        }
+        let subscribers = std::mem::take(&mut *self.shared.subscribers.lock());
+        let deadline = std::time::Instant::now() + FLUSH_BOUND;
+        while std::time::Instant::now() < deadline
+            && !subscribers.iter().all(|(h, _)| h.is_finished())
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        for (handle, session) in subscribers {
+            if let Some(session) = session.upgrade() {
+                session.abort();
+            }
+            let _ = handle.join();
         }
     }
 }
@@ -256,7 +287,7 @@ impl Stream {
 }
 
 /// A subscriber's thread: handshake, then write until the session ends.
-fn subscriber(server: Weak<Shared>, conn: Conn) {
+fn subscriber(server: Weak<Shared>, conn: Conn, session: Arc<Session>) {
     let Some(shared) = server.upgrade() else {
         return;
     };
@@ -281,7 +312,6 @@ fn subscriber(server: Weak<Shared>, conn: Conn) {
         );
         return;
     };
-    let session = Arc::new(Session::new(&conn));
     {
         let mut sessions = state.sessions.lock();
         if state.closed.load(Ordering::Acquire) {
