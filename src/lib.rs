@@ -27,6 +27,8 @@ pub mod slot;
 pub mod stream;
 pub mod stream_client;
 mod sync;
+#[cfg(test)]
+mod test_util;
 pub mod types;
 pub mod world;
 

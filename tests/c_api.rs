@@ -7,213 +7,19 @@
 
 mod common;
 
+use common::chost::{build, Host};
+
 use carla_server::client::{Client, Frame};
 use carla_server::proto::{self, AgentKind};
 use carla_server::types::{CBool, Control};
-use std::io::{self, BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::io::{self};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 const CAM_RGB: u32 = 0xCAFE_0001;
 const CAM_DEPTH: u32 = 0xCAFE_0002;
 const LIDAR: u32 = 0xCAFE_0003;
 const FRAMES: u32 = 20;
-const CHILD_LIMIT: Duration = Duration::from_secs(60);
-const CRATE: &str = env!("CARGO_MANIFEST_DIR");
-
-// ---------------------------------------------------------------- building
-
-/// The directory holding the `libcarla_server.so` of this build.
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let deps = exe
-        .parent()
-        .expect("test binary has a directory")
-        .to_path_buf();
-    [
-        deps.clone(),
-        deps.parent().map(Path::to_path_buf).unwrap_or_default(),
-    ]
-    .into_iter()
-    .find(|d| d.join("libcarla_server.so").is_file())
-    .unwrap_or_else(|| {
-        panic!(
-            "libcarla_server.so not found in {} or its parent",
-            deps.display()
-        )
-    })
-}
-
-fn target_triple() -> String {
-    let env = if cfg!(target_env = "musl") {
-        "musl"
-    } else {
-        "gnu"
-    };
-    format!("{}-unknown-linux-{env}", std::env::consts::ARCH)
-}
-
-/// Compiles and links `tests/c/<source>` into `<tmp>/<exe>`. `compiler`
-/// overrides the `cc` crate's choice (which honours `CC`/`CXX`).
-fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf {
-    let cpp = source.ends_with(".cpp");
-    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let triple = target_triple();
-    let mut build = cc::Build::new();
-    build
-        .cargo_metadata(false)
-        .target(&triple)
-        .host(&triple)
-        .opt_level(1)
-        .debug(true)
-        .out_dir(&out_dir)
-        .cpp(cpp);
-    if let Some(c) = compiler {
-        build.compiler(c);
-    }
-    let lib = lib_dir();
-    let output = out_dir.join(exe);
-    let mut cmd = build.get_compiler().to_command();
-    let std = if cpp { "-std=c++17" } else { "-std=c99" };
-    cmd.args([std, "-Wall", "-Wextra", "-Werror"]);
-    if !cpp {
-        cmd.arg("-pedantic");
-    }
-    cmd.arg(format!("-I{CRATE}/include"))
-        .arg(Path::new(CRATE).join("tests/c").join(source))
-        .arg("-o")
-        .arg(&output)
-        .arg(format!("-L{}", lib.display()))
-        .arg("-lcarla_server")
-        .arg(format!("-Wl,-rpath,{}", lib.display()));
-    if cpp {
-        cmd.arg("-lpthread");
-    }
-    let result = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        result.status.success(),
-        "compiling {source} failed: {cmd:?}\n{}{}",
-        String::from_utf8_lossy(&result.stdout),
-        String::from_utf8_lossy(&result.stderr)
-    );
-    output
-}
-
-// --------------------------------------------------------- the child host
-
-/// A running host program; killed (and its output printed) if the test
-/// panics before it exits.
-struct Host {
-    child: Child,
-    output: Arc<Mutex<String>>,
-    readers: Vec<JoinHandle<()>>,
-}
-
-impl Host {
-    fn spawn(exe: &Path, port: u16, frames: u32) -> Host {
-        // `cargo test` puts target/debug (with the library of the last
-        // `cargo build`, possibly stale) before target/debug/deps in
-        // LD_LIBRARY_PATH, which wins over the executable's RUNPATH.
-        let mut child = Command::new(exe)
-            .env("LD_LIBRARY_PATH", lib_dir())
-            .args([port.to_string(), frames.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
-        let output = Arc::new(Mutex::new(String::new()));
-        let mut readers = Vec::new();
-        let pipes: [Box<dyn Read + Send>; 2] = [
-            Box::new(child.stdout.take().unwrap()),
-            Box::new(child.stderr.take().unwrap()),
-        ];
-        for pipe in pipes {
-            let output = output.clone();
-            readers.push(std::thread::spawn(move || {
-                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                    output.lock().unwrap().push_str(&(line + "\n"));
-                }
-            }));
-        }
-        Host {
-            child,
-            output,
-            readers,
-        }
-    }
-
-    /// The host runs the library of this build, not another copy.
-    fn assert_loaded_library(&self) {
-        let maps = std::fs::read_to_string(format!("/proc/{}/maps", self.child.id()))
-            .expect("read the host's /proc/PID/maps");
-        let want = lib_dir()
-            .join("libcarla_server.so")
-            .canonicalize()
-            .expect("canonical path");
-        let mut loaded: Vec<PathBuf> = maps
-            .lines()
-            .filter_map(|l| l.split_whitespace().nth(5))
-            .filter(|path| path.ends_with("/libcarla_server.so"))
-            .map(PathBuf::from)
-            .collect();
-        loaded.dedup();
-        assert!(
-            loaded == [want.clone()],
-            "the host loaded {loaded:?}, expected {}",
-            want.display()
-        );
-    }
-
-    fn exited(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(Some(_)))
-    }
-
-    /// Waits up to `CHILD_LIMIT` for the exit and asserts status 0.
-    fn finish(mut self) -> String {
-        let deadline = Instant::now() + CHILD_LIMIT;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                break Some(status);
-            }
-            if Instant::now() > deadline {
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let output = self.drain();
-        match status {
-            Some(s) if s.success() => output,
-            Some(s) => panic!("host exited with {s}; its output:\n{output}"),
-            None => {
-                panic!("host still running after {CHILD_LIMIT:?}; killed; its output:\n{output}")
-            }
-        }
-    }
-
-    /// Kills the child if it still runs, then returns everything it printed.
-    fn drain(&mut self) -> String {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        for r in self.readers.drain(..) {
-            let _ = r.join();
-        }
-        self.output.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        if !self.readers.is_empty() {
-            let output = self.drain();
-            eprintln!("---- host output ----\n{output}---------------------");
-        }
-    }
-}
 
 // ------------------------------------------ what the hosts send (see host.c)
 
@@ -448,7 +254,7 @@ fn run_host(source: &str, exe: &str, episodes: u32, full: bool) {
     let exe = build(source, exe, None);
     let started = Instant::now();
     let port = common::free_port_base();
-    let mut host = Host::spawn(&exe, port, FRAMES);
+    let mut host = Host::spawn(&exe, &[port.to_string(), FRAMES.to_string()]);
     let (mut client, mut scene) = connect(&mut host, port, &ini(0));
     for episode in 0..episodes {
         if episode > 0 {

@@ -7,6 +7,10 @@
 //! stalled subscriber and that a garbage handshake is closed.
 #![cfg(target_os = "linux")]
 
+mod common;
+
+use common::chost::{build, Host};
+
 use carla_server::sensor::geom::ActorTransform;
 use carla_server::sensor::instance::CaptureContext;
 use carla_server::sensor::lidar::{Lidar, LidarHit, LidarSettings};
@@ -14,230 +18,19 @@ use carla_server::stream_client::{SensorMessage, StreamClient};
 use carla_server::types::{Rotation3D, Vector3D};
 use carla_server::Server;
 use std::hash::{BuildHasher, RandomState};
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 const FRAMES: u32 = 20;
-const CHILD_LIMIT: Duration = Duration::from_secs(60);
 /// Handshake and read time-out of the test's subscribers.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(20);
-const CRATE: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Registry type ids (src/sensor/registry.rs).
 const SAFE_DISTANCE_TYPE: u64 = 23;
 const SEMANTIC_LIDAR_TYPE: u64 = 10;
 const RGB_CAMERA_TYPE: u64 = 13;
-
-// ---------------------------------------------------------------- building
-
-/// The directory holding the `libcarla_server.so` of this build.
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let deps = exe
-        .parent()
-        .expect("test binary has a directory")
-        .to_path_buf();
-    [
-        deps.clone(),
-        deps.parent().map(Path::to_path_buf).unwrap_or_default(),
-    ]
-    .into_iter()
-    .find(|d| d.join("libcarla_server.so").is_file())
-    .unwrap_or_else(|| {
-        panic!(
-            "libcarla_server.so not found in {} or its parent",
-            deps.display()
-        )
-    })
-}
-
-fn target_triple() -> String {
-    let env = if cfg!(target_env = "musl") {
-        "musl"
-    } else {
-        "gnu"
-    };
-    format!("{}-unknown-linux-{env}", std::env::consts::ARCH)
-}
-
-/// Compiles and links `tests/c/<source>` (C99, pedantic, warnings are
-/// errors, pthreads) into `<tmp>/<exe>`.
-fn build_c(source: &str, exe: &str) -> PathBuf {
-    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let triple = target_triple();
-    let mut build = cc::Build::new();
-    build
-        .cargo_metadata(false)
-        .target(&triple)
-        .host(&triple)
-        .opt_level(1)
-        .debug(true)
-        .out_dir(&out_dir)
-        .cpp(false);
-    let lib = lib_dir();
-    let output = out_dir.join(exe);
-    let mut cmd = build.get_compiler().to_command();
-    cmd.args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"])
-        .arg(format!("-I{CRATE}/include"))
-        .arg(Path::new(CRATE).join("tests/c").join(source))
-        .arg("-o")
-        .arg(&output)
-        .arg(format!("-L{}", lib.display()))
-        .arg("-lcarla_server")
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .arg("-pthread");
-    let result = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        result.status.success(),
-        "compiling {source} failed: {cmd:?}\n{}{}",
-        String::from_utf8_lossy(&result.stdout),
-        String::from_utf8_lossy(&result.stderr)
-    );
-    output
-}
-
-// --------------------------------------------------------- the child host
-
-/// A running host program. Its stdout lines arrive on `lines`; everything
-/// it prints is also collected in `output`. Killed (and its output printed)
-/// if the test panics before it exits.
-struct Host {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    output: Arc<Mutex<String>>,
-    readers: Vec<JoinHandle<()>>,
-}
-
-impl Host {
-    fn spawn(exe: &Path, frames: u32) -> Host {
-        // `cargo test` puts target/debug (with the library of the last
-        // `cargo build`, possibly stale) before target/debug/deps in
-        // LD_LIBRARY_PATH, which wins over the executable's RUNPATH.
-        let mut child = Command::new(exe)
-            .env("LD_LIBRARY_PATH", lib_dir())
-            .arg(frames.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
-        let output = Arc::new(Mutex::new(String::new()));
-        let (tx, lines) = mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let out = output.clone();
-        let stdout_reader = thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                out.lock().unwrap().push_str(&format!("{line}\n"));
-                let _ = tx.send(line);
-            }
-        });
-        let err = output.clone();
-        let stderr_reader = thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                err.lock().unwrap().push_str(&format!("{line}\n"));
-            }
-        });
-        Host {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            output,
-            readers: vec![stdout_reader, stderr_reader],
-        }
-    }
-
-    /// The next stdout line (panics if none arrives within 30 s).
-    fn next_line(&self) -> String {
-        match self.lines.recv_timeout(Duration::from_secs(30)) {
-            Ok(line) => line,
-            Err(RecvTimeoutError::Timeout) => panic!("no line from the host within 30 s"),
-            Err(RecvTimeoutError::Disconnected) => panic!("the host closed its stdout"),
-        }
-    }
-
-    fn send_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .and_then(|()| stdin.flush())
-            .expect("write to the host's stdin");
-    }
-
-    /// The host runs the library of this build, not another copy.
-    fn assert_loaded_library(&self) {
-        let maps = std::fs::read_to_string(format!("/proc/{}/maps", self.child.id()))
-            .expect("read the host's /proc/PID/maps");
-        let want = lib_dir()
-            .join("libcarla_server.so")
-            .canonicalize()
-            .expect("canonical path");
-        let mut loaded: Vec<PathBuf> = maps
-            .lines()
-            .filter_map(|l| l.split_whitespace().nth(5))
-            .filter(|path| path.ends_with("/libcarla_server.so"))
-            .map(PathBuf::from)
-            .collect();
-        loaded.dedup();
-        assert!(
-            loaded == [want.clone()],
-            "the host loaded {loaded:?}, expected {}",
-            want.display()
-        );
-    }
-
-    /// Waits up to `CHILD_LIMIT` for the exit, asserts status 0 and returns
-    /// everything the host printed.
-    fn finish(mut self) -> String {
-        let deadline = Instant::now() + CHILD_LIMIT;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                break Some(status);
-            }
-            if Instant::now() > deadline {
-                break None;
-            }
-            thread::sleep(Duration::from_millis(10));
-        };
-        let output = self.drain();
-        match status {
-            Some(s) if s.success() => output,
-            Some(s) => panic!("host exited with {s}; its output:\n{output}"),
-            None => {
-                panic!("host still running after {CHILD_LIMIT:?}; killed; its output:\n{output}")
-            }
-        }
-    }
-
-    /// Kills the child if it still runs, then returns everything it printed.
-    fn drain(&mut self) -> String {
-        self.stdin.take();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        for r in self.readers.drain(..) {
-            let _ = r.join();
-        }
-        self.output.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        if !self.readers.is_empty() {
-            let output = self.drain();
-            eprintln!("---- host output ----\n{output}---------------------");
-        }
-    }
-}
 
 // ------------------------------------- what the host sends (sensors_host.c)
 
@@ -407,9 +200,9 @@ fn collect(mut client: StreamClient, n: u32) -> JoinHandle<Received> {
 /// byte of every message checked, then clean end of file on destroy.
 #[test]
 fn c_host_streams_three_sensors_to_two_subscribers_each() {
-    let exe = build_c("sensors_host.c", "sensors_host");
+    let exe = build("sensors_host.c", "sensors_host", None);
     let started = Instant::now();
-    let mut host = Host::spawn(&exe, FRAMES);
+    let mut host = Host::spawn(&exe, &[FRAMES.to_string()]);
     let line = host.next_line();
     let (port, ids) = parse_ids(&line);
     host.assert_loaded_library();
@@ -647,8 +440,8 @@ fn asynchronous_camera_ignores_a_stalled_subscriber_and_garbage_is_closed() {
 
 #[test]
 fn a_host_that_exits_right_after_free_still_delivers_the_last_message() {
-    let exe = build_c("exit_race.c", "exit_race_host");
-    let host = Host::spawn(&exe, 0);
+    let exe = build("exit_race.c", "exit_race_host", None);
+    let host = Host::spawn(&exe, &[]);
     host.assert_loaded_library();
     let line = host.next_line();
     let words: Vec<&str> = line.split_whitespace().collect();

@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+#[cfg(target_os = "linux")]
+pub mod chost;
+
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicU16, Ordering};
 
