@@ -442,8 +442,8 @@ fn asynchronous_camera_ignores_a_stalled_subscriber_and_garbage_is_closed() {
 fn a_host_that_exits_right_after_free_still_delivers_the_last_message() {
     let exe = build("exit_race.c", "exit_race_host", None);
     let host = Host::spawn(&exe, &[]);
+    let line = host.next_line(); // the host is running and waits for a subscriber
     host.assert_loaded_library();
-    let line = host.next_line();
     let words: Vec<&str> = line.split_whitespace().collect();
     assert_eq!((words[0], words[2]), ("PORT", "CAMERA"), "{line}");
     let (port, camera): (u16, u32) = (words[1].parse().unwrap(), words[3].parse().unwrap());
