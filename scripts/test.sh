@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # The project's test command: what the README tells you to run and what CI
-# (.ci/run) runs. Everything here needs only the Rust toolchain and a C/C++
-# compiler (gcc/g++, used by the `cc` crate for the C-ABI tests).
+# (.ci/run) runs. Everything here needs the Rust toolchain, gcc/g++ (used by
+# the `cc` crate for the C-ABI tests) and clang++ (installed below if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The Unreal glue is compiled with g++ and clang++ (tests/unreal_glue.rs).
+if ! command -v clang++ >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing clang (Debian package) for the two-compiler glue test"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null
+  else
+    echo "clang++ is required (the Unreal glue test compiles with g++ and clang++): apt-get install clang" >&2
+    exit 1
+  fi
+fi
 
 echo "== format and lints"
 cargo fmt --all -- --check

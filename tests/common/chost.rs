@@ -111,11 +111,17 @@ pub struct Host {
 impl Host {
     /// Starts `exe` with `args`, stdin and stdout piped.
     pub fn spawn(exe: &Path, args: &[String]) -> Host {
+        Host::spawn_with_env(exe, args, &[])
+    }
+
+    /// `spawn` with extra environment variables.
+    pub fn spawn_with_env(exe: &Path, args: &[String], envs: &[(&str, &Path)]) -> Host {
         // `cargo test` puts target/debug (with the library of the last
         // `cargo build`, possibly stale) before target/debug/deps in
         // LD_LIBRARY_PATH, which wins over the executable's RUNPATH.
         let mut child = Command::new(exe)
             .env("LD_LIBRARY_PATH", lib_dir())
+            .envs(envs.iter().copied())
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -1,0 +1,52 @@
+// Conversions between Unreal's types (centimetres, FTransform, FString) and
+// the C API's structs (metres, degrees, UTF-8), shared by the actors. Unit
+// changes only: every model lives in the library.
+#pragma once
+
+#include "CoreMinimal.h"
+#include "carla/carla_server.h"
+
+class AActor;
+
+namespace CarlaGlue
+{
+	/** Return codes of the C API. The header declares 0 and 11 as exported
+	 *  data symbols (as 0.8.4 did), but a delay-loaded DLL cannot provide
+	 *  data (MSVC LNK1194), so the glue uses the values. */
+	constexpr int32 Success = 0;
+	constexpr int32 TryAgain = 11;
+
+	/** A location or extent, centimetres → metres. */
+	CARLASERVERGLUE_API carla_vector3d ToMeters(const FVector& Centimetres);
+
+	/** A location or extent, metres → centimetres. */
+	CARLASERVERGLUE_API FVector ToCentimetres(const carla_vector3d& Metres);
+
+	/** A direction or normal (no unit). */
+	CARLASERVERGLUE_API carla_vector3d ToDirection(const FVector& Direction);
+
+	/** Location in metres, rotation in degrees (the 0.9 header's transform). */
+	CARLASERVERGLUE_API carla_actor_transform ToActorTransform(const FTransform& Transform);
+
+	/** The 0.8 transform: location in metres, unit forward vector, rotation. */
+	CARLASERVERGLUE_API carla_transform ToLegacyTransform(const FTransform& Transform);
+
+	/** When and where Sensor captures now: GFrameCounter, the world's time
+	 *  in seconds and the sensor's world transform. Game thread. */
+	CARLASERVERGLUE_API carla_capture_context CaptureContext(const AActor& Sensor);
+
+	/** NUL-terminated UTF-8 copies of strings, kept alive for one C call. */
+	class CARLASERVERGLUE_API FUtf8Strings
+	{
+	public:
+		void Add(const FString& Text);
+		int32 Num() const { return Offsets.Num(); }
+		/** One pointer per string added, valid until the next Add. */
+		const TArray<const char*>& Pointers();
+
+	private:
+		TArray<ANSICHAR> Bytes;
+		TArray<int32> Offsets;
+		TArray<const char*> Cached;
+	};
+}
