@@ -21,6 +21,7 @@ pub mod framing;
 pub mod net;
 pub mod proto;
 pub mod sensor;
+pub mod settings;
 pub mod sensors;
 pub mod server;
 pub mod slot;
