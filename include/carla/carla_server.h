@@ -39,6 +39,51 @@
 #define CARLA_SERVER_BUSY -5
 
 /*
+ `carla_sensor_settings.post_processing`: no post-processing.
+ */
+#define CARLA_SETTINGS_POST_PROCESSING_NONE 0
+
+/*
+ `carla_sensor_settings.post_processing`: the final scene image.
+ */
+#define CARLA_SETTINGS_POST_PROCESSING_SCENE_FINAL 1
+
+/*
+ `carla_sensor_settings.post_processing`: depth.
+ */
+#define CARLA_SETTINGS_POST_PROCESSING_DEPTH 2
+
+/*
+ `carla_sensor_settings.post_processing`: semantic segmentation.
+ */
+#define CARLA_SETTINGS_POST_PROCESSING_SEMANTIC_SEGMENTATION 3
+
+/*
+ `carla_level_settings.quality_level`: no `QualityLevel` (keep the current).
+ */
+#define CARLA_SETTINGS_QUALITY_NONE 0
+
+/*
+ `carla_level_settings.quality_level`: Low.
+ */
+#define CARLA_SETTINGS_QUALITY_LOW 1
+
+/*
+ `carla_level_settings.quality_level`: Medium.
+ */
+#define CARLA_SETTINGS_QUALITY_MEDIUM 2
+
+/*
+ `carla_level_settings.quality_level`: High.
+ */
+#define CARLA_SETTINGS_QUALITY_HIGH 3
+
+/*
+ `carla_level_settings.quality_level`: Epic.
+ */
+#define CARLA_SETTINGS_QUALITY_EPIC 4
+
+/*
  Agent kinds (`carla_agent.type`).
  */
 #define CARLA_SERVER_AGENT_UNKNOWN 0
@@ -360,6 +405,94 @@ struct carla_lidar_hit {
    Semantic tag of the hit component (custom-depth stencil value).
    */
   uint32_t semantic_tag;
+};
+
+/*
+ Opaque parsed settings, from `carla_settings_parse`; free it with
+ `carla_settings_free`.
+ */
+typedef void *CarlaSettingsPtr;
+
+/*
+ `[CARLA/LevelSettings]`, plus `[CARLA/QualitySettings] QualityLevel`.
+ */
+struct carla_level_settings {
+  uint32_t number_of_vehicles;
+  uint32_t number_of_pedestrians;
+  /*
+   Index of the map's weather preset; negative keeps the map default.
+   */
+  int32_t weather_id;
+  int32_t seed_vehicles;
+  int32_t seed_pedestrians;
+  bool disable_two_wheeled_vehicles;
+  /*
+   `CARLA_SETTINGS_QUALITY_*`.
+   */
+  uint32_t quality_level;
+  /*
+   UE class path of the player's pawn, "" for the default. NUL-terminated,
+   valid until `carla_settings_free`.
+   */
+  const char *player_vehicle;
+};
+
+/*
+ One sensor of `Sensors`. Fields of the other sensor type are zero.
+ */
+struct carla_sensor_settings {
+  /*
+   `CARLA_SERVER_CAMERA` (101) or `CARLA_SERVER_LIDAR_RAY_CAST` (102).
+   */
+  uint32_t type;
+  /*
+   The name as listed in `Sensors` (may contain '/'). NUL-terminated,
+   valid until `carla_settings_free`.
+   */
+  const char *name;
+  /*
+   Relative to the player's vehicle, metres.
+   */
+  struct carla_vector3d position;
+  /*
+   Relative to the player's vehicle, degrees.
+   */
+  struct carla_rotation3d rotation;
+  /*
+   Camera: `CARLA_SETTINGS_POST_PROCESSING_*` (the 0.8 image type).
+   */
+  uint32_t post_processing;
+  /*
+   Camera: pixels.
+   */
+  uint32_t image_size_x;
+  uint32_t image_size_y;
+  /*
+   Camera: horizontal field of view, degrees.
+   */
+  float fov;
+  /*
+   Lidar: number of lasers.
+   */
+  uint32_t channels;
+  /*
+   Lidar: metres.
+   */
+  float range;
+  /*
+   Lidar: all lasers together.
+   */
+  uint32_t points_per_second;
+  /*
+   Lidar: Hz.
+   */
+  float rotation_frequency;
+  /*
+   Lidar: degrees.
+   */
+  float upper_fov_limit;
+  float lower_fov_limit;
+  bool show_debug_points;
 };
 
 #ifdef __cplusplus
@@ -774,6 +907,99 @@ int32_t carla_sensor_send_raw(CarlaServerPtr server,
 int32_t carla_sensor_subscriber_count(CarlaServerPtr server,
                                       uint32_t sensor_id,
                                       uint32_t *count);
+
+/*
+ Parses a CarlaSettings.ini text over UE4's defaults. `ini` holds `length`
+ bytes of UTF-8 (ASCII in practice), need not be NUL-terminated, and ends
+ early at a NUL byte; NULL is accepted when `length` is 0. On success writes
+ a new settings object to `*out`. Otherwise writes NULL to `*out` (when
+ `out` is not NULL) and, when `error` is not NULL, the reason (for a bad
+ value: section, key, value, what was expected and the line) NUL-terminated
+ and truncated to `error_size` bytes; returns `CARLA_SERVER_INVALID_ARGUMENT`
+ for a text that cannot be applied, `CARLA_SERVER_NULL_ARGUMENT` for a NULL
+ `out` (or a NULL `ini` with a length). Unknown keys are logged, not errors.
+
+ # Safety
+ `ini` NULL or readable for `length` bytes; `out` NULL or writable; `error`
+ NULL or writable for `error_size` bytes.
+ */
+int32_t carla_settings_parse(const char *ini,
+                             uint32_t length,
+                             CarlaSettingsPtr *out,
+                             char *error,
+                             uint32_t error_size);
+
+/*
+ As `carla_settings_parse`, but keys absent from the text keep the values
+ of `previous` (NULL: UE4's defaults), as UE4 applies each load over the
+ last one: a server-side file, then each client request. The sensor list
+ is always the text's own, and a missing `QualityLevel` gives
+ `CARLA_SETTINGS_QUALITY_NONE`. `previous` is only read and stays valid.
+
+ # Safety
+ `previous` NULL or a live settings object; otherwise as
+ `carla_settings_parse`.
+ */
+int32_t carla_settings_parse_over(CarlaSettingsPtr previous,
+                                  const char *ini,
+                                  uint32_t length,
+                                  CarlaSettingsPtr *out,
+                                  char *error,
+                                  uint32_t error_size);
+
+/*
+ Frees a settings object and the strings it handed out. NULL is accepted.
+
+ # Safety
+ `settings` NULL or from `carla_settings_parse*`, not used afterwards.
+ */
+void carla_settings_free(CarlaSettingsPtr settings);
+
+/*
+ `[CARLA/Server] SynchronousMode` (default true).
+
+ # Safety
+ `settings` NULL or live; `out` NULL or writable.
+ */
+int32_t carla_settings_synchronous_mode(CarlaSettingsPtr settings,
+                                        bool *out);
+
+/*
+ `[CARLA/Server] SendNonPlayerAgentsInfo` (default false).
+
+ # Safety
+ `settings` NULL or live; `out` NULL or writable.
+ */
+int32_t carla_settings_send_non_player_agents(CarlaSettingsPtr settings,
+                                              bool *out);
+
+/*
+ The level keys and the quality level.
+
+ # Safety
+ `settings` NULL or live; `out` NULL or writable.
+ */
+int32_t carla_settings_level(CarlaSettingsPtr settings,
+                             struct carla_level_settings *out);
+
+/*
+ Number of sensors (the names of `Sensors`, in order).
+
+ # Safety
+ `settings` NULL or live; `out` NULL or writable.
+ */
+int32_t carla_settings_sensor_count(CarlaSettingsPtr settings,
+                                    uint32_t *out);
+
+/*
+ Sensor `index` (0 to count - 1; otherwise `CARLA_SERVER_INVALID_ARGUMENT`).
+
+ # Safety
+ `settings` NULL or live; `out` NULL or writable.
+ */
+int32_t carla_settings_sensor(CarlaSettingsPtr settings,
+                              uint32_t index,
+                              struct carla_sensor_settings *out);
 
 #ifdef __cplusplus
 }  // extern "C"

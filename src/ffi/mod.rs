@@ -6,9 +6,11 @@
 //! Input memory is borrowed for the call only.
 
 mod sensors;
+mod settings;
 mod structs;
 
 pub use sensors::*;
+pub use settings::*;
 pub use structs::*;
 
 use crate::codes::{self, Code};

@@ -1,0 +1,466 @@
+//! The C API of the CarlaSettings.ini parser ([`crate::settings`]): parse a
+//! text into an immutable settings object, read it with getters, free it.
+//! A settings object may be read from several threads at once.
+#![allow(non_camel_case_types)]
+
+use super::guard;
+use crate::codes::{self, Code};
+use crate::settings::{self, SensorSettings, Settings};
+use crate::types::{CBool, Rotation3D, Vector3D};
+use std::ffi::{c_char, c_void, CString};
+
+/// Opaque parsed settings, from `carla_settings_parse`; free it with
+/// `carla_settings_free`.
+pub type CarlaSettingsPtr = *mut c_void;
+
+/// `carla_sensor_settings.post_processing`: no post-processing.
+pub const CARLA_SETTINGS_POST_PROCESSING_NONE: u32 = 0;
+/// `carla_sensor_settings.post_processing`: the final scene image.
+pub const CARLA_SETTINGS_POST_PROCESSING_SCENE_FINAL: u32 = 1;
+/// `carla_sensor_settings.post_processing`: depth.
+pub const CARLA_SETTINGS_POST_PROCESSING_DEPTH: u32 = 2;
+/// `carla_sensor_settings.post_processing`: semantic segmentation.
+pub const CARLA_SETTINGS_POST_PROCESSING_SEMANTIC_SEGMENTATION: u32 = 3;
+
+/// `carla_level_settings.quality_level`: no `QualityLevel` (keep the current).
+pub const CARLA_SETTINGS_QUALITY_NONE: u32 = 0;
+/// `carla_level_settings.quality_level`: Low.
+pub const CARLA_SETTINGS_QUALITY_LOW: u32 = 1;
+/// `carla_level_settings.quality_level`: Medium.
+pub const CARLA_SETTINGS_QUALITY_MEDIUM: u32 = 2;
+/// `carla_level_settings.quality_level`: High.
+pub const CARLA_SETTINGS_QUALITY_HIGH: u32 = 3;
+/// `carla_level_settings.quality_level`: Epic.
+pub const CARLA_SETTINGS_QUALITY_EPIC: u32 = 4;
+
+/// `[CARLA/LevelSettings]`, plus `[CARLA/QualitySettings] QualityLevel`.
+#[repr(C)]
+pub struct carla_level_settings {
+    pub number_of_vehicles: u32,
+    pub number_of_pedestrians: u32,
+    /// Index of the map's weather preset; negative keeps the map default.
+    pub weather_id: i32,
+    pub seed_vehicles: i32,
+    pub seed_pedestrians: i32,
+    pub disable_two_wheeled_vehicles: CBool,
+    /// `CARLA_SETTINGS_QUALITY_*`.
+    pub quality_level: u32,
+    /// UE class path of the player's pawn, "" for the default. NUL-terminated,
+    /// valid until `carla_settings_free`.
+    pub player_vehicle: *const c_char,
+}
+
+/// One sensor of `Sensors`. Fields of the other sensor type are zero.
+#[repr(C)]
+pub struct carla_sensor_settings {
+    /// `CARLA_SERVER_CAMERA` (101) or `CARLA_SERVER_LIDAR_RAY_CAST` (102).
+    pub r#type: u32,
+    /// The name as listed in `Sensors` (may contain '/'). NUL-terminated,
+    /// valid until `carla_settings_free`.
+    pub name: *const c_char,
+    /// Relative to the player's vehicle, metres.
+    pub position: Vector3D,
+    /// Relative to the player's vehicle, degrees.
+    pub rotation: Rotation3D,
+    /// Camera: `CARLA_SETTINGS_POST_PROCESSING_*` (the 0.8 image type).
+    pub post_processing: u32,
+    /// Camera: pixels.
+    pub image_size_x: u32,
+    pub image_size_y: u32,
+    /// Camera: horizontal field of view, degrees.
+    pub fov: f32,
+    /// Lidar: number of lasers.
+    pub channels: u32,
+    /// Lidar: metres.
+    pub range: f32,
+    /// Lidar: all lasers together.
+    pub points_per_second: u32,
+    /// Lidar: Hz.
+    pub rotation_frequency: f32,
+    /// Lidar: degrees.
+    pub upper_fov_limit: f32,
+    pub lower_fov_limit: f32,
+    pub show_debug_points: CBool,
+}
+
+/// What a `CarlaSettingsPtr` points to: the settings and NUL-terminated
+/// copies of their strings.
+struct ParsedSettings {
+    settings: Settings,
+    names: Vec<CString>,
+    player_vehicle: CString,
+}
+
+/// # Safety
+/// `p` is NULL or a live pointer from `carla_settings_parse*`.
+unsafe fn parsed<'a>(p: CarlaSettingsPtr) -> Result<&'a ParsedSettings, Code> {
+    // SAFETY: caller contract; NULL is rejected by `as_ref`.
+    unsafe { (p as *const ParsedSettings).as_ref() }.ok_or(codes::NULL_ARGUMENT)
+}
+
+/// # Safety
+/// `p` is NULL or valid for writing one `T`.
+unsafe fn output<'a, T>(p: *mut T) -> Result<&'a mut T, Code> {
+    // SAFETY: caller contract; NULL is rejected by `as_mut`.
+    unsafe { p.as_mut() }.ok_or(codes::NULL_ARGUMENT)
+}
+
+/// Copies `text` (NUL-terminated, truncated to fit) into a caller buffer.
+///
+/// # Safety
+/// `buffer` is NULL or writable for `size` bytes.
+unsafe fn write_error(text: &str, buffer: *mut c_char, size: u32) {
+    if buffer.is_null() || size == 0 {
+        return;
+    }
+    let n = text.len().min(size as usize - 1);
+    // SAFETY: `buffer` has `size` writable bytes and `n + 1 <= size`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr(), buffer as *mut u8, n);
+        *buffer.add(n) = 0;
+    }
+}
+
+fn c_string(s: &str) -> Result<CString, String> {
+    CString::new(s).map_err(|_| format!("{s:?} contains a NUL character"))
+}
+
+/// Parses over `previous` and boxes the result; the error text on failure.
+fn parse_to_handle(
+    text: &[u8],
+    previous: Option<&Settings>,
+) -> Result<CarlaSettingsPtr, (Code, String)> {
+    let invalid = |message: String| (codes::INVALID_ARGUMENT, message);
+    // A terminator counted in `length` (or any NUL) ends the text.
+    let text = text.split(|&b| b == 0).next().unwrap_or_default();
+    let text = std::str::from_utf8(text).map_err(|e| {
+        invalid(format!(
+            "settings text is not valid UTF-8 (byte {})",
+            e.valid_up_to()
+        ))
+    })?;
+    let defaults;
+    let previous = match previous {
+        Some(p) => p,
+        None => {
+            defaults = Settings::default();
+            &defaults
+        }
+    };
+    let settings = settings::parse(text, previous).map_err(|e| invalid(e.to_string()))?;
+    let names = settings
+        .sensors
+        .iter()
+        .map(|s| c_string(s.name()))
+        .collect::<Result<_, _>>()
+        .map_err(invalid)?;
+    let player_vehicle = c_string(&settings.level.player_vehicle).map_err(invalid)?;
+    let handle = Box::new(ParsedSettings {
+        settings,
+        names,
+        player_vehicle,
+    });
+    Ok(Box::into_raw(handle) as CarlaSettingsPtr)
+}
+
+/// # Safety
+/// As `carla_settings_parse_over`.
+unsafe fn parse_export(
+    name: &str,
+    previous: CarlaSettingsPtr,
+    ini: *const c_char,
+    length: u32,
+    out: *mut CarlaSettingsPtr,
+    error: *mut c_char,
+    error_size: u32,
+) -> i32 {
+    guard(name, || {
+        let result = (|| {
+            let null = |what: &str| (codes::NULL_ARGUMENT, format!("{what} is NULL"));
+            if out.is_null() {
+                return Err(null("out"));
+            }
+            // SAFETY: non-NULL and writable per the contract.
+            unsafe { *out = std::ptr::null_mut() };
+            if ini.is_null() && length > 0 {
+                return Err(null("ini"));
+            }
+            // SAFETY: NULL or live per the contract.
+            let previous = unsafe { (previous as *const ParsedSettings).as_ref() };
+            let previous = previous.map(|p| &p.settings);
+            let text: &[u8] = if length == 0 {
+                &[]
+            } else {
+                // SAFETY: non-NULL, `length` readable bytes per the contract.
+                unsafe { std::slice::from_raw_parts(ini as *const u8, length as usize) }
+            };
+            let handle = parse_to_handle(text, previous)?;
+            // SAFETY: non-NULL and writable per the contract.
+            unsafe { *out = handle };
+            Ok(())
+        })();
+        result.map_err(|(code, message)| {
+            crate::log_error!("{}: {}", name, message);
+            // SAFETY: caller contract for `error`.
+            unsafe { write_error(&message, error, error_size) };
+            code
+        })
+    })
+}
+
+/// Parses a CarlaSettings.ini text over UE4's defaults. `ini` holds `length`
+/// bytes of UTF-8 (ASCII in practice), need not be NUL-terminated, and ends
+/// early at a NUL byte; NULL is accepted when `length` is 0. On success writes
+/// a new settings object to `*out`. Otherwise writes NULL to `*out` (when
+/// `out` is not NULL) and, when `error` is not NULL, the reason (for a bad
+/// value: section, key, value, what was expected and the line) NUL-terminated
+/// and truncated to `error_size` bytes; returns `CARLA_SERVER_INVALID_ARGUMENT`
+/// for a text that cannot be applied, `CARLA_SERVER_NULL_ARGUMENT` for a NULL
+/// `out` (or a NULL `ini` with a length). Unknown keys are logged, not errors.
+///
+/// # Safety
+/// `ini` NULL or readable for `length` bytes; `out` NULL or writable; `error`
+/// NULL or writable for `error_size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_parse(
+    ini: *const c_char,
+    length: u32,
+    out: *mut CarlaSettingsPtr,
+    error: *mut c_char,
+    error_size: u32,
+) -> i32 {
+    // SAFETY: same contract.
+    unsafe {
+        parse_export(
+            "carla_settings_parse",
+            std::ptr::null_mut(),
+            ini,
+            length,
+            out,
+            error,
+            error_size,
+        )
+    }
+}
+
+/// As `carla_settings_parse`, but keys absent from the text keep the values
+/// of `previous` (NULL: UE4's defaults), as UE4 applies each load over the
+/// last one: a server-side file, then each client request. The sensor list
+/// is always the text's own, and a missing `QualityLevel` gives
+/// `CARLA_SETTINGS_QUALITY_NONE`. `previous` is only read and stays valid.
+///
+/// # Safety
+/// `previous` NULL or a live settings object; otherwise as
+/// `carla_settings_parse`.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_parse_over(
+    previous: CarlaSettingsPtr,
+    ini: *const c_char,
+    length: u32,
+    out: *mut CarlaSettingsPtr,
+    error: *mut c_char,
+    error_size: u32,
+) -> i32 {
+    // SAFETY: same contract.
+    unsafe {
+        parse_export(
+            "carla_settings_parse_over",
+            previous,
+            ini,
+            length,
+            out,
+            error,
+            error_size,
+        )
+    }
+}
+
+/// Frees a settings object and the strings it handed out. NULL is accepted.
+///
+/// # Safety
+/// `settings` NULL or from `carla_settings_parse*`, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_free(settings: CarlaSettingsPtr) {
+    if settings.is_null() {
+        return;
+    }
+    guard("carla_settings_free", || {
+        // SAFETY: from Box::into_raw in parse_to_handle (caller contract).
+        drop(unsafe { Box::from_raw(settings as *mut ParsedSettings) });
+        Ok(())
+    });
+}
+
+/// `[CARLA/Server] SynchronousMode` (default true).
+///
+/// # Safety
+/// `settings` NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_synchronous_mode(
+    settings: CarlaSettingsPtr,
+    out: *mut CBool,
+) -> i32 {
+    guard("carla_settings_synchronous_mode", || {
+        // SAFETY: caller contract.
+        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+        *out = p.settings.synchronous_mode.into();
+        Ok(())
+    })
+}
+
+/// `[CARLA/Server] SendNonPlayerAgentsInfo` (default false).
+///
+/// # Safety
+/// `settings` NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_send_non_player_agents(
+    settings: CarlaSettingsPtr,
+    out: *mut CBool,
+) -> i32 {
+    guard("carla_settings_send_non_player_agents", || {
+        // SAFETY: caller contract.
+        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+        *out = p.settings.send_non_player_agents_info.into();
+        Ok(())
+    })
+}
+
+/// The level keys and the quality level.
+///
+/// # Safety
+/// `settings` NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_level(
+    settings: CarlaSettingsPtr,
+    out: *mut carla_level_settings,
+) -> i32 {
+    guard("carla_settings_level", || {
+        // SAFETY: caller contract.
+        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+        let l = &p.settings.level;
+        *out = carla_level_settings {
+            number_of_vehicles: l.number_of_vehicles,
+            number_of_pedestrians: l.number_of_pedestrians,
+            weather_id: l.weather_id,
+            seed_vehicles: l.seed_vehicles,
+            seed_pedestrians: l.seed_pedestrians,
+            disable_two_wheeled_vehicles: l.disable_two_wheeled_vehicles.into(),
+            quality_level: p.settings.quality_level as u32,
+            player_vehicle: p.player_vehicle.as_ptr(),
+        };
+        Ok(())
+    })
+}
+
+/// Number of sensors (the names of `Sensors`, in order).
+///
+/// # Safety
+/// `settings` NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_sensor_count(
+    settings: CarlaSettingsPtr,
+    out: *mut u32,
+) -> i32 {
+    guard("carla_settings_sensor_count", || {
+        // SAFETY: caller contract.
+        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+        *out = p.settings.sensors.len() as u32;
+        Ok(())
+    })
+}
+
+/// Sensor `index` (0 to count - 1; otherwise `CARLA_SERVER_INVALID_ARGUMENT`).
+///
+/// # Safety
+/// `settings` NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_sensor(
+    settings: CarlaSettingsPtr,
+    index: u32,
+    out: *mut carla_sensor_settings,
+) -> i32 {
+    guard("carla_settings_sensor", || {
+        // SAFETY: caller contract.
+        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+        let i = index as usize;
+        let (Some(sensor), Some(name)) = (p.settings.sensors.get(i), p.names.get(i)) else {
+            crate::log_error!(
+                "carla_settings_sensor: index {} out of range ({} sensors)",
+                index,
+                p.settings.sensors.len()
+            );
+            return Err(codes::INVALID_ARGUMENT);
+        };
+        let mut s = carla_sensor_settings {
+            r#type: sensor.type_id(),
+            name: name.as_ptr(),
+            position: sensor.position(),
+            rotation: sensor.rotation(),
+            post_processing: 0,
+            image_size_x: 0,
+            image_size_y: 0,
+            fov: 0.0,
+            channels: 0,
+            range: 0.0,
+            points_per_second: 0,
+            rotation_frequency: 0.0,
+            upper_fov_limit: 0.0,
+            lower_fov_limit: 0.0,
+            show_debug_points: CBool::FALSE,
+        };
+        match sensor {
+            SensorSettings::Camera(c) => {
+                s.post_processing = c.post_processing as u32;
+                s.image_size_x = c.image_size_x;
+                s.image_size_y = c.image_size_y;
+                s.fov = c.fov;
+            }
+            SensorSettings::Lidar(l) => {
+                s.channels = l.channels;
+                s.range = l.range_m;
+                s.points_per_second = l.points_per_second;
+                s.rotation_frequency = l.rotation_frequency;
+                s.upper_fov_limit = l.upper_fov;
+                s.lower_fov_limit = l.lower_fov;
+                s.show_debug_points = l.show_debug_points.into();
+            }
+        }
+        *out = s;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::{PostProcessing, QualityLevel};
+
+    #[test]
+    fn exported_numbers_match_the_rust_enums() {
+        let post = [
+            (PostProcessing::None, CARLA_SETTINGS_POST_PROCESSING_NONE),
+            (
+                PostProcessing::SceneFinal,
+                CARLA_SETTINGS_POST_PROCESSING_SCENE_FINAL,
+            ),
+            (PostProcessing::Depth, CARLA_SETTINGS_POST_PROCESSING_DEPTH),
+            (
+                PostProcessing::SemanticSegmentation,
+                CARLA_SETTINGS_POST_PROCESSING_SEMANTIC_SEGMENTATION,
+            ),
+        ];
+        for (rust, c) in post {
+            assert_eq!(rust as u32, c);
+        }
+        let quality = [
+            (QualityLevel::None, CARLA_SETTINGS_QUALITY_NONE),
+            (QualityLevel::Low, CARLA_SETTINGS_QUALITY_LOW),
+            (QualityLevel::Medium, CARLA_SETTINGS_QUALITY_MEDIUM),
+            (QualityLevel::High, CARLA_SETTINGS_QUALITY_HIGH),
+            (QualityLevel::Epic, CARLA_SETTINGS_QUALITY_EPIC),
+        ];
+        for (rust, c) in quality {
+            assert_eq!(rust as u32, c);
+        }
+    }
+}
