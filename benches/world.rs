@@ -40,7 +40,14 @@ fn settings(sensors: &[&str], sections: &str) -> String {
 /// (frames per second, megabytes per second received)
 fn run(name: &str, port: u16, ini: &str) -> (f64, f64) {
     let mut host = Command::new(env!("CARGO_BIN_EXE_carla-host"))
-        .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+        .args([
+            "--port",
+            &port.to_string(),
+            "--host",
+            "127.0.0.1",
+            "--stream-port",
+            "0",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

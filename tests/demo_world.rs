@@ -19,7 +19,14 @@ impl HostProcess {
     fn start() -> HostProcess {
         let port = common::free_port_base();
         let mut child = Command::new(env!("CARGO_BIN_EXE_carla-host"))
-            .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--host",
+                "127.0.0.1",
+                "--stream-port",
+                "0",
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -176,5 +183,62 @@ fn throttle_moves_the_player_forward() {
         "forward speed {speed} m/s after 60 frames of full throttle"
     );
     assert!(moved > 1.0, "moved {moved} m along its forward vector");
-    let _ = lidar; // used once the lidar checks land
+}
+
+#[test]
+fn cameras_and_lidar_carry_sizes_ids_frames_and_a_known_depth() {
+    let host = HostProcess::start();
+    let mut client = host.client();
+    let sections = format!(
+        "{}{}{}",
+        camera("RGB", "SceneFinal", 800, 600),
+        camera("Depth", "Depth", 800, 600),
+        camera("Tags", "SemanticSegmentation", 800, 600)
+    ) + &lidar("Lidar32");
+    let ini = common::ini(true, &["RGB", "Depth", "Tags", "Lidar32"], &sections);
+    let scene = client.load_settings(&ini).unwrap();
+    let ids: Vec<(u32, i32)> = scene.sensors.iter().map(|s| (s.id, s.r#type)).collect();
+    assert_eq!(ids.iter().map(|x| x.1).collect::<Vec<_>>(), [1, 1, 1, 2]);
+    client.start_episode(0).unwrap();
+    for _ in 0..3 {
+        let frame = client.read_frame().unwrap();
+        let f = frame.measurements.frame_number;
+        assert_eq!(
+            frame.sensors.len(),
+            4,
+            "every sensor in every synchronous frame"
+        );
+        for (id, kind) in [(ids[0].0, 1), (ids[1].0, 2), (ids[2].0, 3)] {
+            assert_eq!(
+                camera_header(&frame, id),
+                (f, 800, 600, kind, 800 * 600 * 4)
+            );
+        }
+        // Depth of a known object: the flat road just ahead. The bottom
+        // pixel row's ray leaves a camera 1.3 m above the road at
+        // tan(45°)·(600/800)·(599/600) below the axis: planar depth
+        // 1.3 / (0.75 · 0.99833) = 1.736 m.
+        let depth = frame.sensors.iter().find(|r| r.id == ids[1].0).unwrap();
+        let px = &depth.data[24 + (599 * 800 + 400) * 4..][..4];
+        let metres = (f64::from(px[2]) + f64::from(px[1]) * 256.0 + f64::from(px[0]) * 65536.0)
+            / 16_777_215.0
+            * 1000.0;
+        assert!((metres - 1.736).abs() < 0.05, "road depth {metres} m");
+        // Semantic tags in the red channel: the road ahead is 7.
+        let tags = frame.sensors.iter().find(|r| r.id == ids[2].0).unwrap();
+        assert_eq!(tags.data[24 + (599 * 800 + 400) * 4 + 2], 7, "road tag");
+        // 0.8 lidar: [frame][angle][C][counts], then xyz per point.
+        let l = frame.sensors.iter().find(|r| r.id == ids[3].0).unwrap();
+        let u32_at = |o: usize| u32::from_le_bytes(l.data[o..o + 4].try_into().unwrap());
+        assert_eq!(u64::from_le_bytes(l.data[..8].try_into().unwrap()), f);
+        assert_eq!(u32_at(12), 32);
+        let points: u32 = (0..32).map(|c| u32_at(16 + 4 * c)).sum();
+        assert!(points > 1000, "a sweep sees the town: {points} points");
+        assert!(
+            points <= 32 * 104,
+            "no more than the planned rays (100000/30/32 = 104 per channel)"
+        );
+        assert_eq!(l.data.len(), 16 + 4 * 32 + points as usize * 12);
+        client.send_control(&Control::default()).unwrap();
+    }
 }
