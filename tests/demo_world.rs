@@ -242,3 +242,27 @@ fn cameras_and_lidar_carry_sizes_ids_frames_and_a_known_depth() {
         client.send_control(&Control::default()).unwrap();
     }
 }
+
+#[test]
+fn bad_settings_are_a_failed_episode_and_the_next_request_works() {
+    let host = HostProcess::start();
+    let mut client = host.client();
+    let bad = common::ini(
+        true,
+        &["Cam"],
+        &camera("Cam", "SceneFinal", 800, 600).replace("ImageSizeX=800", "ImageSizeX=wide"),
+    );
+    client.load_settings(&bad).unwrap();
+    let refused = client.start_episode(0).unwrap_err();
+    assert!(refused.to_string().contains("ready: false"), "{refused}");
+    client
+        .load_settings(&common::ini(
+            true,
+            &["Cam"],
+            &camera("Cam", "SceneFinal", 32, 24),
+        ))
+        .unwrap();
+    client.start_episode(0).unwrap();
+    let frame = client.read_frame().unwrap();
+    assert_eq!(frame.sensors.len(), 1);
+}
