@@ -33,6 +33,16 @@ fn pixels(frame: u64) -> Vec<u8> {
         .collect()
 }
 
+/// A server whose streaming port listens on a free loopback port.
+fn listening_server() -> (Server, std::net::SocketAddr) {
+    let server = Server::new();
+    let addr = server
+        .sensors
+        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
+        .unwrap();
+    (server, addr)
+}
+
 fn wait_subscribers(server: &Server, id: u32, n: usize) {
     let started = Instant::now();
     while server
@@ -159,11 +169,7 @@ fn one_camera_feeds_the_0_8_stream_port_and_its_0_9_stream() {
 
 #[test]
 fn destroy_closes_the_stream_and_later_calls_get_unknown_sensor() {
-    let server = Server::new();
-    let addr = server
-        .sensors
-        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
-        .unwrap();
+    let (server, addr) = listening_server();
     let id = server
         .sensors
         .create("sensor.other.safe_distance", &[])
@@ -242,11 +248,7 @@ fn bad_attributes_and_wrong_calls_are_clear_errors() {
 
 #[test]
 fn a_synchronous_send_past_its_bound_reports_timed_out() {
-    let server = Server::new();
-    let addr = server
-        .sensors
-        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
-        .unwrap();
+    let (server, addr) = listening_server();
     let id = server
         .sensors
         .create(

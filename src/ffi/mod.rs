@@ -97,6 +97,29 @@ unsafe fn string<'a>(p: *const c_char) -> Result<&'a str, Code> {
     })
 }
 
+/// # Safety
+/// `p` is NULL or valid for writing one `T`.
+unsafe fn output<'a, T>(p: *mut T) -> Result<&'a mut T, Code> {
+    // SAFETY: caller contract; NULL is rejected by `as_mut`.
+    unsafe { p.as_mut() }.ok_or(codes::NULL_ARGUMENT)
+}
+
+/// Copies `text` (NUL-terminated, truncated to fit) into a caller buffer.
+///
+/// # Safety
+/// `buffer` is NULL or writable for `size` bytes.
+unsafe fn write_text(text: &str, buffer: *mut c_char, size: u32) {
+    if buffer.is_null() || size == 0 {
+        return;
+    }
+    let n = text.len().min(size as usize - 1);
+    // SAFETY: `buffer` has `size` writable bytes and `n + 1 <= size`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr(), buffer as *mut u8, n);
+        *buffer.add(n) = 0;
+    }
+}
+
 /// Creates a server instance (idle until `carla_server_connect`). Returns
 /// NULL only if the library could not create it.
 #[no_mangle]

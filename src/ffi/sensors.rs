@@ -2,7 +2,7 @@
 //! (their stream id), so a call after `carla_sensor_destroy` gets
 //! `CARLA_SERVER_UNKNOWN_SENSOR` instead of touching freed memory.
 
-use super::{guard, handle, slice, string, CarlaServerPtr};
+use super::{guard, handle, output, slice, string, write_text, CarlaServerPtr};
 use crate::codes::{self, Code};
 use crate::sensor::blueprint;
 use crate::sensor::instance::{CaptureContext, PendingImage, SensorError};
@@ -16,22 +16,6 @@ pub type CarlaImagePtr = *mut c_void;
 struct AcquiredImage {
     sensor: u32,
     image: PendingImage,
-}
-
-/// Copies `text` (NUL-terminated, truncated to fit) into a caller buffer.
-///
-/// # Safety
-/// `buffer` is NULL or writable for `size` bytes.
-unsafe fn write_text(text: &str, buffer: *mut c_char, size: u32) {
-    if buffer.is_null() || size == 0 {
-        return;
-    }
-    let n = text.len().min(size as usize - 1);
-    // SAFETY: `buffer` has `size` writable bytes and `n + 1 <= size`.
-    unsafe {
-        std::ptr::copy_nonoverlapping(text.as_ptr(), buffer as *mut u8, n);
-        *buffer.add(n) = 0;
-    }
 }
 
 fn sensor_error(e: SensorError) -> Code {
@@ -183,8 +167,7 @@ pub unsafe extern "C" fn carla_sensor_type_id(
         // SAFETY: caller contract.
         let entry = unsafe { handle(server) }?.server.sensors.get(sensor_id)?;
         // SAFETY: caller contract; NULL rejected.
-        *unsafe { type_id.as_mut() }.ok_or(codes::NULL_ARGUMENT)? =
-            entry.instance.sensor_type().id();
+        *unsafe { output(type_id) }? = entry.instance.sensor_type().id();
         Ok(())
     })
 }
@@ -501,8 +484,7 @@ pub unsafe extern "C" fn carla_sensor_subscriber_count(
         // SAFETY: caller contract.
         let entry = unsafe { handle(server) }?.server.sensors.get(sensor_id)?;
         // SAFETY: caller contract; NULL rejected.
-        *unsafe { count.as_mut() }.ok_or(codes::NULL_ARGUMENT)? =
-            entry.instance.stream().stats().subscribers as u32;
+        *unsafe { output(count) }? = entry.instance.stream().stats().subscribers as u32;
         Ok(())
     })
 }

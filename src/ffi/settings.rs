@@ -3,7 +3,7 @@
 //! A settings object may be read from several threads at once.
 #![allow(non_camel_case_types)]
 
-use super::guard;
+use super::{guard, output, write_text};
 use crate::codes::{self, Code};
 use crate::settings::{self, SensorSettings, Settings};
 use crate::types::{CBool, Rotation3D, Vector3D};
@@ -98,29 +98,6 @@ unsafe fn parsed<'a>(p: CarlaSettingsPtr) -> Result<&'a ParsedSettings, Code> {
     unsafe { (p as *const ParsedSettings).as_ref() }.ok_or(codes::NULL_ARGUMENT)
 }
 
-/// # Safety
-/// `p` is NULL or valid for writing one `T`.
-unsafe fn output<'a, T>(p: *mut T) -> Result<&'a mut T, Code> {
-    // SAFETY: caller contract; NULL is rejected by `as_mut`.
-    unsafe { p.as_mut() }.ok_or(codes::NULL_ARGUMENT)
-}
-
-/// Copies `text` (NUL-terminated, truncated to fit) into a caller buffer.
-///
-/// # Safety
-/// `buffer` is NULL or writable for `size` bytes.
-unsafe fn write_error(text: &str, buffer: *mut c_char, size: u32) {
-    if buffer.is_null() || size == 0 {
-        return;
-    }
-    let n = text.len().min(size as usize - 1);
-    // SAFETY: `buffer` has `size` writable bytes and `n + 1 <= size`.
-    unsafe {
-        std::ptr::copy_nonoverlapping(text.as_ptr(), buffer as *mut u8, n);
-        *buffer.add(n) = 0;
-    }
-}
-
 fn c_string(s: &str) -> Result<CString, String> {
     CString::new(s).map_err(|_| format!("{s:?} contains a NUL character"))
 }
@@ -202,7 +179,7 @@ unsafe fn parse_export(
         result.map_err(|(code, message)| {
             crate::log_error!("{}: {}", name, message);
             // SAFETY: caller contract for `error`.
-            unsafe { write_error(&message, error, error_size) };
+            unsafe { write_text(&message, error, error_size) };
             code
         })
     })
