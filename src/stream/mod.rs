@@ -5,12 +5,14 @@
 //! the server sends no reply). From then on it receives every message of that
 //! stream as `[u32 size][48-byte sensor header][payload]`, written as one
 //! vectored write. One message is shared (`Arc`) by all subscribers; its
-//! payload buffer goes back to the stream's pool when the last subscriber
-//! has sent it. Sends work from any thread. An unknown stream id, a
+//! shell is reused and its payload buffer goes back to the stream's pool
+//! once the last subscriber has sent it (`shells.rs`), so a steady stream
+//! allocates nothing per message. Sends work from any thread. An unknown stream id, a
 //! handshake that does not arrive within the time-out or a closed stream
 //! closes the connection with a log line.
 
 mod session;
+mod shells;
 
 use crate::acceptor::Port;
 use crate::buffer::{Buffer, Pool};
@@ -18,6 +20,7 @@ use crate::codes::{self, Code};
 use crate::net::{deadline_in, Conn};
 use parking_lot::Mutex;
 use session::{Offer, Session};
+use shells::Shells;
 use std::collections::HashMap;
 use std::io::IoSlice;
 use std::net::{IpAddr, SocketAddr};
@@ -65,7 +68,11 @@ pub struct StreamStats {
 struct StreamState {
     id: u32,
     pool: Pool,
+    shells: Shells,
     sessions: Mutex<Vec<Arc<Session>>>,
+    /// Synchronous sends park the subscribers they must wait for here, so
+    /// the vector's capacity is reused from send to send.
+    waiting: Mutex<Vec<(Arc<Session>, Arc<Message>)>>,
     closed: AtomicBool,
     /// 0: asynchronous; otherwise the synchronous wait bound in ms.
     sync_wait_ms: AtomicU32,
@@ -139,7 +146,9 @@ impl StreamServer {
         let state = Arc::new(StreamState {
             id,
             pool: Pool::new(POOL_SIZE),
+            shells: Shells::new(),
             sessions: Mutex::new(Vec::new()),
+            waiting: Mutex::new(Vec::new()),
             closed: AtomicBool::new(false),
             sync_wait_ms: AtomicU32::new(0),
             messages: AtomicU64::new(0),
@@ -192,6 +201,7 @@ impl StreamState {
                 session.close();
             }
         }
+        self.shells.clear();
     }
 }
 
@@ -210,6 +220,7 @@ impl Stream {
 
     /// A pooled payload buffer (fill it, then `send`).
     pub fn pop_buffer(&self) -> Buffer {
+        self.state.shells.reclaim();
         self.state.pool.pop()
     }
 
@@ -233,13 +244,11 @@ impl Stream {
         let len =
             u32::try_from(HEADER_SIZE + payload.len()).map_err(|_| codes::INVALID_ARGUMENT)?;
         s.messages.fetch_add(1, Ordering::Relaxed);
-        let msg = Arc::new(Message {
-            prefix: len.to_le_bytes(),
-            header: *header,
-            payload,
-        });
+        let msg = s.shells.message(len.to_le_bytes(), header, payload);
         let sync_ms = s.sync_wait_ms.load(Ordering::Relaxed);
-        let mut waiting: Vec<(Arc<Session>, Arc<Message>)> = Vec::new();
+        // Another sender of this stream may hold the scratch vector; then
+        // this one starts from an empty one (which allocates only if used).
+        let mut waiting = std::mem::take(&mut *s.waiting.lock());
         {
             let sessions = s.sessions.lock();
             for session in sessions.iter() {
@@ -248,12 +257,14 @@ impl Stream {
                 }
             }
         }
+        drop(msg);
         let mut result = Ok(());
-        for (session, m) in waiting {
+        for (session, m) in waiting.drain(..) {
             if let Err(code) = session.offer_waiting(m, Duration::from_millis(sync_ms.into())) {
                 result = Err(code);
             }
         }
+        *s.waiting.lock() = waiting;
         result
     }
 
