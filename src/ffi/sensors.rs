@@ -15,7 +15,40 @@ pub type CarlaImagePtr = *mut c_void;
 
 struct AcquiredImage {
     sensor: u32,
-    image: PendingImage,
+    /// `None` once committed or released (the handle is then spare).
+    image: Option<PendingImage>,
+}
+
+/// Handles of committed or released images, reused by the next acquire so
+/// the zero-copy path allocates nothing per frame once warm. They are kept
+/// boxed because a box's address is the handle the host holds.
+#[allow(clippy::vec_box)]
+static SPARE_HANDLES: parking_lot::Mutex<Vec<Box<AcquiredImage>>> =
+    parking_lot::const_mutex(Vec::new());
+/// More images than this in flight at once is unusual; their handles are
+/// freed instead of kept.
+const MAX_SPARE_HANDLES: usize = 64;
+
+fn image_handle(sensor: u32, image: PendingImage) -> Box<AcquiredImage> {
+    match SPARE_HANDLES.lock().pop() {
+        Some(mut spare) => {
+            spare.sensor = sensor;
+            spare.image = Some(image);
+            spare
+        }
+        None => Box::new(AcquiredImage {
+            sensor,
+            image: Some(image),
+        }),
+    }
+}
+
+fn recycle_handle(mut handle: Box<AcquiredImage>) {
+    drop(handle.image.take()); // its buffer goes back to its pool first
+    let mut spare = SPARE_HANDLES.lock();
+    if spare.len() < MAX_SPARE_HANDLES {
+        spare.push(handle);
+    }
 }
 
 fn sensor_error(e: SensorError) -> Code {
@@ -263,17 +296,17 @@ pub unsafe extern "C" fn carla_sensor_acquire_image(
             return Err(codes::NULL_ARGUMENT);
         }
         let entry = h.server.sensors.get(sensor_id)?;
-        let pending = entry.instance.acquire_image().map_err(sensor_error)?;
-        let mut boxed = Box::new(AcquiredImage {
-            sensor: sensor_id,
-            image: pending,
-        });
-        let region = boxed.image.pixels_mut();
+        let mut pending = entry.instance.acquire_image().map_err(sensor_error)?;
+        let region = pending.pixels_mut();
+        let (ptr, len) = (region.as_mut_ptr(), region.len());
+        // The pixels live in the buffer's heap block, which moving the
+        // image into its handle does not move.
+        let boxed = image_handle(sensor_id, pending);
         // SAFETY: all three are non-NULL and writable per the contract; the
-        // pixel region lives in the boxed buffer until commit or release.
+        // pixel region lives in the handle's buffer until commit or release.
         unsafe {
-            *pixels = region.as_mut_ptr() as *mut c_void;
-            *size = region.len() as u32;
+            *pixels = ptr as *mut c_void;
+            *size = len as u32;
             *image = Box::into_raw(boxed) as CarlaImagePtr;
         }
         Ok(())
@@ -297,12 +330,15 @@ pub unsafe extern "C" fn carla_sensor_commit_image(
             return Err(codes::NULL_ARGUMENT);
         }
         // SAFETY: from Box::into_raw in acquire (caller contract); taken once.
-        let acquired = unsafe { Box::from_raw(image as *mut AcquiredImage) };
+        let mut acquired = unsafe { Box::from_raw(image as *mut AcquiredImage) };
+        let (sensor, pending) = (acquired.sensor, acquired.image.take());
+        recycle_handle(acquired);
+        let pending = pending.ok_or(codes::INVALID_ARGUMENT)?;
         // SAFETY: caller contract.
         let (h, ctx) = unsafe { (handle(server)?, capture(context)?) };
-        let entry = h.server.sensors.get(acquired.sensor)?;
+        let entry = h.server.sensors.get(sensor)?;
         entry
-            .commit_image(&h.server, ctx, acquired.image)
+            .commit_image(&h.server, ctx, pending)
             .map_err(sensor_error)
     })
 }
@@ -316,7 +352,7 @@ pub unsafe extern "C" fn carla_image_release(image: CarlaImagePtr) {
     if !image.is_null() {
         guard("carla_image_release", || {
             // SAFETY: from Box::into_raw in acquire (caller contract).
-            drop(unsafe { Box::from_raw(image as *mut AcquiredImage) });
+            recycle_handle(unsafe { Box::from_raw(image as *mut AcquiredImage) });
             Ok(())
         });
     }
