@@ -44,6 +44,14 @@ pub fn protocol_error(what: impl Into<String>) -> io::Error {
 
 /// Reads one length-prefixed message, refusing lengths above `max`.
 pub fn read_message(stream: &mut impl Read, max: u32) -> io::Result<Vec<u8>> {
+    let len = read_prefix(stream, max)?;
+    let mut buf = vec![0; len as usize];
+    stream.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// Reads a length prefix, refusing lengths above `max`.
+fn read_prefix(stream: &mut impl Read, max: u32) -> io::Result<u32> {
     let mut prefix = [0u8; 4];
     stream.read_exact(&mut prefix)?;
     let len = u32::from_le_bytes(prefix);
@@ -52,9 +60,7 @@ pub fn read_message(stream: &mut impl Read, max: u32) -> io::Result<Vec<u8>> {
             "message of {len} bytes exceeds {max}"
         )));
     }
-    let mut buf = vec![0; len as usize];
-    stream.read_exact(&mut buf)?;
-    Ok(buf)
+    Ok(len)
 }
 
 /// Writes one length-prefixed message.
@@ -172,6 +178,15 @@ impl Client {
     /// Reads one frame: a `Measurements`, then sensor records up to the
     /// empty terminator. Records of ids not in the scene are an error.
     pub fn read_frame(&mut self) -> io::Result<Frame> {
+        let mut frame = Frame::default();
+        self.read_frame_into(&mut frame)?;
+        Ok(frame)
+    }
+
+    /// `read_frame` into an existing frame, reusing its record buffers:
+    /// once warm, large images cost no allocation and no page faults (for
+    /// clients that read every frame at high rates).
+    pub fn read_frame_into(&mut self, frame: &mut Frame) -> io::Result<()> {
         let max = self.max_message;
         let stream = self
             .stream
@@ -181,18 +196,20 @@ impl Client {
         if bytes.is_empty() {
             return Err(protocol_error("empty Measurements"));
         }
-        let measurements = proto::Measurements::decode(&bytes[..])
+        frame.measurements = proto::Measurements::decode(&bytes[..])
             .map_err(|e| protocol_error(format!("bad Measurements: {e}")))?;
-        let mut sensors = Vec::new();
+        let mut count = 0;
         loop {
-            let record = read_message(stream, max)?;
-            if record.is_empty() {
+            let len = read_prefix(stream, max)?;
+            if len == 0 {
                 break;
             }
-            if record.len() < 4 {
+            if len < 4 {
                 return Err(protocol_error("sensor record shorter than its id"));
             }
-            let id = u32::from_le_bytes(record[..4].try_into().expect("4 bytes"));
+            let mut id = [0u8; 4];
+            stream.read_exact(&mut id)?;
+            let id = u32::from_le_bytes(id);
             let known = self
                 .scene
                 .as_ref()
@@ -200,15 +217,18 @@ impl Client {
             if !known {
                 return Err(protocol_error(format!("record for unknown sensor id {id}")));
             }
-            sensors.push(SensorRecord {
-                id,
-                data: record[4..].to_vec(),
-            });
+            if frame.sensors.len() == count {
+                frame.sensors.push(SensorRecord::default());
+            }
+            let record = &mut frame.sensors[count];
+            record.id = id;
+            // Growing zero-fills only the new part; shrinking keeps the block.
+            record.data.resize(len as usize - 4, 0);
+            stream.read_exact(&mut record.data)?;
+            count += 1;
         }
-        Ok(Frame {
-            measurements,
-            sensors,
-        })
+        frame.sensors.truncate(count);
+        Ok(())
     }
 
     /// Sends one control.

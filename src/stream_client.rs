@@ -19,6 +19,7 @@ pub const HEADER_SIZE: usize = 48;
 
 /// One received message: the 48-byte sensor header and the payload, kept in
 /// an 8-byte-aligned block so typed views never need a copy.
+#[derive(Default)]
 pub struct SensorMessage {
     words: Vec<u64>,
     len: usize,
@@ -105,6 +106,14 @@ impl StreamClient {
 
     /// Waits for the next message (EOF when the stream was closed).
     pub fn next_message(&mut self) -> io::Result<SensorMessage> {
+        let mut msg = SensorMessage::default();
+        self.next_message_into(&mut msg)?;
+        Ok(msg)
+    }
+
+    /// `next_message` into an existing message, reusing its block (no
+    /// allocation once it is large enough).
+    pub fn next_message_into(&mut self, msg: &mut SensorMessage) -> io::Result<()> {
         let mut prefix = [0u8; 4];
         self.socket.read_exact(&mut prefix)?;
         let len = u32::from_le_bytes(prefix);
@@ -115,10 +124,12 @@ impl StreamClient {
             ));
         }
         let len = len as usize;
-        let mut words = vec![0u64; len.div_ceil(8)];
+        msg.len = 0;
+        msg.words.resize(len.div_ceil(8), 0);
         self.socket
-            .read_exact(&mut bytemuck::cast_slice_mut(&mut words)[..len])?;
-        Ok(SensorMessage { words, len })
+            .read_exact(&mut bytemuck::cast_slice_mut(&mut msg.words)[..len])?;
+        msg.len = len;
+        Ok(())
     }
 }
 
