@@ -147,10 +147,10 @@ impl Port {
             .map_err(|e| codes::from_io(&e))?;
         let addr = listener.local_addr().map_err(|e| codes::from_io(&e))?;
         let (stop, stop_rx) = UnixStream::pair().map_err(|e| codes::from_io(&e))?;
-        let thread = std::thread::Builder::new()
-            .name(format!("carla-{name}-accept"))
-            .spawn(move || accept_loop(listener, stop_rx, name, on_accept))
-            .map_err(|e| codes::from_io(&e))?;
+        let thread = crate::threads::spawn(format!("carla-{name}-accept"), move || {
+            accept_loop(listener, stop_rx, name, on_accept)
+        })
+        .map_err(|e| codes::from_io(&e))?;
         Ok(Port {
             addr,
             stop,

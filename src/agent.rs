@@ -126,10 +126,7 @@ impl AgentServer {
         shared.control_handoff.arm();
         let spawn = |name: &str, body: fn(Arc<AgentShared>)| {
             let s = shared.clone();
-            std::thread::Builder::new()
-                .name(name.into())
-                .spawn(move || body(s))
-                .map_err(|e| codes::from_io(&e))
+            crate::threads::spawn(name, move || body(s)).map_err(|e| codes::from_io(&e))
         };
         let agent = AgentServer {
             shared: shared.clone(),

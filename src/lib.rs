@@ -28,6 +28,7 @@ pub mod slot;
 pub mod stream;
 pub mod stream_client;
 mod sync;
+mod threads;
 #[cfg(test)]
 mod test_util;
 pub mod types;

@@ -136,9 +136,7 @@ impl Server {
             Port::bind(config.bind_ip, port + 2, "control", control_handoff.clone())?,
         ];
         let w = world.clone();
-        let world_thread = std::thread::Builder::new()
-            .name("carla-world".into())
-            .spawn(move || world::run(w, cfg))
+        let world_thread = crate::threads::spawn("carla-world", move || world::run(w, cfg))
             .map_err(|e| codes::from_io(&e))?;
         crate::log_info!(
             "listening on {} (world), {} (stream), {} (control); server time-out {} ms",

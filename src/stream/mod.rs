@@ -115,9 +115,8 @@ impl StreamServer {
             let Some(shared) = weak.upgrade() else { return };
             let session = Arc::new(Session::new(&conn));
             let (w, sess) = (weak.clone(), session.clone());
-            let spawned = std::thread::Builder::new()
-                .name("carla-subscriber".into())
-                .spawn(move || subscriber(w, conn, sess));
+            let spawned =
+                crate::threads::spawn("carla-subscriber", move || subscriber(w, conn, sess));
             match spawned {
                 Ok(handle) => {
                     let mut subs = shared.subscribers.lock();
