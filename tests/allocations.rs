@@ -1,7 +1,12 @@
 //! Steady state allocates nothing per frame on the server side: a counting
-//! allocator counts every allocation of the process except on the client's
-//! thread, while a synchronous episode runs (camera + lidar records, 30
-//! agents, controls back).
+//! allocator counts every allocation of the process except on the clients'
+//! threads, while
+//! - a synchronous 0.8 episode runs (camera + lidar records, 30 agents,
+//!   controls back);
+//! - 0.9 streams run through the C API with subscribers reading: a camera
+//!   on the copy and zero-copy paths (synchronous and asynchronous) and a
+//!   lidar.
+//! The tests take turns (`ONE_AT_A_TIME`): the count is process-wide.
 
 mod common;
 
@@ -51,11 +56,23 @@ const T: u32 = 5000;
 const WARM_UP: u32 = 50;
 const MEASURED: u32 = 200;
 
+/// A std mutex: a test thread waiting here must not allocate while another
+/// test counts (parking_lot allocates a thread's parking data lazily).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn my_turn() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn a_steady_synchronous_episode_allocates_nothing_per_frame() {
+    let _turn = my_turn();
     let port = common::free_port_base();
     let server = Arc::new(Server::new());
     server.connect(u32::from(port), T).unwrap();
+    // The client stays connected until counting has stopped: its leaving
+    // is logged, and a log line allocates.
+    let (counted, counted_rx) = std::sync::mpsc::channel::<()>();
     let client = thread::spawn(move || {
         IGNORED.with(|c| c.set(true)); // the client's own allocations do not count
         let mut client = Client::connect("127.0.0.1", port, Duration::from_secs(5)).unwrap();
@@ -73,6 +90,7 @@ fn a_steady_synchronous_episode_allocates_nothing_per_frame() {
                 })
                 .unwrap();
         }
+        counted_rx.recv().unwrap();
     });
     server.read_request_new_episode(T).unwrap();
     let sensors = [
@@ -101,8 +119,10 @@ fn a_steady_synchronous_episode_allocates_nothing_per_frame() {
             ..Default::default()
         })
         .collect();
+    let mut before = 0;
     for f in 1..=WARM_UP + MEASURED {
         if f == WARM_UP + 1 {
+            before = ALLOCATIONS.load(Ordering::SeqCst);
             COUNTING.store(true, Ordering::SeqCst);
         }
         server.write_sensor_data(1, &[0; 24], &image).unwrap();
@@ -115,7 +135,232 @@ fn a_steady_synchronous_episode_allocates_nothing_per_frame() {
         server.read_control(T).unwrap();
     }
     COUNTING.store(false, Ordering::SeqCst);
+    let n = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    counted.send(()).unwrap();
     client.join().unwrap();
-    let n = ALLOCATIONS.load(Ordering::SeqCst);
     assert_eq!(n, 0, "{n} allocations in {MEASURED} steady-state frames");
+}
+
+mod pipeline {
+    use super::*;
+    use carla_server::ffi::*;
+    use carla_server::sensor::instance::CaptureContext;
+    use carla_server::sensor::lidar::{LidarHit, PlannedRay};
+    use carla_server::stream_client::{SensorMessage, StreamClient};
+    use std::ffi::{c_void, CString};
+
+    struct Host(CarlaServerPtr, u32);
+
+    impl Host {
+        fn new() -> Host {
+            let server = carla_make_server();
+            let mut port = 0;
+            // SAFETY: live server, writable output.
+            assert_eq!(
+                unsafe { carla_server_listen_streaming(server, 0, &mut port) },
+                0
+            );
+            Host(server, port)
+        }
+
+        fn sensor(&self, blueprint: &str, attrs: &[(&str, &str)]) -> u32 {
+            let bp = CString::new(blueprint).unwrap();
+            let keys: Vec<CString> = attrs.iter().map(|a| CString::new(a.0).unwrap()).collect();
+            let vals: Vec<CString> = attrs.iter().map(|a| CString::new(a.1).unwrap()).collect();
+            let kp: Vec<_> = keys.iter().map(|k| k.as_ptr()).collect();
+            let vp: Vec<_> = vals.iter().map(|v| v.as_ptr()).collect();
+            let mut id = 0;
+            // SAFETY: every pointer is valid for the call; no error buffer.
+            let rc = unsafe {
+                carla_sensor_create(
+                    self.0,
+                    bp.as_ptr(),
+                    kp.as_ptr(),
+                    vp.as_ptr(),
+                    attrs.len() as u32,
+                    &mut id,
+                    std::ptr::null_mut(),
+                    0,
+                )
+            };
+            assert_eq!(rc, 0, "create {blueprint}");
+            id
+        }
+
+        /// A subscriber thread reading until the stream ends; returns the
+        /// frames it saw, in order.
+        fn subscribe(&self, id: u32) -> thread::JoinHandle<Vec<u64>> {
+            let mut sub =
+                StreamClient::subscribe(("127.0.0.1", self.1 as u16), id, Duration::from_secs(10))
+                    .unwrap();
+            let reader = thread::spawn(move || {
+                IGNORED.with(|c| c.set(true));
+                let mut msg = SensorMessage::default();
+                let mut frames = Vec::new();
+                while sub.next_message_into(&mut msg).is_ok() {
+                    frames.push(msg.frame());
+                }
+                frames
+            });
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let mut n = 0;
+                // SAFETY: live server, writable output.
+                assert_eq!(
+                    unsafe { carla_sensor_subscriber_count(self.0, id, &mut n) },
+                    0
+                );
+                if n == 1 {
+                    return reader;
+                }
+                assert!(std::time::Instant::now() < deadline, "no subscriber");
+                thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+
+    impl Drop for Host {
+        fn drop(&mut self) {
+            // SAFETY: live server, not used afterwards.
+            unsafe { carla_free_server(self.0) };
+        }
+    }
+
+    fn ctx(frame: u64) -> CaptureContext {
+        CaptureContext {
+            frame,
+            timestamp: frame as f64 * 0.05,
+            transform: Default::default(),
+        }
+    }
+
+    /// Runs `tick` WARM_UP times, then MEASURED times while counting.
+    fn count(mut tick: impl FnMut(u64)) -> u64 {
+        for f in 1..=u64::from(WARM_UP) {
+            tick(f);
+        }
+        COUNTING.store(true, Ordering::SeqCst);
+        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        for f in u64::from(WARM_UP) + 1..=u64::from(WARM_UP + MEASURED) {
+            tick(f);
+        }
+        COUNTING.store(false, Ordering::SeqCst);
+        ALLOCATIONS.load(Ordering::SeqCst) - before
+    }
+
+    fn camera_run(synchronous: bool) {
+        let host = Host::new();
+        let id = host.sensor(
+            "sensor.camera.rgb",
+            &[("image_size_x", "64"), ("image_size_y", "48")],
+        );
+        if synchronous {
+            // SAFETY: live server.
+            assert_eq!(unsafe { carla_sensor_set_synchronous(host.0, id, 5000) }, 0);
+        }
+        let reader = host.subscribe(id);
+        let pixels = vec![9u8; 64 * 48 * 4];
+        let n = count(|f| {
+            let c = ctx(f);
+            if f % 2 == 0 {
+                // SAFETY: pixels valid for their length.
+                let rc = unsafe {
+                    carla_sensor_send_image(
+                        host.0,
+                        id,
+                        &c,
+                        pixels.as_ptr() as *const c_void,
+                        pixels.len() as u32,
+                    )
+                };
+                assert_eq!(rc, 0);
+            } else {
+                let (mut image, mut px, mut size) = (std::ptr::null_mut(), std::ptr::null_mut(), 0);
+                // SAFETY: live server, writable outputs.
+                let rc = unsafe {
+                    carla_sensor_acquire_image(host.0, id, &mut image, &mut px, &mut size)
+                };
+                assert_eq!((rc, size as usize), (0, pixels.len()));
+                // SAFETY: `px` is writable for `size` bytes until commit.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(pixels.as_ptr(), px as *mut u8, pixels.len())
+                };
+                // SAFETY: `image` came from acquire; used once.
+                assert_eq!(unsafe { carla_sensor_commit_image(host.0, image, &c) }, 0);
+            }
+        });
+        drop(host);
+        let frames = reader.join().unwrap();
+        assert!(!frames.is_empty() && frames.windows(2).all(|w| w[0] < w[1]));
+        if synchronous {
+            assert_eq!(
+                frames.len() as u32,
+                WARM_UP + MEASURED,
+                "synchronous mode dropped frames"
+            );
+        }
+        assert_eq!(
+            n, 0,
+            "{n} allocations in {MEASURED} steady camera frames (sync: {synchronous})"
+        );
+    }
+
+    #[test]
+    fn a_steady_camera_stream_allocates_nothing_per_frame_on_either_path() {
+        let _turn = my_turn();
+        camera_run(true);
+        camera_run(false);
+    }
+
+    #[test]
+    fn a_steady_lidar_stream_allocates_nothing_per_tick() {
+        let _turn = my_turn();
+        let host = Host::new();
+        let id = host.sensor(
+            "sensor.lidar.ray_cast",
+            &[
+                ("channels", "32"),
+                ("points_per_second", "100000"),
+                ("range", "50"),
+            ],
+        );
+        let reader = host.subscribe(id);
+        let mut hits: Vec<LidarHit> = Vec::with_capacity(1 << 16);
+        let n = count(|f| {
+            let (mut rays, mut count) = (std::ptr::null::<PlannedRay>(), 0u32);
+            // SAFETY: live server, writable outputs.
+            assert_eq!(
+                unsafe { carla_lidar_plan(host.0, id, 0.05, &mut rays, &mut count) },
+                0
+            );
+            // SAFETY: the plan's rays are valid until the next plan.
+            let planned = unsafe { std::slice::from_raw_parts(rays, count as usize) };
+            hits.clear();
+            hits.extend(planned.iter().enumerate().map(|(i, r)| LidarHit {
+                ray_index: i as u32,
+                hit: 1,
+                distance_m: 10.0,
+                point_sensor: Vector3D {
+                    x: r.direction.x * 10.0,
+                    y: r.direction.y * 10.0,
+                    z: r.direction.z * 10.0,
+                },
+                normal_sensor: Vector3D {
+                    x: 0.0,
+                    y: 0.0,
+                    z: 1.0,
+                },
+                actor_id: 0,
+                semantic_tag: 1,
+            }));
+            let c = ctx(f);
+            // SAFETY: hits valid for their length.
+            let rc =
+                unsafe { carla_lidar_send_hits(host.0, id, &c, hits.as_ptr(), hits.len() as u32) };
+            assert_eq!(rc, 0);
+        });
+        drop(host);
+        assert!(!reader.join().unwrap().is_empty());
+        assert_eq!(n, 0, "{n} allocations in {MEASURED} steady lidar ticks");
+    }
 }

@@ -77,6 +77,8 @@ struct StreamState {
     /// 0: asynchronous; otherwise the synchronous wait bound in ms.
     sync_wait_ms: AtomicU32,
     messages: AtomicU64,
+    /// Whether the first send has warmed the pool.
+    warmed: AtomicBool,
 }
 
 struct Shared {
@@ -93,6 +95,13 @@ pub const FLUSH_BOUND: Duration = Duration::from_secs(1);
 
 /// Pooled blocks kept per stream.
 const POOL_SIZE: usize = 8;
+
+/// Blocks a stream with one subscriber can have out at once: one being
+/// written, one waiting for the writer, one being filled, and one whose
+/// shell was freed just after the last reclaim. The first send makes the
+/// missing ones at its payload's capacity, so the pool does not grow
+/// later, in steady state, the first time the scheduler delays a writer.
+const WARM_BLOCKS: usize = 4;
 
 /// The streaming port and its streams.
 pub struct StreamServer {
@@ -151,6 +160,7 @@ impl StreamServer {
             closed: AtomicBool::new(false),
             sync_wait_ms: AtomicU32::new(0),
             messages: AtomicU64::new(0),
+            warmed: AtomicBool::new(false),
         });
         self.shared.streams.lock().insert(id, state.clone());
         Stream {
@@ -191,6 +201,15 @@ impl Drop for StreamServer {
 }
 
 impl StreamState {
+    fn warm_pool(&self, capacity: usize) {
+        let spares: [Buffer; WARM_BLOCKS - 1] = std::array::from_fn(|_| {
+            let mut b = self.pool.pop();
+            b.reset(capacity);
+            b
+        });
+        drop(spares); // into the pool
+    }
+
     fn close(&self, abort: bool) {
         self.closed.store(true, Ordering::Release);
         for session in self.sessions.lock().drain(..) {
@@ -243,6 +262,9 @@ impl Stream {
         let len =
             u32::try_from(HEADER_SIZE + payload.len()).map_err(|_| codes::INVALID_ARGUMENT)?;
         s.messages.fetch_add(1, Ordering::Relaxed);
+        if !s.warmed.swap(true, Ordering::Relaxed) {
+            s.warm_pool(payload.capacity());
+        }
         let msg = s.shells.message(len.to_le_bytes(), header, payload);
         let sync_ms = s.sync_wait_ms.load(Ordering::Relaxed);
         // Another sender of this stream may hold the scratch vector; then

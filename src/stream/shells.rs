@@ -24,14 +24,27 @@ use std::sync::Arc;
 /// it, a send allocates a shell that is not kept.
 pub const MAX_SHELLS: usize = 16;
 
+/// Shells made with the stream: enough for one subscriber (one message
+/// being written, one waiting, one being sent) plus one, so a steady
+/// single-subscriber stream never makes one after its creation.
+pub const INITIAL_SHELLS: usize = 4;
+
 pub struct Shells {
     ring: Mutex<Vec<Arc<Message>>>,
 }
 
 impl Shells {
     pub fn new() -> Shells {
+        let mut ring = Vec::with_capacity(MAX_SHELLS);
+        ring.extend((0..INITIAL_SHELLS).map(|_| {
+            Arc::new(Message {
+                prefix: [0; 4],
+                header: [0; HEADER_SIZE],
+                payload: Buffer::new(),
+            })
+        }));
         Shells {
-            ring: Mutex::new(Vec::with_capacity(MAX_SHELLS)),
+            ring: Mutex::new(ring),
         }
     }
 
@@ -113,14 +126,14 @@ mod tests {
         assert!(!Arc::ptr_eq(&held, &b), "a held shell was overwritten");
         assert_eq!(held.header, [1; HEADER_SIZE]);
         assert_eq!(&held.payload[..], &[1; 64][..]);
-        assert_eq!(shells.len(), 2);
+        assert_eq!(shells.len(), INITIAL_SHELLS);
         let b_ptr = Arc::as_ptr(&b);
         drop(b);
         let c = shells.message([3; 4], &[3; HEADER_SIZE], filled(&pool, 3));
         assert_eq!(Arc::as_ptr(&c), b_ptr, "the free shell was not reused");
         assert_eq!((c.prefix, c.header), ([3; 4], [3; HEADER_SIZE]));
         assert_eq!(&c.payload[..], &[3; 64][..]);
-        assert_eq!(shells.len(), 2);
+        assert_eq!(shells.len(), INITIAL_SHELLS);
     }
 
     #[test]
@@ -132,7 +145,7 @@ mod tests {
             drop(shells.message([0; 4], &[0; HEADER_SIZE], filled(&pool, i)));
         }
         assert_eq!(pool.stats().allocations, 1, "blocks were not recycled");
-        assert_eq!(shells.len(), 1);
+        assert_eq!(shells.len(), INITIAL_SHELLS);
     }
 
     #[test]

@@ -544,7 +544,10 @@ impl Lidar {
         };
         let channels = self.settings.channels;
         let start = out.len();
-        out.reserve(header_size(channels) + hit_count * det_size);
+        // Room for every ray the plans have held (not just this tick's
+        // hits): the pooled block then stops growing after the first tick,
+        // however the drop-off and the scene vary the hit count.
+        out.reserve(header_size(channels) + self.rays.capacity().max(hit_count) * det_size);
         put_u32(out, self.horizontal_angle_rad().to_bits());
         put_u32(out, channels);
         out.resize(start + header_size(channels), 0);
