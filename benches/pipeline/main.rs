@@ -1,0 +1,255 @@
+//! The performance benchmark of issue 6, in one process and one run:
+//! `cargo bench --bench pipeline` (set `BENCH_SCALE=0.1` for a quick pass).
+//!
+//! 1. The 0.8 protocol through the C API with a client on loopback: sync
+//!    and async x five workloads; delivered frames/s and MB/s, game-thread
+//!    time per frame, end-to-end latency, frames lost, allocations, beside
+//!    the memcpy and raw loopback TCP baselines of the same bytes.
+//! 2. 0.9 cameras, 4 x 800x600 async: copy path vs zero-copy path.
+//! 3. Fan-out: one camera stream to 1 and to 8 subscribers.
+//! 4. Lidar: 64 channels at 1.3 M points/s, CPU per second of sensor time.
+
+mod alloc;
+mod baseline;
+mod legacy;
+mod sensors;
+mod stats;
+
+use legacy::{Length, Workload};
+use stats::us;
+use std::time::Duration;
+
+#[global_allocator]
+static ALLOCATOR: alloc::Counting = alloc::Counting;
+
+fn scale_factor() -> f64 {
+    std::env::var("BENCH_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1.0)
+}
+
+fn scale(n: u32) -> u32 {
+    ((f64::from(n) * scale_factor()) as u32).max(20)
+}
+
+fn free_port() -> u16 {
+    // Three consecutive free ports for the 0.8 server.
+    for _ in 0..100 {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let p = l.local_addr().unwrap().port();
+        drop(l);
+        if p < 60000 && (1..3).all(|i| std::net::TcpListener::bind(("0.0.0.0", p + i)).is_ok()) {
+            return p;
+        }
+    }
+    panic!("no three free ports");
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{cpu}, {cores} cores")
+}
+
+fn legacy_matrix() {
+    let w = |name, n: usize, (x, y): (u32, u32), agents, sync_frames| {
+        let cameras = vec![(x, y); n];
+        (
+            Workload {
+                name,
+                cameras,
+                agents,
+            },
+            sync_frames,
+        )
+    };
+    // Synchronous frame counts: 10,000 where a frame takes under a
+    // millisecond (the stall check), fewer for the big images.
+    let workloads = [
+        w("measurements only", 0, (0, 0), 0, 10_000),
+        w("1 camera 800x600", 1, (800, 600), 0, 10_000),
+        w("4 cameras 800x600", 4, (800, 600), 0, 2_000),
+        w("4 cameras 1920x1080", 4, (1920, 1080), 0, 300),
+        w("30 non-player agents", 0, (0, 0), 30, 10_000),
+    ];
+    println!("\n## 1. 0.8 protocol through the C API, client on loopback\n");
+    println!("| mode | workload | bytes/frame | frames/s | MB/s | raw TCP MB/s | ratio | raw TCP + copy MB/s | ratio | lost | allocs/frame |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut game = Vec::new();
+    let async_time = Duration::from_secs_f64(3.0 * scale_factor()).max(Duration::from_millis(300));
+    for (w, sync_frames) in &workloads {
+        for sync in [true, false] {
+            let frames = scale(*sync_frames);
+            let length = if sync {
+                Length::Frames(frames)
+            } else {
+                Length::Time(async_time, 3_000_000)
+            };
+            let o = legacy::run(free_port(), sync, w, length, (frames / 10).clamp(10, 100));
+            let tcp_frames = baseline::frames_for(o.bytes_per_frame, 2_000_000_000);
+            let tcp = baseline::tcp_throughput(o.bytes_per_frame, tcp_frames, false);
+            let tcp_loaded = baseline::tcp_throughput(o.bytes_per_frame, tcp_frames, true);
+            let copy = baseline::memcpy(o.image_bytes.max(o.bytes_per_frame), 200);
+            let mode = if sync { "sync" } else { "async" };
+            println!(
+                "| {mode} | {} | {} | {:.0} | {:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {} ({:.1}%) | {:.3} |",
+                w.name,
+                o.bytes_per_frame,
+                o.fps,
+                o.mbps,
+                tcp,
+                o.mbps / tcp,
+                tcp_loaded,
+                o.mbps / tcp_loaded,
+                u64::from(o.frames) - o.delivered,
+                100.0 * (u64::from(o.frames) - o.delivered) as f64 / f64::from(o.frames),
+                o.allocations as f64 / f64::from(o.frames),
+            );
+            let rt = sync.then(|| baseline::tcp_round_trips(o.bytes_per_frame, o.frames as usize));
+            game.push((mode, w.name, o, copy, rt));
+        }
+    }
+    println!("\nGame-thread time per frame in library calls (sync: without the wait for the client's control), µs;");
+    println!("memcpy of the frame's image bytes (or its whole bytes without images), same run:\n");
+    println!("| mode | workload | p50 | p99 | max | memcpy p50 | p99 / memcpy p50 | e2e latency p50 | e2e p99 |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (mode, name, o, copy, _) in &game {
+        let (copy_p50, ratio) = if o.image_bytes > 0 {
+            let r = o.api.p99.as_secs_f64() / copy.p50.as_secs_f64();
+            (us(copy.p50), format!("{r:.2}"))
+        } else {
+            ("-".into(), "-".into())
+        };
+        println!(
+            "| {mode} | {name} | {} | {} | {} | {copy_p50} | {ratio} | {} | {} |",
+            us(o.api.p50),
+            us(o.api.p99),
+            us(o.api.max),
+            us(o.latency.p50),
+            us(o.latency.p99)
+        );
+    }
+    println!("\nSynchronous frame time (write, client round trip, control), µs, against raw TCP round trips of the same bytes:\n");
+    println!("| workload | frames | p50 | p99 | max | max / p99 | raw TCP p50 | raw p99 | raw max | raw max / p99 |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (_, name, o, _, rt) in &game {
+        if let Some(rt) = rt {
+            println!(
+                "| {name} | {} | {} | {} | {} | {:.2} | {} | {} | {} | {:.2} |",
+                o.frames,
+                us(o.frame.p50),
+                us(o.frame.p99),
+                us(o.frame.max),
+                o.frame.max.as_secs_f64() / o.frame.p99.as_secs_f64(),
+                us(rt.p50),
+                us(rt.p99),
+                us(rt.max),
+                rt.max.as_secs_f64() / rt.p99.as_secs_f64()
+            );
+        }
+    }
+}
+
+fn camera_paths() {
+    println!("\n## 2. 0.9 cameras, 4 x 800x600, asynchronous, one subscriber each\n");
+    println!("| path | game-thread p50 µs | p99 | max | memcpy of 4 images p50 | p99 / memcpy | delivered/s per stream | MB/s | allocs/frame | preempted/frame |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let frames = scale(1_000);
+    for zero_copy in [false, true] {
+        let o = sensors::cameras(4, (800, 600), 1, frames, zero_copy);
+        let copy = baseline::memcpy(o.image_bytes, 200);
+        println!(
+            "| {} | {} | {} | {} | {} | {:.2} | {:.0} | {:.0} | {:.3} | {:.2} |",
+            if zero_copy {
+                "zero-copy (acquire + commit)"
+            } else {
+                "copy (carla_sensor_send_image)"
+            },
+            us(o.api.p50),
+            us(o.api.p99),
+            us(o.api.max),
+            us(copy.p50),
+            o.api.p99.as_secs_f64() / copy.p50.as_secs_f64(),
+            o.delivered_per_subscriber,
+            o.mbps,
+            o.allocations as f64 / f64::from(frames),
+            o.preempted
+        );
+    }
+}
+
+fn fan_out() {
+    println!("\n## 3. Fan-out: one 800x600 camera stream (zero-copy), asynchronous\n");
+    println!("| subscribers | game-thread p50 µs | p99 | max | delivered/s per subscriber | total MB/s | raw TCP MB/s (1 reader) | allocs/frame | preempted/frame |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let frames = scale(2_000);
+    let bytes = 800 * 600 * 4 + 64;
+    let tcp = baseline::tcp_throughput(bytes, baseline::frames_for(bytes, 2_000_000_000), false);
+    for subs in [1, 8] {
+        let o = sensors::cameras(1, (800, 600), subs, frames, true);
+        println!(
+            "| {subs} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.3} |",
+            us(o.api.p50),
+            us(o.api.p99),
+            us(o.api.max),
+            o.delivered_per_subscriber,
+            o.mbps,
+            tcp,
+            o.allocations as f64 / f64::from(frames)
+        );
+    }
+}
+
+fn lidar() {
+    println!("\n## 4. Lidar, 64 channels, 1.3 M points/s, 20 Hz ticks, one subscriber\n");
+    println!("| general drop-off | sensor s | points/s traced | game-thread CPU ms per sensor s | bytes out/s | memcpy of those bytes, ms | allocs/tick |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    let seconds = scale(10).min(10).max(2);
+    for dropoff in ["0.0", "0.45"] {
+        let o = sensors::lidar(seconds, 20, dropoff);
+        let per_s = o.bytes as f64 / o.sensor_seconds;
+        let copy = baseline::memcpy((per_s / 20.0) as usize, 100);
+        println!(
+            "| {dropoff} | {:.0} | {:.0} | {:.1} | {:.1} MB | {:.2} | {:.3} |",
+            o.sensor_seconds,
+            o.points as f64 / o.sensor_seconds,
+            o.cpu.as_secs_f64() * 1e3 / o.sensor_seconds,
+            per_s / 1e6,
+            copy.p50.as_secs_f64() * 1e3 * 20.0,
+            o.allocations as f64 / (o.sensor_seconds * 20.0)
+        );
+    }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list" || a == "--test") {
+        return; // `cargo test --benches` probes; nothing to list
+    }
+    carla_server::log::set_max_level(carla_server::log::Level::Warning);
+    println!(
+        "# carla_server pipeline benchmark\n\nMachine: {}",
+        machine()
+    );
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    let run = |s: &str| only.is_empty() || only.split(',').any(|o| o == s);
+    if run("legacy") {
+        legacy_matrix();
+    }
+    if run("cameras") {
+        camera_paths();
+    }
+    if run("fanout") {
+        fan_out();
+    }
+    if run("lidar") {
+        lidar();
+    }
+}
