@@ -28,7 +28,7 @@ pub mod slot;
 pub mod stream;
 pub mod stream_client;
 mod sync;
-mod threads;
+pub mod threads;
 #[cfg(test)]
 mod test_util;
 pub mod types;

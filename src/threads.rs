@@ -8,9 +8,24 @@
 //! free cores than busy threads this is what keeps the game thread's calls
 //! short (see the Performance section of the README). `SCHED_BATCH` needs
 //! no privilege; if it is refused, the thread keeps the normal policy.
+//!
+//! The price: when every core is busy, a woken sender waits for the end of
+//! the running thread's slice (a few ms) instead of running at once, so
+//! small asynchronous frames reach the client later.
+//! `set_yield_to_game_thread(false)` keeps the normal policy for threads
+//! started afterwards.
 
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
+
+static YIELD: AtomicBool = AtomicBool::new(true);
+
+/// Whether library threads started from now on use `SCHED_BATCH` (the
+/// default) or the normal policy. Process-wide.
+pub fn set_yield_to_game_thread(on: bool) {
+    YIELD.store(on, Ordering::Relaxed);
+}
 
 /// Spawns a named library thread that yields to the game thread on wake-up.
 pub fn spawn<F, T>(name: impl Into<String>, body: F) -> io::Result<JoinHandle<T>>
@@ -18,10 +33,13 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
+    let batch = YIELD.load(Ordering::Relaxed);
     std::thread::Builder::new()
         .name(name.into())
         .spawn(move || {
-            yield_on_wake_up();
+            if batch {
+                yield_on_wake_up();
+            }
             body()
         })
 }

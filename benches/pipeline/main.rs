@@ -8,6 +8,10 @@
 //! 2. 0.9 cameras, 4 x 800x600 async: copy path vs zero-copy path.
 //! 3. Fan-out: one camera stream to 1 and to 8 subscribers.
 //! 4. Lidar: 64 channels at 1.3 M points/s, CPU per second of sensor time.
+//! 5. The library threads' scheduling policy: batch (default) vs normal.
+//!
+//! `BENCH_ONLY=legacy,cameras,fanout,lidar,policy` picks sections;
+//! `BENCH_ALLOC_TRACE=1` prints where counted allocations come from.
 
 mod alloc;
 mod baseline;
@@ -229,6 +233,50 @@ fn lidar() {
     }
 }
 
+/// The library threads' scheduling policy (src/threads.rs): batch (the
+/// default) against normal, on the rows where it matters.
+fn thread_policy() {
+    println!("\n## 5. Library threads: SCHED_BATCH (default) against the normal policy\n");
+    println!(
+        "| policy | run | game-thread p50 µs | p99 | max | delivered/s | e2e p50 µs | e2e p99 |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    let time = Duration::from_secs_f64(2.0 * scale_factor()).max(Duration::from_millis(300));
+    for batch in [true, false] {
+        carla_server::threads::set_yield_to_game_thread(batch);
+        let policy = if batch { "batch" } else { "normal" };
+        for (name, cameras) in [
+            ("async measurements only", 0),
+            ("async 4 cameras 800x600", 4),
+        ] {
+            let w = Workload {
+                name,
+                cameras: vec![(800, 600); cameras],
+                agents: 0,
+            };
+            let o = legacy::run(free_port(), false, &w, Length::Time(time, 3_000_000), 100);
+            println!(
+                "| {policy} | 0.8 {name} | {} | {} | {} | {:.0} | {} | {} |",
+                us(o.api.p50),
+                us(o.api.p99),
+                us(o.api.max),
+                o.fps,
+                us(o.latency.p50),
+                us(o.latency.p99)
+            );
+        }
+        let o = sensors::cameras(4, (800, 600), 1, scale(1_000), true);
+        println!(
+            "| {policy} | 0.9 zero-copy 4 cameras 800x600 | {} | {} | {} | {:.0} | - | - |",
+            us(o.api.p50),
+            us(o.api.p99),
+            us(o.api.max),
+            o.delivered_per_subscriber
+        );
+    }
+    carla_server::threads::set_yield_to_game_thread(true);
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list" || a == "--test") {
         return; // `cargo test --benches` probes; nothing to list
@@ -251,5 +299,8 @@ fn main() {
     }
     if run("lidar") {
         lidar();
+    }
+    if run("policy") {
+        thread_policy();
     }
 }
