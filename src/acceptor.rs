@@ -102,6 +102,33 @@ impl Handoff {
     }
 }
 
+/// The grace surplus connections get, shared by a burst: connections
+/// offered while a window is open, or within one grace after it closed
+/// (they queued behind it), only get what is left of it. Without this the
+/// accept thread waited one whole grace per connection, so the last of a
+/// burst of N (and any client queued behind them) waited N × 250 ms.
+#[derive(Default)]
+struct GraceWindow {
+    end: Option<Instant>,
+}
+
+impl GraceWindow {
+    fn grace(&mut self, now: Instant) -> Duration {
+        match self.end {
+            Some(end) if now < end + SURPLUS_GRACE => end.saturating_duration_since(now),
+            _ => {
+                self.end = Some(now + SURPLUS_GRACE);
+                SURPLUS_GRACE
+            }
+        }
+    }
+
+    /// A worker took a connection: the next surplus one opens a new window.
+    fn reset(&mut self) {
+        self.end = None;
+    }
+}
+
 /// A bound port with its accept thread.
 pub struct Port {
     addr: SocketAddr,
@@ -118,14 +145,17 @@ impl Port {
         name: &'static str,
         handoff: Arc<Handoff>,
     ) -> Result<Port, Code> {
+        let mut window = GraceWindow::default();
         Port::bind_with(ip, port, name, move |conn| {
-            if let Err(conn) = handoff.offer(conn, SURPLUS_GRACE) {
-                crate::log_warn!(
+            let grace = window.grace(Instant::now());
+            match handoff.offer(conn, grace) {
+                Ok(()) => window.reset(),
+                Err(conn) => crate::log_warn!(
                     "{} port {}: surplus connection from {} closed (the port is busy or no episode is running)",
                     name,
                     port,
                     conn.peer()
-                );
+                ),
             }
         })
     }
