@@ -29,3 +29,4 @@ cargo test --release --test slot_stress
 echo "== loom model check of the lock-free slot"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
   cargo test --release --test loom_slot
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom_buffer

@@ -18,6 +18,7 @@ pub mod client;
 pub mod encode;
 pub mod ffi;
 pub mod framing;
+pub mod handoff;
 pub mod net;
 pub mod proto;
 pub mod sensor;
@@ -28,9 +29,9 @@ pub mod slot;
 pub mod stream;
 pub mod stream_client;
 mod sync;
-pub mod threads;
 #[cfg(test)]
 mod test_util;
+pub mod threads;
 pub mod types;
 pub mod world;
 

@@ -1,7 +1,8 @@
 //! One subscriber of one stream: a thread that writes the stream's messages
 //! to its socket, one at a time, each as a single vectored write.
 //!
-//! Between the senders and that thread sits a one-message slot:
+//! Between the senders and that thread sits a one-message slot
+//! (`crate::handoff::Handoff`, model-checked with loom):
 //! - asynchronous stream: a new message replaces a pending one, which is
 //!   counted as dropped (newest wins; the sender never waits);
 //! - synchronous stream: the sender waits, up to the stream's bound, for the
@@ -10,22 +11,15 @@
 
 use super::Message;
 use crate::codes::{self, Code};
+use crate::handoff::{Handoff, Offered, TimedOut};
 use crate::net::{deadline_in, Aborter, Conn};
-use parking_lot::{Condvar, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[derive(Default)]
-struct Slot {
-    pending: Option<Arc<Message>>,
-    closing: bool,
-}
-
 /// A subscriber.
 pub struct Session {
-    slot: Mutex<Slot>,
-    cv: Condvar,
+    slot: Handoff<Arc<Message>>,
     aborter: Option<Aborter>,
     pub(super) dropped: AtomicU64,
     pub(super) sent: AtomicU64,
@@ -46,8 +40,7 @@ pub enum Offer {
 impl Session {
     pub(super) fn new(conn: &Conn) -> Session {
         Session {
-            slot: Mutex::new(Slot::default()),
-            cv: Condvar::new(),
+            slot: Handoff::new(),
             aborter: conn.aborter().ok(),
             dropped: AtomicU64::new(0),
             sent: AtomicU64::new(0),
@@ -55,53 +48,38 @@ impl Session {
         }
     }
 
-    /// Offers a message without waiting.
+    /// Offers a message without waiting. Messages handed back are dropped
+    /// here, outside the slot's lock.
     pub(super) fn offer(&self, msg: &Arc<Message>, synchronous: bool) -> Offer {
-        let mut s = self.slot.lock();
-        if s.closing {
-            return Offer::Closed;
-        }
-        let outcome = match (&s.pending, synchronous) {
-            (None, _) => Offer::Queued,
-            (Some(_), false) => {
+        match self.slot.offer(msg.clone(), !synchronous) {
+            Offered::Queued => Offer::Queued,
+            Offered::Replaced(_older) => {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
                 Offer::Replaced
             }
-            (Some(_), true) => return Offer::Full(msg.clone()),
-        };
-        s.pending = Some(msg.clone());
-        self.cv.notify_all();
-        outcome
+            Offered::Full(msg) => Offer::Full(msg),
+            Offered::Closed(_) => Offer::Closed,
+        }
     }
 
     /// Sync mode: waits up to `bound` for room, then queues.
     pub(super) fn offer_waiting(&self, msg: Arc<Message>, bound: Duration) -> Result<(), Code> {
-        let deadline = Instant::now() + bound;
-        let mut s = self.slot.lock();
-        loop {
-            if s.closing {
-                return Ok(()); // a closed subscriber is not the sender's error
-            }
-            if s.pending.is_none() {
-                s.pending = Some(msg);
-                self.cv.notify_all();
-                return Ok(());
-            }
-            if self.cv.wait_until(&mut s, deadline).timed_out() {
+        match self.slot.offer_waiting(msg, Instant::now() + bound) {
+            Ok(()) => Ok(()),
+            Err(TimedOut(_msg)) => {
                 crate::log_error!(
                     "stream subscriber {}: still busy after {:?} in synchronous mode; message not queued",
                     self.peer,
                     bound
                 );
-                return Err(codes::TIMED_OUT);
+                Err(codes::TIMED_OUT)
             }
         }
     }
 
     /// Ends the session after the message being written (no cut messages).
     pub(super) fn close(&self) {
-        self.slot.lock().closing = true;
-        self.cv.notify_all();
+        self.slot.close();
     }
 
     /// Ends the session at once (teardown).
@@ -114,24 +92,7 @@ impl Session {
 
     /// The writer loop; returns when the session ends.
     pub(super) fn run(&self, conn: &Conn, write_timeout: Duration) {
-        loop {
-            let msg = {
-                let mut s = self.slot.lock();
-                loop {
-                    if let Some(m) = s.pending.take() {
-                        break Some(m);
-                    }
-                    if s.closing {
-                        break None;
-                    }
-                    self.cv.wait(&mut s);
-                }
-            };
-            self.cv.notify_all(); // room for a waiting synchronous sender
-            let Some(msg) = msg else {
-                let _ = conn.aborter().map(|a| a.abort());
-                return;
-            };
+        while let Some(msg) = self.slot.next() {
             let mut slices = msg.slices();
             if let Err(code) = conn.write_all_vectored(&mut slices, deadline_in(write_timeout)) {
                 crate::log_info!(
@@ -144,5 +105,6 @@ impl Session {
             }
             self.sent.fetch_add(1, Ordering::Relaxed);
         }
+        let _ = conn.aborter().map(|a| a.abort());
     }
 }

@@ -1,0 +1,283 @@
+//! Model checks with loom of the buffer pool (`src/buffer.rs`) and of a
+//! stream subscriber's one-message slot (`src/handoff.rs`): every
+//! interleaving of two or three threads. Run by `scripts/test.sh`:
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom_buffer`.
+//!
+//! Blocks are tracked by the allocator: this binary's global allocator
+//! counts the live allocations of a few marker sizes (only the tests'
+//! buffers use them), so "freed", "leaked" and "kept" are observable.
+#![cfg(loom)]
+
+use carla_server::buffer::{Buffer, Pool};
+use carla_server::handoff::{Handoff, Offered};
+use loom::sync::Arc;
+use loom::thread;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+// ------------------------------------------------- block accounting
+
+/// Block sizes of the models' buffers (odd, so nothing else allocates them).
+const A: usize = 4093;
+const B: usize = 4091;
+const C: usize = 4079;
+
+struct CountingAlloc;
+
+thread_local! {
+    /// Live blocks of a marker size. Loom runs a model's threads as
+    /// coroutines on one OS thread, so one counter sees all of them, and
+    /// tests running in parallel on other OS threads do not interfere.
+    static LIVE_BLOCKS: Cell<isize> = const { Cell::new(0) };
+}
+
+fn is_block(layout: Layout) -> bool {
+    layout.align() == 1 && [A, B, C].contains(&layout.size())
+}
+
+fn count(delta: isize) {
+    // `try_with`: the allocator may run while thread locals are torn down.
+    let _ = LIVE_BLOCKS.try_with(|n| n.set(n.get() + delta));
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the
+// only addition is a thread-local counter that never allocates.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if is_block(layout) {
+            count(1);
+        }
+        // SAFETY: same contract as ours, forwarded.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if is_block(layout) {
+            count(1);
+        }
+        // SAFETY: same contract as ours, forwarded.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if is_block(layout) {
+            count(-1);
+        }
+        // SAFETY: `ptr` came from `System` with this layout (we forward all).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+fn live_blocks() -> isize {
+    LIVE_BLOCKS.with(Cell::get)
+}
+
+/// Every interleaving of `f`'s threads; after each, no block is left
+/// alive. (Counts are relative: a failed run may have leaked blocks.)
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    model_bounded(None, f);
+}
+
+/// `model`, with at most `preemptions` forced thread switches per run
+/// (loom's bound: most bugs need 2 or 3; exhaustive would take minutes).
+fn model_bounded(preemptions: Option<usize>, f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    if preemptions.is_some() {
+        builder.preemption_bound = preemptions;
+    }
+    builder.check(move || {
+        let before = live_blocks();
+        f();
+        assert_eq!(live_blocks(), before, "a block leaked (or was freed twice)");
+    });
+}
+
+/// A buffer of `pool` holding a fresh block of `size` bytes.
+fn filled(pool: &Pool, size: usize) -> Buffer {
+    let mut b = pool.pop();
+    b.reset(size);
+    b
+}
+
+/// The capacities of the blocks idle in `pool` (empties it).
+fn drain(pool: &Pool) -> Vec<usize> {
+    let mut held = Vec::new();
+    while pool.stats().idle > 0 {
+        held.push(pool.pop());
+    }
+    let caps = held.iter().map(Buffer::capacity).collect();
+    // Back in, so the pool (not this helper) frees them.
+    drop(held);
+    caps
+}
+
+fn sorted(mut v: Vec<usize>) -> Vec<usize> {
+    v.sort_unstable();
+    v
+}
+
+// ------------------------------------------------------------- the pool
+
+#[test]
+fn buffers_dropped_on_two_threads_return_while_a_third_pops() {
+    model(|| {
+        let pool = Pool::new(2);
+        let base = live_blocks();
+        let (a, b) = (filled(&pool, A), filled(&pool, B));
+        let t1 = thread::spawn(move || drop(a));
+        let t2 = thread::spawn(move || drop(b));
+        // Either block, or none yet: never a fresh allocation.
+        let popped = pool.pop();
+        t1.join().unwrap();
+        t2.join().unwrap();
+        let mut blocks = drain(&pool);
+        if popped.capacity() != 0 {
+            blocks.push(popped.capacity());
+        }
+        assert_eq!(sorted(blocks), [B, A], "each block exactly once");
+        assert_eq!(live_blocks() - base, 2, "nothing freed, nothing copied");
+        assert_eq!(pool.stats().allocations, 2);
+        drop(popped);
+        assert_eq!(pool.stats().idle, 2);
+        drop(pool); // frees both idle blocks (checked by `model`)
+    });
+}
+
+#[test]
+fn a_full_pool_frees_the_block_instead_of_growing() {
+    model(|| {
+        let pool = Pool::new(1);
+        let base = live_blocks();
+        let (a, b) = (filled(&pool, A), filled(&pool, B));
+        let t1 = thread::spawn(move || drop(a));
+        let t2 = thread::spawn(move || drop(b));
+        t1.join().unwrap();
+        t2.join().unwrap();
+        assert_eq!(pool.stats().idle, 1, "bounded at max_idle");
+        assert_eq!(live_blocks() - base, 1, "the other block was freed");
+        assert_eq!(pool.stats().allocations, 2);
+    });
+}
+
+#[test]
+fn buffers_in_flight_when_the_pool_drops_free_their_blocks() {
+    model(|| {
+        let pool = Pool::new(2);
+        let base = live_blocks();
+        let (a, b) = (filled(&pool, A), filled(&pool, B));
+        let t1 = thread::spawn(move || drop(a));
+        let t2 = thread::spawn(move || drop(b));
+        // Races with the drops: each one finds the pool gone (frees its
+        // block), or returns it to a pool that then dies (which frees it).
+        drop(pool);
+        t1.join().unwrap();
+        t2.join().unwrap();
+        assert_eq!(live_blocks(), base, "both blocks freed");
+    });
+}
+
+#[test]
+fn allocations_from_two_threads_are_all_counted() {
+    model(|| {
+        let pool = Pool::new(2);
+        let threads: Vec<_> = [A, B]
+            .into_iter()
+            .map(|size| {
+                let pool = pool.clone();
+                thread::spawn(move || filled(&pool, size))
+            })
+            .collect();
+        let held: Vec<Buffer> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        assert_eq!(pool.stats().allocations, 2);
+        drop(held);
+        assert_eq!(sorted(drain(&pool)), [B, A]);
+    });
+}
+
+// -------------------------------------------- the subscriber's handoff
+
+/// Far enough that no model times out (loom's timed waits never do).
+fn far() -> Instant {
+    Instant::now() + Duration::from_secs(3600)
+}
+
+/// The writer thread: takes values until the handoff closes.
+fn writer(h: &Arc<Handoff<u32>>) -> thread::JoinHandle<Vec<u32>> {
+    let h = h.clone();
+    thread::spawn(move || std::iter::from_fn(|| h.next()).collect())
+}
+
+#[test]
+fn asynchronous_offers_are_each_delivered_or_counted_dropped() {
+    // Three threads, three offers: exhaustive takes ~100 s; 5 preemptions
+    // take ~2 s (and 3 already catch the bugs tried, see the README).
+    model_bounded(Some(5), || {
+        let h = Arc::new(Handoff::new());
+        let w = writer(&h);
+        let offer = |h: &Handoff<u32>, v| match h.offer(v, true) {
+            Offered::Queued => None,
+            Offered::Replaced(old) => Some(old),
+            other => panic!("asynchronous offer of {v}: {other:?}"),
+        };
+        let other = {
+            let h = h.clone();
+            thread::spawn(move || offer(&h, 10))
+        };
+        let mut dropped: Vec<u32> = [1, 2].into_iter().filter_map(|v| offer(&h, v)).collect();
+        dropped.extend(other.join().unwrap());
+        h.close(); // must wake the writer, which first drains the slot
+        let delivered = w.join().unwrap();
+        let mut all = [delivered.clone(), dropped].concat();
+        all.sort_unstable();
+        assert_eq!(all, [1, 2, 10], "each value exactly once");
+        // Newest wins: one sender's values arrive in order.
+        let mine: Vec<u32> = delivered.iter().copied().filter(|v| *v < 10).collect();
+        assert!(mine.windows(2).all(|w| w[0] < w[1]), "{delivered:?}");
+    });
+}
+
+#[test]
+fn a_synchronous_sender_is_woken_by_the_writer_and_drops_nothing() {
+    model(|| {
+        let h = Arc::new(Handoff::new());
+        let w = writer(&h);
+        for v in 1..=3 {
+            // A lost wake-up here is a deadlock, which loom reports.
+            assert_eq!(h.offer_waiting(v, far()), Ok(()));
+        }
+        h.close();
+        assert_eq!(w.join().unwrap(), [1, 2, 3], "in order, none dropped");
+    });
+}
+
+#[test]
+fn close_wakes_a_waiting_synchronous_sender() {
+    model(|| {
+        let h = Arc::new(Handoff::new());
+        assert_eq!(h.offer(1, false), Offered::Queued);
+        let sender = {
+            let h = h.clone();
+            // The slot is full and nobody reads: only `close` ends this.
+            thread::spawn(move || h.offer_waiting(2, far()))
+        };
+        h.close();
+        assert_eq!(sender.join().unwrap(), Ok(()), "not the sender's error");
+        assert_eq!(h.offer(3, true), Offered::Closed(3));
+        // The writer still gets what was pending, then the end.
+        assert_eq!((h.next(), h.next()), (Some(1), None));
+    });
+}
+
+#[test]
+fn close_wakes_a_waiting_writer() {
+    model(|| {
+        let h = Arc::new(Handoff::new());
+        let w = writer(&h);
+        h.close();
+        assert_eq!(w.join().unwrap(), [] as [u32; 0]);
+    });
+}
