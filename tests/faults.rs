@@ -6,7 +6,8 @@
 //! - `killed_client`: a client process killed mid-frame 100 times;
 //! - `slow_reader`: a client reading at 1 MB/s never slows the game thread
 //!   (0.8 stream port and 0.9 stream, asynchronous mode);
-//! - `ports`: surplus connections on every port, a port already in use.
+//! - `ports`: surplus connections on every port, a port already in use;
+//! - `free`: `carla_free_server` under load returns within 100 ms.
 //!
 //! Tests that measure process-wide counts (threads, descriptors, memory) or
 //! a time bound take the gate exclusively, so no other test of this binary
@@ -17,6 +18,8 @@ mod common;
 
 #[path = "faults/episodes.rs"]
 mod episodes;
+#[path = "faults/free.rs"]
+mod free;
 #[path = "faults/killed_client.rs"]
 mod killed_client;
 #[path = "faults/ports.rs"]
