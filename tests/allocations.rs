@@ -6,6 +6,7 @@
 //! - 0.9 streams run through the C API with subscribers reading: a camera
 //!   on the copy and zero-copy paths (synchronous and asynchronous) and a
 //!   lidar.
+//!
 //! The tests take turns (`ONE_AT_A_TIME`): the count is process-wide.
 
 mod common;

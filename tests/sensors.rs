@@ -161,8 +161,10 @@ fn one_camera_feeds_the_0_8_stream_port_and_its_0_9_stream() {
     }
     host.join().unwrap();
     let stats = server.sensors.get(id).unwrap().instance.stream().stats();
+    // The first send makes the 4 blocks one subscriber can have in flight
+    // (src/stream/mod.rs, WARM_BLOCKS); 10 frames then reuse them.
     assert!(
-        stats.pool_allocations <= 3,
+        stats.pool_allocations <= 4,
         "pooled image buffers were reused: {stats:?}"
     );
 }

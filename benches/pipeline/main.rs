@@ -216,7 +216,7 @@ fn lidar() {
     println!("\n## 4. Lidar, 64 channels, 1.3 M points/s, 20 Hz ticks, one subscriber\n");
     println!("| general drop-off | sensor s | points/s traced | game-thread CPU ms per sensor s | bytes out/s | memcpy of those bytes, ms | allocs/tick |");
     println!("|---:|---:|---:|---:|---:|---:|---:|");
-    let seconds = scale(10).min(10).max(2);
+    let seconds = scale(10).clamp(2, 10);
     for dropoff in ["0.0", "0.45"] {
         let o = sensors::lidar(seconds, 20, dropoff);
         let per_s = o.bytes as f64 / o.sensor_seconds;

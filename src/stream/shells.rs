@@ -22,12 +22,12 @@ use std::sync::Arc;
 /// Shells kept per stream: more than the messages one stream has in flight
 /// (one per subscriber plus the one being sent) in any usual set-up; past
 /// it, a send allocates a shell that is not kept.
-pub const MAX_SHELLS: usize = 16;
+const MAX_SHELLS: usize = 16;
 
 /// Shells made with the stream: enough for one subscriber (one message
 /// being written, one waiting, one being sent) plus one, so a steady
 /// single-subscriber stream never makes one after its creation.
-pub const INITIAL_SHELLS: usize = 4;
+const INITIAL_SHELLS: usize = 4;
 
 pub struct Shells {
     ring: Mutex<Vec<Arc<Message>>>,
