@@ -63,6 +63,27 @@ impl Aborter {
     pub fn abort(&self) {
         let _ = self.0.shutdown(Shutdown::Both);
     }
+
+    /// Bytes of this connection the peer has acknowledged so far (the
+    /// kernel's `TCP_INFO`), or None if the kernel does not say.
+    pub fn bytes_acked(&self) -> Option<u64> {
+        // SAFETY: `tcp_info` is plain integers; all zeroes is a valid value.
+        let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+        // SAFETY: `info` and `len` are valid for the call and the kernel
+        // writes at most `len` bytes.
+        let rc = unsafe {
+            libc::getsockopt(
+                self.0.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_INFO,
+                (&mut info as *mut libc::tcp_info).cast(),
+                &mut len,
+            )
+        };
+        let known = std::mem::offset_of!(libc::tcp_info, tcpi_bytes_acked) + 8;
+        (rc == 0 && len as usize >= known).then_some(info.tcpi_bytes_acked)
+    }
 }
 
 /// One accepted TCP session.

@@ -125,7 +125,13 @@ impl StreamClient {
         }
         let len = len as usize;
         msg.len = 0;
-        msg.words.resize(len.div_ceil(8), 0);
+        // A larger block comes zeroed from the allocator (calloc); growing
+        // in place would fill it word by word, which stalls the read for
+        // tens of ms on a 16 MiB message in an unoptimised build.
+        let words = len.div_ceil(8);
+        if msg.words.len() < words {
+            msg.words = vec![0u64; words];
+        }
         self.socket
             .read_exact(&mut bytemuck::cast_slice_mut(&mut msg.words)[..len])?;
         msg.len = len;

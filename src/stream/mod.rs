@@ -89,9 +89,13 @@ struct Shared {
     subscribers: Mutex<Vec<(JoinHandle<()>, Weak<Session>)>>,
 }
 
-/// How long dropping the server lets subscribers finish the messages
-/// already sent before their connections are cut.
+/// How long dropping the server lets subscribers that keep reading finish
+/// the messages already sent before their connections are cut.
 pub const FLUSH_BOUND: Duration = Duration::from_secs(1);
+
+/// A subscriber whose peer acknowledges nothing for this long while the
+/// server is dropped has stopped reading: it is cut at once.
+const FLUSH_STALL: Duration = Duration::from_millis(25);
 
 /// Pooled blocks kept per stream.
 const POOL_SIZE: usize = 8;
@@ -177,18 +181,41 @@ impl StreamServer {
 
 impl Drop for StreamServer {
     /// Closes every stream; subscribers get the messages already sent for
-    /// at most `FLUSH_BOUND`, then their connections are cut and every
-    /// subscriber thread is joined.
+    /// at most `FLUSH_BOUND` while their peers keep acknowledging data (one
+    /// that acknowledges nothing for `FLUSH_STALL` is cut at once), then
+    /// the connections are cut and every subscriber thread is joined.
     fn drop(&mut self) {
         let streams: Vec<_> = self.shared.streams.lock().drain().map(|(_, s)| s).collect();
         for s in streams {
             s.close(false);
         }
         let subscribers = std::mem::take(&mut *self.shared.subscribers.lock());
-        let deadline = std::time::Instant::now() + FLUSH_BOUND;
-        while std::time::Instant::now() < deadline
-            && !subscribers.iter().all(|(h, _)| h.is_finished())
-        {
+        let started = std::time::Instant::now();
+        let mut progress: Vec<(Option<u64>, std::time::Instant)> = subscribers
+            .iter()
+            .map(|(_, s)| (s.upgrade().and_then(|s| s.bytes_acked()), started))
+            .collect();
+        loop {
+            let now = std::time::Instant::now();
+            let mut flushing = false;
+            for ((handle, session), (acked, since)) in subscribers.iter().zip(&mut progress) {
+                let Some(session) = session.upgrade().filter(|_| !handle.is_finished()) else {
+                    continue;
+                };
+                // Unknown (no TCP_INFO) counts as progress: the plain bound.
+                let a = session.bytes_acked();
+                if a.is_none() || a != *acked {
+                    (*acked, *since) = (a, now);
+                }
+                if now - *since >= FLUSH_STALL {
+                    session.abort();
+                } else {
+                    flushing = true;
+                }
+            }
+            if !flushing || now - started >= FLUSH_BOUND {
+                break;
+            }
             std::thread::sleep(Duration::from_millis(1));
         }
         for (handle, session) in subscribers {

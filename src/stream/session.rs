@@ -82,6 +82,11 @@ impl Session {
         self.slot.close();
     }
 
+    /// Bytes the peer has acknowledged so far (None: unknown).
+    pub(super) fn bytes_acked(&self) -> Option<u64> {
+        self.aborter.as_ref()?.bytes_acked()
+    }
+
     /// Ends the session at once (teardown).
     pub(super) fn abort(&self) {
         self.close();
