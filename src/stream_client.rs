@@ -104,7 +104,9 @@ impl StreamClient {
         })
     }
 
-    /// Waits for the next message (EOF when the stream was closed).
+    /// Waits for the next message. `UnexpectedEof` when the stream closed
+    /// between two messages; `InvalidData` for a bad length or a message the
+    /// connection cut short.
     pub fn next_message(&mut self) -> io::Result<SensorMessage> {
         let mut msg = SensorMessage::default();
         self.next_message_into(&mut msg)?;
@@ -115,7 +117,16 @@ impl StreamClient {
     /// allocation once it is large enough).
     pub fn next_message_into(&mut self, msg: &mut SensorMessage) -> io::Result<()> {
         let mut prefix = [0u8; 4];
-        self.socket.read_exact(&mut prefix)?;
+        match read_full(&mut self.socket, &mut prefix)? {
+            0 => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "stream closed",
+                ))
+            }
+            4 => {}
+            got => return Err(cut_short(got, 4)),
+        }
         let len = u32::from_le_bytes(prefix);
         if len > self.max_message || (len as usize) < HEADER_SIZE {
             return Err(io::Error::new(
@@ -132,11 +143,36 @@ impl StreamClient {
         if msg.words.len() < words {
             msg.words = vec![0u64; words];
         }
-        self.socket
-            .read_exact(&mut bytemuck::cast_slice_mut(&mut msg.words)[..len])?;
+        let body = &mut bytemuck::cast_slice_mut(&mut msg.words)[..len];
+        let got = read_full(&mut self.socket, body)?;
+        if got < len {
+            return Err(cut_short(4 + got, 4 + len));
+        }
         msg.len = len;
         Ok(())
     }
+}
+
+/// Reads until `buf` is full or the peer closes; how many bytes came.
+fn read_full(socket: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match socket.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// The connection closed inside a message (not a clean end of stream).
+fn cut_short(got: usize, of: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("the stream closed inside a message ({got} of {of} bytes)"),
+    )
 }
 
 impl Iterator for StreamClient {

@@ -698,6 +698,9 @@ fn float(
         Ok(v) if v.is_finite() => v,
         _ => return Err(invalid(f, "a finite number")),
     };
+    // The bounds hold for the value as stored: `1e-50` is 0 and
+    // `179.99999999` is 180 in an f32, which an open bound must refuse.
+    let v = f64::from(v as f32);
     let above = match bounds.0 {
         Included(lo) => v >= lo,
         Excluded(lo) => v > lo,
