@@ -18,6 +18,8 @@ pub mod client;
 pub mod encode;
 pub mod ffi;
 pub mod framing;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod handoff;
 pub mod net;
 pub mod proto;
