@@ -242,7 +242,8 @@ fn build_sim(compiler: &str) -> PathBuf {
         .arg(format!("-L{}", lib.display()))
         .arg("-lcarla_server")
         .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .arg("-ldl");
+        .arg("-ldl")
+        .args(common::chost::sanitizer_flags());
     let result = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));

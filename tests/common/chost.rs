@@ -17,8 +17,12 @@ const CRATE: &str = env!("CARGO_MANIFEST_DIR");
 
 // ---------------------------------------------------------------- building
 
-/// The directory holding the `libcarla_server.so` of this build.
+/// The directory holding the `libcarla_server.so` of this build, or the
+/// one `CARLA_LIB_DIR` names (`scripts/sanitize.sh`: an instrumented build).
 pub fn lib_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARLA_LIB_DIR") {
+        return PathBuf::from(dir);
+    }
     let exe = std::env::current_exe().expect("current_exe");
     let deps = exe
         .parent()
@@ -36,6 +40,26 @@ pub fn lib_dir() -> PathBuf {
             deps.display()
         )
     })
+}
+
+/// Compile and link flags for `CARLA_SANITIZE` (`scripts/sanitize.sh`):
+/// `address` (ASan + LeakSanitizer + UBSan, every report fatal) or
+/// `thread` (TSan), plus the files `CARLA_SANITIZE_LINK` lists (objects
+/// the script links into every host); nothing when unset.
+pub fn sanitizer_flags() -> Vec<String> {
+    let mut flags: Vec<String> = match std::env::var("CARLA_SANITIZE").as_deref() {
+        Err(_) | Ok("") => return Vec::new(),
+        Ok("address") => vec![
+            "-fsanitize=address,undefined".into(),
+            "-fno-sanitize-recover=all".into(),
+        ],
+        Ok("thread") => vec!["-fsanitize=thread".into()],
+        Ok(other) => panic!("CARLA_SANITIZE={other}: expected address or thread"),
+    };
+    flags.push("-fno-omit-frame-pointer".into());
+    let link = std::env::var("CARLA_SANITIZE_LINK").unwrap_or_default();
+    flags.extend(link.split_whitespace().map(String::from));
+    flags
 }
 
 fn target_triple() -> String {
@@ -82,7 +106,8 @@ pub fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf {
         .arg(format!("-L{}", lib.display()))
         .arg("-lcarla_server")
         .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .arg("-pthread");
+        .arg("-pthread")
+        .args(sanitizer_flags());
     let result = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
