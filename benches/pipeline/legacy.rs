@@ -2,7 +2,7 @@
 //! game thread) and a client on loopback reading every frame it gets.
 
 use crate::alloc;
-use crate::stats::{spread, Spread};
+use crate::stats::{spread, thread_cpu, Spread};
 use carla_server::client::{Client, Frame};
 use carla_server::ffi::*;
 use carla_server::types::*;
@@ -34,6 +34,8 @@ pub struct Outcome {
     pub mbps: f64,
     /// Time inside library calls, except the synchronous control wait.
     pub api: Spread,
+    /// The game thread's CPU time in those calls (without preemption).
+    pub cpu: Spread,
     /// Whole tick, control wait included (synchronous mode).
     pub frame: Spread,
     pub latency: Spread,
@@ -181,6 +183,7 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
         })
         .collect();
     let mut api = Vec::with_capacity(max_frames as usize);
+    let mut cpu = Vec::with_capacity(max_frames as usize);
     let mut frame_times = Vec::with_capacity(max_frames as usize);
     let mut control = Control::default();
     let mut measured_from = Instant::now();
@@ -197,7 +200,7 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
             measured_from = Instant::now();
             alloc::start();
         }
-        let t0 = Instant::now();
+        let (t0, cpu0) = (Instant::now(), thread_cpu());
         started[f as usize].store(now_ns(epoch), Ordering::Relaxed);
         for (i, (img, &(x, y))) in images.iter().zip(&w.cameras).enumerate() {
             let mut header = [0u8; 24];
@@ -224,15 +227,20 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
             number_of_non_player_agents: agents.len() as u32,
         };
         assert_eq!(unsafe { carla_write_measurements(server, &m) }, 0);
-        let before_wait = t0.elapsed();
+        let (before_wait, cpu_before_wait) = (t0.elapsed(), thread_cpu() - cpu0);
         let rc = unsafe { carla_read_control(server, &mut control, if sync { T } else { 0 }) };
         assert!(rc == 0 || (!sync && rc == 11), "read control: {rc}");
-        let spent = if sync { before_wait } else { t0.elapsed() };
+        let (spent, cpu_spent) = if sync {
+            (before_wait, cpu_before_wait)
+        } else {
+            (t0.elapsed(), thread_cpu() - cpu0)
+        };
         if f > last {
             break;
         }
         if f > warm_up {
             api.push(spent);
+            cpu.push(cpu_spent);
             frame_times.push(t0.elapsed());
         }
     }
@@ -264,6 +272,7 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
         fps: delivered as f64 / secs,
         mbps: delivered as f64 * bytes_per_frame as f64 / secs / 1e6,
         api: spread(&mut api),
+        cpu: spread(&mut cpu),
         frame: spread(&mut frame_times),
         latency: spread(&mut latency),
         allocations,

@@ -123,20 +123,23 @@ fn legacy_matrix() {
     }
     println!("\nGame-thread time per frame in library calls (sync: without the wait for the client's control), µs;");
     println!("memcpy of the frame's image bytes (or its whole bytes without images), same run:\n");
-    println!("| mode | workload | p50 | p99 | max | memcpy p50 | p99 / memcpy p50 | e2e latency p50 | e2e p99 |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| mode | workload | p50 | p99 | max | CPU p50 | CPU p99 | memcpy p50 | p99 / memcpy | CPU p99 / memcpy | e2e latency p50 | e2e p99 |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (mode, name, o, copy, _) in &game {
-        let (copy_p50, ratio) = if o.image_bytes > 0 {
+        let (copy_p50, ratio, cpu_ratio) = if o.image_bytes > 0 {
             let r = o.api.p99.as_secs_f64() / copy.p50.as_secs_f64();
-            (us(copy.p50), format!("{r:.2}"))
+            let c = o.cpu.p99.as_secs_f64() / copy.p50.as_secs_f64();
+            (us(copy.p50), format!("{r:.2}"), format!("{c:.2}"))
         } else {
-            ("-".into(), "-".into())
+            ("-".into(), "-".into(), "-".into())
         };
         println!(
-            "| {mode} | {name} | {} | {} | {} | {copy_p50} | {ratio} | {} | {} |",
+            "| {mode} | {name} | {} | {} | {} | {} | {} | {copy_p50} | {ratio} | {cpu_ratio} | {} | {} |",
             us(o.api.p50),
             us(o.api.p99),
             us(o.api.max),
+            us(o.cpu.p50),
+            us(o.cpu.p99),
             us(o.latency.p50),
             us(o.latency.p99)
         );
@@ -164,14 +167,14 @@ fn legacy_matrix() {
 
 fn camera_paths() {
     println!("\n## 2. 0.9 cameras, 4 x 800x600, asynchronous, one subscriber each\n");
-    println!("| path | game-thread p50 µs | p99 | max | memcpy of 4 images p50 | p99 / memcpy | delivered/s per stream | MB/s | allocs/frame | preempted/frame |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| path | game-thread p50 µs | p99 | max | CPU p50 | CPU p99 | memcpy of 4 images p50 | p99 / memcpy | CPU p99 / memcpy | delivered/s per stream | MB/s | allocs/frame | preempted/frame |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let frames = scale(1_000);
     for zero_copy in [false, true] {
         let o = sensors::cameras(4, (800, 600), 1, frames, zero_copy);
         let copy = baseline::memcpy(o.image_bytes, 200);
         println!(
-            "| {} | {} | {} | {} | {} | {:.2} | {:.0} | {:.0} | {:.3} | {:.2} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.0} | {:.0} | {:.3} | {:.2} |",
             if zero_copy {
                 "zero-copy (acquire + commit)"
             } else {
@@ -180,8 +183,11 @@ fn camera_paths() {
             us(o.api.p50),
             us(o.api.p99),
             us(o.api.max),
+            us(o.cpu.p50),
+            us(o.cpu.p99),
             us(copy.p50),
             o.api.p99.as_secs_f64() / copy.p50.as_secs_f64(),
+            o.cpu.p99.as_secs_f64() / copy.p50.as_secs_f64(),
             o.delivered_per_subscriber,
             o.mbps,
             o.allocations as f64 / f64::from(frames),
@@ -192,22 +198,24 @@ fn camera_paths() {
 
 fn fan_out() {
     println!("\n## 3. Fan-out: one 800x600 camera stream (zero-copy), asynchronous\n");
-    println!("| subscribers | game-thread p50 µs | p99 | max | delivered/s per subscriber | total MB/s | raw TCP MB/s (1 reader) | allocs/frame | preempted/frame |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| subscribers | game-thread p50 µs | p99 | max | CPU p99 | delivered/s per subscriber | total MB/s | raw TCP MB/s (1 reader) | allocs/frame | preempted/frame |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let frames = scale(2_000);
     let bytes = 800 * 600 * 4 + 64;
     let tcp = baseline::tcp_throughput(bytes, baseline::frames_for(bytes, 2_000_000_000), false);
     for subs in [1, 8] {
         let o = sensors::cameras(1, (800, 600), subs, frames, true);
         println!(
-            "| {subs} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.3} |",
+            "| {subs} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.3} | {:.2} |",
             us(o.api.p50),
             us(o.api.p99),
             us(o.api.max),
+            us(o.cpu.p99),
             o.delivered_per_subscriber,
             o.mbps,
             tcp,
-            o.allocations as f64 / f64::from(frames)
+            o.allocations as f64 / f64::from(frames),
+            o.preempted
         );
     }
 }

@@ -126,6 +126,8 @@ fn ctx(frame: u64) -> CaptureContext {
 #[derive(Debug, Default)]
 pub struct CameraOutcome {
     pub api: Spread,
+    /// The game thread's CPU time in the library calls.
+    pub cpu: Spread,
     pub delivered_per_subscriber: f64,
     pub mbps: f64,
     pub allocations: u64,
@@ -167,6 +169,7 @@ pub fn cameras(
     let engine_image = vec![0x42u8; (w * h * 4) as usize];
     let warm_up = 100;
     let mut api = Vec::with_capacity(frames as usize);
+    let mut cpu = Vec::with_capacity(frames as usize);
     let mut started = Instant::now();
     let mut switches = 0;
     for f in 0..warm_up + frames {
@@ -176,12 +179,12 @@ pub fn cameras(
             switches = involuntary_switches();
         }
         let c = ctx(u64::from(f) + 1);
-        let mut spent = Duration::ZERO;
+        let (mut spent, mut cpu_spent) = (Duration::ZERO, Duration::ZERO);
         for &id in &ids {
             if zero_copy {
                 let (mut image, mut pixels, mut size) =
                     (std::ptr::null_mut(), std::ptr::null_mut::<c_void>(), 0u32);
-                let t = Instant::now();
+                let (t, c0) = (Instant::now(), thread_cpu());
                 // SAFETY: live server; the outputs are writable locals.
                 assert_eq!(
                     unsafe {
@@ -196,21 +199,23 @@ pub fn cameras(
                     0
                 );
                 spent += t.elapsed();
+                cpu_spent += thread_cpu() - c0;
                 // The engine's read-back writes straight into the buffer
                 // (not library time: it happens on either path).
                 // SAFETY: `pixels` is writable for `size` bytes until commit.
                 let dst =
                     unsafe { std::slice::from_raw_parts_mut(pixels as *mut u8, size as usize) };
                 dst.copy_from_slice(&engine_image);
-                let t = Instant::now();
+                let (t, c0) = (Instant::now(), thread_cpu());
                 // SAFETY: `image` came from acquire and is used once.
                 assert_eq!(
                     unsafe { carla_sensor_commit_image(host.server, image, &c) },
                     0
                 );
                 spent += t.elapsed();
+                cpu_spent += thread_cpu() - c0;
             } else {
-                let t = Instant::now();
+                let (t, c0) = (Instant::now(), thread_cpu());
                 // SAFETY: pixels valid for their length.
                 let rc = unsafe {
                     carla_sensor_send_image(
@@ -223,10 +228,12 @@ pub fn cameras(
                 };
                 assert_eq!(rc, 0);
                 spent += t.elapsed();
+                cpu_spent += thread_cpu() - c0;
             }
         }
         if f >= warm_up {
             api.push(spent);
+            cpu.push(cpu_spent);
         }
     }
     let allocations = alloc::stop();
@@ -246,6 +253,7 @@ pub fn cameras(
     let secs = elapsed.as_secs_f64();
     CameraOutcome {
         api: spread(&mut api),
+        cpu: spread(&mut cpu),
         delivered_per_subscriber: msgs as f64 / n / secs,
         mbps: bytes as f64 / secs / 1e6,
         allocations,
@@ -280,6 +288,12 @@ pub fn lidar(seconds: u32, hz: u32, dropoff: &str) -> LidarOutcome {
             ("lower_fov", "-24.8"),
             ("dropoff_general_rate", dropoff),
         ],
+    );
+    // Synchronous: every tick's bytes reach the reader (waiting is not CPU).
+    // SAFETY: live server.
+    assert_eq!(
+        unsafe { carla_sensor_set_synchronous(host.server, id, 10_000) },
+        0
     );
     let newest = Arc::new(AtomicU64::new(0));
     let reader = Reader::start(host.port, id, newest.clone());
