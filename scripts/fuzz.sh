@@ -26,10 +26,16 @@ for target in $targets; do
     mkdir -p "corpus-work/$target"
     echo "== $target: $seconds s"
     # With -jobs, libFuzzer writes the run's output to fuzz-0.log.
-    dict=""
-    [ -f "dict/$target.dict" ] && dict="-dict=dict/$target.dict"
+    flags=""
+    [ -f "dict/$target.dict" ] && flags="-dict=dict/$target.dict"
+    # The streaming server's subscriber threads outlive a run by design
+    # (they end after the harness sees their connection close), so the
+    # per-run leak check races with threads still exiting and reports
+    # their spawn closure or TLS destructor list (not reproducible on
+    # replay). AddressSanitizer's other checks stay on.
+    [ "$target" = stream_handshake ] && flags="-detect_leaks=0"
     # shellcheck disable=SC2086
-    cargo fuzz run -O "$target" "corpus-work/$target" "corpus/$target" -- $dict \
+    cargo fuzz run -O "$target" "corpus-work/$target" "corpus/$target" -- $flags \
         -max_total_time="$seconds" -jobs=1 -workers=1 -timeout=30 \
         -print_final_stats=1 || true
     mv fuzz-0.log "logs/$target.log"

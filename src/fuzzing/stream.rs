@@ -131,17 +131,21 @@ fn connect(input: &mut Input<'_>, streams: &[OpenStream]) -> Client {
     socket
         .set_read_timeout(Some(PATIENCE))
         .expect("read time-out");
-    // Two writes: the server must assemble an id split across segments.
-    let split = usize::from(input.u8()) % (bytes.len() + 1);
-    socket.write_all(&bytes[..split]).expect("handshake");
-    socket.write_all(&bytes[split..]).expect("handshake");
-    if bytes.len() < 4 {
-        socket.shutdown(Shutdown::Write).expect("half-close");
-    }
     let target = bytes
         .first_chunk::<4>()
         .map(|id| u32::from_le_bytes(*id))
         .and_then(|id| streams.iter().position(|s| s.open && s.stream.id() == id));
+    // Two writes: the server must assemble an id split across segments. A
+    // refused client may find the connection reset by the second one.
+    let split = usize::from(input.u8()) % (bytes.len() + 1);
+    socket.write_all(&bytes[..split]).expect("handshake");
+    let rest = socket.write_all(&bytes[split..]);
+    if target.is_some() {
+        rest.expect("handshake");
+    }
+    if bytes.len() < 4 {
+        socket.shutdown(Shutdown::Write).expect("half-close");
+    }
     let mut client = Client {
         socket,
         stream: target,
@@ -244,7 +248,14 @@ fn read_expected(c: &mut Client) {
 /// connection without another byte.
 fn expect_end(c: &mut Client) {
     let mut byte = [0u8; 1];
-    match c.socket.read(&mut byte) {
+    // libFuzzer's SIGALRM time-out check may interrupt the wait.
+    let read = loop {
+        match c.socket.read(&mut byte) {
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            other => break other,
+        }
+    };
+    match read {
         Ok(0) => {}
         Ok(_) => panic!("a byte after the last message (stream {:?})", c.stream),
         // Bytes the server never read make its close a reset.
