@@ -148,83 +148,27 @@ mod pipeline {
     use carla_server::sensor::instance::CaptureContext;
     use carla_server::sensor::lidar::{LidarHit, PlannedRay};
     use carla_server::stream_client::{SensorMessage, StreamClient};
-    use std::ffi::{c_void, CString};
+    use std::ffi::c_void;
 
-    struct Host(CarlaServerPtr, u32);
+    use common::capi_host::Host;
 
-    impl Host {
-        fn new() -> Host {
-            let server = carla_make_server();
-            let mut port = 0;
-            // SAFETY: live server, writable output.
-            assert_eq!(
-                unsafe { carla_server_listen_streaming(server, 0, &mut port) },
-                0
-            );
-            Host(server, port)
-        }
-
-        fn sensor(&self, blueprint: &str, attrs: &[(&str, &str)]) -> u32 {
-            let bp = CString::new(blueprint).unwrap();
-            let keys: Vec<CString> = attrs.iter().map(|a| CString::new(a.0).unwrap()).collect();
-            let vals: Vec<CString> = attrs.iter().map(|a| CString::new(a.1).unwrap()).collect();
-            let kp: Vec<_> = keys.iter().map(|k| k.as_ptr()).collect();
-            let vp: Vec<_> = vals.iter().map(|v| v.as_ptr()).collect();
-            let mut id = 0;
-            // SAFETY: every pointer is valid for the call; no error buffer.
-            let rc = unsafe {
-                carla_sensor_create(
-                    self.0,
-                    bp.as_ptr(),
-                    kp.as_ptr(),
-                    vp.as_ptr(),
-                    attrs.len() as u32,
-                    &mut id,
-                    std::ptr::null_mut(),
-                    0,
-                )
-            };
-            assert_eq!(rc, 0, "create {blueprint}");
-            id
-        }
-
-        /// A subscriber thread reading until the stream ends; returns the
-        /// frames it saw, in order.
-        fn subscribe(&self, id: u32) -> thread::JoinHandle<Vec<u64>> {
-            let mut sub =
-                StreamClient::subscribe(("127.0.0.1", self.1 as u16), id, Duration::from_secs(10))
-                    .unwrap();
-            let reader = thread::spawn(move || {
-                IGNORED.with(|c| c.set(true));
-                let mut msg = SensorMessage::default();
-                let mut frames = Vec::new();
-                while sub.next_message_into(&mut msg).is_ok() {
-                    frames.push(msg.frame());
-                }
-                frames
-            });
-            let deadline = std::time::Instant::now() + Duration::from_secs(10);
-            loop {
-                let mut n = 0;
-                // SAFETY: live server, writable output.
-                assert_eq!(
-                    unsafe { carla_sensor_subscriber_count(self.0, id, &mut n) },
-                    0
-                );
-                if n == 1 {
-                    return reader;
-                }
-                assert!(std::time::Instant::now() < deadline, "no subscriber");
-                thread::sleep(Duration::from_millis(1));
+    /// A subscriber thread reading until the stream ends; returns the
+    /// frames it saw, in order (its allocations are not counted).
+    fn subscribe(host: &Host, id: u32) -> thread::JoinHandle<Vec<u64>> {
+        let mut sub =
+            StreamClient::subscribe(("127.0.0.1", host.port as u16), id, Duration::from_secs(10))
+                .unwrap();
+        let reader = thread::spawn(move || {
+            IGNORED.with(|c| c.set(true));
+            let mut msg = SensorMessage::default();
+            let mut frames = Vec::new();
+            while sub.next_message_into(&mut msg).is_ok() {
+                frames.push(msg.frame());
             }
-        }
-    }
-
-    impl Drop for Host {
-        fn drop(&mut self) {
-            // SAFETY: live server, not used afterwards.
-            unsafe { carla_free_server(self.0) };
-        }
+            frames
+        });
+        host.wait_subscribers(id, 1);
+        reader
     }
 
     fn ctx(frame: u64) -> CaptureContext {
@@ -257,9 +201,12 @@ mod pipeline {
         );
         if synchronous {
             // SAFETY: live server.
-            assert_eq!(unsafe { carla_sensor_set_synchronous(host.0, id, 5000) }, 0);
+            assert_eq!(
+                unsafe { carla_sensor_set_synchronous(host.server, id, 5000) },
+                0
+            );
         }
-        let reader = host.subscribe(id);
+        let reader = subscribe(&host, id);
         let pixels = vec![9u8; 64 * 48 * 4];
         let n = count(|f| {
             let c = ctx(f);
@@ -267,7 +214,7 @@ mod pipeline {
                 // SAFETY: pixels valid for their length.
                 let rc = unsafe {
                     carla_sensor_send_image(
-                        host.0,
+                        host.server,
                         id,
                         &c,
                         pixels.as_ptr() as *const c_void,
@@ -279,7 +226,7 @@ mod pipeline {
                 let (mut image, mut px, mut size) = (std::ptr::null_mut(), std::ptr::null_mut(), 0);
                 // SAFETY: live server, writable outputs.
                 let rc = unsafe {
-                    carla_sensor_acquire_image(host.0, id, &mut image, &mut px, &mut size)
+                    carla_sensor_acquire_image(host.server, id, &mut image, &mut px, &mut size)
                 };
                 assert_eq!((rc, size as usize), (0, pixels.len()));
                 // SAFETY: `px` is writable for `size` bytes until commit.
@@ -287,7 +234,10 @@ mod pipeline {
                     std::ptr::copy_nonoverlapping(pixels.as_ptr(), px as *mut u8, pixels.len())
                 };
                 // SAFETY: `image` came from acquire; used once.
-                assert_eq!(unsafe { carla_sensor_commit_image(host.0, image, &c) }, 0);
+                assert_eq!(
+                    unsafe { carla_sensor_commit_image(host.server, image, &c) },
+                    0
+                );
             }
         });
         drop(host);
@@ -325,13 +275,13 @@ mod pipeline {
                 ("range", "50"),
             ],
         );
-        let reader = host.subscribe(id);
+        let reader = subscribe(&host, id);
         let mut hits: Vec<LidarHit> = Vec::with_capacity(1 << 16);
         let n = count(|f| {
             let (mut rays, mut count) = (std::ptr::null::<PlannedRay>(), 0u32);
             // SAFETY: live server, writable outputs.
             assert_eq!(
-                unsafe { carla_lidar_plan(host.0, id, 0.05, &mut rays, &mut count) },
+                unsafe { carla_lidar_plan(host.server, id, 0.05, &mut rays, &mut count) },
                 0
             );
             // SAFETY: the plan's rays are valid until the next plan.
@@ -356,8 +306,9 @@ mod pipeline {
             }));
             let c = ctx(f);
             // SAFETY: hits valid for their length.
-            let rc =
-                unsafe { carla_lidar_send_hits(host.0, id, &c, hits.as_ptr(), hits.len() as u32) };
+            let rc = unsafe {
+                carla_lidar_send_hits(host.server, id, &c, hits.as_ptr(), hits.len() as u32)
+            };
             assert_eq!(rc, 0);
         });
         drop(host);

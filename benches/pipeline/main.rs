@@ -15,6 +15,8 @@
 
 mod alloc;
 mod baseline;
+#[path = "../../tests/common/capi_host.rs"]
+mod capi_host;
 mod legacy;
 mod sensors;
 mod stats;

@@ -9,80 +9,13 @@ use carla_server::sensor::instance::CaptureContext;
 use carla_server::sensor::lidar::{LidarHit, PlannedRay};
 use carla_server::stream_client::{SensorMessage, StreamClient};
 use carla_server::types::Vector3D;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// A server with its streaming port on an ephemeral port.
-pub struct Host {
-    pub server: CarlaServerPtr,
-    pub port: u32,
-}
-
-impl Host {
-    pub fn new() -> Host {
-        let server = carla_make_server();
-        let mut port = 0;
-        // SAFETY: live server, writable port.
-        assert_eq!(
-            unsafe { carla_server_listen_streaming(server, 0, &mut port) },
-            0
-        );
-        Host { server, port }
-    }
-
-    /// Creates a sensor; returns its id (= its stream id).
-    pub fn sensor(&self, blueprint: &str, attrs: &[(&str, &str)]) -> u32 {
-        let bp = CString::new(blueprint).unwrap();
-        let keys: Vec<CString> = attrs.iter().map(|a| CString::new(a.0).unwrap()).collect();
-        let vals: Vec<CString> = attrs.iter().map(|a| CString::new(a.1).unwrap()).collect();
-        let kp: Vec<_> = keys.iter().map(|k| k.as_ptr()).collect();
-        let vp: Vec<_> = vals.iter().map(|v| v.as_ptr()).collect();
-        let mut id = 0;
-        // SAFETY: every pointer is valid for the call; error may be NULL.
-        let rc = unsafe {
-            carla_sensor_create(
-                self.server,
-                bp.as_ptr(),
-                kp.as_ptr(),
-                vp.as_ptr(),
-                attrs.len() as u32,
-                &mut id,
-                std::ptr::null_mut(),
-                0,
-            )
-        };
-        assert_eq!(rc, 0, "create {blueprint}");
-        id
-    }
-
-    /// Waits until `n` subscribers are on `sensor`.
-    pub fn wait_subscribers(&self, sensor: u32, n: u32) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let mut count = 0;
-            // SAFETY: live server, writable count.
-            assert_eq!(
-                unsafe { carla_sensor_subscriber_count(self.server, sensor, &mut count) },
-                0
-            );
-            if count >= n {
-                return;
-            }
-            assert!(Instant::now() < deadline, "subscribers did not arrive");
-            thread::sleep(Duration::from_millis(2));
-        }
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        // SAFETY: the server is live and not used afterwards.
-        unsafe { carla_free_server(self.server) };
-    }
-}
+pub use crate::capi_host::Host;
 
 /// A subscriber thread counting messages and bytes until EOF.
 pub struct Reader {

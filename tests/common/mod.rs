@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod capi_host;
 #[cfg(target_os = "linux")]
 pub mod chost;
 
