@@ -144,10 +144,10 @@ fn a_steady_synchronous_episode_allocates_nothing_per_frame() {
 
 mod pipeline {
     use super::*;
+    use carla_server::client::{SensorMessage, StreamClient};
     use carla_server::ffi::*;
-    use carla_server::sensor::instance::CaptureContext;
-    use carla_server::sensor::lidar::{LidarHit, PlannedRay};
-    use carla_server::stream_client::{SensorMessage, StreamClient};
+    use carla_server::streaming::CaptureContext;
+    use carla_server::streaming::{LidarHit, PlannedRay};
     use std::ffi::c_void;
 
     use common::capi_host::Host;

@@ -6,7 +6,7 @@ mod common;
 
 use carla_server::client::{read_message, write_message, Client};
 use carla_server::codes;
-use carla_server::proto;
+use carla_server::legacy::proto;
 use carla_server::types::*;
 use carla_server::{Server, ServerConfig};
 use prost::Message;

@@ -10,7 +10,7 @@ mod common;
 use common::chost::{build, Host};
 
 use carla_server::client::{Client, Frame};
-use carla_server::proto::{self, AgentKind};
+use carla_server::legacy::proto::{self, AgentKind};
 use carla_server::types::{CBool, Control};
 use std::io::{self};
 use std::process::Command;

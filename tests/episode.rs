@@ -6,7 +6,7 @@ mod common;
 
 use carla_server::client::{Client, Frame};
 use carla_server::codes;
-use carla_server::proto::AgentKind;
+use carla_server::legacy::proto::AgentKind;
 use carla_server::types::*;
 use carla_server::Server;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Regression tests for what fuzzing found (issue 6). Each crashing input is
 //! also kept in `fuzz/regressions/<target>/`, replayed by `fuzz_corpus.rs`.
 
-use carla_server::stream_client::StreamClient;
+use carla_server::client::StreamClient;
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpListener;
 use std::time::Duration;
@@ -58,7 +58,7 @@ fn stream_client_still_ends_cleanly_between_messages() {
 /// episode with an unrelated error.
 #[test]
 fn settings_refuse_values_that_round_onto_an_open_bound() {
-    use carla_server::settings::{SensorSettings, Settings, SettingsError};
+    use carla_server::legacy::settings::{SensorSettings, Settings, SettingsError};
     let sensor = |kind: &str, key: &str, value: &str| {
         format!("[CARLA/Sensor]\nSensors=S\n[CARLA/Sensor/S]\nSensorType={kind}\n{key}={value}\n")
     };

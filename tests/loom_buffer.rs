@@ -8,8 +8,8 @@
 //! buffers use them), so "freed", "leaked" and "kept" are observable.
 #![cfg(loom)]
 
-use carla_server::buffer::{Buffer, Pool};
-use carla_server::handoff::{Handoff, Offered};
+use carla_server::streaming::pool::{Buffer, Pool};
+use carla_server::sync::handoff::{Handoff, Offered};
 use loom::sync::Arc;
 use loom::thread;
 use std::alloc::{GlobalAlloc, Layout, System};

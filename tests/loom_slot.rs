@@ -3,7 +3,7 @@
 //! `RUSTFLAGS="--cfg loom" cargo test --release --test loom_slot`.
 #![cfg(loom)]
 
-use carla_server::slot::Latest;
+use carla_server::sync::slot::Latest;
 use loom::sync::Arc;
 use loom::thread;
 

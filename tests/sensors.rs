@@ -4,10 +4,10 @@
 mod common;
 
 use carla_server::client::Client;
+use carla_server::client::StreamClient;
 use carla_server::codes;
-use carla_server::sensor::geom::ActorTransform;
-use carla_server::sensor::instance::CaptureContext;
-use carla_server::stream_client::StreamClient;
+use carla_server::streaming::ActorTransform;
+use carla_server::streaming::CaptureContext;
 use carla_server::types::*;
 use carla_server::Server;
 use std::sync::Arc;

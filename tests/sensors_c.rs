@@ -11,10 +11,10 @@ mod common;
 
 use common::chost::{build, Host};
 
-use carla_server::sensor::geom::ActorTransform;
-use carla_server::sensor::instance::CaptureContext;
-use carla_server::sensor::lidar::{Lidar, LidarHit, LidarSettings};
-use carla_server::stream_client::{SensorMessage, StreamClient};
+use carla_server::client::{SensorMessage, StreamClient};
+use carla_server::streaming::ActorTransform;
+use carla_server::streaming::CaptureContext;
+use carla_server::streaming::{Lidar, LidarHit, LidarSettings};
 use carla_server::types::{Rotation3D, Vector3D};
 use carla_server::Server;
 use std::hash::{BuildHasher, RandomState};

@@ -2,7 +2,7 @@
 //! `scripts/test.sh` with `--release`; in a debug build it runs shorter).
 //! Complements the loom model with millions of real interleavings.
 
-use carla_server::slot::Latest;
+use carla_server::sync::slot::Latest;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;

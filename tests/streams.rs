@@ -1,9 +1,9 @@
 //! The 0.9-style streams end to end: handshake, fan-out, per-subscriber
 //! policies, closing, bad subscribers, pool reuse.
 
+use carla_server::client::StreamClient;
 use carla_server::codes;
-use carla_server::stream::{Stream, StreamServer};
-use carla_server::stream_client::StreamClient;
+use carla_server::streaming::stream::{Stream, StreamServer};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::thread;

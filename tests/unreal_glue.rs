@@ -13,9 +13,9 @@ mod common;
 use common::chost::{lib_dir, Host};
 
 use carla_server::client::{Client, Frame};
-use carla_server::proto;
-use carla_server::sensor::lidar::rotate_to_world;
-use carla_server::stream_client::{SensorMessage, StreamClient};
+use carla_server::client::{SensorMessage, StreamClient};
+use carla_server::legacy::proto;
+use carla_server::streaming::rotate_to_world;
 use carla_server::types::{CBool, Control, Rotation3D, Vector3D};
 use std::fs;
 use std::io;

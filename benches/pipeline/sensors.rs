@@ -3,11 +3,11 @@
 
 use crate::alloc;
 use crate::stats::{involuntary_switches, spread, thread_cpu, Spread};
+use carla_server::client::{SensorMessage, StreamClient};
 use carla_server::ffi::*;
-use carla_server::sensor::geom::ActorTransform;
-use carla_server::sensor::instance::CaptureContext;
-use carla_server::sensor::lidar::{LidarHit, PlannedRay};
-use carla_server::stream_client::{SensorMessage, StreamClient};
+use carla_server::streaming::ActorTransform;
+use carla_server::streaming::CaptureContext;
+use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::Vector3D;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -4,9 +4,9 @@
 
 use super::{guard, handle, output, slice, string, write_text, CarlaServerPtr};
 use crate::codes::{self, Code};
-use crate::sensor::blueprint;
-use crate::sensor::instance::{CaptureContext, PendingImage, SensorError};
-use crate::sensor::lidar::{LidarHit, PlannedRay};
+use crate::streaming::blueprint;
+use crate::streaming::models::lidar::{LidarHit, PlannedRay};
+use crate::streaming::sensor::{CaptureContext, PendingImage, SensorError};
 use crate::types::Vector3D;
 use std::ffi::{c_char, c_void};
 

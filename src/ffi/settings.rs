@@ -1,11 +1,11 @@
-//! The C API of the CarlaSettings.ini parser ([`crate::settings`]): parse a
+//! The C API of the CarlaSettings.ini parser ([`crate::legacy::settings`]): parse a
 //! text into an immutable settings object, read it with getters, free it.
 //! A settings object may be read from several threads at once.
 #![allow(non_camel_case_types)]
 
 use super::{guard, output, write_text};
 use crate::codes::{self, Code};
-use crate::settings::{self, SensorSettings, Settings};
+use crate::legacy::settings::{self, SensorSettings, Settings};
 use crate::types::{CBool, Rotation3D, Vector3D};
 use std::ffi::{c_char, c_void, CString};
 
@@ -410,7 +410,7 @@ pub unsafe extern "C" fn carla_settings_sensor(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::{PostProcessing, QualityLevel};
+    use crate::legacy::settings::{PostProcessing, QualityLevel};
 
     #[test]
     fn exported_numbers_match_the_rust_enums() {

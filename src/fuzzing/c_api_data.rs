@@ -9,9 +9,9 @@ use super::c_api::{ptr_or_null, Kind, Run, MAX_IMAGES};
 use super::Input;
 use crate::codes::{self, Code};
 use crate::ffi::*;
-use crate::sensor::geom::ActorTransform;
-use crate::sensor::instance::CaptureContext;
-use crate::sensor::lidar::{LidarHit, PlannedRay};
+use crate::streaming::geom::ActorTransform;
+use crate::streaming::models::lidar::{LidarHit, PlannedRay};
+use crate::streaming::sensor::CaptureContext;
 use crate::types::{Rotation3D, Vector3D};
 
 /// The code a call on sensor `kind` gives once its pointers passed.

@@ -8,8 +8,8 @@ use super::c_api::{c_text, check_text, definitions, error_buffer, ptr_or_null, t
 use super::Input;
 use crate::codes::{self, Code};
 use crate::ffi::*;
-use crate::sensor::instance::CaptureContext;
-use crate::settings::{self, SensorSettings};
+use crate::legacy::settings::{self, SensorSettings};
+use crate::streaming::sensor::CaptureContext;
 use crate::types::{Agent, CBool, Control, PlayerMeasurements, Transform};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering};

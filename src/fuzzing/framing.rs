@@ -1,4 +1,4 @@
-//! Target `framing`: the 0.8 length-prefixed framing (`crate::framing`) as
+//! Target `framing`: the 0.8 length-prefixed framing (`crate::legacy::framing`) as
 //! the server reads it, on a real loopback socket, and the Rust client's
 //! reader (`crate::client::read_message`) on the same bytes.
 //!
@@ -10,7 +10,7 @@
 
 use super::{quiet_logs, tcp_pair, Input};
 use crate::codes::{self, Code};
-use crate::framing::{read_message, write_message, DEFAULT_MAX_MESSAGE};
+use crate::legacy::framing::{read_message, write_message, DEFAULT_MAX_MESSAGE};
 use crate::net::Conn;
 use std::io::{ErrorKind, Read, Write};
 use std::net::Shutdown;

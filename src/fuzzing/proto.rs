@@ -11,8 +11,8 @@
 //! messages that decode to what was given.
 
 use super::{quiet_logs, Input};
-use crate::encode;
-use crate::proto;
+use crate::legacy::encode;
+use crate::legacy::proto;
 use crate::types::{self, Agent, MeasurementsHeader, SensorDefinition};
 use prost::Message;
 
@@ -47,7 +47,9 @@ fn roundtrip<M: Message + Default>(bytes: &[u8]) -> Option<M> {
 
 fn request_new_episode(bytes: &[u8]) {
     if let Some(request) = roundtrip::<proto::RequestNewEpisode>(bytes) {
-        let parsed = request.ini_file.parse::<crate::settings::Settings>();
+        let parsed = request
+            .ini_file
+            .parse::<crate::legacy::settings::Settings>();
         if let Err(e) = parsed {
             assert!(!e.to_string().is_empty());
         }

@@ -1,4 +1,4 @@
-//! Target `settings_ini`: the CarlaSettings.ini parser (`crate::settings`),
+//! Target `settings_ini`: the CarlaSettings.ini parser (`crate::legacy::settings`),
 //! alone and over previous settings.
 //!
 //! Input: a text, or two texts separated by a NUL byte (the first is parsed
@@ -12,9 +12,9 @@
 //! is accepted by the blueprint and, for lidars, by the lidar model.
 
 use super::quiet_logs;
-use crate::sensor::blueprint::{self, SensorAttributes};
-use crate::sensor::lidar::{Lidar, LidarSettings};
-use crate::settings::{self, CameraSettings, LidarSettings08, SensorSettings, Settings};
+use crate::legacy::settings::{self, CameraSettings, LidarSettings08, SensorSettings, Settings};
+use crate::streaming::blueprint::{self, SensorAttributes};
+use crate::streaming::models::lidar::{Lidar, LidarSettings};
 use crate::types::{Rotation3D, Vector3D};
 
 pub fn settings_ini(data: &[u8]) {

@@ -1,4 +1,4 @@
-//! Target `stream_handshake`: the 0.9 streaming port (`crate::stream`)
+//! Target `stream_handshake`: the 0.9 streaming port (`crate::streaming::stream`)
 //! driven over real sockets by a script of fuzz-chosen steps.
 //!
 //! One `StreamServer` lives for the whole process. Each run opens streams
@@ -13,9 +13,9 @@
 //! run a well-behaved subscriber must still be served.
 
 use super::{quiet_logs, Input};
-use crate::buffer::Buffer;
 use crate::codes;
-use crate::stream::{Stream, StreamServer, HEADER_SIZE};
+use crate::streaming::pool::Buffer;
+use crate::streaming::stream::{Stream, StreamServer, HEADER_SIZE};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, TcpStream};
 use std::sync::OnceLock;

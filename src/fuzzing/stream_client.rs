@@ -1,5 +1,5 @@
 //! Target `stream_client`: the Rust `StreamClient`'s message decoder
-//! (`crate::stream_client`), fed by a fake streaming port.
+//! (`crate::client::stream`), fed by a fake streaming port.
 //!
 //! Input: the client's maximum message size (one of a few), the stream id
 //! it subscribes with, an offset for a typed view, then the bytes the
@@ -11,7 +11,7 @@
 //! between two messages; a bad size or a message cut short is an error.
 
 use super::{quiet_logs, Input};
-use crate::stream_client::{SensorMessage, StreamClient, HEADER_SIZE};
+use crate::client::stream::{SensorMessage, StreamClient, HEADER_SIZE};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::OnceLock;

@@ -23,9 +23,9 @@
 use super::wire::{self, camera_header, stamp_of, stamped, Throttled, BIG_IMAGE};
 use super::{exclusive, timed, wait_for, Usage};
 use crate::common;
+use carla_server::client::StreamClient;
 use carla_server::ffi::*;
-use carla_server::sensor::instance::CaptureContext;
-use carla_server::stream_client::StreamClient;
+use carla_server::streaming::CaptureContext;
 use carla_server::types::*;
 use std::ffi::{c_void, CString};
 use std::io::{ErrorKind, Read, Write};

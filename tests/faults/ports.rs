@@ -10,10 +10,10 @@
 use super::wire::{self, stamp_of, stamped};
 use super::{exclusive, shared, timed, wait_for, Usage};
 use crate::common;
+use carla_server::client::StreamClient;
 use carla_server::codes;
 use carla_server::ffi::*;
-use carla_server::sensor::instance::CaptureContext;
-use carla_server::stream_client::StreamClient;
+use carla_server::streaming::CaptureContext;
 use carla_server::types::*;
 use carla_server::Server;
 use std::io::{Read, Write};

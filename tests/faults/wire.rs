@@ -3,7 +3,7 @@
 //! frame parsing over any `Read`, and a reader throttled to a byte rate.
 
 use carla_server::client::{read_message, write_message};
-use carla_server::proto;
+use carla_server::legacy::proto;
 use prost::Message;
 use std::io::{self, Read};
 use std::net::TcpStream;

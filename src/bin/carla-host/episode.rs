@@ -1,0 +1,327 @@
+//! One episode of the demo world: the client's settings, the 0.8 handshake,
+//! the sensors (each offered on the 0.8 stream port and as a 0.9 stream),
+//! and one frame's worth of sending.
+
+use crate::world::lidar::{record_08, Mount};
+use crate::world::render::{CameraSpec, PostProcessing};
+use crate::world::{player_start_spots, World, WorldConfig};
+use carla_server::codes::{self, Code};
+use carla_server::legacy::settings::{self, SensorSettings, Settings};
+use carla_server::streaming::CaptureContext;
+use carla_server::streaming::{LidarHit, PlannedRay};
+use carla_server::types::{
+    Agent, SensorDefinition, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST,
+};
+use carla_server::{log_error, log_info, log_warn, Server};
+use std::time::SystemTime;
+
+enum Kind {
+    Camera(CameraSpec),
+    Lidar {
+        mount: Mount,
+        range: f32,
+        channels: u32,
+        frequency: f32,
+        angle: f32,
+    },
+}
+
+struct SensorRun {
+    name: String,
+    legacy_id: u32,
+    stream_id: u32,
+    kind: Kind,
+}
+
+/// A running episode.
+pub struct Episode {
+    pub settings: Settings,
+    pub world: World,
+    sensors: Vec<SensorRun>,
+    agents: Vec<Agent>,
+    rays: Vec<PlannedRay>,
+    hits: Vec<LidarHit>,
+    header: Vec<u8>,
+    data: Vec<u8>,
+}
+
+fn platform_ms() -> u32 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u32)
+        .unwrap_or(0)
+}
+
+fn legacy_id(index: usize) -> u32 {
+    0x00C0_FFEE ^ (index as u32).wrapping_mul(0x9E37_79B9)
+}
+
+/// Answers a request whose settings could not be used: an empty scene, then
+/// `EpisodeReady{false}` (the client reports a failed episode).
+fn refuse(server: &Server, reason: &str, timeout: u32) -> Code {
+    log_error!("episode refused: {}", reason);
+    let _ = server.write_scene_description("SyntheticTown", &[], &[], timeout);
+    let _ = server.read_episode_start(timeout);
+    let _ = server.write_episode_ready(false, timeout);
+    codes::INVALID_ARGUMENT
+}
+
+impl Episode {
+    /// Runs the handshake for a request's settings and creates the sensors.
+    pub fn begin(
+        server: &Server,
+        ini: &[u8],
+        previous: &Settings,
+        timeout: u32,
+    ) -> Result<Episode, Code> {
+        let text = String::from_utf8_lossy(ini);
+        let settings = match settings::parse(&text, previous) {
+            Ok(s) => s,
+            Err(e) => return Err(refuse(server, &e.to_string(), timeout)),
+        };
+        let defs: Vec<SensorDefinition> = settings
+            .sensors
+            .iter()
+            .enumerate()
+            .map(|(i, s)| SensorDefinition {
+                id: legacy_id(i),
+                r#type: match s {
+                    SensorSettings::Camera(_) => CARLA_SERVER_CAMERA,
+                    SensorSettings::Lidar(_) => CARLA_SERVER_LIDAR_RAY_CAST,
+                },
+                name: s.name().to_owned(),
+            })
+            .collect();
+        let spots = player_start_spots();
+        server.write_scene_description("SyntheticTown", &spots, &defs, timeout)?;
+        let start = server.read_episode_start(timeout)? as usize;
+        let level = &settings.level;
+        let config = WorldConfig {
+            vehicles: level.number_of_vehicles,
+            pedestrians: level.number_of_pedestrians,
+            seed_vehicles: level.seed_vehicles as u64,
+            seed_pedestrians: level.seed_pedestrians as u64,
+        };
+        let world = World::new(&config, if start < spots.len() { start } else { 0 });
+        server.write_episode_ready(true, timeout)?;
+        let mut sensors = Vec::new();
+        for (s, def) in settings.sensors.iter().zip(&defs) {
+            match Self::create_sensor(server, s, def.id) {
+                Ok(run) => sensors.push(run),
+                Err(e) => log_warn!("sensor {}: no 0.9 stream: {}", s.name(), e),
+            }
+        }
+        log_info!(
+            "episode: {} mode, start {}, sensors: {}",
+            if settings.synchronous_mode {
+                "synchronous"
+            } else {
+                "asynchronous"
+            },
+            start,
+            sensors
+                .iter()
+                .map(|s| format!(
+                    "{} (0.8 id {:#x}, 0.9 stream {})",
+                    s.name, s.legacy_id, s.stream_id
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        Ok(Episode {
+            settings,
+            world,
+            sensors,
+            agents: Vec::new(),
+            rays: Vec::new(),
+            hits: Vec::new(),
+            header: Vec::new(),
+            data: Vec::new(),
+        })
+    }
+
+    fn create_sensor(
+        server: &Server,
+        s: &SensorSettings,
+        legacy_id: u32,
+    ) -> Result<SensorRun, String> {
+        let name = s.name().to_owned();
+        match s {
+            SensorSettings::Camera(c) => {
+                let post = PostProcessing::from_u32(c.post_processing as u32)
+                    .unwrap_or(PostProcessing::SceneFinal);
+                let blueprint = match post {
+                    PostProcessing::Depth => "sensor.camera.depth",
+                    PostProcessing::SemanticSegmentation => "sensor.camera.semantic_segmentation",
+                    _ => "sensor.camera.rgb",
+                };
+                let (w, h, fov) = (
+                    c.image_size_x.to_string(),
+                    c.image_size_y.to_string(),
+                    c.fov.to_string(),
+                );
+                let attrs = [
+                    ("image_size_x", w.as_str()),
+                    ("image_size_y", h.as_str()),
+                    ("fov", fov.as_str()),
+                ];
+                let stream_id = server
+                    .sensors
+                    .create(blueprint, &attrs)
+                    .map_err(|e| e.to_string())?;
+                let entry = server.sensors.get(stream_id).map_err(codes::describe)?;
+                entry
+                    .mirror_to_legacy(legacy_id)
+                    .map_err(|e| e.to_string())?;
+                let spec = CameraSpec {
+                    width: c.image_size_x,
+                    height: c.image_size_y,
+                    fov_deg: c.fov,
+                    post,
+                    position: c.position,
+                    rotation: c.rotation,
+                };
+                Ok(SensorRun {
+                    name,
+                    legacy_id,
+                    stream_id,
+                    kind: Kind::Camera(spec),
+                })
+            }
+            SensorSettings::Lidar(l) => {
+                let values = [
+                    l.channels.to_string(),
+                    l.range_m.to_string(),
+                    l.points_per_second.to_string(),
+                    l.rotation_frequency.to_string(),
+                    l.upper_fov.to_string(),
+                    l.lower_fov.to_string(),
+                ];
+                let keys = [
+                    "channels",
+                    "range",
+                    "points_per_second",
+                    "rotation_frequency",
+                    "upper_fov",
+                    "lower_fov",
+                ];
+                let attrs: Vec<(&str, &str)> = keys
+                    .iter()
+                    .copied()
+                    .zip(values.iter().map(String::as_str))
+                    .collect();
+                let stream_id = server
+                    .sensors
+                    .create("sensor.lidar.ray_cast_semantic", &attrs)
+                    .map_err(|e| e.to_string())?;
+                let kind = Kind::Lidar {
+                    mount: Mount {
+                        position: l.position,
+                        rotation: l.rotation,
+                    },
+                    range: l.range_m,
+                    channels: l.channels,
+                    frequency: l.rotation_frequency,
+                    angle: 0.0,
+                };
+                Ok(SensorRun {
+                    name,
+                    legacy_id,
+                    stream_id,
+                    kind,
+                })
+            }
+        }
+    }
+
+    /// Sends one frame: every sensor, then the measurement that closes it.
+    pub fn send_frame(&mut self, server: &Server, dt: f32) {
+        let player = self.world.player_transform();
+        let frame = self.world.frame;
+        let timestamp = f64::from(self.world.time());
+        for s in &mut self.sensors {
+            let Ok(entry) = server.sensors.get(s.stream_id) else {
+                continue;
+            };
+            match &mut s.kind {
+                Kind::Camera(spec) => {
+                    let mount = Mount {
+                        position: spec.position,
+                        rotation: spec.rotation,
+                    };
+                    let ctx = CaptureContext {
+                        frame,
+                        timestamp,
+                        transform: mount.world(&player),
+                    };
+                    let Ok(mut image) = entry.instance.acquire_image() else {
+                        continue;
+                    };
+                    self.world.render(spec, image.pixels_mut());
+                    if let Err(e) = entry.commit_image(server, &ctx, image) {
+                        log_warn!("camera {}: {}", s.name, e);
+                    }
+                }
+                Kind::Lidar {
+                    mount,
+                    range,
+                    channels,
+                    frequency,
+                    angle,
+                } => {
+                    let ctx = CaptureContext {
+                        frame,
+                        timestamp,
+                        transform: mount.world(&player),
+                    };
+                    let rays = &mut self.rays;
+                    let planned = entry.instance.plan_lidar(dt, |planned| {
+                        rays.clear();
+                        rays.extend_from_slice(planned);
+                    });
+                    if planned.is_err() {
+                        continue;
+                    }
+                    self.world
+                        .trace_lidar(mount, &self.rays, *range, &mut self.hits);
+                    if let Err(e) = entry.instance.send_lidar_hits(&ctx, &self.hits) {
+                        log_warn!("lidar {}: {}", s.name, e);
+                    }
+                    *angle = (*angle + 360.0 * *frequency * dt).rem_euclid(360.0);
+                    record_08(
+                        frame,
+                        *angle,
+                        *channels,
+                        &self.rays,
+                        &self.hits,
+                        &mut self.header,
+                        &mut self.data,
+                    );
+                    let _ = server.write_sensor_data(s.legacy_id, &self.header, &self.data);
+                }
+            }
+        }
+        let with_agents = self.settings.send_non_player_agents_info;
+        let m = self
+            .world
+            .measurements(platform_ms(), with_agents, &mut self.agents);
+        // A stream failure is reported once here; the world port decides about the episode.
+        let _ = server.write_measurements(&m, &self.agents);
+    }
+
+    /// Destroys the episode's 0.9 sensors (their streams end).
+    pub fn end(&self, server: &Server) {
+        for s in &self.sensors {
+            let _ = server.sensors.destroy(s.stream_id);
+        }
+    }
+
+    /// Sum of messages dropped for slow 0.9 subscribers, and subscribers now.
+    pub fn stream_stats(&self, server: &Server) -> (u64, usize) {
+        self.sensors
+            .iter()
+            .filter_map(|s| server.sensors.get(s.stream_id).ok())
+            .map(|e| e.instance.stream().stats())
+            .fold((0, 0), |(d, n), s| (d + s.dropped, n + s.subscribers))
+    }
+}

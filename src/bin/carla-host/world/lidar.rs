@@ -1,0 +1,174 @@
+//! Lidar tracing for the library's lidar model, and CARLA 0.8's lidar record.
+//!
+//! Per tick: `lidar.plan(dt)` (library) → [`trace`] each planned ray against
+//! the scene → `lidar.process(&hits, ..)` for the 0.9 payload and/or
+//! [`record_08`] for the 0.8 one, both from the same hits.
+
+use super::math::{sub, Axes};
+use super::scene::Scene;
+use carla_server::streaming::ActorTransform;
+use carla_server::streaming::{LidarHit, LidarSettings, PlannedRay};
+use carla_server::types::{Rotation3D, Transform, Vector3D};
+
+/// A sensor's pose relative to the player's car (metres: x forward, y right,
+/// z up from the car's origin on the ground; degrees).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Mount {
+    pub position: Vector3D,
+    pub rotation: Rotation3D,
+}
+
+impl Mount {
+    /// The sensor's world transform on a level player at `player` (its
+    /// rotation is the mount's with the player's yaw added: exact for a
+    /// parent with no pitch or roll, which the player never has).
+    pub fn world(&self, player: &Transform) -> ActorTransform {
+        let body = Axes::from_rotation(&player.rotation);
+        let p = body.to_world(self.position);
+        ActorTransform {
+            location: Vector3D {
+                x: player.location.x + p.x,
+                y: player.location.y + p.y,
+                z: player.location.z + p.z,
+            },
+            rotation: Rotation3D {
+                pitch: self.rotation.pitch,
+                yaw: self.rotation.yaw + player.rotation.yaw,
+                roll: self.rotation.roll,
+            },
+        }
+    }
+}
+
+/// The library lidar's settings for a 0.8 lidar section: 360° sweep, and
+/// neither drop-off nor noise (0.8's lidar had none), intensity unused.
+#[allow(dead_code)] // for a host that drives a `Lidar` itself
+pub fn lidar_settings_08(
+    channels: u32,
+    range_m: f32,
+    points_per_second: u32,
+    rotation_frequency: f32,
+    upper_fov: f32,
+    lower_fov: f32,
+) -> LidarSettings {
+    LidarSettings {
+        channels,
+        range_m,
+        points_per_second,
+        rotation_frequency,
+        upper_fov,
+        lower_fov,
+        horizontal_fov: 360.0,
+        atmosphere_attenuation_rate: 0.0,
+        dropoff_general_rate: 0.0,
+        dropoff_intensity_limit: 1.0,
+        dropoff_zero_intensity: 0.0,
+        noise_stddev: 0.0,
+        noise_seed: 0,
+        semantic: false,
+    }
+}
+
+/// Traces each ray (unit direction in the sensor frame) from `sensor` up to
+/// `range_m`, passing through actor `ignore` (the car carrying the sensor).
+/// `hits` is refilled with one entry per ray, `ray_index` = position; hit
+/// points and normals are in the sensor frame.
+pub fn trace(
+    scene: &Scene,
+    sensor: &ActorTransform,
+    rays: &[PlannedRay],
+    range_m: f32,
+    ignore: u32,
+    hits: &mut Vec<LidarHit>,
+) {
+    let axes = Axes::from_rotation(&sensor.rotation);
+    let origin = sensor.location;
+    hits.clear();
+    hits.extend(rays.iter().enumerate().map(|(i, ray)| {
+        let dir = axes.to_world(ray.direction);
+        match scene.raycast_ignoring(origin, dir, range_m, ignore) {
+            Some(h) => LidarHit {
+                ray_index: i as u32,
+                hit: 1,
+                distance_m: h.distance,
+                point_sensor: axes.to_local(sub(h.point, origin)),
+                normal_sensor: axes.to_local(h.normal),
+                actor_id: h.actor_id,
+                semantic_tag: h.semantic_tag as u32,
+            },
+            None => LidarHit {
+                ray_index: i as u32,
+                ..Default::default()
+            },
+        }
+    }));
+}
+
+/// Size of the 0.8 lidar header for `channels`: `16 + 4·C` bytes.
+pub fn header_size_08(channels: u32) -> usize {
+    16 + 4 * channels as usize
+}
+
+/// CARLA 0.8's lidar record from traced `hits` of `rays`: `header` gets
+/// `u64 frame | f32 angle (degrees) | u32 C | u32 points per channel [C]`,
+/// `data` the `x, y, z` f32 of every hit (sensor frame, metres), grouped by
+/// channel in channel order, in the order of `hits` within a channel; misses are left
+/// out. Both buffers are cleared first. Rays of channels ≥ `channels` and
+/// hits naming no ray are ignored. Returns the number of points.
+pub fn record_08(
+    frame: u64,
+    angle_deg: f32,
+    channels: u32,
+    rays: &[PlannedRay],
+    hits: &[LidarHit],
+    header: &mut Vec<u8>,
+    data: &mut Vec<u8>,
+) -> usize {
+    let c = channels as usize;
+    header.clear();
+    header.extend_from_slice(&frame.to_le_bytes());
+    header.extend_from_slice(&angle_deg.to_le_bytes());
+    header.extend_from_slice(&channels.to_le_bytes());
+    header.resize(header_size_08(channels), 0);
+    let channel_of = |h: &LidarHit| -> Option<usize> {
+        let ray = rays.get(h.ray_index as usize)?;
+        (h.hit != 0 && (ray.channel as usize) < c).then_some(ray.channel as usize)
+    };
+    // Counts, then each channel's first point index.
+    let mut counts = [0u32; 256];
+    let mut big = Vec::new();
+    let counts: &mut [u32] = if c <= counts.len() {
+        &mut counts[..c]
+    } else {
+        big.resize(c, 0);
+        &mut big
+    };
+    for ch in hits.iter().filter_map(channel_of) {
+        counts[ch] += 1;
+    }
+    let total: u32 = counts.iter().sum();
+    for (i, n) in counts.iter_mut().enumerate() {
+        header[16 + 4 * i..20 + 4 * i].copy_from_slice(&n.to_le_bytes());
+    }
+    let mut next = 0;
+    for n in counts.iter_mut() {
+        (*n, next) = (next, next + *n);
+    }
+    data.clear();
+    data.resize(total as usize * 12, 0);
+    for h in hits {
+        if let Some(ch) = channel_of(h) {
+            let at = counts[ch] as usize * 12;
+            counts[ch] += 1;
+            let p = h.point_sensor;
+            for (k, v) in [p.x, p.y, p.z].into_iter().enumerate() {
+                data[at + 4 * k..at + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    total as usize
+}
+
+#[cfg(test)]
+#[path = "lidar_tests.rs"]
+mod tests;

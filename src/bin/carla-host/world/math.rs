@@ -1,0 +1,204 @@
+//! Small geometry helpers: vector arithmetic on the library's `Vector3D`,
+//! Unreal rotator axes, 2D oriented rectangles, and a seeded generator.
+
+use carla_server::streaming::SplitMix64;
+use carla_server::types::{Rotation3D, Vector3D};
+
+pub fn v3(x: f32, y: f32, z: f32) -> Vector3D {
+    Vector3D { x, y, z }
+}
+pub fn add(a: Vector3D, b: Vector3D) -> Vector3D {
+    v3(a.x + b.x, a.y + b.y, a.z + b.z)
+}
+pub fn sub(a: Vector3D, b: Vector3D) -> Vector3D {
+    v3(a.x - b.x, a.y - b.y, a.z - b.z)
+}
+pub fn scale(a: Vector3D, k: f32) -> Vector3D {
+    v3(a.x * k, a.y * k, a.z * k)
+}
+pub fn dot(a: Vector3D, b: Vector3D) -> f32 {
+    a.x * b.x + a.y * b.y + a.z * b.z
+}
+pub fn length(a: Vector3D) -> f32 {
+    dot(a, a).sqrt()
+}
+#[cfg(test)]
+pub fn normalize(a: Vector3D) -> Vector3D {
+    let l = length(a);
+    if l > 1e-12 {
+        scale(a, 1.0 / l)
+    } else {
+        Vector3D::default()
+    }
+}
+
+/// Orthonormal axes of an Unreal rotator (x forward, y right, z up; yaw
+/// turns x towards y, positive pitch lifts the nose), the same convention
+/// as the library's `rotate_to_world`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Axes {
+    pub forward: Vector3D,
+    pub right: Vector3D,
+    pub up: Vector3D,
+}
+
+impl Axes {
+    pub fn from_rotation(r: &Rotation3D) -> Axes {
+        let (sp, cp) = r.pitch.to_radians().sin_cos();
+        let (sy, cy) = r.yaw.to_radians().sin_cos();
+        let (sr, cr) = r.roll.to_radians().sin_cos();
+        Axes {
+            forward: v3(cp * cy, cp * sy, sp),
+            right: v3(sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, -sr * cp),
+            up: v3(-(cr * sp * cy + sr * sy), cy * sr - cr * sp * sy, cr * cp),
+        }
+    }
+    /// A local vector (x forward, y right, z up) in world coordinates.
+    pub fn to_world(self, v: Vector3D) -> Vector3D {
+        add(
+            add(scale(self.forward, v.x), scale(self.right, v.y)),
+            scale(self.up, v.z),
+        )
+    }
+    /// A world vector in local coordinates.
+    pub fn to_local(self, v: Vector3D) -> Vector3D {
+        v3(dot(v, self.forward), dot(v, self.right), dot(v, self.up))
+    }
+    /// These (local) axes placed inside `parent`: the composed rotation.
+    pub fn within(&self, parent: &Axes) -> Axes {
+        Axes {
+            forward: parent.to_world(self.forward),
+            right: parent.to_world(self.right),
+            up: parent.to_world(self.up),
+        }
+    }
+}
+
+/// A rectangle in the ground plane: centre, unit x axis (cos, sin of the
+/// yaw) and half sizes along its own x and y.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub cx: f32,
+    pub cy: f32,
+    pub cos: f32,
+    pub sin: f32,
+    pub hx: f32,
+    pub hy: f32,
+}
+
+impl Rect {
+    pub fn new(cx: f32, cy: f32, yaw_rad: f32, hx: f32, hy: f32) -> Rect {
+        let (sin, cos) = yaw_rad.sin_cos();
+        Rect {
+            cx,
+            cy,
+            cos,
+            sin,
+            hx,
+            hy,
+        }
+    }
+    pub fn axis_aligned(min: (f32, f32), max: (f32, f32)) -> Rect {
+        Rect {
+            cx: (min.0 + max.0) / 2.0,
+            cy: (min.1 + max.1) / 2.0,
+            cos: 1.0,
+            sin: 0.0,
+            hx: (max.0 - min.0) / 2.0,
+            hy: (max.1 - min.1) / 2.0,
+        }
+    }
+    /// A point at local (a, b) in world coordinates.
+    pub fn point(&self, a: f32, b: f32) -> (f32, f32) {
+        (
+            self.cx + a * self.cos - b * self.sin,
+            self.cy + a * self.sin + b * self.cos,
+        )
+    }
+    /// Half extent of the projection on a unit axis.
+    fn radius(&self, ax: f32, ay: f32) -> f32 {
+        self.hx * (self.cos * ax + self.sin * ay).abs()
+            + self.hy * (-self.sin * ax + self.cos * ay).abs()
+    }
+    /// World-axis-aligned bounds `(min, max)`.
+    pub fn bounds(&self) -> ((f32, f32), (f32, f32)) {
+        let rx = self.radius(1.0, 0.0);
+        let ry = self.radius(0.0, 1.0);
+        ((self.cx - rx, self.cy - ry), (self.cx + rx, self.cy + ry))
+    }
+    /// Separating-axis test of two rectangles.
+    pub fn overlaps(&self, o: &Rect) -> bool {
+        let (dx, dy) = (o.cx - self.cx, o.cy - self.cy);
+        [
+            (self.cos, self.sin),
+            (-self.sin, self.cos),
+            (o.cos, o.sin),
+            (-o.sin, o.cos),
+        ]
+        .iter()
+        .all(|&(ax, ay)| (dx * ax + dy * ay).abs() <= self.radius(ax, ay) + o.radius(ax, ay))
+    }
+}
+
+/// The seeded generator used for the town and its traffic.
+pub struct Rng(SplitMix64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(SplitMix64::new(seed))
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f32 {
+        self.0.uniform_f32()
+    }
+    /// Uniform in [lo, hi).
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+    /// Uniform integer in [0, n), n > 0.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.0.next_u64() % n as u64) as usize
+    }
+    /// Fisher–Yates shuffle.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use carla_server::streaming::rotate_to_world;
+
+    #[test]
+    fn axes_match_the_librarys_rotation() {
+        let r = Rotation3D {
+            pitch: -12.0,
+            yaw: 33.0,
+            roll: 7.0,
+        };
+        let a = Axes::from_rotation(&r);
+        let v = v3(0.3, -1.2, 2.0);
+        let (mine, lib) = (a.to_world(v), rotate_to_world(&r, v));
+        assert!(length(sub(mine, lib)) < 1e-5, "{mine:?} vs {lib:?}");
+        assert!(length(sub(a.to_local(mine), v)) < 1e-5);
+    }
+
+    #[test]
+    fn rectangles_overlap_by_separating_axes() {
+        let a = Rect::new(0.0, 0.0, 0.0, 2.0, 1.0);
+        assert!(a.overlaps(&Rect::new(3.5, 0.0, 0.0, 2.0, 1.0)));
+        assert!(!a.overlaps(&Rect::new(4.5, 0.0, 0.0, 2.0, 1.0)));
+        // Rotated 45°: the corner reaches 2.0 + 1.41 on x.
+        let b = Rect::new(3.3, 0.0, std::f32::consts::FRAC_PI_4, 1.0, 1.0);
+        assert!(a.overlaps(&b));
+        assert!(!a.overlaps(&Rect::new(3.5, 0.0, std::f32::consts::FRAC_PI_4, 1.0, 1.0)));
+        let (min, max) = b.bounds();
+        assert!((max.0 - min.0 - 2.0 * 2f32.sqrt()).abs() < 1e-5);
+    }
+}

@@ -1,0 +1,421 @@
+//! The agent server of one episode: the stream port (P+1) and the control
+//! port (P+2), each served by its own thread, fed through lock-free slots.
+//!
+//! - measurements: game thread -> `Latest` slot -> stream thread (woken with
+//!   `Thread::unpark`, which never blocks the writer and never loses a wake-up:
+//!   an unpark before the park makes the park return at once);
+//! - sensor data: any thread -> one `Latest` slot per sensor id -> stream thread
+//!   (only sensors with new data go into a frame);
+//! - controls: control thread -> `Latest` slot -> game thread (each delivered
+//!   once; the reader waits on a condition variable the writer signals while
+//!   holding its mutex, so no wake-up is lost).
+//!
+//! A frame goes out as one vectored write: `[N][Measurements]`, every new
+//! sensor record `[N][id][header][data]` straight from its slot, and the
+//! empty terminator, with no concatenation copy.
+
+use crate::codes::{self, Code};
+use crate::legacy::encode;
+use crate::legacy::framing::{read_message, TERMINATOR};
+use crate::legacy::proto;
+use crate::legacy::world_port::NetConfig;
+use crate::net::port::Handoff;
+use crate::net::{deadline_in, Aborter, Conn};
+use crate::sync::slot::Latest;
+use crate::types::{Agent, Control, MeasurementsHeader};
+use parking_lot::{Condvar, Mutex};
+use prost::Message;
+use std::collections::HashMap;
+use std::io::IoSlice;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::{JoinHandle, Thread};
+use std::time::{Duration, Instant};
+
+/// One measurement as copied from the host (the agents vector only grows).
+#[derive(Default)]
+pub struct MeasurementCell {
+    pub header: MeasurementsHeader,
+    pub agents: Vec<Agent>,
+}
+
+/// Counters of one agent server, for status lines and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AgentStats {
+    /// Frames written to a stream client.
+    pub frames_sent: u64,
+    /// Bytes written to stream clients (frames including records).
+    pub bytes_sent: u64,
+    /// Measurements the host wrote that were replaced before being sent.
+    pub measurements_overwritten: u64,
+    /// Controls received from the client.
+    pub controls_received: u64,
+}
+
+/// Which agent port a session belongs to.
+#[derive(Clone, Copy)]
+enum Role {
+    Stream = 0,
+    Control = 1,
+}
+
+struct AgentShared {
+    cfg: NetConfig,
+    stop: AtomicBool,
+    measurements: Latest<MeasurementCell>,
+    stream_thread: OnceLock<Thread>,
+    stream_error: AtomicI32,
+    control: Latest<Control>,
+    control_lock: Mutex<()>,
+    control_cv: Condvar,
+    control_error: AtomicI32,
+    sensor_index: HashMap<u32, usize>,
+    sensor_slots: Box<[Latest<Vec<u8>>]>,
+    /// Aborters of the live sessions, one slot per role.
+    sessions: Mutex<[Option<Aborter>; 2]>,
+    stream_handoff: Arc<Handoff>,
+    control_handoff: Arc<Handoff>,
+    frames_sent: AtomicU64,
+    bytes_sent: AtomicU64,
+    overwritten: AtomicU64,
+    controls: AtomicU64,
+}
+
+/// A running agent server.
+pub struct AgentServer {
+    shared: Arc<AgentShared>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl AgentServer {
+    /// Starts the stream and control threads; the two handoffs accept
+    /// clients for them from now on.
+    pub fn start(
+        cfg: NetConfig,
+        sensor_ids: &[u32],
+        stream_handoff: Arc<Handoff>,
+        control_handoff: Arc<Handoff>,
+    ) -> Result<AgentServer, Code> {
+        let mut sensor_index = HashMap::with_capacity(sensor_ids.len());
+        for &id in sensor_ids {
+            let next = sensor_index.len();
+            sensor_index.entry(id).or_insert(next);
+        }
+        let sensor_slots = (0..sensor_index.len()).map(|_| Latest::new()).collect();
+        let shared = Arc::new(AgentShared {
+            cfg,
+            stop: AtomicBool::new(false),
+            measurements: Latest::new(),
+            stream_thread: OnceLock::new(),
+            stream_error: AtomicI32::new(0),
+            control: Latest::new(),
+            control_lock: Mutex::new(()),
+            control_cv: Condvar::new(),
+            control_error: AtomicI32::new(0),
+            sensor_index,
+            sensor_slots,
+            sessions: Mutex::new([None, None]),
+            stream_handoff,
+            control_handoff,
+            frames_sent: AtomicU64::new(0),
+            bytes_sent: AtomicU64::new(0),
+            overwritten: AtomicU64::new(0),
+            controls: AtomicU64::new(0),
+        });
+        shared.stream_handoff.arm();
+        shared.control_handoff.arm();
+        let spawn = |name: &str, body: fn(Arc<AgentShared>)| {
+            let s = shared.clone();
+            crate::threads::spawn(name, move || body(s)).map_err(|e| codes::from_io(&e))
+        };
+        let agent = AgentServer {
+            shared: shared.clone(),
+            threads: Mutex::new(Vec::new()),
+        };
+        let stream = spawn("carla-stream", stream_loop)?;
+        let _ = shared.stream_thread.set(stream.thread().clone());
+        agent.threads.lock().push(stream);
+        let control = spawn("carla-control", control_loop)?;
+        agent.threads.lock().push(control);
+        Ok(agent)
+    }
+
+    /// Stores the newest measurement for the stream thread. Reports a stream
+    /// failure once (without storing), like 0.8.4.
+    pub fn write_measurements(
+        &self,
+        header: &MeasurementsHeader,
+        agents: &[Agent],
+    ) -> Result<(), Code> {
+        let s = &self.shared;
+        let err = s.stream_error.swap(0, Ordering::AcqRel);
+        if err != 0 {
+            return Err(err);
+        }
+        if s.measurements.has_new() {
+            s.overwritten.fetch_add(1, Ordering::Relaxed);
+        }
+        let mut w = s.measurements.writer().map_err(|_| codes::BUSY)?;
+        w.with_mut(|cell| {
+            cell.header = *header;
+            cell.agents.clear();
+            cell.agents.extend_from_slice(agents);
+        });
+        w.publish();
+        drop(w);
+        if let Some(t) = s.stream_thread.get() {
+            t.unpark();
+        }
+        Ok(())
+    }
+
+    /// Stores the newest record `[N][id][header][data]` of sensor `id`.
+    pub fn write_sensor_data(&self, id: u32, header: &[u8], data: &[u8]) -> Result<(), Code> {
+        let s = &self.shared;
+        let Some(&index) = s.sensor_index.get(&id) else {
+            crate::log_warn!("sensor data for unknown sensor id {} dropped", id);
+            return Err(codes::UNKNOWN_SENSOR);
+        };
+        let len = 4 + header.len() as u64 + data.len() as u64;
+        let Ok(len) = u32::try_from(len) else {
+            crate::log_error!(
+                "sensor {}: record of {} bytes does not fit the u32 length prefix",
+                id,
+                len
+            );
+            return Err(codes::INVALID_ARGUMENT);
+        };
+        let mut w = s.sensor_slots[index].writer().map_err(|_| codes::BUSY)?;
+        w.with_mut(|cell| {
+            cell.clear();
+            cell.reserve(len as usize + 4);
+            cell.extend_from_slice(&len.to_le_bytes());
+            cell.extend_from_slice(&id.to_le_bytes());
+            cell.extend_from_slice(header);
+            cell.extend_from_slice(data);
+        });
+        w.publish();
+        Ok(())
+    }
+
+    /// The newest control not yet read, waiting up to `timeout`. Reports a
+    /// control-stream failure once; never returns a stale or phantom value.
+    pub fn read_control(&self, timeout: Duration) -> Result<Control, Code> {
+        let s = &self.shared;
+        let take_error = || match s.control_error.swap(0, Ordering::AcqRel) {
+            0 => Ok(()),
+            err => Err(err),
+        };
+        let mut reader = s.control.reader().map_err(|_| codes::BUSY)?;
+        // A control received before the connection failed comes first.
+        if reader.update() {
+            return Ok(*reader.get());
+        }
+        take_error()?;
+        if timeout.is_zero() {
+            return Err(codes::TRY_AGAIN);
+        }
+        let deadline = Instant::now() + timeout;
+        let mut guard = s.control_lock.lock();
+        loop {
+            if reader.update() {
+                return Ok(*reader.get());
+            }
+            take_error()?;
+            if s.stop.load(Ordering::Acquire) {
+                return Err(codes::OPERATION_ABORTED);
+            }
+            if s.control_cv.wait_until(&mut guard, deadline).timed_out() {
+                return if reader.update() {
+                    Ok(*reader.get())
+                } else {
+                    Err(codes::TRY_AGAIN)
+                };
+            }
+        }
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> AgentStats {
+        let s = &self.shared;
+        AgentStats {
+            frames_sent: s.frames_sent.load(Ordering::Relaxed),
+            bytes_sent: s.bytes_sent.load(Ordering::Relaxed),
+            measurements_overwritten: s.overwritten.load(Ordering::Relaxed),
+            controls_received: s.controls.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Stops both threads without waiting on any client: sockets are shut
+    /// down so blocked reads and writes return at once, then threads joined.
+    pub fn shutdown(&self) {
+        let s = &self.shared;
+        s.stop.store(true, Ordering::Release);
+        s.stream_handoff.cancel();
+        s.control_handoff.cancel();
+        for a in s.sessions.lock().iter().flatten() {
+            a.abort();
+        }
+        if let Some(t) = s.stream_thread.get() {
+            t.unpark();
+        }
+        drop(s.control_lock.lock());
+        s.control_cv.notify_all();
+        for t in self.threads.lock().drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for AgentServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl AgentShared {
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    /// Registers the session of `role` so `shutdown` can abort it.
+    fn register(&self, role: Role, conn: &Conn) {
+        self.sessions.lock()[role as usize] = conn.aborter().ok();
+        if self.stopping() {
+            // shutdown may have aborted the list before we were added
+            if let Ok(a) = conn.aborter() {
+                a.abort();
+            }
+        }
+    }
+
+    fn unregister(&self, role: Role) {
+        self.sessions.lock()[role as usize] = None;
+    }
+
+    fn notify_control(&self) {
+        drop(self.control_lock.lock());
+        self.control_cv.notify_all();
+    }
+}
+
+fn stream_loop(shared: Arc<AgentShared>) {
+    let s = &*shared;
+    let (Ok(mut measurement), Ok(mut sensors)) = (
+        s.measurements.reader(),
+        s.sensor_slots
+            .iter()
+            .map(|slot| slot.reader())
+            .collect::<Result<Vec<_>, _>>(),
+    ) else {
+        return;
+    };
+    let mut fresh = vec![false; sensors.len()];
+    let mut msg = proto::Measurements::default();
+    let mut out = Vec::new();
+    let mut slices_store: Vec<IoSlice<'static>> = Vec::with_capacity(sensors.len() + 2);
+    while let Some(conn) = s.stream_handoff.take() {
+        crate::log_info!("stream client connected from {}", conn.peer());
+        s.register(Role::Stream, &conn);
+        let outcome = loop {
+            while !measurement.update() {
+                if s.stopping() {
+                    return;
+                }
+                std::thread::park_timeout(Duration::from_secs(1));
+            }
+            if s.stopping() {
+                return;
+            }
+            measurement.with(|m| encode::measurements_into(&m.header, &m.agents, &mut msg));
+            out.clear();
+            out.extend_from_slice(&[0; 4]);
+            // Encoding into a Vec cannot fail (it grows as needed).
+            let _ = msg.encode(&mut out);
+            let len = (out.len() - 4) as u32;
+            out[..4].copy_from_slice(&len.to_le_bytes());
+            for (reader, fresh) in sensors.iter_mut().zip(fresh.iter_mut()) {
+                *fresh = reader.update();
+            }
+            let mut slices = reuse(std::mem::take(&mut slices_store));
+            slices.push(IoSlice::new(&out));
+            for (reader, _) in sensors.iter().zip(&fresh).filter(|(_, f)| **f) {
+                slices.push(IoSlice::new(reader.get()));
+            }
+            slices.push(IoSlice::new(&TERMINATOR));
+            let bytes: usize = slices.iter().map(|b| b.len()).sum();
+            let result = conn.write_all_vectored(&mut slices, deadline_in(s.cfg.timeout));
+            slices_store = reuse(slices);
+            if let Err(code) = result {
+                break code;
+            }
+            s.frames_sent.fetch_add(1, Ordering::Relaxed);
+            s.bytes_sent.fetch_add(bytes as u64, Ordering::Relaxed);
+        };
+        s.unregister(Role::Stream);
+        if s.stopping() {
+            return;
+        }
+        crate::log_info!(
+            "stream client {} left: {}",
+            conn.peer(),
+            codes::describe(outcome)
+        );
+        s.stream_error.store(outcome, Ordering::Release);
+    }
+}
+
+/// Empties a vector of slices and gives its allocation a new lifetime, so
+/// the per-frame slice list never allocates after the first frame (the
+/// in-place `collect` keeps the buffer because the element layout is equal).
+fn reuse<'b>(mut v: Vec<IoSlice<'_>>) -> Vec<IoSlice<'b>> {
+    v.clear();
+    v.into_iter().map(|_| IoSlice::new(&[])).collect()
+}
+
+fn control_loop(shared: Arc<AgentShared>) {
+    let s = &*shared;
+    let Ok(mut writer) = s.control.writer() else {
+        return;
+    };
+    let mut buf = Vec::with_capacity(64);
+    while let Some(conn) = s.control_handoff.take() {
+        crate::log_info!("control client connected from {}", conn.peer());
+        s.register(Role::Control, &conn);
+        let outcome = loop {
+            // A client must send a control at least every T (0.8.4 rule).
+            if let Err(code) = read_message(&conn, &mut buf, s.cfg.max_message, Some(s.cfg.timeout))
+            {
+                break code;
+            }
+            match proto::Control::decode(&buf[..]) {
+                Ok(c) => {
+                    writer.with_mut(|cell| *cell = encode::control_from_proto(&c));
+                    writer.publish();
+                    s.controls.fetch_add(1, Ordering::Relaxed);
+                    s.notify_control();
+                }
+                Err(e) => {
+                    crate::log_error!(
+                        "control client {}: malformed Control ({} bytes): {}; closing the connection",
+                        conn.peer(),
+                        buf.len(),
+                        e
+                    );
+                    break codes::DECODE_FAILED;
+                }
+            }
+        };
+        s.unregister(Role::Control);
+        if s.stopping() {
+            return;
+        }
+        crate::log_info!(
+            "control client {} left: {}",
+            conn.peer(),
+            codes::describe(outcome)
+        );
+        s.control_error.store(outcome, Ordering::Release);
+        s.notify_control();
+    }
+}

@@ -1,0 +1,21 @@
+//! The CARLA 0.8.4 protocol: three ports per server (world P, stream P+1,
+//! control P+2), every message a `u32` little-endian length and a protobuf
+//! body (or, on the stream port, raw sensor records).
+//!
+//! - [`world_port`]: the world port's thread and the request/response
+//!   rounds (RequestNewEpisode → SceneDescription → EpisodeStart →
+//!   EpisodeReady) it trades with the host;
+//! - [`agent`]: one episode's stream and control threads, fed through
+//!   lock-free slots;
+//! - [`framing`], [`proto`], [`encode`]: the length framing, the protobuf
+//!   messages and the conversions between them and [`crate::types`];
+//! - [`settings`]: the client's `CarlaSettings.ini`, parsed for the host.
+//!
+//! The host drives all of it through [`crate::Server`].
+
+pub(crate) mod agent;
+pub(crate) mod encode;
+pub(crate) mod framing;
+pub mod proto;
+pub mod settings;
+pub(crate) mod world_port;

@@ -1,0 +1,384 @@
+//! CARLA 0.9-style streams: one TCP port, many streams, many subscribers
+//! per stream.
+//!
+//! A client connects and sends the 4-byte stream id (LibCarla's handshake;
+//! the server sends no reply). From then on it receives every message of that
+//! stream as `[u32 size][48-byte sensor header][payload]`, written as one
+//! vectored write. One message is shared (`Arc`) by all subscribers; its
+//! shell is reused and its payload buffer goes back to the stream's pool
+//! once the last subscriber has sent it (`shells.rs`), so a steady stream
+//! allocates nothing per message. Sends work from any thread. An unknown stream id, a
+//! handshake that does not arrive within the time-out or a closed stream
+//! closes the connection with a log line.
+
+mod session;
+mod shells;
+
+use crate::codes::{self, Code};
+use crate::net::port::Port;
+use crate::net::{deadline_in, Conn};
+use crate::streaming::pool::{Buffer, Pool};
+use parking_lot::Mutex;
+use session::{Offer, Session};
+use shells::Shells;
+use std::collections::HashMap;
+use std::io::IoSlice;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Size of the sensor header that starts every message.
+pub const HEADER_SIZE: usize = 48;
+
+/// One message: length prefix, sensor header, pooled payload.
+pub struct Message {
+    prefix: [u8; 4],
+    header: [u8; HEADER_SIZE],
+    payload: Buffer,
+}
+
+impl Message {
+    fn slices(&self) -> [IoSlice<'_>; 3] {
+        [
+            IoSlice::new(&self.prefix),
+            IoSlice::new(&self.header),
+            IoSlice::new(&self.payload),
+        ]
+    }
+}
+
+/// Counters of one stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamStats {
+    /// Messages sent by the host.
+    pub messages: u64,
+    /// Subscribers right now.
+    pub subscribers: usize,
+    /// Messages replaced before a slow subscriber got them (asynchronous
+    /// mode), over the subscribers connected now.
+    pub dropped: u64,
+    /// Messages written to subscribers, over the subscribers connected now.
+    pub delivered: u64,
+    /// Payload blocks allocated by the stream's pool.
+    pub pool_allocations: u64,
+}
+
+struct StreamState {
+    id: u32,
+    pool: Pool,
+    shells: Shells,
+    sessions: Mutex<Vec<Arc<Session>>>,
+    /// Synchronous sends park the subscribers they must wait for here, so
+    /// the vector's capacity is reused from send to send.
+    waiting: Mutex<Vec<(Arc<Session>, Arc<Message>)>>,
+    closed: AtomicBool,
+    /// 0: asynchronous; otherwise the synchronous wait bound in ms.
+    sync_wait_ms: AtomicU32,
+    messages: AtomicU64,
+    /// Whether the first send has warmed the pool.
+    warmed: AtomicBool,
+}
+
+struct Shared {
+    streams: Mutex<HashMap<u32, Arc<StreamState>>>,
+    next_id: AtomicU32,
+    timeout: Duration,
+    /// Subscriber threads and their sessions, for an orderly shutdown.
+    subscribers: Mutex<Vec<(JoinHandle<()>, Weak<Session>)>>,
+}
+
+/// How long dropping the server lets subscribers that keep reading finish
+/// the messages already sent before their connections are cut.
+pub const FLUSH_BOUND: Duration = Duration::from_secs(1);
+
+/// A subscriber whose peer acknowledges nothing for this long while the
+/// server is dropped has stopped reading: it is cut at once.
+const FLUSH_STALL: Duration = Duration::from_millis(25);
+
+/// Pooled blocks kept per stream.
+const POOL_SIZE: usize = 8;
+
+/// Blocks a stream with one subscriber can have out at once: one being
+/// written, one waiting for the writer, one being filled, and one whose
+/// shell was freed just after the last reclaim. The first send makes the
+/// missing ones at its payload's capacity, so the pool does not grow
+/// later, in steady state, the first time the scheduler delays a writer.
+const WARM_BLOCKS: usize = 4;
+
+/// The streaming port and its streams.
+pub struct StreamServer {
+    shared: Arc<Shared>,
+    port: Port,
+}
+
+impl StreamServer {
+    /// Binds the streaming port (0 picks one). `timeout` bounds the
+    /// handshake and every write to a subscriber.
+    pub fn bind(ip: IpAddr, port: u16, timeout: Duration) -> Result<StreamServer, Code> {
+        let shared = Arc::new(Shared {
+            streams: Mutex::new(HashMap::new()),
+            next_id: AtomicU32::new(0),
+            timeout,
+            subscribers: Mutex::new(Vec::new()),
+        });
+        let weak = Arc::downgrade(&shared);
+        let port = Port::bind_with(ip, port, "streaming", move |conn| {
+            let Some(shared) = weak.upgrade() else { return };
+            let session = Arc::new(Session::new(&conn));
+            let (w, sess) = (weak.clone(), session.clone());
+            let spawned =
+                crate::threads::spawn("carla-subscriber", move || subscriber(w, conn, sess));
+            match spawned {
+                Ok(handle) => {
+                    let mut subs = shared.subscribers.lock();
+                    subs.retain(|(h, _)| !h.is_finished());
+                    subs.push((handle, Arc::downgrade(&session)));
+                }
+                Err(e) => crate::log_error!("streaming: cannot start a subscriber thread: {}", e),
+            }
+        })?;
+        crate::log_info!("streaming port listening on {}", port.addr());
+        Ok(StreamServer { shared, port })
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.port.addr()
+    }
+
+    /// A new stream; ids are sequential from 1.
+    pub fn create_stream(&self) -> Stream {
+        let id = self
+            .shared
+            .next_id
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_add(1);
+        let state = Arc::new(StreamState {
+            id,
+            pool: Pool::new(POOL_SIZE),
+            shells: Shells::new(),
+            sessions: Mutex::new(Vec::new()),
+            waiting: Mutex::new(Vec::new()),
+            closed: AtomicBool::new(false),
+            sync_wait_ms: AtomicU32::new(0),
+            messages: AtomicU64::new(0),
+            warmed: AtomicBool::new(false),
+        });
+        self.shared.streams.lock().insert(id, state.clone());
+        Stream {
+            state,
+            server: Arc::downgrade(&self.shared),
+        }
+    }
+
+    /// Number of open streams.
+    pub fn stream_count(&self) -> usize {
+        self.shared.streams.lock().len()
+    }
+}
+
+impl Drop for StreamServer {
+    /// Closes every stream; subscribers get the messages already sent for
+    /// at most `FLUSH_BOUND` while their peers keep acknowledging data (one
+    /// that acknowledges nothing for `FLUSH_STALL` is cut at once), then
+    /// the connections are cut and every subscriber thread is joined.
+    fn drop(&mut self) {
+        let streams: Vec<_> = self.shared.streams.lock().drain().map(|(_, s)| s).collect();
+        for s in streams {
+            s.close(false);
+        }
+        let subscribers = std::mem::take(&mut *self.shared.subscribers.lock());
+        let started = std::time::Instant::now();
+        let mut progress: Vec<(Option<u64>, std::time::Instant)> = subscribers
+            .iter()
+            .map(|(_, s)| (s.upgrade().and_then(|s| s.bytes_acked()), started))
+            .collect();
+        loop {
+            let now = std::time::Instant::now();
+            let mut flushing = false;
+            for ((handle, session), (acked, since)) in subscribers.iter().zip(&mut progress) {
+                let Some(session) = session.upgrade().filter(|_| !handle.is_finished()) else {
+                    continue;
+                };
+                // Unknown (no TCP_INFO) counts as progress: the plain bound.
+                let a = session.bytes_acked();
+                if a.is_none() || a != *acked {
+                    (*acked, *since) = (a, now);
+                }
+                if now - *since >= FLUSH_STALL {
+                    session.abort();
+                } else {
+                    flushing = true;
+                }
+            }
+            if !flushing || now - started >= FLUSH_BOUND {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        for (handle, session) in subscribers {
+            if let Some(session) = session.upgrade() {
+                session.abort();
+            }
+            let _ = handle.join();
+        }
+    }
+}
+
+impl StreamState {
+    fn warm_pool(&self, capacity: usize) {
+        let spares: [Buffer; WARM_BLOCKS - 1] = std::array::from_fn(|_| {
+            let mut b = self.pool.pop();
+            b.reset(capacity);
+            b
+        });
+        drop(spares); // into the pool
+    }
+
+    fn close(&self, abort: bool) {
+        self.closed.store(true, Ordering::Release);
+        for session in self.sessions.lock().drain(..) {
+            if abort {
+                session.abort();
+            } else {
+                session.close();
+            }
+        }
+        self.shells.clear();
+    }
+}
+
+/// A handle to one stream: cheap to clone, usable from any thread.
+#[derive(Clone)]
+pub struct Stream {
+    state: Arc<StreamState>,
+    server: Weak<Shared>,
+}
+
+impl Stream {
+    /// The id a client sends to subscribe.
+    pub fn id(&self) -> u32 {
+        self.state.id
+    }
+
+    /// A pooled payload buffer (fill it, then `send`).
+    pub fn pop_buffer(&self) -> Buffer {
+        self.state.shells.reclaim();
+        self.state.pool.pop()
+    }
+
+    /// Asynchronous (None: newest wins per subscriber, drops counted) or
+    /// synchronous (Some(bound): a send waits up to `bound` per slow
+    /// subscriber and never drops).
+    pub fn set_synchronous(&self, bound: Option<Duration>) {
+        let ms = bound.map_or(0, |b| b.as_millis().clamp(1, u32::MAX as u128) as u32);
+        self.state.sync_wait_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// Sends one message to every subscriber (none: it is discarded).
+    /// Errors: `OPERATION_ABORTED` after the stream was closed,
+    /// `TIMED_OUT` if a synchronous subscriber stayed busy past the bound,
+    /// `INVALID_ARGUMENT` if the message exceeds 4 GiB.
+    pub fn send(&self, header: &[u8; HEADER_SIZE], payload: Buffer) -> Result<(), Code> {
+        let s = &self.state;
+        if s.closed.load(Ordering::Acquire) {
+            return Err(codes::OPERATION_ABORTED);
+        }
+        let len =
+            u32::try_from(HEADER_SIZE + payload.len()).map_err(|_| codes::INVALID_ARGUMENT)?;
+        s.messages.fetch_add(1, Ordering::Relaxed);
+        if !s.warmed.swap(true, Ordering::Relaxed) {
+            s.warm_pool(payload.capacity());
+        }
+        let msg = s.shells.message(len.to_le_bytes(), header, payload);
+        let sync_ms = s.sync_wait_ms.load(Ordering::Relaxed);
+        // Another sender of this stream may hold the scratch vector; then
+        // this one starts from an empty one (which allocates only if used).
+        let mut waiting = std::mem::take(&mut *s.waiting.lock());
+        {
+            let sessions = s.sessions.lock();
+            for session in sessions.iter() {
+                if let Offer::Full(m) = session.offer(&msg, sync_ms != 0) {
+                    waiting.push((session.clone(), m));
+                }
+            }
+        }
+        drop(msg);
+        let mut result = Ok(());
+        for (session, m) in waiting.drain(..) {
+            if let Err(code) = session.offer_waiting(m, Duration::from_millis(sync_ms.into())) {
+                result = Err(code);
+            }
+        }
+        *s.waiting.lock() = waiting;
+        result
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> StreamStats {
+        let s = &self.state;
+        let sessions = s.sessions.lock();
+        StreamStats {
+            messages: s.messages.load(Ordering::Relaxed),
+            subscribers: sessions.len(),
+            dropped: sessions
+                .iter()
+                .map(|x| x.dropped.load(Ordering::Relaxed))
+                .sum(),
+            delivered: sessions
+                .iter()
+                .map(|x| x.sent.load(Ordering::Relaxed))
+                .sum(),
+            pool_allocations: s.pool.stats().allocations,
+        }
+    }
+
+    /// Closes the stream: subscribers get the message being written, then
+    /// end of file; later sends fail. Never waits on a subscriber.
+    pub fn close(&self) {
+        if let Some(server) = self.server.upgrade() {
+            server.streams.lock().remove(&self.state.id);
+        }
+        self.state.close(false);
+    }
+}
+
+/// A subscriber's thread: handshake, then write until the session ends.
+fn subscriber(server: Weak<Shared>, conn: Conn, session: Arc<Session>) {
+    let Some(shared) = server.upgrade() else {
+        return;
+    };
+    let timeout = shared.timeout;
+    let mut id = [0u8; 4];
+    if let Err(code) = conn.read_exact(&mut id, deadline_in(timeout)) {
+        crate::log_warn!(
+            "streaming: {} sent no stream id: {}",
+            conn.peer(),
+            codes::describe(code)
+        );
+        return;
+    }
+    let id = u32::from_le_bytes(id);
+    let state = shared.streams.lock().get(&id).cloned();
+    drop(shared);
+    let Some(state) = state else {
+        crate::log_warn!(
+            "streaming: {} asked for unknown stream id {}; closing",
+            conn.peer(),
+            id
+        );
+        return;
+    };
+    {
+        let mut sessions = state.sessions.lock();
+        if state.closed.load(Ordering::Acquire) {
+            return;
+        }
+        sessions.push(session.clone());
+    }
+    crate::log_info!("streaming: {} subscribed to stream {}", conn.peer(), id);
+    session.run(&conn, timeout);
+    state.sessions.lock().retain(|s| !Arc::ptr_eq(s, &session));
+}
