@@ -1,7 +1,7 @@
 //! Frames per second the demo world serves a local client in synchronous
 //! mode. Run: `cargo bench --bench world`. Prints, in one run:
 //! - the baseline: no sensors (protocol + world simulation only);
-//! - the default sensors of issue 5: one 800x600 SceneFinal camera and a
+//! - the default sensors: one 800x600 SceneFinal camera and a
 //!   32-channel lidar at 100 000 points/s;
 //! - the Python example's sensors: two 800x600 cameras (SceneFinal, Depth)
 //!   and the same lidar.

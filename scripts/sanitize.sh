@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The C/C++ host tests (tests/c_api.rs, tests/sensors_c.rs,
+# The C/C++ host tests (tests/legacy_c_hosts.rs, tests/streaming_c_host.rs,
 # tests/unreal_glue.rs) under sanitizers:
 #   address: AddressSanitizer + LeakSanitizer (+ UBSan on the C/C++ side)
 #   thread:  ThreadSanitizer
@@ -93,7 +93,7 @@ for mode in "${modes[@]}"; do
     UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan" \
     TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:suppressions=$supp/tsan.supp:print_suppressions=0:log_path=$reports/tsan" \
     CARGO_TARGET_DIR=$dir \
-    cargo test --quiet --no-fail-fast --test c_api --test sensors_c --test unreal_glue
+    cargo test --quiet --no-fail-fast --test legacy_c_hosts --test streaming_c_host --test unreal_glue
   tests=$?
   set -e
 

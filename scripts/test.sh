@@ -16,17 +16,17 @@ if ! command -v clang++ >/dev/null 2>&1; then
   fi
 fi
 
-echo "== format and lints"
+echo "== format, lints and docs"
 cargo fmt --all -- --check
 cargo clippy --all-targets --quiet -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 
 echo "== unit, integration, C and C++ tests"
 cargo test
 
 echo "== release-mode stress test of the lock-free slot"
-cargo test --release --test slot_stress
+cargo test --release --lib sync::slot
 
-echo "== loom model check of the lock-free slot"
+echo "== loom models of the slot, the buffer pool and the subscriber hand-off"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-  cargo test --release --test loom_slot
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom_buffer
+  cargo test --release --lib loom_models

@@ -1,96 +1,193 @@
-//! Return codes shared by the Rust API and the C API.
+//! [`Error`]: the one error type of the Rust API.
 //!
-//! The first four are the 0.8.4 codes every host branches on. Network errors
-//! keep the original's habit of returning the raw `errno`-style value (2 for
-//! "peer closed", 104 for a reset, ...). Codes the original never had are
-//! negative, so they can never be mistaken for one of the four or an errno.
+//! Each variant says what went wrong in words a host can act on. The C API
+//! (`crate::ffi`) turns it into the `int32_t` codes of the 0.8.4 header:
+//! the four original outcomes, the `errno`-style values 0.8.4 returned for
+//! network failures (2 for "peer closed", 104 for a reset, ...) and, for
+//! failures 0.8.4 had no code for, new negative codes that can never be
+//! mistaken for one of those. [`Error::code`] is that table.
 
+use crate::streaming::blueprint::BlueprintError;
+use std::fmt;
 use std::io;
 
-/// An error code as returned through the C API (`int32_t`).
-pub type Code = i32;
+/// What a library call failed with.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// Nothing arrived within the call's time-out (C: 11, `EAGAIN`).
+    TryAgain,
+    /// A world message was not sent within the call's time-out; it is still
+    /// sent later (C: 110, `ETIMEDOUT`).
+    TimedOut,
+    /// No episode is running, a network deadline (the server time-out)
+    /// expired, or the server was disconnected (C: 125, `ECANCELED`).
+    Aborted,
+    /// The peer closed the connection (C: 2).
+    PeerClosed,
+    /// The server is not connected (C: 9).
+    NotConnected,
+    /// The port (or the port + 2 of the control port) is not usable (C: 22).
+    InvalidPort,
+    /// The peer went away while the server was writing (C: 32, `EPIPE`).
+    BrokenPipe,
+    /// A received message could not be decoded; the connection was closed
+    /// (C: 84, `EILSEQ`).
+    Malformed,
+    /// A length prefix exceeded the configured maximum; the connection was
+    /// closed and nothing was allocated for it (C: 90, `EMSGSIZE`).
+    TooLong,
+    /// The port is already in use by another socket (C: 98, `EADDRINUSE`).
+    AddressInUse,
+    /// The peer reset the connection (C: 104, `ECONNRESET`).
+    ConnectionReset,
+    /// The server is already connected (C: 106, `EISCONN`).
+    AlreadyConnected,
+    /// Another operating-system error, by its `errno` (C: that value).
+    Os(i32),
+    /// An argument was refused: text that is not UTF-8, a world message out
+    /// of protocol order, a record too large for its length prefix, ...
+    /// (C: -2).
+    InvalidArgument(String),
+    /// No sensor with this id: not in the last scene description (0.8.4) or
+    /// never created or already destroyed (0.9) (C: -4).
+    UnknownSensor(u32),
+    /// Another thread is using the same single-producer (or single-consumer)
+    /// side right now, such as two threads writing one sensor; nothing was
+    /// done (C: -5).
+    Busy,
+    /// A sensor blueprint or one of its attributes was refused (C: -2).
+    Blueprint(BlueprintError),
+    /// The call does not fit this kind of sensor, such as an image sent to
+    /// a lidar (C: -2).
+    WrongSensorKind {
+        /// The sensor's blueprint id.
+        sensor: &'static str,
+        /// What was attempted.
+        call: &'static str,
+    },
+    /// A synchronous subscriber of the stream stayed busy past the stream's
+    /// bound; the message was not queued for it (C: 110).
+    SubscriberBusy {
+        /// The stream (sensor) id.
+        stream: u32,
+    },
+    /// The stream is closed: its sensor was destroyed or the server freed
+    /// (C: 125).
+    StreamClosed {
+        /// The stream (sensor) id.
+        stream: u32,
+    },
+}
 
-/// Success.
-pub const SUCCESS: Code = 0;
-/// Nothing available within the time-out (EAGAIN).
-pub const TRY_AGAIN: Code = 11;
-/// A world-port write did not finish within the caller's time-out (ETIMEDOUT).
-/// The message is still sent later.
-pub const TIMED_OUT: Code = 110;
-/// No agent server exists, a network deadline expired, or the server was
-/// disconnected (ECANCELED).
-pub const OPERATION_ABORTED: Code = 125;
+/// `Result` with the library's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The peer closed the connection while the server was reading.
-pub const END_OF_FILE: Code = 2;
-/// I/O on a socket that was never opened (the server is not connected).
-pub const BAD_DESCRIPTOR: Code = 9;
-/// Invalid port or argument at connect time (EINVAL).
-pub const INVALID_PORT: Code = 22;
-/// The peer went away while the server was writing (EPIPE).
-pub const BROKEN_PIPE: Code = 32;
-/// A received message could not be decoded (EILSEQ). The connection is closed.
-pub const DECODE_FAILED: Code = 84;
-/// A length prefix exceeded the configured maximum (EMSGSIZE). The connection
-/// is closed and nothing is allocated.
-pub const MESSAGE_TOO_LONG: Code = 90;
-/// A port is already in use by another socket (EADDRINUSE).
-pub const ADDRESS_IN_USE: Code = 98;
-/// The connection was reset by the peer (ECONNRESET).
-pub const CONNECTION_RESET: Code = 104;
-/// `carla_server_connect*` called on an instance that is already connected (EISCONN).
-pub const ALREADY_CONNECTED: Code = 106;
-
-/// New: a required pointer argument was NULL.
-pub const NULL_ARGUMENT: Code = -1;
-/// New: an argument is invalid (bad UTF-8, a call out of protocol order, ...).
-pub const INVALID_ARGUMENT: Code = -2;
-/// New: the library caught an internal panic; the call had no effect.
-pub const INTERNAL_PANIC: Code = -3;
-/// New: the sensor id is not in the last scene description.
-pub const UNKNOWN_SENSOR: Code = -4;
-/// New: another thread is using the same single-producer (or single-consumer)
-/// side right now (two threads writing one sensor id, say). Nothing was done.
-pub const BUSY: Code = -5;
-
-/// Maps an I/O error to the code the C API reports.
-pub fn from_io(err: &io::Error) -> Code {
-    if let Some(raw) = err.raw_os_error() {
-        return raw;
+impl Error {
+    /// The error an I/O failure is reported as: the `errno` 0.8.4 returned,
+    /// or the closest variant when the system gave no number.
+    pub fn from_io(err: &io::Error) -> Error {
+        if let Some(raw) = err.raw_os_error() {
+            return Error::from_code(raw);
+        }
+        match err.kind() {
+            io::ErrorKind::UnexpectedEof => Error::PeerClosed,
+            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Aborted,
+            io::ErrorKind::BrokenPipe => Error::BrokenPipe,
+            io::ErrorKind::ConnectionReset => Error::ConnectionReset,
+            io::ErrorKind::AddrInUse => Error::AddressInUse,
+            io::ErrorKind::InvalidInput => Error::InvalidPort,
+            _ => Error::Aborted,
+        }
     }
-    match err.kind() {
-        io::ErrorKind::UnexpectedEof => END_OF_FILE,
-        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => OPERATION_ABORTED,
-        io::ErrorKind::BrokenPipe => BROKEN_PIPE,
-        io::ErrorKind::ConnectionReset => CONNECTION_RESET,
-        io::ErrorKind::AddrInUse => ADDRESS_IN_USE,
-        io::ErrorKind::InvalidInput => INVALID_PORT,
-        _ => OPERATION_ABORTED,
+
+    /// The `int32_t` the C API returns for this error.
+    pub const fn code(&self) -> i32 {
+        match self {
+            Error::TryAgain => 11,
+            Error::TimedOut | Error::SubscriberBusy { .. } => 110,
+            Error::Aborted | Error::StreamClosed { .. } => 125,
+            Error::PeerClosed => 2,
+            Error::NotConnected => 9,
+            Error::InvalidPort => 22,
+            Error::BrokenPipe => 32,
+            Error::Malformed => 84,
+            Error::TooLong => 90,
+            Error::AddressInUse => 98,
+            Error::ConnectionReset => 104,
+            Error::AlreadyConnected => 106,
+            Error::Os(errno) => *errno,
+            Error::InvalidArgument(_) | Error::Blueprint(_) | Error::WrongSensorKind { .. } => -2,
+            Error::UnknownSensor(_) => -4,
+            Error::Busy => -5,
+        }
+    }
+
+    /// The variant of a network code (an `errno` value). Connections park
+    /// their error in an atomic as its code; this brings it back.
+    pub(crate) fn from_code(code: i32) -> Error {
+        match code {
+            11 => Error::TryAgain,
+            110 => Error::TimedOut,
+            125 => Error::Aborted,
+            2 => Error::PeerClosed,
+            9 => Error::NotConnected,
+            22 => Error::InvalidPort,
+            32 => Error::BrokenPipe,
+            84 => Error::Malformed,
+            90 => Error::TooLong,
+            98 => Error::AddressInUse,
+            104 => Error::ConnectionReset,
+            106 => Error::AlreadyConnected,
+            -5 => Error::Busy,
+            other => Error::Os(other),
+        }
     }
 }
 
-/// A short human-readable name for a code, for log lines.
-pub fn describe(code: Code) -> &'static str {
-    match code {
-        SUCCESS => "success",
-        TRY_AGAIN => "try again",
-        TIMED_OUT => "timed out",
-        OPERATION_ABORTED => "operation aborted (no agent server, deadline or disconnect)",
-        END_OF_FILE => "peer closed the connection",
-        BAD_DESCRIPTOR => "not connected",
-        INVALID_PORT => "invalid port",
-        BROKEN_PIPE => "broken pipe",
-        DECODE_FAILED => "message could not be decoded",
-        MESSAGE_TOO_LONG => "message longer than the maximum",
-        ADDRESS_IN_USE => "address already in use",
-        CONNECTION_RESET => "connection reset by peer",
-        ALREADY_CONNECTED => "already connected",
-        NULL_ARGUMENT => "NULL argument",
-        INVALID_ARGUMENT => "invalid argument",
-        INTERNAL_PANIC => "internal panic caught",
-        UNKNOWN_SENSOR => "unknown sensor id",
-        BUSY => "another thread is using this side",
-        _ => "system error",
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::TryAgain => f.write_str("try again"),
+            Error::TimedOut => f.write_str("timed out"),
+            Error::Aborted => {
+                f.write_str("operation aborted (no agent server, deadline or disconnect)")
+            }
+            Error::PeerClosed => f.write_str("peer closed the connection"),
+            Error::NotConnected => f.write_str("not connected"),
+            Error::InvalidPort => f.write_str("invalid port"),
+            Error::BrokenPipe => f.write_str("broken pipe"),
+            Error::Malformed => f.write_str("message could not be decoded"),
+            Error::TooLong => f.write_str("message longer than the maximum"),
+            Error::AddressInUse => f.write_str("address already in use"),
+            Error::ConnectionReset => f.write_str("connection reset by peer"),
+            Error::AlreadyConnected => f.write_str("already connected"),
+            Error::Os(errno) => write!(f, "system error {errno}"),
+            Error::InvalidArgument(what) => f.write_str(what),
+            Error::UnknownSensor(id) => write!(f, "unknown sensor id {id}"),
+            Error::Busy => f.write_str("another thread is using this side"),
+            Error::Blueprint(e) => write!(f, "{e}"),
+            Error::WrongSensorKind { sensor, call } => {
+                write!(f, "{call} is not valid for {sensor}")
+            }
+            Error::SubscriberBusy { stream } => write!(f, "stream {stream}: timed out"),
+            Error::StreamClosed { stream } => write!(f, "stream {stream}: closed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Blueprint(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<BlueprintError> for Error {
+    fn from(e: BlueprintError) -> Self {
+        Error::Blueprint(e)
     }
 }
 
@@ -101,14 +198,31 @@ mod tests {
     #[test]
     fn io_errors_map_to_errno_values() {
         let eof = io::Error::from(io::ErrorKind::UnexpectedEof);
-        assert_eq!(from_io(&eof), END_OF_FILE);
+        assert_eq!(Error::from_io(&eof), Error::PeerClosed);
         let reset = io::Error::from_raw_os_error(libc::ECONNRESET);
-        assert_eq!(from_io(&reset), CONNECTION_RESET);
+        assert_eq!(Error::from_io(&reset), Error::ConnectionReset);
         let in_use = io::Error::from_raw_os_error(libc::EADDRINUSE);
-        assert_eq!(from_io(&in_use), ADDRESS_IN_USE);
-        assert_eq!(TRY_AGAIN, libc::EAGAIN);
-        assert_eq!(TIMED_OUT, libc::ETIMEDOUT);
-        assert_eq!(OPERATION_ABORTED, libc::ECANCELED);
-        assert_eq!(MESSAGE_TOO_LONG, libc::EMSGSIZE);
+        assert_eq!(Error::from_io(&in_use), Error::AddressInUse);
+        assert_eq!(Error::TryAgain.code(), libc::EAGAIN);
+        assert_eq!(Error::TimedOut.code(), libc::ETIMEDOUT);
+        assert_eq!(Error::Aborted.code(), libc::ECANCELED);
+        assert_eq!(Error::TooLong.code(), libc::EMSGSIZE);
+    }
+
+    #[test]
+    fn network_codes_survive_the_round_trip_through_an_atomic() {
+        for e in [
+            Error::TryAgain,
+            Error::TimedOut,
+            Error::Aborted,
+            Error::PeerClosed,
+            Error::BrokenPipe,
+            Error::Malformed,
+            Error::TooLong,
+            Error::ConnectionReset,
+            Error::Os(113),
+        ] {
+            assert_eq!(Error::from_code(e.code()), e);
+        }
     }
 }

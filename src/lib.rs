@@ -1,21 +1,76 @@
-//! A CARLA 0.8.4-compatible simulator server library.
+//! A CARLA simulator server library: the native layer between a game engine
+//! running a driving simulator and the programs that read its sensors and
+//! drive its vehicles.
+//!
+//! Every tick the engine hands a [`Server`] its measurements, camera images
+//! and ray-cast hits and reads back the client's control; the library
+//! serialises and streams on its own threads, so the game thread never waits
+//! on the network (unless the host asks for synchronous mode). It speaks
+//! two protocols:
+//!
+//! - **CARLA 0.8.4**, byte for byte: three TCP ports (world P, stream P+1,
+//!   control P+2), so the official 0.8 clients work unmodified; the same
+//!   calls are exported with the 0.8.4 C ABI (`include/carla/carla_server.h`).
+//! - **The CARLA 0.9 sensor pipeline**: sensors created from blueprints,
+//!   LibCarla's byte layouts (48-byte header + payload), one stream per
+//!   sensor on a streaming port, many subscribers per stream.
+//!
+//! # Where things live
+//!
+//! | part | module | what it holds |
+//! |---|---|---|
+//! | the Rust API | `server` ([`Server`], [`Config`], [`Sensor`]) and [`Error`] | one method per C function, plus the 0.9 sensor handle |
+//! | the 0.8.4 protocol | [`legacy`] | world-port thread, the episode's stream and control threads, framing, protobuf messages, the settings ini |
+//! | the 0.9 pipeline | [`streaming`] | registry, header, serializers, blueprints, sensor models, sensors, pooled buffers, streams |
+//! | the network layer | `net` (private) | sockets with deadlines, vectored sends, bound ports and their accept threads |
+//! | the lock-free parts | `sync` (private) | the newest-value slot, the subscriber hand-off, the loom shim and models |
+//! | the C boundary | [`ffi`] | every exported function, and nothing else |
+//! | plain data | [`types`] | the `#[repr(C)]` structs shared by Rust and C |
+//! | clients | [`client`] | Rust clients of both protocols |
+//! | logging, threads | [`log`], `threads` | the log sink; library threads that yield to the game thread |
+//! | the demo world | `src/bin/carla-host/` | a headless town on the public API only (`cargo run --release`) |
+//!
+//! # Public API
+//!
+//! - [`Server`] with [`Config`]; [`Sensor`], the handle of a 0.9 sensor;
+//!   [`Error`] (and [`Result`]); [`AgentStats`]; [`set_yield_to_game_thread`].
+//! - [`types`]: the 0.8.4 data ([`types::Control`], [`types::Agent`],
+//!   [`types::PlayerMeasurements`], ...) and the capture data of the 0.9
+//!   pipeline ([`types::CaptureContext`], [`types::PlannedRay`],
+//!   [`types::LidarHit`]).
+//! - [`legacy::settings`] (the CarlaSettings.ini parser) and
+//!   [`legacy::proto`] (the 0.8.4 messages, as the 0.8 client returns them).
+//! - [`streaming`]: the registry ([`streaming::SensorType`]), the header
+//!   ([`streaming::SensorHeader`]), payload serializers
+//!   ([`streaming::serialize`]) for data a host sends raw, blueprints
+//!   ([`streaming::blueprint`]) and the models ([`streaming::models`]).
+//! - [`client::Client`] (0.8.4) and [`client::StreamClient`] (0.9 streams).
+//! - [`log::set_sink`], [`log::set_max_level`] and the `log_*!` macros.
+//! - [`ffi`]: the C functions, callable from Rust too.
+//!
+//! The CARLA 0.9.16 world protocol (msgpack-RPC, stream tokens, world
+//! snapshots) will live in its own module beside [`streaming`], and a
+//! portable network layer replaces the insides of `net` only.
 
-#[path = "error.rs"]
-pub mod codes;
+mod error;
 #[macro_use]
 pub mod log;
 pub mod client;
 pub mod ffi;
+#[cfg(any(fuzzing, test))]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod legacy;
-pub mod net;
-pub mod server;
+mod net;
+mod server;
 pub mod streaming;
-pub mod sync;
+mod sync;
 #[cfg(test)]
 mod test_util;
-pub mod threads;
+mod threads;
 pub mod types;
 
-pub use server::{Server, ServerConfig};
+pub use error::{Error, Result};
+pub use legacy::agent::AgentStats;
+pub use server::{Config, Sensor, Server};
+pub use threads::set_yield_to_game_thread;

@@ -57,11 +57,45 @@ pub fn emit(level: Level, args: fmt::Arguments<'_>) {
         return;
     }
     let line = args.to_string();
+    #[cfg(test)]
+    let Some(line) = captured(level, line) else {
+        return;
+    };
     let sink = SINK.read().clone();
     match sink {
         Some(sink) => sink(level, &line),
         None => eprintln!("[carla_server] {}: {}", level.name(), line),
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Unit tests: lines this thread emits while `capture` runs.
+    static CAPTURED: std::cell::RefCell<Option<Vec<(Level, String)>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Unit tests: keeps `line` if this thread is capturing (None), else hands
+/// it back.
+#[cfg(test)]
+fn captured(level: Level, line: String) -> Option<String> {
+    CAPTURED.with(|c| match c.borrow_mut().as_mut() {
+        Some(lines) => {
+            lines.push((level, line));
+            None
+        }
+        None => Some(line),
+    })
+}
+
+/// Unit tests: runs `f` and returns the lines this thread emitted
+/// meanwhile (they reach no sink), whatever other tests do to the sink.
+#[cfg(test)]
+pub(crate) fn capture<R>(f: impl FnOnce() -> R) -> (R, Vec<(Level, String)>) {
+    CAPTURED.with(|c| *c.borrow_mut() = Some(Vec::new()));
+    let result = f();
+    let lines = CAPTURED.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    (result, lines)
 }
 
 #[macro_export]

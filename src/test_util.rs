@@ -2,7 +2,7 @@
 
 /// Bytes from hex text; whitespace is ignored (golden-byte tests write
 /// their expected bytes grouped by field).
-pub fn hex(s: &str) -> Vec<u8> {
+pub(crate) fn hex(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
     (0..s.len())
         .step_by(2)

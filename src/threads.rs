@@ -6,7 +6,7 @@
 //! core, or when the game thread's time slice ends, instead of taking the
 //! game thread's core in the middle of its tick. On a machine with fewer
 //! free cores than busy threads this is what keeps the game thread's calls
-//! short (see the Performance section of the README). `SCHED_BATCH` needs
+//! short (see `docs/performance.md`). `SCHED_BATCH` needs
 //! no privilege; if it is refused, the thread keeps the normal policy.
 //!
 //! The price: when every core is busy, a woken sender waits for the end of
@@ -28,7 +28,7 @@ pub fn set_yield_to_game_thread(on: bool) {
 }
 
 /// Spawns a named library thread that yields to the game thread on wake-up.
-pub fn spawn<F, T>(name: impl Into<String>, body: F) -> io::Result<JoinHandle<T>>
+pub(crate) fn spawn<F, T>(name: impl Into<String>, body: F) -> io::Result<JoinHandle<T>>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,

@@ -155,6 +155,61 @@ pub struct SensorDefinition {
     pub name: String,
 }
 
+/// A 0.9 transform: location in metres, rotation in degrees (pitch, yaw,
+/// roll, Unreal's left-handed frame: x forward, y right, z up). 24 bytes,
+/// the layout of `carla::geom::Transform` on the wire.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ActorTransform {
+    pub location: Vector3D,
+    pub rotation: Rotation3D,
+}
+
+/// When and where the data was captured (filled by the engine at capture).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CaptureContext {
+    /// Simulation frame the data belongs to.
+    pub frame: u64,
+    /// Simulation time in seconds.
+    pub timestamp: f64,
+    /// The sensor's world transform at capture.
+    pub transform: ActorTransform,
+}
+
+/// One lidar ray to trace. 16 bytes, `#[repr(C)]`, so an FFI layer can hand
+/// the slice to the engine as is.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PlannedRay {
+    /// Laser index, 0 = top laser.
+    pub channel: u32,
+    /// Unit direction in the sensor frame (x forward, y right, z up):
+    /// `(cos p · cos y, cos p · sin y, sin p)`.
+    pub direction: Vector3D,
+}
+
+/// One lidar trace result, reported by the engine for each planned ray.
+/// 44 bytes, `#[repr(C)]`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LidarHit {
+    /// Index of the ray in the tick's plan this result belongs to.
+    pub ray_index: u32,
+    /// 0 = the ray hit nothing (the other fields are ignored), else a hit.
+    pub hit: u32,
+    /// Distance from the sensor to the hit, metres (used for intensity).
+    pub distance_m: f32,
+    /// Hit point in the sensor frame, metres (x forward, y right, z up).
+    pub point_sensor: Vector3D,
+    /// Surface normal at the hit, in the sensor frame (need not be unit).
+    pub normal_sensor: Vector3D,
+    /// CARLA actor id of the hit actor, 0 if not an actor.
+    pub actor_id: u32,
+    /// Semantic tag of the hit component (custom-depth stencil value).
+    pub semantic_tag: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +236,20 @@ mod tests {
         assert_eq!(offset_of!(PlayerMeasurements, forward_speed), 96);
         assert_eq!(offset_of!(PlayerMeasurements, intersection_offroad), 116);
         assert_eq!(offset_of!(PlayerMeasurements, autopilot_control), 120);
+    }
+
+    #[test]
+    fn capture_structs_have_fixed_layouts() {
+        assert_eq!(size_of::<ActorTransform>(), 24);
+        assert_eq!(size_of::<PlannedRay>(), 16);
+        assert_eq!(offset_of!(PlannedRay, direction), 4);
+        assert_eq!(size_of::<LidarHit>(), 44);
+        assert_eq!(offset_of!(LidarHit, hit), 4);
+        assert_eq!(offset_of!(LidarHit, distance_m), 8);
+        assert_eq!(offset_of!(LidarHit, point_sensor), 12);
+        assert_eq!(offset_of!(LidarHit, normal_sensor), 24);
+        assert_eq!(offset_of!(LidarHit, actor_id), 36);
+        assert_eq!(offset_of!(LidarHit, semantic_tag), 40);
     }
 
     #[test]

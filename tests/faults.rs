@@ -1,4 +1,4 @@
-//! Fault tests (issue 6, "Hardening 3"): one test per fault, each failing
+//! Fault tests: one test per fault, each failing
 //! if the property breaks.
 //!
 //! - `episodes`: 1000 short episodes in a row; resident memory, threads and

@@ -1,5 +1,5 @@
-//! Regression tests for what fuzzing found (issue 6). Each crashing input is
-//! also kept in `fuzz/regressions/<target>/`, replayed by `fuzz_corpus.rs`.
+//! Regression tests for what fuzzing found. Each crashing input is
+//! also kept in `fuzz/regressions/<target>/`, replayed by the unit test in `src/fuzzing/`.
 
 use carla_server::client::StreamClient;
 use std::io::{ErrorKind, Read, Write};

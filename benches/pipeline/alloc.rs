@@ -6,7 +6,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-pub struct Counting;
+pub(crate) struct Counting;
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static ON: AtomicBool = AtomicBool::new(false);
 static TRACE: AtomicBool = AtomicBool::new(false);
@@ -57,13 +57,13 @@ unsafe impl GlobalAlloc for Counting {
 }
 
 /// This thread's allocations are not counted (a client of the bench).
-pub fn ignore_this_thread() {
+pub(crate) fn ignore_this_thread() {
     IGNORED.with(|c| c.set(true));
 }
 
 /// Starts counting from zero (`BENCH_ALLOC_TRACE=1` prints a backtrace
 /// of the first counted allocations).
-pub fn start() {
+pub(crate) fn start() {
     TRACE.store(
         std::env::var_os("BENCH_ALLOC_TRACE").is_some(),
         Ordering::Relaxed,
@@ -73,7 +73,7 @@ pub fn start() {
 }
 
 /// Stops counting and returns the count.
-pub fn stop() -> u64 {
+pub(crate) fn stop() -> u64 {
     ON.store(false, Ordering::SeqCst);
     ALLOCATIONS.load(Ordering::SeqCst)
 }

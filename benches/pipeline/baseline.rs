@@ -21,7 +21,7 @@ fn pair() -> (TcpStream, TcpStream) {
 }
 
 /// Time to copy `bytes` from one warm buffer to another, over `reps` copies.
-pub fn memcpy(bytes: usize, reps: usize) -> Spread {
+pub(crate) fn memcpy(bytes: usize, reps: usize) -> Spread {
     let src = vec![0x5au8; bytes.max(1)];
     let mut dst = vec![0u8; bytes.max(1)];
     let mut samples = Vec::with_capacity(reps);
@@ -40,7 +40,7 @@ pub fn memcpy(bytes: usize, reps: usize) -> Spread {
 /// messages of `bytes` each over loopback TCP (4-byte length prefix each,
 /// like the protocol). With `copy_load`, a third thread copies `bytes` in
 /// a loop meanwhile, as the game thread of an asynchronous server does.
-pub fn tcp_throughput(bytes: usize, frames: usize, copy_load: bool) -> f64 {
+pub(crate) fn tcp_throughput(bytes: usize, frames: usize, copy_load: bool) -> f64 {
     let (mut tx, mut rx) = pair();
     let stop = Arc::new(AtomicBool::new(false));
     let loader = copy_load.then(|| {
@@ -79,7 +79,7 @@ pub fn tcp_throughput(bytes: usize, frames: usize, copy_load: bool) -> f64 {
 
 /// Round trips of `bytes` one way and a 40-byte reply back over loopback
 /// TCP (a synchronous frame and its control, without a server).
-pub fn tcp_round_trips(bytes: usize, n: usize) -> Spread {
+pub(crate) fn tcp_round_trips(bytes: usize, n: usize) -> Spread {
     let (mut tx, mut rx) = pair();
     let echo = thread::spawn(move || {
         let mut buf = vec![0u8; bytes];
@@ -102,6 +102,6 @@ pub fn tcp_round_trips(bytes: usize, n: usize) -> Spread {
 }
 
 /// Frames the throughput baselines send, for about `target` of traffic.
-pub fn frames_for(bytes: usize, target: usize) -> usize {
+pub(crate) fn frames_for(bytes: usize, target: usize) -> usize {
     (target / bytes.max(1)).clamp(50, 20_000)
 }

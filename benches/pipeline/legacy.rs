@@ -17,7 +17,7 @@ const T: u32 = 10_000;
 
 /// What the host sends each frame.
 #[derive(Clone, Debug)]
-pub struct Workload {
+pub(crate) struct Workload {
     pub name: &'static str,
     pub cameras: Vec<(u32, u32)>,
     pub agents: u32,
@@ -25,7 +25,7 @@ pub struct Workload {
 
 /// One run's numbers.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub frames: u32,
     pub delivered: u64,
     pub bytes_per_frame: usize,
@@ -100,13 +100,13 @@ fn client(
 /// frames as the game thread makes in a time (asynchronous: it never waits,
 /// so a fixed count of small frames would be over in microseconds).
 #[derive(Clone, Copy, Debug)]
-pub enum Length {
+pub(crate) enum Length {
     Frames(u32),
     Time(Duration, u32),
 }
 
 /// Runs one episode (the first `warm_up` frames not measured).
-pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) -> Outcome {
+pub(crate) fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) -> Outcome {
     let epoch = Instant::now();
     let (max_frames, duration) = match length {
         Length::Frames(n) => (n, None),
@@ -121,6 +121,7 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
     // SAFETY (all calls below): `server` is live until carla_free_server;
     // every pointer passed points to a local that outlives the call.
     assert_eq!(
+        // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
         unsafe { carla_server_connect(server, u32::from(port), T) },
         0
     );
@@ -132,6 +133,7 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
         ini_file_length: 0,
     };
     assert_eq!(
+        // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
         unsafe { carla_read_request_new_episode(server, &mut req, T) },
         0
     );
@@ -156,6 +158,7 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
         number_of_sensors: defs.len() as u32,
     };
     assert_eq!(
+        // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
         unsafe { carla_write_scene_description(server, &scene, T) },
         0
     );
@@ -163,10 +166,12 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
         player_start_spot_index: 0,
     };
     assert_eq!(
+        // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
         unsafe { carla_read_episode_start(server, &mut start, T) },
         0
     );
     let ready = carla_episode_ready { ready: CBool::TRUE };
+    // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
     assert_eq!(unsafe { carla_write_episode_ready(server, &ready, T) }, 0);
 
     let images: Vec<Vec<u8>> = w
@@ -216,6 +221,7 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
                 data: img.as_ptr() as *const c_void,
                 data_size: img.len() as u32,
             };
+            // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
             assert_eq!(unsafe { carla_write_sensor_data(server, &data) }, 0);
         }
         let m = carla_measurements {
@@ -226,8 +232,10 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
             non_player_agents: agents.as_ptr(),
             number_of_non_player_agents: agents.len() as u32,
         };
+        // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
         assert_eq!(unsafe { carla_write_measurements(server, &m) }, 0);
         let (before_wait, cpu_before_wait) = (t0.elapsed(), thread_cpu() - cpu0);
+        // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
         let rc = unsafe { carla_read_control(server, &mut control, if sync { T } else { 0 }) };
         assert!(rc == 0 || (!sync && rc == 11), "read control: {rc}");
         let (spent, cpu_spent) = if sync {
@@ -245,6 +253,7 @@ pub fn run(port: u16, sync: bool, w: &Workload, length: Length, warm_up: u32) ->
         }
     }
     let (delivered_all, bytes_per_frame) = reader.join().expect("client");
+    // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
     unsafe { carla_free_server(server) };
 
     let frames = last - warm_up;

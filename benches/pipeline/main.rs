@@ -1,4 +1,4 @@
-//! The performance benchmark of issue 6, in one process and one run:
+//! The library's performance benchmark, in one process and one run:
 //! `cargo bench --bench pipeline` (set `BENCH_SCALE=0.1` for a quick pass).
 //!
 //! 1. The 0.8 protocol through the C API with a client on loopback: sync
@@ -253,7 +253,7 @@ fn thread_policy() {
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let time = Duration::from_secs_f64(2.0 * scale_factor()).max(Duration::from_millis(300));
     for batch in [true, false] {
-        carla_server::threads::set_yield_to_game_thread(batch);
+        carla_server::set_yield_to_game_thread(batch);
         let policy = if batch { "batch" } else { "normal" };
         for (name, cameras) in [
             ("async measurements only", 0),
@@ -284,7 +284,7 @@ fn thread_policy() {
             o.delivered_per_subscriber
         );
     }
-    carla_server::threads::set_yield_to_game_thread(true);
+    carla_server::set_yield_to_game_thread(true);
 }
 
 fn main() {

@@ -15,15 +15,15 @@ use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-pub use crate::capi_host::Host;
+pub(crate) use crate::capi_host::Host;
 
 /// A subscriber thread counting messages and bytes until EOF.
-pub struct Reader {
+pub(crate) struct Reader {
     handle: JoinHandle<(u64, u64)>,
 }
 
 impl Reader {
-    pub fn start(port: u32, stream: u32, newest: Arc<AtomicU64>) -> Reader {
+    pub(crate) fn start(port: u32, stream: u32, newest: Arc<AtomicU64>) -> Reader {
         let mut sub =
             StreamClient::subscribe(("127.0.0.1", port as u16), stream, Duration::from_secs(30))
                 .expect("subscribe");
@@ -42,7 +42,7 @@ impl Reader {
     }
 
     /// (messages, bytes)
-    pub fn join(self) -> (u64, u64) {
+    pub(crate) fn join(self) -> (u64, u64) {
         self.handle.join().expect("reader")
     }
 }
@@ -57,7 +57,7 @@ fn ctx(frame: u64) -> CaptureContext {
 
 /// Camera streams' numbers.
 #[derive(Debug, Default)]
-pub struct CameraOutcome {
+pub(crate) struct CameraOutcome {
     pub api: Spread,
     /// The game thread's CPU time in the library calls.
     pub cpu: Spread,
@@ -73,7 +73,7 @@ pub struct CameraOutcome {
 /// readers, asynchronous; the game thread sends `frames` frames as fast as
 /// it can, zero-copy (acquire, the engine's write, commit) or copy
 /// (`carla_sensor_send_image`). `api` is the time in library calls only.
-pub fn cameras(
+pub(crate) fn cameras(
     cameras: usize,
     (w, h): (u32, u32),
     subscribers: usize,
@@ -120,6 +120,7 @@ pub fn cameras(
                 let (t, c0) = (Instant::now(), thread_cpu());
                 // SAFETY: live server; the outputs are writable locals.
                 assert_eq!(
+                    // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
                     unsafe {
                         carla_sensor_acquire_image(
                             host.server,
@@ -142,6 +143,7 @@ pub fn cameras(
                 let (t, c0) = (Instant::now(), thread_cpu());
                 // SAFETY: `image` came from acquire and is used once.
                 assert_eq!(
+                    // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
                     unsafe { carla_sensor_commit_image(host.server, image, &c) },
                     0
                 );
@@ -197,7 +199,7 @@ pub fn cameras(
 
 /// Lidar numbers: CPU of the game thread from hits in to bytes out.
 #[derive(Debug, Default)]
-pub struct LidarOutcome {
+pub(crate) struct LidarOutcome {
     pub sensor_seconds: f64,
     pub points: u64,
     pub cpu: Duration,
@@ -208,7 +210,7 @@ pub struct LidarOutcome {
 /// A 64-channel lidar at 1.3 M points/s ticked at `hz` for `seconds` of
 /// sensor time; the engine's ray traces are replaced by a synthetic scene
 /// (ground plane and a ring of walls) computed before the timed calls.
-pub fn lidar(seconds: u32, hz: u32, dropoff: &str) -> LidarOutcome {
+pub(crate) fn lidar(seconds: u32, hz: u32, dropoff: &str) -> LidarOutcome {
     let host = Host::new();
     let id = host.sensor(
         "sensor.lidar.ray_cast",
@@ -225,6 +227,7 @@ pub fn lidar(seconds: u32, hz: u32, dropoff: &str) -> LidarOutcome {
     // Synchronous: every tick's bytes reach the reader (waiting is not CPU).
     // SAFETY: live server.
     assert_eq!(
+        // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
         unsafe { carla_sensor_set_synchronous(host.server, id, 10_000) },
         0
     );
@@ -244,6 +247,7 @@ pub fn lidar(seconds: u32, hz: u32, dropoff: &str) -> LidarOutcome {
         let (mut rays, mut count) = (std::ptr::null::<PlannedRay>(), 0u32);
         // SAFETY: live server, writable outputs.
         assert_eq!(
+            // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
             unsafe { carla_lidar_plan(host.server, id, dt, &mut rays, &mut count) },
             0
         );
@@ -256,6 +260,7 @@ pub fn lidar(seconds: u32, hz: u32, dropoff: &str) -> LidarOutcome {
         let c = ctx(u64::from(t) + 1);
         // SAFETY: hits valid for their length.
         assert_eq!(
+            // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
             unsafe { carla_lidar_send_hits(host.server, id, &c, hits.as_ptr(), hits.len() as u32) },
             0
         );

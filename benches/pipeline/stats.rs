@@ -4,14 +4,14 @@ use std::time::Duration;
 
 /// p50 / p99 / max of a set of durations.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Spread {
+pub(crate) struct Spread {
     pub p50: Duration,
     pub p99: Duration,
     pub max: Duration,
 }
 
 /// Sorts `samples` in place and reads its percentiles (zeros when empty).
-pub fn spread(samples: &mut [Duration]) -> Spread {
+pub(crate) fn spread(samples: &mut [Duration]) -> Spread {
     if samples.is_empty() {
         return Spread::default();
     }
@@ -25,7 +25,7 @@ pub fn spread(samples: &mut [Duration]) -> Spread {
 }
 
 /// Microseconds, 1 decimal below 100 µs.
-pub fn us(d: Duration) -> String {
+pub(crate) fn us(d: Duration) -> String {
     let us = d.as_secs_f64() * 1e6;
     if us < 100.0 {
         format!("{us:.1}")
@@ -35,7 +35,7 @@ pub fn us(d: Duration) -> String {
 }
 
 /// CPU time the calling thread has used.
-pub fn thread_cpu() -> Duration {
+pub(crate) fn thread_cpu() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -47,7 +47,7 @@ pub fn thread_cpu() -> Duration {
 }
 
 /// Times the calling thread was descheduled against its will so far.
-pub fn involuntary_switches() -> u64 {
+pub(crate) fn involuntary_switches() -> u64 {
     // SAFETY: an all-zero rusage is a valid value to overwrite.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `ru` is valid and writable for the call.

@@ -2,65 +2,58 @@
 //! (their stream id), so a call after `carla_sensor_destroy` gets
 //! `CARLA_SERVER_UNKNOWN_SENSOR` instead of touching freed memory.
 
-use super::{guard, handle, output, slice, string, write_text, CarlaServerPtr};
-use crate::codes::{self, Code};
-use crate::streaming::blueprint;
-use crate::streaming::models::lidar::{LidarHit, PlannedRay};
-use crate::streaming::sensor::{CaptureContext, PendingImage, SensorError};
+use super::args::{
+    array, bytes, into_handle, read, take_handle, text, write, write_if_given, write_text,
+};
+use super::codes::logged;
+use super::legacy::server;
+use super::structs::CarlaServerPtr;
+use crate::streaming::{blueprint, CaptureContext, LidarHit, PendingImage, PlannedRay};
 use crate::types::Vector3D;
 use std::ffi::{c_char, c_void};
 
-/// An image buffer acquired for zero-copy sending (opaque).
-pub type CarlaImagePtr = *mut c_void;
-
-struct AcquiredImage {
+/// An image buffer acquired for zero-copy sending (opaque; C sees only
+/// `struct carla_image *`).
+#[allow(non_camel_case_types)]
+pub struct carla_image {
     sensor: u32,
     /// `None` once committed or released (the handle is then spare).
     image: Option<PendingImage>,
 }
 
+/// Handle of an image being filled for zero-copy sending.
+pub type CarlaImagePtr = *mut carla_image;
+
 /// Handles of committed or released images, reused by the next acquire so
 /// the zero-copy path allocates nothing per frame once warm. They are kept
 /// boxed because a box's address is the handle the host holds.
 #[allow(clippy::vec_box)]
-static SPARE_HANDLES: parking_lot::Mutex<Vec<Box<AcquiredImage>>> =
+static SPARE_HANDLES: parking_lot::Mutex<Vec<Box<carla_image>>> =
     parking_lot::const_mutex(Vec::new());
 /// More images than this in flight at once is unusual; their handles are
 /// freed instead of kept.
 const MAX_SPARE_HANDLES: usize = 64;
 
-fn image_handle(sensor: u32, image: PendingImage) -> Box<AcquiredImage> {
+fn image_handle(sensor: u32, image: PendingImage) -> Box<carla_image> {
     match SPARE_HANDLES.lock().pop() {
         Some(mut spare) => {
             spare.sensor = sensor;
             spare.image = Some(image);
             spare
         }
-        None => Box::new(AcquiredImage {
+        None => Box::new(carla_image {
             sensor,
             image: Some(image),
         }),
     }
 }
 
-fn recycle_handle(mut handle: Box<AcquiredImage>) {
+fn recycle_handle(mut handle: Box<carla_image>) {
     drop(handle.image.take()); // its buffer goes back to its pool first
     let mut spare = SPARE_HANDLES.lock();
     if spare.len() < MAX_SPARE_HANDLES {
         spare.push(handle);
     }
-}
-
-fn sensor_error(e: SensorError) -> Code {
-    crate::log_error!("{}", e);
-    e.code()
-}
-
-/// # Safety
-/// `p` is NULL or a valid context for the call.
-unsafe fn capture<'a>(p: *const CaptureContext) -> Result<&'a CaptureContext, Code> {
-    // SAFETY: caller contract; NULL rejected.
-    unsafe { p.as_ref() }.ok_or(codes::NULL_ARGUMENT)
 }
 
 /// Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the
@@ -75,19 +68,11 @@ pub unsafe extern "C" fn carla_server_listen_streaming(
     port: u32,
     bound_port: *mut u32,
 ) -> i32 {
-    guard("carla_server_listen_streaming", || {
-        // SAFETY: caller contract.
-        let h = unsafe { handle(server) }?;
-        let port = u16::try_from(port).map_err(|_| codes::INVALID_PORT)?;
-        let cfg = h.server.config();
-        let addr =
-            h.server
-                .sensors
-                .listen(cfg.bind_ip, port, std::time::Duration::from_secs(10))?;
-        if !bound_port.is_null() {
-            // SAFETY: non-NULL and writable per the contract.
-            unsafe { *bound_port = u32::from(addr.port()) };
-        }
+    export!({
+        let h = self::server(server)?;
+        let port = u16::try_from(port).map_err(|_| crate::Error::InvalidPort)?;
+        let addr = h.server.listen_streaming(port)?;
+        write_if_given(bound_port, u32::from(addr.port()));
         Ok(())
     })
 }
@@ -105,15 +90,10 @@ pub unsafe extern "C" fn carla_sensor_definitions(
     buffer_size: u32,
     needed: *mut u32,
 ) -> i32 {
-    guard("carla_sensor_definitions", || {
-        let text = blueprint::describe_all();
-        // SAFETY: caller contract.
-        unsafe {
-            write_text(&text, buffer, buffer_size);
-            if !needed.is_null() {
-                *needed = text.len() as u32 + 1;
-            }
-        }
+    export!({
+        let listing = blueprint::describe_all();
+        write_text(&listing, buffer, buffer_size);
+        write_if_given(needed, listing.len() as u32 + 1);
         Ok(())
     })
 }
@@ -139,34 +119,22 @@ pub unsafe extern "C" fn carla_sensor_create(
     error: *mut c_char,
     error_size: u32,
 ) -> i32 {
-    guard("carla_sensor_create", || {
-        // SAFETY: caller contract (pointers valid for the call).
-        let (h, id, keys, values) = unsafe {
-            (
-                handle(server)?,
-                string(blueprint_id)?,
-                slice(keys, count)?,
-                slice(values, count)?,
-            )
-        };
-        if sensor_id.is_null() {
-            return Err(codes::NULL_ARGUMENT);
-        }
+    export!({
+        let (h, id) = (self::server(server)?, text(blueprint_id)?);
+        let (keys, values) = (array(keys, count)?, array(values, count)?);
+        let out = write(sensor_id)?;
         let mut pairs = Vec::with_capacity(keys.len());
         for (&k, &v) in keys.iter().zip(values) {
-            // SAFETY: each string is NUL-terminated per the contract.
-            pairs.push(unsafe { (string(k)?, string(v)?) });
+            pairs.push((text(k)?, text(v)?));
         }
-        match h.server.sensors.create(id, &pairs) {
+        match h.server.create_sensor(id, &pairs) {
             Ok(new_id) => {
-                // SAFETY: non-NULL and writable.
-                unsafe { *sensor_id = new_id };
+                *out = new_id;
                 Ok(())
             }
             Err(e) => {
-                // SAFETY: caller contract for `error`.
-                unsafe { write_text(&e.to_string(), error, error_size) };
-                Err(sensor_error(e))
+                write_text(&e.to_string(), error, error_size);
+                Err(logged(e))
             }
         }
     })
@@ -180,10 +148,7 @@ pub unsafe extern "C" fn carla_sensor_create(
 /// `server` NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn carla_sensor_destroy(server: CarlaServerPtr, sensor_id: u32) -> i32 {
-    guard("carla_sensor_destroy", || {
-        // SAFETY: caller contract.
-        unsafe { handle(server) }?.server.sensors.destroy(sensor_id)
-    })
+    export!({ Ok(self::server(server)?.server.destroy_sensor(sensor_id)?) })
 }
 
 /// Writes the sensor's registry type id (the `sensor_type` of its headers).
@@ -196,11 +161,9 @@ pub unsafe extern "C" fn carla_sensor_type_id(
     sensor_id: u32,
     type_id: *mut u32,
 ) -> i32 {
-    guard("carla_sensor_type_id", || {
-        // SAFETY: caller contract.
-        let entry = unsafe { handle(server) }?.server.sensors.get(sensor_id)?;
-        // SAFETY: caller contract; NULL rejected.
-        *unsafe { output(type_id) }? = entry.instance.sensor_type().id();
+    export!({
+        let sensor = self::server(server)?.server.sensor(sensor_id)?;
+        *write(type_id)? = sensor.sensor_type().id();
         Ok(())
     })
 }
@@ -217,11 +180,10 @@ pub unsafe extern "C" fn carla_sensor_set_synchronous(
     sensor_id: u32,
     wait_ms: u32,
 ) -> i32 {
-    guard("carla_sensor_set_synchronous", || {
-        // SAFETY: caller contract.
-        let entry = unsafe { handle(server) }?.server.sensors.get(sensor_id)?;
+    export!({
+        let sensor = self::server(server)?.server.sensor(sensor_id)?;
         let bound = (wait_ms != 0).then(|| std::time::Duration::from_millis(wait_ms.into()));
-        entry.instance.set_synchronous(bound);
+        sensor.set_synchronous(bound);
         Ok(())
     })
 }
@@ -237,12 +199,9 @@ pub unsafe extern "C" fn carla_sensor_mirror_to_legacy(
     sensor_id: u32,
     legacy_sensor_id: u32,
 ) -> i32 {
-    guard("carla_sensor_mirror_to_legacy", || {
-        // SAFETY: caller contract.
-        let entry = unsafe { handle(server) }?.server.sensors.get(sensor_id)?;
-        entry
-            .mirror_to_legacy(legacy_sensor_id)
-            .map_err(sensor_error)
+    export!({
+        let sensor = self::server(server)?.server.sensor(sensor_id)?;
+        sensor.mirror_to_legacy(legacy_sensor_id).map_err(logged)
     })
 }
 
@@ -259,19 +218,10 @@ pub unsafe extern "C" fn carla_sensor_send_image(
     pixels: *const c_void,
     size: u32,
 ) -> i32 {
-    guard("carla_sensor_send_image", || {
-        // SAFETY: caller contract.
-        let (h, ctx, pixels) = unsafe {
-            (
-                handle(server)?,
-                capture(context)?,
-                slice(pixels as *const u8, size)?,
-            )
-        };
-        let entry = h.server.sensors.get(sensor_id)?;
-        entry
-            .send_image(&h.server, ctx, pixels)
-            .map_err(sensor_error)
+    export!({
+        let (h, ctx, pixels) = (self::server(server)?, read(context)?, bytes(pixels, size)?);
+        let sensor = h.server.sensor(sensor_id)?;
+        sensor.send_image(ctx, pixels).map_err(logged)
     })
 }
 
@@ -289,26 +239,17 @@ pub unsafe extern "C" fn carla_sensor_acquire_image(
     pixels: *mut *mut c_void,
     size: *mut u32,
 ) -> i32 {
-    guard("carla_sensor_acquire_image", || {
-        // SAFETY: caller contract.
-        let h = unsafe { handle(server) }?;
-        if image.is_null() || pixels.is_null() || size.is_null() {
-            return Err(codes::NULL_ARGUMENT);
-        }
-        let entry = h.server.sensors.get(sensor_id)?;
-        let mut pending = entry.instance.acquire_image().map_err(sensor_error)?;
+    export!({
+        let h = self::server(server)?;
+        let (image, pixels, size) = (write(image)?, write(pixels)?, write(size)?);
+        let sensor = h.server.sensor(sensor_id)?;
+        let mut pending = sensor.acquire_image().map_err(logged)?;
         let region = pending.pixels_mut();
-        let (ptr, len) = (region.as_mut_ptr(), region.len());
         // The pixels live in the buffer's heap block, which moving the
-        // image into its handle does not move.
-        let boxed = image_handle(sensor_id, pending);
-        // SAFETY: all three are non-NULL and writable per the contract; the
-        // pixel region lives in the handle's buffer until commit or release.
-        unsafe {
-            *pixels = ptr as *mut c_void;
-            *size = len as u32;
-            *image = Box::into_raw(boxed) as CarlaImagePtr;
-        }
+        // image into its handle does not move; they stay valid until the
+        // handle is committed or released.
+        (*pixels, *size) = (region.as_mut_ptr().cast::<c_void>(), region.len() as u32);
+        *image = into_handle(image_handle(sensor_id, pending));
         Ok(())
     })
 }
@@ -325,21 +266,16 @@ pub unsafe extern "C" fn carla_sensor_commit_image(
     image: CarlaImagePtr,
     context: *const CaptureContext,
 ) -> i32 {
-    guard("carla_sensor_commit_image", || {
-        if image.is_null() {
-            return Err(codes::NULL_ARGUMENT);
-        }
-        // SAFETY: from Box::into_raw in acquire (caller contract); taken once.
-        let mut acquired = unsafe { Box::from_raw(image as *mut AcquiredImage) };
-        let (sensor, pending) = (acquired.sensor, acquired.image.take());
+    export!({
+        let mut acquired = take_handle(image)?;
+        let (sensor_id, pending) = (acquired.sensor, acquired.image.take());
         recycle_handle(acquired);
-        let pending = pending.ok_or(codes::INVALID_ARGUMENT)?;
-        // SAFETY: caller contract.
-        let (h, ctx) = unsafe { (handle(server)?, capture(context)?) };
-        let entry = h.server.sensors.get(sensor)?;
-        entry
-            .commit_image(&h.server, ctx, pending)
-            .map_err(sensor_error)
+        let pending = pending.ok_or_else(|| {
+            crate::Error::InvalidArgument("this image was already committed".into())
+        })?;
+        let (h, ctx) = (self::server(server)?, read(context)?);
+        let sensor = h.server.sensor(sensor_id)?;
+        sensor.commit_image(ctx, pending).map_err(logged)
     })
 }
 
@@ -350,9 +286,8 @@ pub unsafe extern "C" fn carla_sensor_commit_image(
 #[no_mangle]
 pub unsafe extern "C" fn carla_image_release(image: CarlaImagePtr) {
     if !image.is_null() {
-        guard("carla_image_release", || {
-            // SAFETY: from Box::into_raw in acquire (caller contract).
-            recycle_handle(unsafe { Box::from_raw(image as *mut AcquiredImage) });
+        export!({
+            recycle_handle(take_handle(image)?);
             Ok(())
         });
     }
@@ -374,23 +309,13 @@ pub unsafe extern "C" fn carla_lidar_plan(
     rays: *mut *const PlannedRay,
     count: *mut u32,
 ) -> i32 {
-    guard("carla_lidar_plan", || {
-        // SAFETY: caller contract.
-        let h = unsafe { handle(server) }?;
-        if rays.is_null() || count.is_null() {
-            return Err(codes::NULL_ARGUMENT);
-        }
-        let entry = h.server.sensors.get(sensor_id)?;
-        let (ptr, n) = entry
-            .instance
+    export!({
+        let (h, rays, count) = (self::server(server)?, write(rays)?, write(count)?);
+        let sensor = h.server.sensor(sensor_id)?;
+        // The rays live in the sensor's lidar model until its next plan.
+        (*rays, *count) = sensor
             .plan_lidar(dt, |planned| (planned.as_ptr(), planned.len() as u32))
-            .map_err(sensor_error)?;
-        // SAFETY: non-NULL and writable; the rays live in the sensor's lidar
-        // model until its next plan (documented above).
-        unsafe {
-            *rays = ptr;
-            *count = n;
-        }
+            .map_err(logged)?;
         Ok(())
     })
 }
@@ -408,14 +333,10 @@ pub unsafe extern "C" fn carla_lidar_send_hits(
     hits: *const LidarHit,
     count: u32,
 ) -> i32 {
-    guard("carla_lidar_send_hits", || {
-        // SAFETY: caller contract.
-        let (h, ctx, hits) = unsafe { (handle(server)?, capture(context)?, slice(hits, count)?) };
-        let entry = h.server.sensors.get(sensor_id)?;
-        entry
-            .instance
-            .send_lidar_hits(ctx, hits)
-            .map_err(sensor_error)
+    export!({
+        let (h, ctx, hits) = (self::server(server)?, read(context)?, array(hits, count)?);
+        let sensor = h.server.sensor(sensor_id)?;
+        sensor.send_lidar_hits(ctx, hits).map_err(logged)
     })
 }
 
@@ -433,22 +354,10 @@ pub unsafe extern "C" fn carla_safe_distance_box(
     centre: *mut Vector3D,
     extent: *mut Vector3D,
 ) -> i32 {
-    guard("carla_safe_distance_box", || {
-        // SAFETY: caller contract.
-        let h = unsafe { handle(server) }?;
-        if centre.is_null() || extent.is_null() {
-            return Err(codes::NULL_ARGUMENT);
-        }
-        let entry = h.server.sensors.get(sensor_id)?;
-        let (c, e) = entry
-            .instance
-            .safe_distance_box(owner_extent)
-            .map_err(sensor_error)?;
-        // SAFETY: non-NULL and writable.
-        unsafe {
-            *centre = c;
-            *extent = e;
-        }
+    export!({
+        let (h, centre, extent) = (self::server(server)?, write(centre)?, write(extent)?);
+        let sensor = h.server.sensor(sensor_id)?;
+        (*centre, *extent) = sensor.safe_distance_box(owner_extent).map_err(logged)?;
         Ok(())
     })
 }
@@ -467,14 +376,10 @@ pub unsafe extern "C" fn carla_sensor_send_actor_ids(
     ids: *const u32,
     count: u32,
 ) -> i32 {
-    guard("carla_sensor_send_actor_ids", || {
-        // SAFETY: caller contract.
-        let (h, ctx, ids) = unsafe { (handle(server)?, capture(context)?, slice(ids, count)?) };
-        let entry = h.server.sensors.get(sensor_id)?;
-        entry
-            .instance
-            .send_actor_ids(ctx, owner_id, ids)
-            .map_err(sensor_error)
+    export!({
+        let (h, ctx, ids) = (self::server(server)?, read(context)?, array(ids, count)?);
+        let sensor = h.server.sensor(sensor_id)?;
+        sensor.send_actor_ids(ctx, owner_id, ids).map_err(logged)
     })
 }
 
@@ -491,17 +396,11 @@ pub unsafe extern "C" fn carla_sensor_send_raw(
     bytes: *const c_void,
     size: u32,
 ) -> i32 {
-    guard("carla_sensor_send_raw", || {
-        // SAFETY: caller contract.
-        let (h, ctx, bytes) = unsafe {
-            (
-                handle(server)?,
-                capture(context)?,
-                slice(bytes as *const u8, size)?,
-            )
-        };
-        let entry = h.server.sensors.get(sensor_id)?;
-        entry.instance.send_raw(ctx, bytes).map_err(sensor_error)
+    export!({
+        let (h, ctx) = (self::server(server)?, read(context)?);
+        let payload = self::bytes(bytes, size)?;
+        let sensor = h.server.sensor(sensor_id)?;
+        sensor.send_raw(ctx, payload).map_err(logged)
     })
 }
 
@@ -516,11 +415,9 @@ pub unsafe extern "C" fn carla_sensor_subscriber_count(
     sensor_id: u32,
     count: *mut u32,
 ) -> i32 {
-    guard("carla_sensor_subscriber_count", || {
-        // SAFETY: caller contract.
-        let entry = unsafe { handle(server) }?.server.sensors.get(sensor_id)?;
-        // SAFETY: caller contract; NULL rejected.
-        *unsafe { output(count) }? = entry.instance.stream().stats().subscribers as u32;
+    export!({
+        let sensor = self::server(server)?.server.sensor(sensor_id)?;
+        *write(count)? = sensor.stats().subscribers as u32;
         Ok(())
     })
 }

@@ -3,15 +3,16 @@
 //! A settings object may be read from several threads at once.
 #![allow(non_camel_case_types)]
 
-use super::{guard, output, write_text};
-use crate::codes::{self, Code};
+use super::args::{bytes, handle, into_handle, take_handle, write, write_text};
+use super::codes::Fail;
 use crate::legacy::settings::{self, SensorSettings, Settings};
 use crate::types::{CBool, Rotation3D, Vector3D};
-use std::ffi::{c_char, c_void, CString};
+use crate::Error;
+use std::ffi::{c_char, CString};
 
-/// Opaque parsed settings, from `carla_settings_parse`; free it with
+/// Parsed settings, from `carla_settings_parse`; free it with
 /// `carla_settings_free`.
-pub type CarlaSettingsPtr = *mut c_void;
+pub type CarlaSettingsPtr = *mut carla_settings;
 
 /// `carla_sensor_settings.post_processing`: no post-processing.
 pub const CARLA_SETTINGS_POST_PROCESSING_NONE: u32 = 0;
@@ -83,35 +84,25 @@ pub struct carla_sensor_settings {
     pub show_debug_points: CBool,
 }
 
-/// What a `CarlaSettingsPtr` points to: the settings and NUL-terminated
-/// copies of their strings.
-struct ParsedSettings {
+/// Parsed settings and NUL-terminated copies of their strings (opaque; C
+/// sees only `struct carla_settings *`).
+#[allow(non_camel_case_types)]
+pub struct carla_settings {
     settings: Settings,
     names: Vec<CString>,
     player_vehicle: CString,
 }
 
-/// # Safety
-/// `p` is NULL or a live pointer from `carla_settings_parse*`.
-unsafe fn parsed<'a>(p: CarlaSettingsPtr) -> Result<&'a ParsedSettings, Code> {
-    // SAFETY: caller contract; NULL is rejected by `as_ref`.
-    unsafe { (p as *const ParsedSettings).as_ref() }.ok_or(codes::NULL_ARGUMENT)
+fn c_string(s: &str) -> Result<CString, Error> {
+    CString::new(s).map_err(|_| Error::InvalidArgument(format!("{s:?} contains a NUL character")))
 }
 
-fn c_string(s: &str) -> Result<CString, String> {
-    CString::new(s).map_err(|_| format!("{s:?} contains a NUL character"))
-}
-
-/// Parses over `previous` and boxes the result; the error text on failure.
-fn parse_to_handle(
-    text: &[u8],
-    previous: Option<&Settings>,
-) -> Result<CarlaSettingsPtr, (Code, String)> {
-    let invalid = |message: String| (codes::INVALID_ARGUMENT, message);
+/// Parses `text` over `previous` (None: UE4's defaults).
+fn parse(text: &[u8], previous: Option<&Settings>) -> Result<carla_settings, Error> {
     // A terminator counted in `length` (or any NUL) ends the text.
     let text = text.split(|&b| b == 0).next().unwrap_or_default();
     let text = std::str::from_utf8(text).map_err(|e| {
-        invalid(format!(
+        Error::InvalidArgument(format!(
             "settings text is not valid UTF-8 (byte {})",
             e.valid_up_to()
         ))
@@ -124,25 +115,27 @@ fn parse_to_handle(
             &defaults
         }
     };
-    let settings = settings::parse(text, previous).map_err(|e| invalid(e.to_string()))?;
+    let settings =
+        settings::parse(text, previous).map_err(|e| Error::InvalidArgument(e.to_string()))?;
     let names = settings
         .sensors
         .iter()
         .map(|s| c_string(s.name()))
-        .collect::<Result<_, _>>()
-        .map_err(invalid)?;
-    let player_vehicle = c_string(&settings.level.player_vehicle).map_err(invalid)?;
-    let handle = Box::new(ParsedSettings {
+        .collect::<Result<_, _>>()?;
+    let player_vehicle = c_string(&settings.level.player_vehicle)?;
+    Ok(carla_settings {
         settings,
         names,
         player_vehicle,
-    });
-    Ok(Box::into_raw(handle) as CarlaSettingsPtr)
+    })
 }
 
+/// The body of both parse functions: NULL checks, parse, output and the
+/// error text (logged with the function's name).
+///
 /// # Safety
 /// As `carla_settings_parse_over`.
-unsafe fn parse_export(
+unsafe fn parse_into(
     name: &str,
     previous: CarlaSettingsPtr,
     ini: *const c_char,
@@ -150,39 +143,34 @@ unsafe fn parse_export(
     out: *mut CarlaSettingsPtr,
     error: *mut c_char,
     error_size: u32,
-) -> i32 {
-    guard(name, || {
-        let result = (|| {
-            let null = |what: &str| (codes::NULL_ARGUMENT, format!("{what} is NULL"));
-            if out.is_null() {
-                return Err(null("out"));
-            }
-            // SAFETY: non-NULL and writable per the contract.
-            unsafe { *out = std::ptr::null_mut() };
-            if ini.is_null() && length > 0 {
-                return Err(null("ini"));
-            }
-            // SAFETY: NULL or live per the contract.
-            let previous = unsafe { (previous as *const ParsedSettings).as_ref() };
-            let previous = previous.map(|p| &p.settings);
-            let text: &[u8] = if length == 0 {
-                &[]
-            } else {
-                // SAFETY: non-NULL, `length` readable bytes per the contract.
-                unsafe { std::slice::from_raw_parts(ini as *const u8, length as usize) }
-            };
-            let handle = parse_to_handle(text, previous)?;
-            // SAFETY: non-NULL and writable per the contract.
-            unsafe { *out = handle };
+) -> Result<(), Fail> {
+    let report = |message: &str| {
+        crate::log_error!("{}: {}", name, message);
+        // SAFETY: the caller's contract for `error`.
+        unsafe { write_text(message, error, error_size) };
+    };
+    // SAFETY: the caller's contract for `out`.
+    let Ok(out) = (unsafe { write(out) }) else {
+        report("out is NULL");
+        return Err(Fail::Null);
+    };
+    *out = std::ptr::null_mut();
+    // SAFETY: the caller's contract for `ini` and `previous`.
+    let (text, previous) = unsafe { (bytes(ini, length), handle(previous).ok()) };
+    let Ok(text) = text else {
+        report("ini is NULL");
+        return Err(Fail::Null);
+    };
+    match parse(text, previous.map(|p| &p.settings)) {
+        Ok(parsed) => {
+            *out = into_handle(Box::new(parsed));
             Ok(())
-        })();
-        result.map_err(|(code, message)| {
-            crate::log_error!("{}: {}", name, message);
-            // SAFETY: caller contract for `error`.
-            unsafe { write_text(&message, error, error_size) };
-            code
-        })
-    })
+        }
+        Err(e) => {
+            report(&e.to_string());
+            Err(Fail::Lib(e))
+        }
+    }
 }
 
 /// Parses a CarlaSettings.ini text over UE4's defaults. `ini` holds `length`
@@ -206,9 +194,8 @@ pub unsafe extern "C" fn carla_settings_parse(
     error: *mut c_char,
     error_size: u32,
 ) -> i32 {
-    // SAFETY: same contract.
-    unsafe {
-        parse_export(
+    export!({
+        parse_into(
             "carla_settings_parse",
             std::ptr::null_mut(),
             ini,
@@ -217,7 +204,7 @@ pub unsafe extern "C" fn carla_settings_parse(
             error,
             error_size,
         )
-    }
+    })
 }
 
 /// As `carla_settings_parse`, but keys absent from the text keep the values
@@ -238,9 +225,8 @@ pub unsafe extern "C" fn carla_settings_parse_over(
     error: *mut c_char,
     error_size: u32,
 ) -> i32 {
-    // SAFETY: same contract.
-    unsafe {
-        parse_export(
+    export!({
+        parse_into(
             "carla_settings_parse_over",
             previous,
             ini,
@@ -249,7 +235,7 @@ pub unsafe extern "C" fn carla_settings_parse_over(
             error,
             error_size,
         )
-    }
+    })
 }
 
 /// Frees a settings object and the strings it handed out. NULL is accepted.
@@ -258,14 +244,12 @@ pub unsafe extern "C" fn carla_settings_parse_over(
 /// `settings` NULL or from `carla_settings_parse*`, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn carla_settings_free(settings: CarlaSettingsPtr) {
-    if settings.is_null() {
-        return;
+    if !settings.is_null() {
+        export!({
+            drop(take_handle(settings)?);
+            Ok(())
+        });
     }
-    guard("carla_settings_free", || {
-        // SAFETY: from Box::into_raw in parse_to_handle (caller contract).
-        drop(unsafe { Box::from_raw(settings as *mut ParsedSettings) });
-        Ok(())
-    });
 }
 
 /// `[CARLA/Server] SynchronousMode` (default true).
@@ -277,9 +261,8 @@ pub unsafe extern "C" fn carla_settings_synchronous_mode(
     settings: CarlaSettingsPtr,
     out: *mut CBool,
 ) -> i32 {
-    guard("carla_settings_synchronous_mode", || {
-        // SAFETY: caller contract.
-        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+    export!({
+        let (p, out) = (handle(settings)?, write(out)?);
         *out = p.settings.synchronous_mode.into();
         Ok(())
     })
@@ -294,9 +277,8 @@ pub unsafe extern "C" fn carla_settings_send_non_player_agents(
     settings: CarlaSettingsPtr,
     out: *mut CBool,
 ) -> i32 {
-    guard("carla_settings_send_non_player_agents", || {
-        // SAFETY: caller contract.
-        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+    export!({
+        let (p, out) = (handle(settings)?, write(out)?);
         *out = p.settings.send_non_player_agents_info.into();
         Ok(())
     })
@@ -311,9 +293,8 @@ pub unsafe extern "C" fn carla_settings_level(
     settings: CarlaSettingsPtr,
     out: *mut carla_level_settings,
 ) -> i32 {
-    guard("carla_settings_level", || {
-        // SAFETY: caller contract.
-        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+    export!({
+        let (p, out) = (handle(settings)?, write(out)?);
         let l = &p.settings.level;
         *out = carla_level_settings {
             number_of_vehicles: l.number_of_vehicles,
@@ -338,9 +319,8 @@ pub unsafe extern "C" fn carla_settings_sensor_count(
     settings: CarlaSettingsPtr,
     out: *mut u32,
 ) -> i32 {
-    guard("carla_settings_sensor_count", || {
-        // SAFETY: caller contract.
-        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+    export!({
+        let (p, out) = (handle(settings)?, write(out)?);
         *out = p.settings.sensors.len() as u32;
         Ok(())
     })
@@ -356,9 +336,8 @@ pub unsafe extern "C" fn carla_settings_sensor(
     index: u32,
     out: *mut carla_sensor_settings,
 ) -> i32 {
-    guard("carla_settings_sensor", || {
-        // SAFETY: caller contract.
-        let (p, out) = unsafe { (parsed(settings)?, output(out)?) };
+    export!({
+        let (p, out) = (handle(settings)?, write(out)?);
         let i = index as usize;
         let (Some(sensor), Some(name)) = (p.settings.sensors.get(i), p.names.get(i)) else {
             crate::log_error!(
@@ -366,7 +345,9 @@ pub unsafe extern "C" fn carla_settings_sensor(
                 index,
                 p.settings.sensors.len()
             );
-            return Err(codes::INVALID_ARGUMENT);
+            return Err(Fail::Lib(Error::InvalidArgument(format!(
+                "sensor index {index} out of range"
+            ))));
         };
         let mut s = carla_sensor_settings {
             r#type: sensor.type_id(),

@@ -15,8 +15,8 @@
 
 use super::c_api_data::{images, lidar, queries, safe_distance, send_image, send_raw};
 use super::c_api_legacy::{self as legacy, Settings};
+use super::codes::{self, Code};
 use super::{quiet_logs, Input};
-use crate::codes::{self, Code};
 use crate::ffi::*;
 use crate::streaming::blueprint;
 use crate::streaming::registry::SensorType;

@@ -6,12 +6,12 @@
 //! pointer position.
 
 use super::c_api::{ptr_or_null, Kind, Run, MAX_IMAGES};
+use super::codes::{self, Code};
 use super::Input;
-use crate::codes::{self, Code};
 use crate::ffi::*;
-use crate::streaming::geom::ActorTransform;
-use crate::streaming::models::lidar::{LidarHit, PlannedRay};
-use crate::streaming::sensor::CaptureContext;
+use crate::streaming::ActorTransform;
+use crate::types::CaptureContext;
+use crate::types::{LidarHit, PlannedRay};
 use crate::types::{Rotation3D, Vector3D};
 
 /// The code a call on sensor `kind` gives once its pointers passed.

@@ -5,11 +5,11 @@
 //! called with a NULL handle.
 
 use super::c_api::{c_text, check_text, definitions, error_buffer, ptr_or_null, text_code, Run};
+use super::codes::{self, Code};
 use super::Input;
-use crate::codes::{self, Code};
 use crate::ffi::*;
 use crate::legacy::settings::{self, SensorSettings};
-use crate::streaming::sensor::CaptureContext;
+use crate::types::CaptureContext;
 use crate::types::{Agent, CBool, Control, PlayerMeasurements, Transform};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -416,8 +416,8 @@ pub(super) fn null_handles(input: &mut Input<'_>) {
     unsafe {
         carla_free_server(n);
         carla_disconnect_server(n);
-        carla_image_release(n);
-        carla_settings_free(n);
+        carla_image_release(n.cast());
+        carla_settings_free(n.cast());
         assert_eq!(carla_server_connect(n, 2000, id), null);
         assert_eq!(carla_server_connect_non_blocking(n, 2000, id), null);
         assert_eq!(carla_server_connect_blocking(n, 2000, id), null);
@@ -438,7 +438,7 @@ pub(super) fn null_handles(input: &mut Input<'_>) {
             null
         );
         assert_eq!(carla_lidar_send_hits(n, id, &ctx, n.cast(), 0), null);
-        assert_eq!(carla_sensor_commit_image(n, n, &ctx), null);
+        assert_eq!(carla_sensor_commit_image(n, n.cast(), &ctx), null);
         let (mut a, mut b) = (std::ptr::null_mut(), std::ptr::null_mut());
         assert_eq!(
             carla_sensor_acquire_image(n, id, &mut a, &mut b, &mut out),
@@ -447,8 +447,8 @@ pub(super) fn null_handles(input: &mut Input<'_>) {
         let mut rays = std::ptr::null();
         assert_eq!(carla_lidar_plan(n, id, 0.1, &mut rays, &mut out), null);
         let mut flag = CBool(0);
-        assert_eq!(carla_settings_synchronous_mode(n, &mut flag), null);
-        assert_eq!(carla_settings_sensor_count(n, &mut out), null);
+        assert_eq!(carla_settings_synchronous_mode(n.cast(), &mut flag), null);
+        assert_eq!(carla_settings_sensor_count(n.cast(), &mut out), null);
         let mut settings: CarlaSettingsPtr = std::ptr::null_mut();
         assert_eq!(
             carla_settings_parse(n.cast(), 0, &mut settings, n.cast(), 0),

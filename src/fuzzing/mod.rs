@@ -1,6 +1,8 @@
-//! Fuzz target bodies (issue 6), shared by the `cargo fuzz` targets in
-//! `fuzz/` (one-line wrappers) and by `tests/fuzz_corpus.rs`, which replays
-//! the committed corpus and every past finding through the same functions.
+//! Fuzz target bodies, shared by the `cargo fuzz` targets in `fuzz/`
+//! (one-line wrappers; cargo fuzz builds with `--cfg fuzzing`) and by this
+//! module's unit test, which replays the committed corpus and every past
+//! finding through the same functions. Compiled only in those two builds,
+//! never into the shipped library.
 //!
 //! Each function takes arbitrary bytes, drives one decoder the way the
 //! network or a C host would, and panics when an invariant breaks (a wrong
@@ -11,6 +13,7 @@
 mod c_api;
 mod c_api_data;
 mod c_api_legacy;
+mod codes;
 mod framing;
 mod proto;
 mod settings;
@@ -135,6 +138,42 @@ fn tcp_pair() -> (TcpStream, TcpStream) {
 #[cfg(test)]
 mod tests {
     use super::Input;
+    use std::path::Path;
+
+    // The committed corpus (`fuzz/corpus/<target>/`) and every past finding
+    // (`fuzz/regressions/<target>/`) replay through the bodies in normal
+    // CI; the heavy fuzzing itself is `scripts/fuzz.sh`.
+    fn files(dir: &Path) -> Vec<std::path::PathBuf> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut files: Vec<_> = entries
+            .map(|e| e.expect("directory entry").path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        files
+    }
+
+    #[test]
+    fn corpus_and_regressions_replay_cleanly() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+        let mut replayed = 0;
+        for (target, run) in super::targets() {
+            let corpus = files(&root.join("corpus").join(target));
+            assert!(!corpus.is_empty(), "no seed corpus for {target}");
+            for file in corpus
+                .iter()
+                .chain(&files(&root.join("regressions").join(target)))
+            {
+                let data = std::fs::read(file).expect("read a corpus file");
+                let outcome = std::panic::catch_unwind(|| run(&data));
+                assert!(outcome.is_ok(), "{target}: {} fails", file.display());
+                replayed += 1;
+            }
+        }
+        assert!(replayed >= 6);
+    }
 
     #[test]
     fn input_reads_zeros_past_the_end() {

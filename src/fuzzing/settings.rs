@@ -12,9 +12,9 @@
 //! is accepted by the blueprint and, for lidars, by the lidar model.
 
 use super::quiet_logs;
-use crate::legacy::settings::{self, CameraSettings, LidarSettings08, SensorSettings, Settings};
+use crate::legacy::settings::{self, CameraSettings, LidarSettings, SensorSettings, Settings};
 use crate::streaming::blueprint::{self, SensorAttributes};
-use crate::streaming::models::lidar::{Lidar, LidarSettings};
+use crate::streaming::models::lidar::{self, Lidar};
 use crate::types::{Rotation3D, Vector3D};
 
 pub fn settings_ini(data: &[u8]) {
@@ -99,7 +99,7 @@ fn camera_in_bounds(c: &CameraSettings) {
     );
 }
 
-fn lidar_in_bounds(l: &LidarSettings08) {
+fn lidar_in_bounds(l: &LidarSettings) {
     placement_in_bounds(l.position, l.rotation);
     assert!((1..=256).contains(&l.channels), "channels {}", l.channels);
     assert!((1..=10_000_000).contains(&l.points_per_second));
@@ -120,7 +120,7 @@ fn lidar_in_bounds(l: &LidarSettings08) {
         ],
     );
     let f = |key: &str| a.get_f32(key).expect("resolved");
-    let model = LidarSettings {
+    let model = lidar::LidarSettings {
         channels: a.get_u32("channels").expect("resolved"),
         range_m: f("range"),
         points_per_second: a.get_u32("points_per_second").expect("resolved"),
@@ -128,7 +128,7 @@ fn lidar_in_bounds(l: &LidarSettings08) {
         upper_fov: f("upper_fov"),
         lower_fov: f("lower_fov"),
         semantic: true,
-        ..LidarSettings::default()
+        ..lidar::LidarSettings::default()
     };
     if let Err(e) = Lidar::new(model) {
         panic!("the lidar model refuses parsed settings: {e}");

@@ -12,8 +12,8 @@
 //! dropped subscriber must be forgotten after the next sends. After every
 //! run a well-behaved subscriber must still be served.
 
+use super::codes;
 use super::{quiet_logs, Input};
-use crate::codes;
 use crate::streaming::pool::Buffer;
 use crate::streaming::stream::{Stream, StreamServer, HEADER_SIZE};
 use std::io::{ErrorKind, Read, Write};
@@ -180,7 +180,7 @@ fn send_one(streams: &[OpenStream], k: usize, header: &[u8; HEADER_SIZE], payloa
     let s = &streams[k];
     let mut buffer = s.stream.pop_buffer();
     buffer.copy_from(0, payload);
-    let result = s.stream.send(header, buffer);
+    let result = s.stream.send(header, buffer).map_err(|e| e.code());
     if s.open {
         assert_eq!(result, Ok(()), "send on an open stream");
     } else {

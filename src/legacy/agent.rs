@@ -14,15 +14,15 @@
 //! sensor record `[N][id][header][data]` straight from its slot, and the
 //! empty terminator, with no concatenation copy.
 
-use crate::codes::{self, Code};
 use crate::legacy::encode;
 use crate::legacy::framing::{read_message, TERMINATOR};
 use crate::legacy::proto;
 use crate::legacy::world_port::NetConfig;
-use crate::net::port::Handoff;
+use crate::net::port::Rendezvous;
 use crate::net::{deadline_in, Aborter, Conn};
 use crate::sync::slot::Latest;
 use crate::types::{Agent, Control, MeasurementsHeader};
+use crate::Error;
 use parking_lot::{Condvar, Mutex};
 use prost::Message;
 use std::collections::HashMap;
@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 /// One measurement as copied from the host (the agents vector only grows).
 #[derive(Default)]
-pub struct MeasurementCell {
+pub(crate) struct MeasurementCell {
     pub header: MeasurementsHeader,
     pub agents: Vec<Agent>,
 }
@@ -73,8 +73,8 @@ struct AgentShared {
     sensor_slots: Box<[Latest<Vec<u8>>]>,
     /// Aborters of the live sessions, one slot per role.
     sessions: Mutex<[Option<Aborter>; 2]>,
-    stream_handoff: Arc<Handoff>,
-    control_handoff: Arc<Handoff>,
+    stream_clients: Arc<Rendezvous>,
+    control_clients: Arc<Rendezvous>,
     frames_sent: AtomicU64,
     bytes_sent: AtomicU64,
     overwritten: AtomicU64,
@@ -82,7 +82,7 @@ struct AgentShared {
 }
 
 /// A running agent server.
-pub struct AgentServer {
+pub(crate) struct AgentServer {
     shared: Arc<AgentShared>,
     threads: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -90,12 +90,12 @@ pub struct AgentServer {
 impl AgentServer {
     /// Starts the stream and control threads; the two handoffs accept
     /// clients for them from now on.
-    pub fn start(
+    pub(crate) fn start(
         cfg: NetConfig,
         sensor_ids: &[u32],
-        stream_handoff: Arc<Handoff>,
-        control_handoff: Arc<Handoff>,
-    ) -> Result<AgentServer, Code> {
+        stream_clients: Arc<Rendezvous>,
+        control_clients: Arc<Rendezvous>,
+    ) -> Result<AgentServer, Error> {
         let mut sensor_index = HashMap::with_capacity(sensor_ids.len());
         for &id in sensor_ids {
             let next = sensor_index.len();
@@ -115,18 +115,18 @@ impl AgentServer {
             sensor_index,
             sensor_slots,
             sessions: Mutex::new([None, None]),
-            stream_handoff,
-            control_handoff,
+            stream_clients,
+            control_clients,
             frames_sent: AtomicU64::new(0),
             bytes_sent: AtomicU64::new(0),
             overwritten: AtomicU64::new(0),
             controls: AtomicU64::new(0),
         });
-        shared.stream_handoff.arm();
-        shared.control_handoff.arm();
+        shared.stream_clients.arm();
+        shared.control_clients.arm();
         let spawn = |name: &str, body: fn(Arc<AgentShared>)| {
             let s = shared.clone();
-            crate::threads::spawn(name, move || body(s)).map_err(|e| codes::from_io(&e))
+            crate::threads::spawn(name, move || body(s)).map_err(|e| Error::from_io(&e))
         };
         let agent = AgentServer {
             shared: shared.clone(),
@@ -142,20 +142,20 @@ impl AgentServer {
 
     /// Stores the newest measurement for the stream thread. Reports a stream
     /// failure once (without storing), like 0.8.4.
-    pub fn write_measurements(
+    pub(crate) fn write_measurements(
         &self,
         header: &MeasurementsHeader,
         agents: &[Agent],
-    ) -> Result<(), Code> {
+    ) -> Result<(), Error> {
         let s = &self.shared;
         let err = s.stream_error.swap(0, Ordering::AcqRel);
         if err != 0 {
-            return Err(err);
+            return Err(Error::from_code(err));
         }
         if s.measurements.has_new() {
             s.overwritten.fetch_add(1, Ordering::Relaxed);
         }
-        let mut w = s.measurements.writer().map_err(|_| codes::BUSY)?;
+        let mut w = s.measurements.writer().map_err(|_| Error::Busy)?;
         w.with_mut(|cell| {
             cell.header = *header;
             cell.agents.clear();
@@ -170,11 +170,16 @@ impl AgentServer {
     }
 
     /// Stores the newest record `[N][id][header][data]` of sensor `id`.
-    pub fn write_sensor_data(&self, id: u32, header: &[u8], data: &[u8]) -> Result<(), Code> {
+    pub(crate) fn write_sensor_data(
+        &self,
+        id: u32,
+        header: &[u8],
+        data: &[u8],
+    ) -> Result<(), Error> {
         let s = &self.shared;
         let Some(&index) = s.sensor_index.get(&id) else {
             crate::log_warn!("sensor data for unknown sensor id {} dropped", id);
-            return Err(codes::UNKNOWN_SENSOR);
+            return Err(Error::UnknownSensor(id));
         };
         let len = 4 + header.len() as u64 + data.len() as u64;
         let Ok(len) = u32::try_from(len) else {
@@ -183,9 +188,11 @@ impl AgentServer {
                 id,
                 len
             );
-            return Err(codes::INVALID_ARGUMENT);
+            return Err(Error::InvalidArgument(format!(
+                "sensor {id}: a record of {len} bytes does not fit the u32 length prefix"
+            )));
         };
-        let mut w = s.sensor_slots[index].writer().map_err(|_| codes::BUSY)?;
+        let mut w = s.sensor_slots[index].writer().map_err(|_| Error::Busy)?;
         w.with_mut(|cell| {
             cell.clear();
             cell.reserve(len as usize + 4);
@@ -200,20 +207,20 @@ impl AgentServer {
 
     /// The newest control not yet read, waiting up to `timeout`. Reports a
     /// control-stream failure once; never returns a stale or phantom value.
-    pub fn read_control(&self, timeout: Duration) -> Result<Control, Code> {
+    pub(crate) fn read_control(&self, timeout: Duration) -> Result<Control, Error> {
         let s = &self.shared;
         let take_error = || match s.control_error.swap(0, Ordering::AcqRel) {
             0 => Ok(()),
-            err => Err(err),
+            err => Err(Error::from_code(err)),
         };
-        let mut reader = s.control.reader().map_err(|_| codes::BUSY)?;
+        let mut reader = s.control.reader().map_err(|_| Error::Busy)?;
         // A control received before the connection failed comes first.
         if reader.update() {
             return Ok(*reader.get());
         }
         take_error()?;
         if timeout.is_zero() {
-            return Err(codes::TRY_AGAIN);
+            return Err(Error::TryAgain);
         }
         let deadline = Instant::now() + timeout;
         let mut guard = s.control_lock.lock();
@@ -223,20 +230,20 @@ impl AgentServer {
             }
             take_error()?;
             if s.stop.load(Ordering::Acquire) {
-                return Err(codes::OPERATION_ABORTED);
+                return Err(Error::Aborted);
             }
             if s.control_cv.wait_until(&mut guard, deadline).timed_out() {
                 return if reader.update() {
                     Ok(*reader.get())
                 } else {
-                    Err(codes::TRY_AGAIN)
+                    Err(Error::TryAgain)
                 };
             }
         }
     }
 
     /// Counters so far.
-    pub fn stats(&self) -> AgentStats {
+    pub(crate) fn stats(&self) -> AgentStats {
         let s = &self.shared;
         AgentStats {
             frames_sent: s.frames_sent.load(Ordering::Relaxed),
@@ -248,11 +255,11 @@ impl AgentServer {
 
     /// Stops both threads without waiting on any client: sockets are shut
     /// down so blocked reads and writes return at once, then threads joined.
-    pub fn shutdown(&self) {
+    pub(crate) fn shutdown(&self) {
         let s = &self.shared;
         s.stop.store(true, Ordering::Release);
-        s.stream_handoff.cancel();
-        s.control_handoff.cancel();
+        s.stream_clients.cancel();
+        s.control_clients.cancel();
         for a in s.sessions.lock().iter().flatten() {
             a.abort();
         }
@@ -314,7 +321,7 @@ fn stream_loop(shared: Arc<AgentShared>) {
     let mut msg = proto::Measurements::default();
     let mut out = Vec::new();
     let mut slices_store: Vec<IoSlice<'static>> = Vec::with_capacity(sensors.len() + 2);
-    while let Some(conn) = s.stream_handoff.take() {
+    while let Some(conn) = s.stream_clients.take() {
         crate::log_info!("stream client connected from {}", conn.peer());
         s.register(Role::Stream, &conn);
         let outcome = loop {
@@ -356,12 +363,8 @@ fn stream_loop(shared: Arc<AgentShared>) {
         if s.stopping() {
             return;
         }
-        crate::log_info!(
-            "stream client {} left: {}",
-            conn.peer(),
-            codes::describe(outcome)
-        );
-        s.stream_error.store(outcome, Ordering::Release);
+        crate::log_info!("stream client {} left: {}", conn.peer(), outcome);
+        s.stream_error.store(outcome.code(), Ordering::Release);
     }
 }
 
@@ -379,7 +382,7 @@ fn control_loop(shared: Arc<AgentShared>) {
         return;
     };
     let mut buf = Vec::with_capacity(64);
-    while let Some(conn) = s.control_handoff.take() {
+    while let Some(conn) = s.control_clients.take() {
         crate::log_info!("control client connected from {}", conn.peer());
         s.register(Role::Control, &conn);
         let outcome = loop {
@@ -402,7 +405,7 @@ fn control_loop(shared: Arc<AgentShared>) {
                         buf.len(),
                         e
                     );
-                    break codes::DECODE_FAILED;
+                    break Error::Malformed;
                 }
             }
         };
@@ -410,12 +413,8 @@ fn control_loop(shared: Arc<AgentShared>) {
         if s.stopping() {
             return;
         }
-        crate::log_info!(
-            "control client {} left: {}",
-            conn.peer(),
-            codes::describe(outcome)
-        );
-        s.control_error.store(outcome, Ordering::Release);
+        crate::log_info!("control client {} left: {}", conn.peer(), outcome);
+        s.control_error.store(outcome.code(), Ordering::Release);
         s.notify_control();
     }
 }

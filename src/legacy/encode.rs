@@ -37,7 +37,7 @@ fn bounding_box(b: &types::BoundingBox) -> proto::BoundingBox {
 }
 
 /// C control -> protobuf (booleans normalised).
-pub fn control_to_proto(c: &types::Control) -> proto::Control {
+pub(crate) fn control_to_proto(c: &types::Control) -> proto::Control {
     proto::Control {
         steer: c.steer,
         throttle: c.throttle,
@@ -48,7 +48,7 @@ pub fn control_to_proto(c: &types::Control) -> proto::Control {
 }
 
 /// Protobuf control -> C control (values as decoded, no clamping).
-pub fn control_from_proto(c: &proto::Control) -> types::Control {
+pub(crate) fn control_from_proto(c: &proto::Control) -> types::Control {
     types::Control {
         steer: c.steer,
         throttle: c.throttle,
@@ -59,7 +59,7 @@ pub fn control_from_proto(c: &proto::Control) -> types::Control {
 }
 
 /// Maps a C sensor kind to `Sensor.Type`.
-pub fn sensor_type(kind: u32) -> i32 {
+pub(crate) fn sensor_type(kind: u32) -> i32 {
     match kind {
         types::CARLA_SERVER_CAMERA => proto::sensor_type::CAMERA,
         types::CARLA_SERVER_LIDAR_RAY_CAST => proto::sensor_type::LIDAR_RAY_CAST,
@@ -68,7 +68,7 @@ pub fn sensor_type(kind: u32) -> i32 {
 }
 
 /// One agent; an unknown kind yields an `Agent` with only its id.
-pub fn agent(a: &Agent) -> proto::Agent {
+pub(crate) fn agent(a: &Agent) -> proto::Agent {
     use crate::types::*;
     let t = Some(transform(&a.transform));
     let light = |state| {
@@ -110,7 +110,7 @@ pub fn agent(a: &Agent) -> proto::Agent {
 
 /// Fills `msg` from a measurement, reusing its agents vector (no allocation
 /// once the vector has grown to the largest agent count seen).
-pub fn measurements_into(
+pub(crate) fn measurements_into(
     header: &MeasurementsHeader,
     agents: &[Agent],
     msg: &mut proto::Measurements,
@@ -136,7 +136,7 @@ pub fn measurements_into(
 }
 
 /// Encodes a `SceneDescription`.
-pub fn scene_description(
+pub(crate) fn scene_description(
     map_name: &str,
     spots: &[types::Transform],
     sensors: &[SensorDefinition],
@@ -157,7 +157,7 @@ pub fn scene_description(
 }
 
 /// Encodes an `EpisodeReady` (`false` is the empty message).
-pub fn episode_ready(ready: bool) -> Vec<u8> {
+pub(crate) fn episode_ready(ready: bool) -> Vec<u8> {
     proto::EpisodeReady { ready }.encode_to_vec()
 }
 

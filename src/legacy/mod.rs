@@ -2,12 +2,12 @@
 //! control P+2), every message a `u32` little-endian length and a protobuf
 //! body (or, on the stream port, raw sensor records).
 //!
-//! - [`world_port`]: the world port's thread and the request/response
+//! - `world_port`: the world port's thread and the request/response
 //!   rounds (RequestNewEpisode → SceneDescription → EpisodeStart →
 //!   EpisodeReady) it trades with the host;
-//! - [`agent`]: one episode's stream and control threads, fed through
+//! - `agent`: one episode's stream and control threads, fed through
 //!   lock-free slots;
-//! - [`framing`], [`proto`], [`encode`]: the length framing, the protobuf
+//! - `framing`, [`proto`], `encode`: the length framing, the protobuf
 //!   messages and the conversions between them and [`crate::types`];
 //! - [`settings`]: the client's `CarlaSettings.ini`, parsed for the host.
 //!

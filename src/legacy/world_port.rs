@@ -9,11 +9,11 @@
 //! condition variable; held only for a few instructions, never across I/O).
 //! When a client leaves, the thread goes back to accepting the next one.
 
-use crate::codes::{self, Code};
 use crate::legacy::framing::{read_message, write_message};
 use crate::legacy::proto;
-use crate::net::port::Handoff;
+use crate::net::port::Rendezvous;
 use crate::net::{Aborter, Conn};
+use crate::Error;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use prost::Message;
 use std::sync::Arc;
@@ -36,35 +36,35 @@ struct WorldState {
     stop: bool,
     stage: Stage,
     /// Results for the host, each reported once.
-    request: Option<Result<Vec<u8>, Code>>,
-    episode_start: Option<Result<u32, Code>>,
+    request: Option<Result<Vec<u8>, Error>>,
+    episode_start: Option<Result<u32, Error>>,
     /// Messages from the host, not yet sent.
     scene: Option<Vec<u8>>,
     ready: Option<Vec<u8>>,
     /// Outcomes of the last sends.
-    scene_sent: Option<Result<(), Code>>,
-    ready_sent: Option<Result<(), Code>>,
+    scene_sent: Option<Result<(), Error>>,
+    ready_sent: Option<Result<(), Error>>,
 }
 
 /// Which outgoing world message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outgoing {
+pub(crate) enum Outgoing {
     Scene,
     Ready,
 }
 
 /// State shared by the world thread and the host-facing calls.
-pub struct WorldShared {
+pub(crate) struct WorldShared {
     state: Mutex<WorldState>,
     cv: Condvar,
     /// Connections accepted on the world port.
-    pub handoff: Arc<Handoff>,
+    pub clients: Arc<Rendezvous>,
     session: Mutex<Option<Aborter>>,
 }
 
 /// Network settings of a connected server.
 #[derive(Clone, Copy, Debug)]
-pub struct NetConfig {
+pub(crate) struct NetConfig {
     /// The server time-out `T`, the deadline of every socket operation.
     pub timeout: Duration,
     /// Largest message accepted from a client.
@@ -76,7 +76,7 @@ impl Default for WorldShared {
         WorldShared {
             state: Mutex::new(WorldState::default()),
             cv: Condvar::new(),
-            handoff: Arc::new(Handoff::default()),
+            clients: Arc::new(Rendezvous::default()),
             session: Mutex::new(None),
         }
     }
@@ -98,24 +98,24 @@ impl WorldShared {
         &self,
         timeout: Duration,
         pending_possible: impl Fn(&WorldState) -> bool,
-        take: impl Fn(&mut WorldState) -> Option<Result<T, Code>>,
-    ) -> Result<T, Code> {
+        take: impl Fn(&mut WorldState) -> Option<Result<T, Error>>,
+    ) -> Result<T, Error> {
         let deadline = Instant::now() + timeout;
         let Some(mut s) = self.lock(timeout) else {
-            return Err(codes::TRY_AGAIN);
+            return Err(Error::TryAgain);
         };
         loop {
             if let Some(result) = take(&mut s) {
                 return result;
             }
             if !pending_possible(&s) || self.cv.wait_until(&mut s, deadline).timed_out() {
-                return take(&mut s).unwrap_or(Err(codes::TRY_AGAIN));
+                return take(&mut s).unwrap_or(Err(Error::TryAgain));
             }
         }
     }
 
     /// The next `RequestNewEpisode` (ini bytes) or the world session's error.
-    pub fn read_request(&self, timeout: Duration) -> Result<Vec<u8>, Code> {
+    pub(crate) fn read_request(&self, timeout: Duration) -> Result<Vec<u8>, Error> {
         self.wait_result(
             timeout,
             |s| matches!(s.stage, Stage::Idle | Stage::AwaitRequest),
@@ -124,7 +124,7 @@ impl WorldShared {
     }
 
     /// The next `EpisodeStart` index or the world session's error.
-    pub fn read_episode_start(&self, timeout: Duration) -> Result<u32, Code> {
+    pub(crate) fn read_episode_start(&self, timeout: Duration) -> Result<u32, Error> {
         self.wait_result(
             timeout,
             |s| s.stage == Stage::AwaitStart,
@@ -133,7 +133,7 @@ impl WorldShared {
     }
 
     /// Whether the host may send `which` now (protocol order).
-    pub fn can_send(&self, which: Outgoing) -> Result<(), Code> {
+    pub(crate) fn can_send(&self, which: Outgoing) -> Result<(), Error> {
         let s = self.state.lock();
         let (stage_ok, queued) = match which {
             // As in 0.8.4, a scene written before the request was read is
@@ -149,7 +149,7 @@ impl WorldShared {
         };
         if s.stage == Stage::Idle {
             crate::log_warn!("{:?} not sent: no world client is connected", which);
-            return Err(codes::TIMED_OUT);
+            return Err(Error::TimedOut);
         }
         if !stage_ok || queued {
             crate::log_error!(
@@ -157,14 +157,22 @@ impl WorldShared {
                 which,
                 s.stage
             );
-            return Err(codes::INVALID_ARGUMENT);
+            return Err(Error::InvalidArgument(format!(
+                "{which:?} written out of protocol order (world thread at {:?})",
+                s.stage
+            )));
         }
         Ok(())
     }
 
     /// Queues a message for the world thread and waits up to `timeout` for
     /// it to be sent (`TIMED_OUT` if not yet; it is still sent later).
-    pub fn send(&self, which: Outgoing, bytes: Vec<u8>, timeout: Duration) -> Result<(), Code> {
+    pub(crate) fn send(
+        &self,
+        which: Outgoing,
+        bytes: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<(), Error> {
         self.can_send(which)?;
         let deadline = Instant::now() + timeout;
         let mut s = self.state.lock();
@@ -182,18 +190,18 @@ impl WorldShared {
                 return result;
             }
             if self.cv.wait_until(&mut s, deadline).timed_out() {
-                return Err(codes::TIMED_OUT);
+                return Err(Error::TimedOut);
             }
         }
     }
 
     /// Whether a world client is in session.
-    pub fn is_connected(&self) -> bool {
+    pub(crate) fn is_connected(&self) -> bool {
         self.state.lock().stage != Stage::Idle
     }
 
     /// Waits up to `timeout` for a world client.
-    pub fn wait_connected(&self, timeout: Duration) -> bool {
+    pub(crate) fn wait_connected(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         let mut s = self.state.lock();
         while s.stage == Stage::Idle {
@@ -205,10 +213,10 @@ impl WorldShared {
     }
 
     /// Stops the world thread's waits and aborts its session.
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.state.lock().stop = true;
         self.cv.notify_all();
-        self.handoff.cancel();
+        self.clients.cancel();
         if let Some(a) = self.session.lock().as_ref() {
             a.abort();
         }
@@ -239,8 +247,8 @@ impl WorldShared {
 }
 
 /// The world thread's body: serve clients one after the other until stopped.
-pub fn run(shared: Arc<WorldShared>, config: NetConfig) {
-    while let Some(conn) = shared.handoff.take() {
+pub(crate) fn run(shared: Arc<WorldShared>, config: NetConfig) {
+    while let Some(conn) = shared.clients.take() {
         crate::log_info!("world client connected from {}", conn.peer());
         *shared.session.lock() = conn.aborter().ok();
         shared.update(|s| {
@@ -258,16 +266,12 @@ pub fn run(shared: Arc<WorldShared>, config: NetConfig) {
             break;
         }
         if let Err(code) = outcome {
-            crate::log_info!(
-                "world client {} left: {}",
-                conn.peer(),
-                codes::describe(code)
-            );
+            crate::log_info!("world client {} left: {}", conn.peer(), code);
         }
     }
 }
 
-fn session(shared: &WorldShared, conn: &Conn, cfg: NetConfig) -> Result<(), Code> {
+fn session(shared: &WorldShared, conn: &Conn, cfg: NetConfig) -> Result<(), Error> {
     let mut buf = Vec::new();
     let mut first = true;
     loop {
@@ -276,7 +280,7 @@ fn session(shared: &WorldShared, conn: &Conn, cfg: NetConfig) -> Result<(), Code
         let timeout = if first { Some(cfg.timeout) } else { None };
         let request = read_message(conn, &mut buf, cfg.max_message, timeout)
             .and_then(|()| decode::<proto::RequestNewEpisode>(conn, &buf));
-        let failed = request.as_ref().err().copied();
+        let failed = request.as_ref().err().cloned();
         shared.update(|s| {
             s.request = Some(request.map(|r| r.ini_file.into_bytes()));
             if failed.is_none() {
@@ -291,7 +295,7 @@ fn session(shared: &WorldShared, conn: &Conn, cfg: NetConfig) -> Result<(), Code
 
         let start = read_message(conn, &mut buf, cfg.max_message, Some(cfg.timeout))
             .and_then(|()| decode::<proto::EpisodeStart>(conn, &buf));
-        let failed = start.as_ref().err().copied();
+        let failed = start.as_ref().err().cloned();
         shared.update(|s| {
             s.episode_start = Some(start.map(|m| m.player_start_spot_index));
             if failed.is_none() {
@@ -307,27 +311,25 @@ fn session(shared: &WorldShared, conn: &Conn, cfg: NetConfig) -> Result<(), Code
     }
 }
 
-fn send(shared: &WorldShared, conn: &Conn, which: Outgoing, cfg: NetConfig) -> Result<(), Code> {
-    let bytes = shared
-        .next_outgoing(which)
-        .ok_or(codes::OPERATION_ABORTED)?;
+fn send(shared: &WorldShared, conn: &Conn, which: Outgoing, cfg: NetConfig) -> Result<(), Error> {
+    let bytes = shared.next_outgoing(which).ok_or(Error::Aborted)?;
     let result = write_message(conn, &bytes, cfg.timeout);
     // The outcome and the next stage change together, so a host that wakes
     // on the outcome finds the world thread already waiting for the reply.
     shared.update(|s| match which {
         Outgoing::Scene => {
-            s.scene_sent = Some(result);
+            s.scene_sent = Some(result.clone());
             s.stage = Stage::AwaitStart;
         }
         Outgoing::Ready => {
-            s.ready_sent = Some(result);
+            s.ready_sent = Some(result.clone());
             s.stage = Stage::AwaitRequest;
         }
     });
     result
 }
 
-fn decode<M: Message + Default>(conn: &Conn, buf: &[u8]) -> Result<M, Code> {
+fn decode<M: Message + Default>(conn: &Conn, buf: &[u8]) -> Result<M, Error> {
     M::decode(buf).map_err(|e| {
         crate::log_error!(
             "world client {}: malformed {} ({} bytes): {}; closing the connection",
@@ -339,6 +341,6 @@ fn decode<M: Message + Default>(conn: &Conn, buf: &[u8]) -> Result<M, Code> {
             buf.len(),
             e
         );
-        codes::DECODE_FAILED
+        Error::Malformed
     })
 }

@@ -8,23 +8,23 @@
 //! away never raises SIGPIPE in the host process, and several buffers go out
 //! in one vectored call without being concatenated.
 
-use crate::codes::{self, Code};
+use crate::Error;
 use std::io::{self, IoSlice, Read};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, RawFd};
 use std::time::{Duration, Instant};
 
 /// When an operation must have finished; `None` waits forever.
-pub type Deadline = Option<Instant>;
+pub(crate) type Deadline = Option<Instant>;
 
 /// A deadline `timeout` from now.
-pub fn deadline_in(timeout: Duration) -> Deadline {
+pub(crate) fn deadline_in(timeout: Duration) -> Deadline {
     Some(Instant::now() + timeout)
 }
 
 /// Waits until `fd` is ready for `events` or the deadline passes
 /// (`OPERATION_ABORTED`, the original's code for an expired deadline).
-pub fn wait_fd(fd: RawFd, events: libc::c_short, deadline: Deadline) -> Result<(), Code> {
+pub(crate) fn wait_fd(fd: RawFd, events: libc::c_short, deadline: Deadline) -> Result<(), Error> {
     loop {
         let timeout_ms: libc::c_int = match deadline {
             None => -1,
@@ -45,28 +45,28 @@ pub fn wait_fd(fd: RawFd, events: libc::c_short, deadline: Deadline) -> Result<(
             return Ok(());
         }
         if n == 0 {
-            return Err(codes::OPERATION_ABORTED);
+            return Err(Error::Aborted);
         }
         let err = io::Error::last_os_error();
         if err.kind() != io::ErrorKind::Interrupted {
-            return Err(codes::from_io(&err));
+            return Err(Error::from_io(&err));
         }
     }
 }
 
 /// A handle that aborts a connection's pending and future I/O from any thread.
 #[derive(Debug)]
-pub struct Aborter(TcpStream);
+pub(crate) struct Aborter(TcpStream);
 
 impl Aborter {
     /// Shuts the connection down; blocked reads and writes return at once.
-    pub fn abort(&self) {
+    pub(crate) fn abort(&self) {
         let _ = self.0.shutdown(Shutdown::Both);
     }
 
     /// Bytes of this connection the peer has acknowledged so far (the
     /// kernel's `TCP_INFO`), or None if the kernel does not say.
-    pub fn bytes_acked(&self) -> Option<u64> {
+    pub(crate) fn bytes_acked(&self) -> Option<u64> {
         // SAFETY: `tcp_info` is plain integers; all zeroes is a valid value.
         let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
         let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
@@ -88,14 +88,14 @@ impl Aborter {
 
 /// One accepted TCP session.
 #[derive(Debug)]
-pub struct Conn {
+pub(crate) struct Conn {
     stream: TcpStream,
     peer: SocketAddr,
 }
 
 impl Conn {
     /// Prepares an accepted stream: TCP_NODELAY on, non-blocking.
-    pub fn new(stream: TcpStream) -> io::Result<Conn> {
+    pub(crate) fn new(stream: TcpStream) -> io::Result<Conn> {
         stream.set_nodelay(true)?;
         stream.set_nonblocking(true)?;
         let peer = stream.peer_addr()?;
@@ -103,27 +103,27 @@ impl Conn {
     }
 
     /// The client's address.
-    pub fn peer(&self) -> SocketAddr {
+    pub(crate) fn peer(&self) -> SocketAddr {
         self.peer
     }
 
     /// A handle to abort this connection from another thread.
-    pub fn aborter(&self) -> io::Result<Aborter> {
+    pub(crate) fn aborter(&self) -> io::Result<Aborter> {
         self.stream.try_clone().map(Aborter)
     }
 
     /// Fills `buf` completely. A closed peer is `END_OF_FILE`.
-    pub fn read_exact(&self, buf: &mut [u8], deadline: Deadline) -> Result<(), Code> {
+    pub(crate) fn read_exact(&self, buf: &mut [u8], deadline: Deadline) -> Result<(), Error> {
         let mut done = 0;
         while done < buf.len() {
             match (&self.stream).read(&mut buf[done..]) {
-                Ok(0) => return Err(codes::END_OF_FILE),
+                Ok(0) => return Err(Error::PeerClosed),
                 Ok(n) => done += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     wait_fd(self.stream.as_raw_fd(), libc::POLLIN, deadline)?
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(codes::from_io(&e)),
+                Err(e) => return Err(Error::from_io(&e)),
             }
         }
         Ok(())
@@ -131,21 +131,21 @@ impl Conn {
 
     /// Writes every byte of every slice, in order, with as few `sendmsg`
     /// calls as the kernel allows.
-    pub fn write_all_vectored(
+    pub(crate) fn write_all_vectored(
         &self,
         mut bufs: &mut [IoSlice<'_>],
         deadline: Deadline,
-    ) -> Result<(), Code> {
+    ) -> Result<(), Error> {
         IoSlice::advance_slices(&mut bufs, 0);
         while !bufs.is_empty() {
             match send_vectored(self.stream.as_raw_fd(), bufs) {
-                Ok(0) => return Err(codes::BROKEN_PIPE),
+                Ok(0) => return Err(Error::BrokenPipe),
                 Ok(n) => IoSlice::advance_slices(&mut bufs, n),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     wait_fd(self.stream.as_raw_fd(), libc::POLLOUT, deadline)?
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(codes::from_io(&e)),
+                Err(e) => return Err(Error::from_io(&e)),
             }
         }
         Ok(())

@@ -2,7 +2,7 @@
 //! bound ports with their accept threads ([`port`]). The one place a port
 //! to another operating system touches.
 
-pub mod conn;
-pub mod port;
+pub(crate) mod conn;
+pub(crate) mod port;
 
-pub use conn::*;
+pub(crate) use conn::*;

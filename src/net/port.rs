@@ -1,5 +1,5 @@
 //! Listening ports: one accept thread per port, handing connections to the
-//! port's worker through a `Handoff`.
+//! port's worker through a `Rendezvous`.
 //!
 //! A port is bound once (at connect) and stays bound until the server is
 //! disconnected, so clients can come back without the host restarting.
@@ -7,8 +7,8 @@
 //! e.g. the agent ports between episodes), a new connection is closed at
 //! once with a log line instead of hanging in the kernel backlog.
 
-use crate::codes::{self, Code};
 use crate::net::Conn;
+use crate::Error;
 use parking_lot::{Condvar, Mutex};
 use std::io;
 use std::net::{IpAddr, SocketAddr, TcpListener};
@@ -20,10 +20,10 @@ use std::time::{Duration, Instant};
 
 /// How long a connection that finds its port busy waits for the port to
 /// free up before it is closed.
-pub const SURPLUS_GRACE: Duration = Duration::from_millis(250);
+pub(crate) const SURPLUS_GRACE: Duration = Duration::from_millis(250);
 
 #[derive(Default)]
-struct HandoffState {
+struct RendezvousState {
     /// A worker is waiting for a client.
     wanted: bool,
     /// A connection accepted for the waiting worker.
@@ -34,16 +34,16 @@ struct HandoffState {
 
 /// Where the accept thread leaves a connection for the port's worker.
 #[derive(Default)]
-pub struct Handoff {
-    state: Mutex<HandoffState>,
+pub(crate) struct Rendezvous {
+    state: Mutex<RendezvousState>,
     cv: Condvar,
 }
 
-impl Handoff {
-    /// Re-arms the handoff for a new worker and marks a client as wanted
+impl Rendezvous {
+    /// Re-arms the rendezvous for a new worker and marks a client as wanted
     /// right away (so a client that connects before the worker thread runs
     /// is kept, not closed).
-    pub fn arm(&self) {
+    pub(crate) fn arm(&self) {
         let mut s = self.state.lock();
         s.cancelled = false;
         s.wanted = true;
@@ -52,7 +52,7 @@ impl Handoff {
 
     /// Makes waiting workers return `None`, closes a connection not yet
     /// taken, and refuses clients until the next `arm`.
-    pub fn cancel(&self) {
+    pub(crate) fn cancel(&self) {
         let mut s = self.state.lock();
         s.cancelled = true;
         s.wanted = false;
@@ -61,7 +61,7 @@ impl Handoff {
     }
 
     /// Waits for the next client; `None` once cancelled.
-    pub fn take(&self) -> Option<Conn> {
+    pub(crate) fn take(&self) -> Option<Conn> {
         let mut s = self.state.lock();
         loop {
             if s.cancelled {
@@ -130,25 +130,25 @@ impl GraceWindow {
 }
 
 /// A bound port with its accept thread.
-pub struct Port {
+pub(crate) struct Port {
     addr: SocketAddr,
     stop: UnixStream,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Port {
-    /// Binds `ip:port` and starts accepting into `handoff`. `name` is used in
+    /// Binds `ip:port` and starts accepting into `clients`. `name` is used in
     /// log lines ("world", "stream", "control").
-    pub fn bind(
+    pub(crate) fn bind(
         ip: IpAddr,
         port: u16,
         name: &'static str,
-        handoff: Arc<Handoff>,
-    ) -> Result<Port, Code> {
+        clients: Arc<Rendezvous>,
+    ) -> Result<Port, Error> {
         let mut window = GraceWindow::default();
         Port::bind_with(ip, port, name, move |conn| {
             let grace = window.grace(Instant::now());
-            match handoff.offer(conn, grace) {
+            match clients.offer(conn, grace) {
                 Ok(()) => window.reset(),
                 Err(conn) => crate::log_warn!(
                     "{} port {}: surplus connection from {} closed (the port is busy or no episode is running)",
@@ -162,25 +162,25 @@ impl Port {
 
     /// Binds `ip:port` (0 picks a free port) and hands every accepted
     /// connection to `on_accept`, on the accept thread.
-    pub fn bind_with(
+    pub(crate) fn bind_with(
         ip: IpAddr,
         port: u16,
         name: &'static str,
         on_accept: impl FnMut(Conn) + Send + 'static,
-    ) -> Result<Port, Code> {
+    ) -> Result<Port, Error> {
         let listener = TcpListener::bind((ip, port)).map_err(|e| {
             crate::log_error!("{} port {}: cannot bind: {}", name, port, e);
-            codes::from_io(&e)
+            Error::from_io(&e)
         })?;
         listener
             .set_nonblocking(true)
-            .map_err(|e| codes::from_io(&e))?;
-        let addr = listener.local_addr().map_err(|e| codes::from_io(&e))?;
-        let (stop, stop_rx) = UnixStream::pair().map_err(|e| codes::from_io(&e))?;
+            .map_err(|e| Error::from_io(&e))?;
+        let addr = listener.local_addr().map_err(|e| Error::from_io(&e))?;
+        let (stop, stop_rx) = UnixStream::pair().map_err(|e| Error::from_io(&e))?;
         let thread = crate::threads::spawn(format!("carla-{name}-accept"), move || {
             accept_loop(listener, stop_rx, name, on_accept)
         })
-        .map_err(|e| codes::from_io(&e))?;
+        .map_err(|e| Error::from_io(&e))?;
         Ok(Port {
             addr,
             stop,
@@ -189,7 +189,7 @@ impl Port {
     }
 
     /// The bound address.
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.addr
     }
 }

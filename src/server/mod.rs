@@ -6,14 +6,18 @@
 //! `t` (how long the call may wait); the server time-out `T` given at
 //! connect bounds every socket operation.
 
-use crate::codes::{self, Code};
+mod sensor;
+
+pub use sensor::Sensor;
+
 use crate::legacy::agent::{AgentServer, AgentStats};
 use crate::legacy::encode;
 use crate::legacy::framing::DEFAULT_MAX_MESSAGE;
 use crate::legacy::world_port::{self, NetConfig, Outgoing, WorldShared};
-use crate::net::port::{Handoff, Port};
-use crate::streaming::sensor_table::Sensors;
+use crate::net::port::{Port, Rendezvous};
+use crate::streaming::sensor_table::SensorTable;
 use crate::types::{Agent, Control, MeasurementsHeader, SensorDefinition, Transform};
+use crate::Error;
 use parking_lot::{Mutex, RwLock};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -23,19 +27,23 @@ use std::time::Duration;
 
 /// Settings fixed at connect time.
 #[derive(Clone, Copy, Debug)]
-pub struct ServerConfig {
+pub struct Config {
     /// Address the three ports bind to (default 0.0.0.0, like 0.8.4).
     pub bind_ip: IpAddr,
     /// Largest message accepted from a client; a larger length prefix closes
     /// that connection with a logged error.
     pub max_message: u32,
+    /// How long a 0.9 subscriber may take to send its stream id, and each
+    /// write to it, before its connection is closed (default 10 s).
+    pub stream_timeout: Duration,
 }
 
-impl Default for ServerConfig {
+impl Default for Config {
     fn default() -> Self {
-        ServerConfig {
+        Config {
             bind_ip: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
             max_message: DEFAULT_MAX_MESSAGE,
+            stream_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -44,8 +52,8 @@ impl Default for ServerConfig {
 struct Connection {
     cfg: NetConfig,
     world: Arc<WorldShared>,
-    stream_handoff: Arc<Handoff>,
-    control_handoff: Arc<Handoff>,
+    stream_clients: Arc<Rendezvous>,
+    control_clients: Arc<Rendezvous>,
     ports: Vec<Port>,
     world_thread: Option<JoinHandle<()>>,
 }
@@ -53,8 +61,8 @@ struct Connection {
 impl Drop for Connection {
     fn drop(&mut self) {
         self.world.stop();
-        self.stream_handoff.cancel();
-        self.control_handoff.cancel();
+        self.stream_clients.cancel();
+        self.control_clients.cancel();
         if let Some(t) = self.world_thread.take() {
             let _ = t.join();
         }
@@ -65,7 +73,7 @@ impl Drop for Connection {
 /// A CARLA 0.8.4-compatible server instance.
 #[derive(Default)]
 pub struct Server {
-    config: Mutex<ServerConfig>,
+    config: Mutex<Config>,
     connection: RwLock<Option<Arc<Connection>>>,
     agent: RwLock<Option<Arc<AgentServer>>>,
     /// Sensor ids of the last scene description.
@@ -73,7 +81,7 @@ pub struct Server {
     /// A connect failure, reported once by the next request read.
     connect_error: AtomicI32,
     /// The 0.9 sensors and their streaming port.
-    pub sensors: Sensors,
+    sensors: SensorTable,
 }
 
 fn millis(ms: u32) -> Duration {
@@ -87,36 +95,36 @@ impl Server {
     }
 
     /// A new server with the given settings.
-    pub fn with_config(config: ServerConfig) -> Server {
+    pub fn with_config(config: Config) -> Server {
         let server = Server::default();
         *server.config.lock() = config;
         server
     }
 
     /// Changes the settings; takes effect at the next `connect`.
-    pub fn set_config(&self, config: ServerConfig) {
+    pub fn set_config(&self, config: Config) {
         *self.config.lock() = config;
     }
 
     /// The current settings.
-    pub fn config(&self) -> ServerConfig {
+    pub fn config(&self) -> Config {
         *self.config.lock()
     }
 
     /// Binds P, P+1 and P+2 and starts serving the world port. Returns at
     /// once; errors: `INVALID_PORT`, `ADDRESS_IN_USE`, `ALREADY_CONNECTED`.
-    pub fn connect(&self, world_port: u32, server_timeout_ms: u32) -> Result<(), Code> {
+    pub fn connect(&self, world_port: u32, server_timeout_ms: u32) -> Result<(), Error> {
         let mut slot = self.connection.write();
         if slot.is_some() {
             crate::log_error!("connect: this server is already connected");
-            return Err(codes::ALREADY_CONNECTED);
+            return Err(Error::AlreadyConnected);
         }
         if world_port == 0 || world_port > 65533 {
             crate::log_error!(
                 "connect: invalid world port {} (P+2 must be <= 65535)",
                 world_port
             );
-            return Err(codes::INVALID_PORT);
+            return Err(Error::InvalidPort);
         }
         let config = self.config();
         let cfg = NetConfig {
@@ -126,18 +134,18 @@ impl Server {
         let world = Arc::new(WorldShared::default());
         // Wanted from the start: a client that connects right after this
         // returns must not be taken for a surplus connection.
-        world.handoff.arm();
-        let stream_handoff = Arc::new(Handoff::default());
-        let control_handoff = Arc::new(Handoff::default());
+        world.clients.arm();
+        let stream_clients = Arc::new(Rendezvous::default());
+        let control_clients = Arc::new(Rendezvous::default());
         let port = world_port as u16;
         let ports = vec![
-            Port::bind(config.bind_ip, port, "world", world.handoff.clone())?,
-            Port::bind(config.bind_ip, port + 1, "stream", stream_handoff.clone())?,
-            Port::bind(config.bind_ip, port + 2, "control", control_handoff.clone())?,
+            Port::bind(config.bind_ip, port, "world", world.clients.clone())?,
+            Port::bind(config.bind_ip, port + 1, "stream", stream_clients.clone())?,
+            Port::bind(config.bind_ip, port + 2, "control", control_clients.clone())?,
         ];
         let w = world.clone();
         let world_thread = crate::threads::spawn("carla-world", move || world_port::run(w, cfg))
-            .map_err(|e| codes::from_io(&e))?;
+            .map_err(|e| Error::from_io(&e))?;
         crate::log_info!(
             "listening on {} (world), {} (stream), {} (control); server time-out {} ms",
             ports[0].addr(),
@@ -149,8 +157,8 @@ impl Server {
         *slot = Some(Arc::new(Connection {
             cfg,
             world,
-            stream_handoff,
-            control_handoff,
+            stream_clients,
+            control_clients,
             ports,
             world_thread: Some(world_thread),
         }));
@@ -161,21 +169,21 @@ impl Server {
     /// `read_request_new_episode` instead (the 0.8.4 `carla_server_connect`).
     pub fn connect_deferred(&self, world_port: u32, server_timeout_ms: u32) {
         if let Err(code) = self.connect(world_port, server_timeout_ms) {
-            if code != codes::ALREADY_CONNECTED {
-                self.connect_error.store(code, Ordering::Relaxed);
+            if code != Error::AlreadyConnected {
+                self.connect_error.store(code.code(), Ordering::Relaxed);
             }
         }
     }
 
     /// `connect`, then wait up to the server time-out for the first world
     /// client (`OPERATION_ABORTED` if none came).
-    pub fn connect_blocking(&self, world_port: u32, server_timeout_ms: u32) -> Result<(), Code> {
+    pub fn connect_blocking(&self, world_port: u32, server_timeout_ms: u32) -> Result<(), Error> {
         self.connect(world_port, server_timeout_ms)?;
-        let conn = self.connection().ok_or(codes::BAD_DESCRIPTOR)?;
+        let conn = self.connection().ok_or(Error::NotConnected)?;
         if conn.world.wait_connected(millis(server_timeout_ms)) {
             Ok(())
         } else {
-            Err(codes::OPERATION_ABORTED)
+            Err(Error::Aborted)
         }
     }
 
@@ -200,8 +208,8 @@ impl Server {
         self.connection.read().clone()
     }
 
-    fn current_agent(&self) -> Result<Arc<AgentServer>, Code> {
-        self.agent.read().clone().ok_or(codes::OPERATION_ABORTED)
+    fn current_agent(&self) -> Result<Arc<AgentServer>, Error> {
+        self.agent.read().clone().ok_or(Error::Aborted)
     }
 
     fn stop_agent(&self) {
@@ -213,12 +221,12 @@ impl Server {
 
     /// Waits up to `timeout_ms` for the next `RequestNewEpisode` and returns
     /// its settings text. On success the running agent server is stopped.
-    pub fn read_request_new_episode(&self, timeout_ms: u32) -> Result<Vec<u8>, Code> {
+    pub fn read_request_new_episode(&self, timeout_ms: u32) -> Result<Vec<u8>, Error> {
         let err = self.connect_error.swap(0, Ordering::Relaxed);
         if err != 0 {
-            return Err(err);
+            return Err(Error::from_code(err));
         }
-        let conn = self.connection().ok_or(codes::TRY_AGAIN)?;
+        let conn = self.connection().ok_or(Error::TryAgain)?;
         let ini = conn.world.read_request(millis(timeout_ms))?;
         self.stop_agent();
         Ok(ini)
@@ -232,8 +240,8 @@ impl Server {
         player_start_spots: &[Transform],
         sensors: &[SensorDefinition],
         timeout_ms: u32,
-    ) -> Result<(), Code> {
-        let conn = self.connection().ok_or(codes::TIMED_OUT)?;
+    ) -> Result<(), Error> {
+        let conn = self.connection().ok_or(Error::TimedOut)?;
         conn.world.can_send(Outgoing::Scene)?;
         *self.scene_sensor_ids.lock() = sensors.iter().map(|s| s.id).collect();
         let bytes = encode::scene_description(map_name, player_start_spots, sensors);
@@ -242,14 +250,14 @@ impl Server {
 
     /// Waits up to `timeout_ms` for the client's `EpisodeStart`; returns the
     /// start spot index as sent (not validated).
-    pub fn read_episode_start(&self, timeout_ms: u32) -> Result<u32, Code> {
-        let conn = self.connection().ok_or(codes::TRY_AGAIN)?;
+    pub fn read_episode_start(&self, timeout_ms: u32) -> Result<u32, Error> {
+        let conn = self.connection().ok_or(Error::TryAgain)?;
         conn.world.read_episode_start(millis(timeout_ms))
     }
 
     /// Starts the agent server (if `ready`) and sends `EpisodeReady`.
-    pub fn write_episode_ready(&self, ready: bool, timeout_ms: u32) -> Result<(), Code> {
-        let conn = self.connection().ok_or(codes::TIMED_OUT)?;
+    pub fn write_episode_ready(&self, ready: bool, timeout_ms: u32) -> Result<(), Error> {
+        let conn = self.connection().ok_or(Error::TimedOut)?;
         conn.world.can_send(Outgoing::Ready)?;
         if ready {
             self.stop_agent();
@@ -257,8 +265,8 @@ impl Server {
             let agent = AgentServer::start(
                 conn.cfg,
                 &ids,
-                conn.stream_handoff.clone(),
-                conn.control_handoff.clone(),
+                conn.stream_clients.clone(),
+                conn.control_clients.clone(),
             )?;
             *self.agent.write() = Some(Arc::new(agent));
         } else {
@@ -272,12 +280,12 @@ impl Server {
     }
 
     /// The newest control not yet read, waiting up to `timeout_ms`.
-    pub fn read_control(&self, timeout_ms: u32) -> Result<Control, Code> {
+    pub fn read_control(&self, timeout_ms: u32) -> Result<Control, Error> {
         self.current_agent()?.read_control(millis(timeout_ms))
     }
 
     /// Queues sensor data (newest wins per sensor).
-    pub fn write_sensor_data(&self, id: u32, header: &[u8], data: &[u8]) -> Result<(), Code> {
+    pub fn write_sensor_data(&self, id: u32, header: &[u8], data: &[u8]) -> Result<(), Error> {
         self.current_agent()?.write_sensor_data(id, header, data)
     }
 
@@ -286,7 +294,7 @@ impl Server {
         &self,
         header: &MeasurementsHeader,
         agents: &[Agent],
-    ) -> Result<(), Code> {
+    ) -> Result<(), Error> {
         self.current_agent()?.write_measurements(header, agents)
     }
 

@@ -3,7 +3,7 @@
 //! resolves user-supplied `key = value` strings against a definition into a
 //! fully populated [`SensorAttributes`] (defaults filled in).
 //!
-//! Defaults follow the CARLA 0.9 sensor reference (lidar: spec §6.1; cameras:
+//! Defaults follow the CARLA 0.9 sensor reference (lidar: the lidar attributes table; cameras:
 //! the "basic camera attributes" table) and the "add a new sensor" tutorial
 //! for `sensor.other.safe_distance`. Bounds are our own sanity limits.
 

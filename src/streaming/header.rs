@@ -1,5 +1,5 @@
 //! The 48-byte header that starts every sensor message (LibCarla's sensor
-//! header, spec `sensor-pipeline.md` §2). Packed, little-endian, no magic and
+//! header). Packed, little-endian, no magic and
 //! no length of its own; the payload starts at byte 48.
 //!
 //! | offset | size | field |
@@ -10,8 +10,8 @@
 //! | 24 | 12 | location x, y, z f32 (metres) |
 //! | 36 | 12 | rotation pitch, yaw, roll f32 (degrees) |
 
-use super::geom::ActorTransform;
 use super::registry::SensorType;
+use crate::types::ActorTransform;
 use crate::types::{Rotation3D, Vector3D};
 
 /// Size of the sensor header in bytes.

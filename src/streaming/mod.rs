@@ -4,21 +4,23 @@
 //! pooled buffers and per-sensor streams that many clients subscribe to.
 
 pub mod blueprint;
-pub mod geom;
 pub mod header;
 pub mod models;
-pub mod msgpack;
-pub mod pool;
+pub(crate) mod msgpack;
+pub(crate) mod pool;
 pub mod registry;
-pub mod sensor;
-pub mod sensor_table;
+pub(crate) mod sensor;
+pub(crate) mod sensor_table;
 pub mod serialize;
-pub mod stream;
+pub(crate) mod stream;
 
-pub use geom::ActorTransform;
+pub use crate::types::{ActorTransform, CaptureContext, LidarHit, PlannedRay};
+pub use blueprint::BlueprintError;
+pub use header::SensorHeader;
 pub use models::lidar::{
-    ray_end_world, rotate_to_local, rotate_to_world, world_point_to_sensor, Lidar, LidarHit,
-    LidarSettings, PlannedRay, SplitMix64,
+    ray_end_world, rotate_to_local, rotate_to_world, world_point_to_sensor, Lidar, LidarSettings,
+    SplitMix64,
 };
-pub use registry::SensorType;
-pub use sensor::{CaptureContext, PendingImage};
+pub use registry::{PayloadFormat, SensorType};
+pub use sensor::PendingImage;
+pub use stream::StreamStats;

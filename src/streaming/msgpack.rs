@@ -15,7 +15,7 @@
 ///
 /// # Panics
 /// If `len > u32::MAX`.
-pub fn write_array_len(out: &mut Vec<u8>, len: usize) {
+pub(crate) fn write_array_len(out: &mut Vec<u8>, len: usize) {
     if len < 16 {
         out.push(0x90 | len as u8);
     } else {
@@ -23,19 +23,9 @@ pub fn write_array_len(out: &mut Vec<u8>, len: usize) {
     }
 }
 
-/// Appends `nil` (0xc0).
-pub fn write_nil(out: &mut Vec<u8>) {
-    out.push(0xc0);
-}
-
-/// Appends `false` (0xc2) or `true` (0xc3).
-pub fn write_bool(out: &mut Vec<u8>, v: bool) {
-    out.push(if v { 0xc3 } else { 0xc2 });
-}
-
 /// Appends an unsigned integer in its smallest encoding: positive fixint
 /// (0..=127), uint8 (0xcc), uint16 (0xcd), uint32 (0xce), uint64 (0xcf).
-pub fn write_uint(out: &mut Vec<u8>, v: u64) {
+pub(crate) fn write_uint(out: &mut Vec<u8>, v: u64) {
     if v < 0x80 {
         out.push(v as u8);
     } else if v <= 0xff {
@@ -54,14 +44,14 @@ pub fn write_uint(out: &mut Vec<u8>, v: u64) {
 
 /// Appends a float32 (0xca + 4 bytes big-endian), how msgpack-c writes a C++
 /// `float`.
-pub fn write_f32(out: &mut Vec<u8>, v: f32) {
+pub(crate) fn write_f32(out: &mut Vec<u8>, v: f32) {
     out.push(0xca);
     out.extend_from_slice(&v.to_be_bytes());
 }
 
 /// Appends a float64 (0xcb + 8 bytes big-endian), how msgpack-c writes a C++
 /// `double`.
-pub fn write_f64(out: &mut Vec<u8>, v: f64) {
+pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) {
     out.push(0xcb);
     out.extend_from_slice(&v.to_be_bytes());
 }
@@ -71,7 +61,7 @@ pub fn write_f64(out: &mut Vec<u8>, v: f64) {
 ///
 /// # Panics
 /// If `len > u32::MAX`.
-pub fn write_str_header(out: &mut Vec<u8>, len: usize) {
+pub(crate) fn write_str_header(out: &mut Vec<u8>, len: usize) {
     if len < 32 {
         out.push(0xa0 | len as u8);
     } else {
@@ -83,7 +73,7 @@ pub fn write_str_header(out: &mut Vec<u8>, len: usize) {
 ///
 /// # Panics
 /// If `s.len() > u32::MAX`.
-pub fn write_str(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     write_str_header(out, s.len());
     out.extend_from_slice(s.as_bytes());
 }
@@ -92,7 +82,7 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 ///
 /// # Panics
 /// If `len > u32::MAX`.
-pub fn write_bin_header(out: &mut Vec<u8>, len: usize) {
+pub(crate) fn write_bin_header(out: &mut Vec<u8>, len: usize) {
     write_len(out, len, Some(0xc4), 0xc5, 0xc6);
 }
 
@@ -100,7 +90,7 @@ pub fn write_bin_header(out: &mut Vec<u8>, len: usize) {
 ///
 /// # Panics
 /// If `bytes.len() > u32::MAX`.
-pub fn write_bin(out: &mut Vec<u8>, bytes: &[u8]) {
+pub(crate) fn write_bin(out: &mut Vec<u8>, bytes: &[u8]) {
     write_bin_header(out, bytes.len());
     out.extend_from_slice(bytes);
 }
@@ -135,9 +125,6 @@ mod tests {
 
     #[test]
     fn scalars() {
-        assert_eq!(with(write_nil), [0xc0]);
-        assert_eq!(with(|o| write_bool(o, false)), [0xc2]);
-        assert_eq!(with(|o| write_bool(o, true)), [0xc3]);
         // 1.0f32 = 0x3f80_0000, -2.5f32 = 0xc020_0000; 1.0f64 = 0x3ff0...
         assert_eq!(with(|o| write_f32(o, 1.0)), [0xca, 0x3f, 0x80, 0, 0]);
         assert_eq!(with(|o| write_f32(o, -2.5)), [0xca, 0xc0, 0x20, 0, 0]);

@@ -12,7 +12,7 @@
 //! block; if the pool is full or gone, the block is freed. Steady state:
 //! no allocation per message.
 //!
-//! Invariant (model-checked with loom in `tests/loom_buffer.rs`, from two
+//! Invariant (model-checked with loom in `src/sync/loom_models/`, from two
 //! and three threads): every block allocated by a pool's buffers is, at
 //! every moment, in exactly one place: owned by one `Buffer`, idle in the
 //! pool's queue, or freed. In particular, whatever the interleaving of
@@ -33,7 +33,7 @@ use std::sync::{Arc, Weak};
 /// `reset` to a size already reached costs nothing); `size` is the buffer's
 /// logical length.
 #[derive(Default)]
-pub struct Buffer {
+pub(crate) struct Buffer {
     block: Vec<u8>,
     size: usize,
     pool: Weak<PoolInner>,
@@ -41,7 +41,7 @@ pub struct Buffer {
 
 impl Buffer {
     /// A buffer of no pool (its block is simply freed on drop).
-    pub fn new() -> Buffer {
+    pub(crate) fn new() -> Buffer {
         Buffer::default()
     }
 
@@ -52,7 +52,7 @@ impl Buffer {
     }
 
     /// Sets the size to `n`, reallocating exactly `n` if the block is smaller.
-    pub fn reset(&mut self, n: usize) {
+    pub(crate) fn reset(&mut self, n: usize) {
         if self.block.capacity() < n {
             self.block = Vec::with_capacity(n);
             self.count_allocation();
@@ -65,14 +65,14 @@ impl Buffer {
 
     /// Resets to `offset + src.len()` and copies `src` after `offset` bytes
     /// (left for a header written later).
-    pub fn copy_from(&mut self, offset: usize, src: &[u8]) {
+    pub(crate) fn copy_from(&mut self, offset: usize, src: &[u8]) {
         self.reset(offset + src.len());
         self.block[offset..offset + src.len()].copy_from_slice(src);
     }
 
     /// Lets `write` append to the buffer's bytes as a `Vec` (a serializer);
     /// the block is reused, and grows only if needed.
-    pub fn append_with<R>(&mut self, write: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    pub(crate) fn append_with<R>(&mut self, write: impl FnOnce(&mut Vec<u8>) -> R) -> R {
         self.block.truncate(self.size);
         let capacity = self.block.capacity();
         let result = write(&mut self.block);
@@ -84,27 +84,28 @@ impl Buffer {
     }
 
     /// Current size.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.size
     }
 
     /// Whether the size is 0.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.size == 0
     }
 
     /// Size of the block.
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.block.capacity()
     }
 
     /// The bytes (size long).
-    pub fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         &self.block[..self.size]
     }
 
     /// The bytes, writable.
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         &mut self.block[..self.size]
     }
 }
@@ -141,11 +142,11 @@ struct PoolInner {
 
 /// A bounded pool of blocks for one stream. Cheap to clone (shared).
 #[derive(Clone)]
-pub struct Pool(Arc<PoolInner>);
+pub(crate) struct Pool(Arc<PoolInner>);
 
 /// Counters of a pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PoolStats {
+pub(crate) struct PoolStats {
     /// Blocks allocated by buffers of this pool so far.
     pub allocations: u64,
     /// Blocks waiting in the pool now.
@@ -154,7 +155,7 @@ pub struct PoolStats {
 
 impl Pool {
     /// A pool keeping at most `max_idle` blocks (at least 1).
-    pub fn new(max_idle: usize) -> Pool {
+    pub(crate) fn new(max_idle: usize) -> Pool {
         Pool(Arc::new(PoolInner {
             queue: BoundedQueue::new(max_idle.max(1)),
             allocations: AtomicU64::new(0),
@@ -163,7 +164,7 @@ impl Pool {
 
     /// A buffer with a pooled block if one is idle (size 0, stale contents),
     /// else an empty one that allocates on its first `reset`.
-    pub fn pop(&self) -> Buffer {
+    pub(crate) fn pop(&self) -> Buffer {
         Buffer {
             block: self.0.queue.pop().unwrap_or_default(),
             size: 0,
@@ -172,7 +173,7 @@ impl Pool {
     }
 
     /// Counters so far.
-    pub fn stats(&self) -> PoolStats {
+    pub(crate) fn stats(&self) -> PoolStats {
         PoolStats {
             allocations: self.0.allocations.load(Ordering::Relaxed),
             idle: self.0.queue.len(),

@@ -8,8 +8,7 @@
 //! registry's list, counting from 0; there is no explicit numbering, so ids
 //! change whenever a sensor is inserted into the list. Client and server must
 //! therefore agree on the exact list. Ids 0–22 here mirror the newest
-//! registry list described in `/work/shared/spec/sensor-pipeline.md` §1.2
-//! (the 23-entry list with the wide-angle cameras and the two G-buffer
+//! LibCarla registry list (the 23-entry list with the wide-angle cameras and the two G-buffer
 //! streams, commit `0213851c`). Id 23 is the safe-distance sensor of the
 //! "add a new sensor" tutorial, appended at the end as the tutorial instructs;
 //! a stock CARLA client of that version does not know it.

@@ -1,40 +1,45 @@
 //! The 0.9 sensors of a server: the streaming port and a table of created
 //! sensors keyed by their stream id. Hosts refer to sensors by id, so a
-//! call after `destroy` is a clean `UNKNOWN_SENSOR`, never a dangling
-//! pointer. A camera can also mirror its images to a 0.8 sensor id, so one
-//! registration feeds both protocols.
+//! call after `destroy` is a clean [`Error::UnknownSensor`], never a
+//! dangling pointer. A camera can also mirror its images to a 0.8.4 sensor
+//! id, so one registration feeds both protocols.
 
-use crate::codes::{self, Code};
-use crate::streaming::sensor::{CaptureContext, PendingImage, SensorError, SensorInstance};
+use crate::streaming::sensor::SensorInstance;
 use crate::streaming::stream::StreamServer;
-use crate::Server;
+use crate::types::CaptureContext;
+use crate::Error;
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A created sensor and its optional 0.8 mirror id.
-pub struct SensorEntry {
-    pub instance: SensorInstance,
+/// A created sensor and its optional 0.8.4 mirror id.
+pub(crate) struct SensorEntry {
+    pub(crate) instance: SensorInstance,
     legacy_id: Mutex<Option<u32>>,
 }
 
 /// The streaming port and the sensors.
 #[derive(Default)]
-pub struct Sensors {
+pub(crate) struct SensorTable {
     streams: RwLock<Option<StreamServer>>,
     table: RwLock<HashMap<u32, Arc<SensorEntry>>>,
 }
 
-impl Sensors {
+impl SensorTable {
     /// Binds the streaming port (0 picks a free one); `timeout` bounds the
     /// subscriber handshake and each write.
-    pub fn listen(&self, ip: IpAddr, port: u16, timeout: Duration) -> Result<SocketAddr, Code> {
+    pub(crate) fn listen(
+        &self,
+        ip: IpAddr,
+        port: u16,
+        timeout: Duration,
+    ) -> Result<SocketAddr, Error> {
         let mut slot = self.streams.write();
         if let Some(s) = slot.as_ref() {
             crate::log_error!("the streaming port is already listening on {}", s.addr());
-            return Err(codes::ALREADY_CONNECTED);
+            return Err(Error::AlreadyConnected);
         }
         let server = StreamServer::bind(ip, port, timeout)?;
         let addr = server.addr();
@@ -43,15 +48,17 @@ impl Sensors {
     }
 
     /// The streaming port's address, if listening.
-    pub fn addr(&self) -> Option<SocketAddr> {
+    pub(crate) fn addr(&self) -> Option<SocketAddr> {
         self.streams.read().as_ref().map(StreamServer::addr)
     }
 
     /// Creates a sensor; returns its id (= its stream id).
-    pub fn create(&self, blueprint: &str, pairs: &[(&str, &str)]) -> Result<u32, SensorError> {
+    pub(crate) fn create(&self, blueprint: &str, pairs: &[(&str, &str)]) -> Result<u32, Error> {
         let streams = self.streams.read();
         let streams = streams.as_ref().ok_or_else(|| {
-            SensorError::Settings("the streaming port is not listening (listen first)".into())
+            Error::InvalidArgument(
+                "invalid settings: the streaming port is not listening (listen first)".into(),
+            )
         })?;
         let instance = SensorInstance::create(streams, blueprint, pairs)?;
         let id = instance.stream().id();
@@ -64,27 +71,27 @@ impl Sensors {
     }
 
     /// The sensor with this id.
-    pub fn get(&self, id: u32) -> Result<Arc<SensorEntry>, Code> {
+    pub(crate) fn get(&self, id: u32) -> Result<Arc<SensorEntry>, Error> {
         self.table.read().get(&id).cloned().ok_or_else(|| {
             crate::log_warn!("no sensor with id {} (never created or destroyed)", id);
-            codes::UNKNOWN_SENSOR
+            Error::UnknownSensor(id)
         })
     }
 
     /// Destroys a sensor: its stream closes cleanly, later calls with its id
-    /// get `UNKNOWN_SENSOR`.
-    pub fn destroy(&self, id: u32) -> Result<(), Code> {
+    /// get `UnknownSensor`.
+    pub(crate) fn destroy(&self, id: u32) -> Result<(), Error> {
         let entry = self
             .table
             .write()
             .remove(&id)
-            .ok_or(codes::UNKNOWN_SENSOR)?;
+            .ok_or(Error::UnknownSensor(id))?;
         entry.instance.destroy();
         Ok(())
     }
 
     /// Closes every stream and the port.
-    pub fn shutdown(&self) {
+    pub(crate) fn shutdown(&self) {
         for (_, e) in self.table.write().drain() {
             e.instance.destroy();
         }
@@ -93,11 +100,11 @@ impl Sensors {
 }
 
 impl SensorEntry {
-    /// Mirrors this camera's images to the 0.8 stream port as sensor `id`
+    /// Mirrors this camera's images to the 0.8.4 stream port as sensor `id`
     /// (0 stops mirroring).
-    pub fn mirror_to_legacy(&self, id: u32) -> Result<(), SensorError> {
+    pub(crate) fn mirror_to_legacy(&self, id: u32) -> Result<(), Error> {
         if self.instance.camera().is_none() {
-            return Err(SensorError::WrongKind {
+            return Err(Error::WrongSensorKind {
                 sensor: self.instance.sensor_type().name(),
                 call: "a 0.8 mirror",
             });
@@ -106,35 +113,12 @@ impl SensorEntry {
         Ok(())
     }
 
-    /// Sends an image (copy path) to the 0.9 stream and, if mirrored, to
-    /// the 0.8 stream port.
-    pub fn send_image(
-        &self,
-        server: &Server,
-        ctx: &CaptureContext,
-        pixels: &[u8],
-    ) -> Result<(), SensorError> {
-        self.instance.send_image(ctx, pixels)?;
-        self.mirror(server, ctx, pixels);
-        Ok(())
-    }
-
-    /// Sends an acquired image (zero-copy path) to both protocols.
-    pub fn commit_image(
-        &self,
-        server: &Server,
-        ctx: &CaptureContext,
-        mut image: PendingImage,
-    ) -> Result<(), SensorError> {
-        self.mirror(server, ctx, image.pixels_mut());
-        self.instance.commit(ctx, image)
-    }
-
-    /// Writes `pixels` to the 0.8 inbox with a 0.8 camera header, if mirrored.
-    fn mirror(&self, server: &Server, ctx: &CaptureContext, pixels: &[u8]) {
+    /// If this camera is mirrored: its 0.8.4 sensor id and the 0.8.4 camera
+    /// header (frame, width, height, image type, FOV) for an image of `ctx`.
+    pub(crate) fn legacy_mirror(&self, ctx: &CaptureContext) -> Option<(u32, [u8; 24])> {
         let (Some(id), Some((w, h, fov, kind))) = (*self.legacy_id.lock(), self.instance.camera())
         else {
-            return;
+            return None;
         };
         let mut header = [0u8; 24];
         header[..8].copy_from_slice(&ctx.frame.to_le_bytes());
@@ -142,8 +126,6 @@ impl SensorEntry {
         header[12..16].copy_from_slice(&h.to_le_bytes());
         header[16..20].copy_from_slice(&kind.to_le_bytes());
         header[20..24].copy_from_slice(&fov.to_le_bytes());
-        if let Err(code) = server.write_sensor_data(id, &header, pixels) {
-            crate::log_debug!("0.8 mirror of sensor {}: {}", id, codes::describe(code));
-        }
+        Some((id, header))
     }
 }

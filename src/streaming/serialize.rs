@@ -1,6 +1,6 @@
 //! Payload serializers: the bytes that follow the 48-byte sensor header
 //! ([`super::header`]), one function per [`super::registry::PayloadFormat`]
-//! (spec `sensor-pipeline.md` §3). Raw layouts are packed little-endian;
+//! (LibCarla's layouts). Raw layouts are packed little-endian;
 //! GNSS, IMU, collision and obstacle payloads are one MessagePack document.
 //!
 //! Every function APPENDS to `out` and does not allocate when `out` already

@@ -10,7 +10,7 @@
 //! - `next` (the writer): waits for a value; after `close`, returns what is
 //!   still pending, then `None`.
 //!
-//! Invariant (model-checked with loom in `tests/loom_buffer.rs`): every
+//! Invariant (model-checked with loom in `src/sync/loom_models/`): every
 //! offered value is, exactly once, taken by the writer, handed back to its
 //! sender (`Replaced`, `Full`, `Closed`, time-out), or still pending; a
 //! value taken from the slot is never taken twice; and no wait is lost:
@@ -27,14 +27,14 @@ struct State<T> {
 }
 
 /// The slot. See the module documentation.
-pub struct Handoff<T> {
+pub(crate) struct Handoff<T> {
     state: Mutex<State<T>>,
     cv: Condvar,
 }
 
 /// What happened to an offered value.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Offered<T> {
+pub(crate) enum Offered<T> {
     /// In the slot, which was empty.
     Queued,
     /// In the slot in place of this older value (dropped from the stream).
@@ -47,7 +47,7 @@ pub enum Offered<T> {
 
 /// A synchronous sender waited until its deadline; its value comes back.
 #[derive(Debug, PartialEq, Eq)]
-pub struct TimedOut<T>(pub T);
+pub(crate) struct TimedOut<T>(pub T);
 
 impl<T> Default for Handoff<T> {
     fn default() -> Self {
@@ -57,7 +57,7 @@ impl<T> Default for Handoff<T> {
 
 impl<T> Handoff<T> {
     /// An empty, open handoff.
-    pub fn new() -> Handoff<T> {
+    pub(crate) fn new() -> Handoff<T> {
         Handoff {
             state: Mutex::new(State {
                 pending: None,
@@ -69,7 +69,7 @@ impl<T> Handoff<T> {
 
     /// Offers `value` without waiting; `replace` lets it displace a
     /// pending value (asynchronous streams).
-    pub fn offer(&self, value: T, replace: bool) -> Offered<T> {
+    pub(crate) fn offer(&self, value: T, replace: bool) -> Offered<T> {
         let mut s = self.state.lock();
         if s.closing {
             return Offered::Closed(value);
@@ -91,7 +91,7 @@ impl<T> Handoff<T> {
     /// Waits until the slot is empty (or `deadline`), then queues `value`.
     /// A closed handoff takes the value and drops it: a subscriber that
     /// left is not its sender's error.
-    pub fn offer_waiting(&self, value: T, deadline: Instant) -> Result<(), TimedOut<T>> {
+    pub(crate) fn offer_waiting(&self, value: T, deadline: Instant) -> Result<(), TimedOut<T>> {
         let mut s = self.state.lock();
         loop {
             if s.closing {
@@ -115,7 +115,7 @@ impl<T> Handoff<T> {
 
     /// The writer: the pending value, waiting for one; `None` once closed
     /// and empty. Taking a value wakes synchronous senders.
-    pub fn next(&self) -> Option<T> {
+    pub(crate) fn next(&self) -> Option<T> {
         let mut s = self.state.lock();
         let value = loop {
             if let Some(v) = s.pending.take() {
@@ -133,7 +133,7 @@ impl<T> Handoff<T> {
 
     /// Closes: offers are refused from now on, waiting senders return,
     /// the writer gets what is pending and then `None`.
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         self.state.lock().closing = true;
         self.cv.notify_all();
     }

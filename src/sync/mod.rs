@@ -1,5 +1,5 @@
 //! Synchronisation primitives, swapped for loom's model-checked versions
-//! under `--cfg loom` (see `tests/loom_slot.rs` and `tests/loom_buffer.rs`):
+//! under `--cfg loom` (see the models in `loom_models/`):
 //! - atomics and `UnsafeCell` for the lock-free slot (`slot.rs`);
 //! - `AtomicU64` and `BoundedQueue` for the buffer pool (`buffer.rs`);
 //! - `Mutex` and `Condvar` for the one-message handoff (`handoff.rs`).
@@ -201,5 +201,8 @@ impl Condvar {
     }
 }
 
-pub mod handoff;
-pub mod slot;
+pub(crate) mod handoff;
+pub(crate) mod slot;
+
+#[cfg(all(test, loom))]
+mod loom_models;

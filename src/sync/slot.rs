@@ -1,8 +1,8 @@
 //! `Latest<T>`: a single-producer / single-consumer "newest value" slot
 //! (triple buffer) used between the game thread and the network threads.
 //!
-//! Invariant (model-checked in `tests/loom_slot.rs`, stress-tested in
-//! `tests/slot_stress.rs`): the three cells are at every instant owned by
+//! Invariant (model-checked in `src/sync/loom_models/slot.rs`, stress-tested by
+//! this module's release-mode test): the three cells are at every instant owned by
 //! exactly one party each: the writer's cell (index held by the `Writer`),
 //! the reader's cell (index held by the `Reader`) and the back cell (index in
 //! `back`, owned by nobody). Ownership only changes through one atomic `swap`
@@ -28,7 +28,7 @@ const DIRTY: u8 = 0b100;
 
 /// Another thread holds this side of the slot right now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Busy;
+pub(crate) struct Busy;
 
 struct Side {
     busy: AtomicBool,
@@ -58,7 +58,7 @@ impl Side {
 }
 
 /// The slot. See the module documentation for its invariant.
-pub struct Latest<T> {
+pub(crate) struct Latest<T> {
     cells: [CachePadded<UnsafeCell<T>>; 3],
     back: CachePadded<AtomicU8>,
     writer: CachePadded<Side>,
@@ -80,7 +80,7 @@ impl<T: Default> Default for Latest<T> {
 
 impl<T: Default> Latest<T> {
     /// A slot with three default cells and nothing published.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Latest {
             cells: [(); 3].map(|_| CachePadded::new(UnsafeCell::new(T::default()))),
             back: CachePadded::new(AtomicU8::new(2)),
@@ -92,38 +92,38 @@ impl<T: Default> Latest<T> {
 
 impl<T> Latest<T> {
     /// Takes the writer side; `Busy` if another thread holds it.
-    pub fn writer(&self) -> Result<Writer<'_, T>, Busy> {
+    pub(crate) fn writer(&self) -> Result<Writer<'_, T>, Busy> {
         let index = self.writer.acquire()?;
         Ok(Writer { slot: self, index })
     }
 
     /// Takes the reader side; `Busy` if another thread holds it.
-    pub fn reader(&self) -> Result<Reader<'_, T>, Busy> {
+    pub(crate) fn reader(&self) -> Result<Reader<'_, T>, Busy> {
         let index = self.reader.acquire()?;
         Ok(Reader { slot: self, index })
     }
 
     /// Whether a value was published and not yet taken.
-    pub fn has_new(&self) -> bool {
+    pub(crate) fn has_new(&self) -> bool {
         self.back.load(Ordering::Acquire) & DIRTY != 0
     }
 }
 
 /// The producer's handle: fill the writer cell in place, then `publish`.
-pub struct Writer<'a, T> {
+pub(crate) struct Writer<'a, T> {
     slot: &'a Latest<T>,
     index: u8,
 }
 
 impl<T> Writer<'_, T> {
     /// Runs `f` on the writer cell (which holds an older value to reuse).
-    pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut T) -> R) -> R {
+    pub(crate) fn with_mut<R>(&mut self, f: impl FnOnce(&mut T) -> R) -> R {
         // SAFETY: the writer cell is owned by this `Writer` alone (invariant).
         self.slot.cells[self.index as usize].with_mut(|p| f(unsafe { &mut *p }))
     }
 
     /// Makes the writer cell the newest value and takes the old back cell.
-    pub fn publish(&mut self) {
+    pub(crate) fn publish(&mut self) {
         let old = self.slot.back.swap(self.index | DIRTY, Ordering::AcqRel);
         self.index = old & INDEX;
     }
@@ -136,7 +136,7 @@ impl<T> Drop for Writer<'_, T> {
 }
 
 /// The consumer's handle: `update` to take the newest value, then read it.
-pub struct Reader<'a, T> {
+pub(crate) struct Reader<'a, T> {
     slot: &'a Latest<T>,
     index: u8,
 }
@@ -144,7 +144,7 @@ pub struct Reader<'a, T> {
 impl<T> Reader<'_, T> {
     /// Takes the newest unread value into the reader cell; false if there is
     /// none (the reader cell then still holds the previously taken value).
-    pub fn update(&mut self) -> bool {
+    pub(crate) fn update(&mut self) -> bool {
         if self.slot.back.load(Ordering::Relaxed) & DIRTY == 0 {
             return false;
         }
@@ -154,14 +154,14 @@ impl<T> Reader<'_, T> {
     }
 
     /// Runs `f` on the reader cell.
-    pub fn with<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&T) -> R) -> R {
         // SAFETY: the reader cell is owned by this `Reader` alone (invariant).
         self.slot.cells[self.index as usize].with(|p| f(unsafe { &*p }))
     }
 
     /// The reader cell, borrowed until the next `update`. (Under loom only
     /// the access itself is tracked, not the borrow; the model uses `with`.)
-    pub fn get(&self) -> &T {
+    pub(crate) fn get(&self) -> &T {
         // SAFETY: owned by this `Reader` (invariant); `update` takes `&mut
         // self`, so the cell cannot change while this borrow lives.
         self.slot.cells[self.index as usize].with(|p| unsafe { &*p })
@@ -177,6 +177,8 @@ impl<T> Drop for Reader<'_, T> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+    use std::thread;
 
     fn publish(slot: &Latest<u32>, v: u32) {
         let mut w = slot.writer().unwrap();
@@ -246,5 +248,50 @@ mod tests {
         // After warm-up every cell has capacity: the writer finds one ready.
         let mut w = slot.writer().unwrap();
         assert!(w.with_mut(|v| v.capacity()) >= 64);
+    }
+
+    // Release-mode stress test across real threads (`scripts/test.sh` runs
+    // it with `cargo test --release --lib sync::slot`; a debug build runs it
+    // shorter). It complements the loom model with millions of real
+    // interleavings.
+    const WORDS: usize = 16;
+
+    #[test]
+    fn concurrent_writer_and_reader_never_see_torn_stale_or_duplicate_values() {
+        let rounds: u64 = if cfg!(debug_assertions) {
+            200_000
+        } else {
+            5_000_000
+        };
+        let slot = Arc::new(Latest::<[u64; WORDS]>::new());
+        let done = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let (slot, done) = (slot.clone(), done.clone());
+            thread::spawn(move || {
+                let mut w = slot.writer().unwrap();
+                for v in 1..=rounds {
+                    w.with_mut(|c| c.fill(v));
+                    w.publish();
+                }
+                done.store(true, Ordering::Release);
+            })
+        };
+        let mut r = slot.reader().unwrap();
+        let (mut last, mut taken) = (0u64, 0u64);
+        loop {
+            let finished = done.load(Ordering::Acquire);
+            if r.update() {
+                let cell = *r.get();
+                assert!(cell.iter().all(|&x| x == cell[0]), "torn read: {cell:?}");
+                assert!(cell[0] > last, "value {} after {last}", cell[0]);
+                last = cell[0];
+                taken += 1;
+            } else if finished {
+                break;
+            }
+        }
+        writer.join().unwrap();
+        assert_eq!(last, rounds, "the newest value must be delivered");
+        assert!(taken > 1);
     }
 }

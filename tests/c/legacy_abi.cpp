@@ -3,7 +3,7 @@
 //
 // It does NOT include include/carla/carla_server.h. The declarations below
 // are written from the layout table and function list of the 0.8.4 header
-// (spec section 4): a C++-only header with `bool` members, C++ references in
+// of 0.8.4: a C++-only header with `bool` members, C++ references in
 // `extern "C"` functions, `typedef void* CarlaServerPtr` and the four result
 // codes as exported data symbols (`extern const int32_t`, not macros).
 //

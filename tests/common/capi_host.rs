@@ -8,17 +8,18 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// A server with its streaming port on an ephemeral port.
-pub struct Host {
+pub(crate) struct Host {
     pub server: CarlaServerPtr,
     pub port: u32,
 }
 
 impl Host {
-    pub fn new() -> Host {
+    pub(crate) fn new() -> Host {
         let server = carla_make_server();
         let mut port = 0;
         // SAFETY: live server, writable port.
         assert_eq!(
+            // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
             unsafe { carla_server_listen_streaming(server, 0, &mut port) },
             0
         );
@@ -26,7 +27,7 @@ impl Host {
     }
 
     /// Creates a sensor; returns its id (= its stream id).
-    pub fn sensor(&self, blueprint: &str, attrs: &[(&str, &str)]) -> u32 {
+    pub(crate) fn sensor(&self, blueprint: &str, attrs: &[(&str, &str)]) -> u32 {
         let bp = CString::new(blueprint).unwrap();
         let keys: Vec<CString> = attrs.iter().map(|a| CString::new(a.0).unwrap()).collect();
         let vals: Vec<CString> = attrs.iter().map(|a| CString::new(a.1).unwrap()).collect();
@@ -51,12 +52,13 @@ impl Host {
     }
 
     /// Waits until `n` subscribers are on `sensor`.
-    pub fn wait_subscribers(&self, sensor: u32, n: u32) {
+    pub(crate) fn wait_subscribers(&self, sensor: u32, n: u32) {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let mut count = 0;
             // SAFETY: live server, writable count.
             assert_eq!(
+                // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
                 unsafe { carla_sensor_subscriber_count(self.server, sensor, &mut count) },
                 0
             );

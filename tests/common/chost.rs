@@ -12,14 +12,14 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 /// How long a host may run before it is killed.
-pub const CHILD_LIMIT: Duration = Duration::from_secs(60);
+pub(crate) const CHILD_LIMIT: Duration = Duration::from_secs(60);
 const CRATE: &str = env!("CARGO_MANIFEST_DIR");
 
 // ---------------------------------------------------------------- building
 
 /// The directory holding the `libcarla_server.so` of this build, or the
 /// one `CARLA_LIB_DIR` names (`scripts/sanitize.sh`: an instrumented build).
-pub fn lib_dir() -> PathBuf {
+pub(crate) fn lib_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CARLA_LIB_DIR") {
         return PathBuf::from(dir);
     }
@@ -46,7 +46,7 @@ pub fn lib_dir() -> PathBuf {
 /// `address` (ASan + LeakSanitizer + UBSan, every report fatal) or
 /// `thread` (TSan), plus the files `CARLA_SANITIZE_LINK` lists (objects
 /// the script links into every host); nothing when unset.
-pub fn sanitizer_flags() -> Vec<String> {
+pub(crate) fn sanitizer_flags() -> Vec<String> {
     let mut flags: Vec<String> = match std::env::var("CARLA_SANITIZE").as_deref() {
         Err(_) | Ok("") => return Vec::new(),
         Ok("address") => vec![
@@ -74,7 +74,7 @@ fn target_triple() -> String {
 /// Compiles and links `tests/c/<source>` into `<tmp>/<exe>`: C99 with
 /// `-pedantic`, or C++17 for `.cpp`, warnings as errors, pthreads.
 /// `compiler` overrides the `cc` crate's choice (which honours `CC`/`CXX`).
-pub fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf {
+pub(crate) fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf {
     let cpp = source.ends_with(".cpp");
     let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let triple = target_triple();
@@ -125,7 +125,7 @@ pub fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf {
 /// A running host program. Its stdout lines arrive on `lines`; everything
 /// it prints is also collected in `output`. Killed (and its output printed)
 /// if the test panics before it exits.
-pub struct Host {
+pub(crate) struct Host {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -135,12 +135,12 @@ pub struct Host {
 
 impl Host {
     /// Starts `exe` with `args`, stdin and stdout piped.
-    pub fn spawn(exe: &Path, args: &[String]) -> Host {
+    pub(crate) fn spawn(exe: &Path, args: &[String]) -> Host {
         Host::spawn_with_env(exe, args, &[])
     }
 
     /// `spawn` with extra environment variables.
-    pub fn spawn_with_env(exe: &Path, args: &[String], envs: &[(&str, &Path)]) -> Host {
+    pub(crate) fn spawn_with_env(exe: &Path, args: &[String], envs: &[(&str, &Path)]) -> Host {
         // `cargo test` puts target/debug (with the library of the last
         // `cargo build`, possibly stale) before target/debug/deps in
         // LD_LIBRARY_PATH, which wins over the executable's RUNPATH.
@@ -180,7 +180,7 @@ impl Host {
     }
 
     /// The next stdout line (panics if none arrives within 30 s).
-    pub fn next_line(&self) -> String {
+    pub(crate) fn next_line(&self) -> String {
         match self.lines.recv_timeout(Duration::from_secs(30)) {
             Ok(line) => line,
             Err(RecvTimeoutError::Timeout) => panic!("no line from the host within 30 s"),
@@ -188,7 +188,7 @@ impl Host {
         }
     }
 
-    pub fn send_line(&mut self, line: &str) {
+    pub(crate) fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin
             .write_all(format!("{line}\n").as_bytes())
@@ -197,7 +197,7 @@ impl Host {
     }
 
     /// The host runs the library of this build, not another copy.
-    pub fn assert_loaded_library(&self) {
+    pub(crate) fn assert_loaded_library(&self) {
         let maps = std::fs::read_to_string(format!("/proc/{}/maps", self.child.id()))
             .expect("read the host's /proc/PID/maps");
         let want = lib_dir()
@@ -219,13 +219,13 @@ impl Host {
     }
 
     /// Whether the host has exited.
-    pub fn exited(&mut self) -> bool {
+    pub(crate) fn exited(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(Some(_)))
     }
 
     /// Waits up to `CHILD_LIMIT` for the exit, asserts status 0 and returns
     /// everything the host printed.
-    pub fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         let deadline = Instant::now() + CHILD_LIMIT;
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
@@ -247,7 +247,7 @@ impl Host {
     }
 
     /// Kills the child if it still runs, then returns everything it printed.
-    pub fn drain(&mut self) -> String {
+    pub(crate) fn drain(&mut self) -> String {
         self.stdin.take();
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -1,9 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-pub mod capi_host;
+pub(crate) mod capi_host;
 #[cfg(target_os = "linux")]
-pub mod chost;
+pub(crate) mod chost;
 
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicU16, Ordering};
@@ -12,7 +12,7 @@ static NEXT: AtomicU16 = AtomicU16::new(0);
 
 /// A world port P such that P, P+1 and P+2 were all free a moment ago.
 /// Each call returns a different P (tests in one binary run in parallel).
-pub fn free_port_base() -> u16 {
+pub(crate) fn free_port_base() -> u16 {
     let seed = (std::process::id() % 500) as u16;
     loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -26,7 +26,7 @@ pub fn free_port_base() -> u16 {
 
 /// A settings file like the Python client writes, with the given sensors
 /// section lines appended.
-pub fn ini(sync: bool, sensors: &[&str], sections: &str) -> String {
+pub(crate) fn ini(sync: bool, sensors: &[&str], sections: &str) -> String {
     format!(
         "[CARLA/Server]\nSynchronousMode={}\nSendNonPlayerAgentsInfo=False\n\n\
          [CARLA/LevelSettings]\nNumberOfVehicles=20\nNumberOfPedestrians=30\nWeatherId=1\n\n\

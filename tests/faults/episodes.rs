@@ -12,11 +12,11 @@ use super::{exclusive, wait_for, Usage};
 use crate::common;
 use carla_server::client::Client;
 use carla_server::client::StreamClient;
-use carla_server::codes;
 use carla_server::log::{self, Level};
 use carla_server::streaming::CaptureContext;
 use carla_server::types::*;
-use carla_server::Server;
+use carla_server::Error;
+use carla_server::{Config, Server};
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -92,7 +92,7 @@ fn host(server: &Server, ids: mpsc::Sender<u32>) {
             match server.read_request_new_episode(T) {
                 Ok(ini) => break String::from_utf8(ini).expect("UTF-8 settings"),
                 // The previous client left (unless the next request came first).
-                Err(codes::END_OF_FILE) if e % NEW_CLIENT_EVERY == 0 && e > 0 => continue,
+                Err(Error::PeerClosed) if e % NEW_CLIENT_EVERY == 0 && e > 0 => continue,
                 Err(code) => panic!("episode {e}: request: {code}"),
             }
         };
@@ -110,8 +110,7 @@ fn host(server: &Server, ids: mpsc::Sender<u32>) {
             .write_episode_ready(true, T)
             .unwrap_or_else(|c| panic!("episode {e}: ready: {c}"));
         let id = server
-            .sensors
-            .create(
+            .create_sensor(
                 "sensor.camera.rgb",
                 &[("image_size_x", &width), ("image_size_y", &height)],
             )
@@ -139,14 +138,13 @@ fn host(server: &Server, ids: mpsc::Sender<u32>) {
             assert_eq!(c.throttle, 1.0, "episode {e}");
         }
 
-        let sensor = server.sensors.get(id).expect("the 0.9 camera");
-        let stream = sensor.instance.stream().clone();
-        wait_for("the 0.9 subscriber", || stream.stats().subscribers == 1);
+        let sensor = server.sensor(id).expect("the 0.9 camera");
+        wait_for("the 0.9 subscriber", || sensor.stats().subscribers == 1);
         let pixels = stamped(u64::from(frame_of(e, FRAMES)), (w * h * 4) as usize);
         sensor
-            .send_image(server, &context(frame_of(e, FRAMES)), &pixels)
+            .send_image(&context(frame_of(e, FRAMES)), &pixels)
             .expect("0.9 send");
-        server.sensors.destroy(id).expect("destroy");
+        server.destroy_sensor(id).expect("destroy");
     }
 }
 
@@ -227,12 +225,13 @@ fn a_thousand_short_episodes_keep_resident_memory_flat() {
     let _gate = exclusive();
     let _quiet = QuietLog::warnings_only();
     let port = common::free_port_base();
-    let server = Arc::new(Server::new());
+    let server = Arc::new(Server::with_config(Config {
+        bind_ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        stream_timeout: WAIT,
+        ..Config::default()
+    }));
     server.connect(u32::from(port), T).unwrap();
-    let addr = server
-        .sensors
-        .listen(IpAddr::V4(Ipv4Addr::LOCALHOST), 0, WAIT)
-        .expect("streaming port");
+    let addr = server.listen_streaming(0).expect("streaming port");
     let (tx, ids) = mpsc::channel();
     let host = {
         let server = server.clone();

@@ -18,7 +18,7 @@
 //! The stalled subscriber is cut as soon as it acknowledges nothing for
 //! `FLUSH_STALL` (25 ms), while a subscriber still reading gets up to
 //! `FLUSH_BOUND` to finish the message being written (so a host that exits
-//! right after the free does not cut it: `sensors_c.rs`).
+//! right after the free does not cut it: `streaming_c_host.rs`).
 
 use super::wire::{self, camera_header, stamp_of, stamped, Throttled, BIG_IMAGE};
 use super::{exclusive, timed, wait_for, Usage};
@@ -162,6 +162,7 @@ impl CHost {
         let mut n = 0;
         // SAFETY: see `CHost`.
         assert_eq!(
+            // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
             unsafe { carla_sensor_subscriber_count(self.h, camera, &mut n) },
             0
         );

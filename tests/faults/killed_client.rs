@@ -12,8 +12,8 @@
 use super::wire::{self, camera_header, stamp_of, stamped, BIG_IMAGE};
 use super::{exclusive, timed, Usage};
 use crate::common::{self, chost::Host};
-use carla_server::codes;
 use carla_server::types::*;
+use carla_server::Error;
 use carla_server::Server;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -126,16 +126,16 @@ fn one_client(server: &Server, exe: &Path, port: u16, i: u32) {
         frame += 1;
     };
     assert!(
-        matches!(stream_error, codes::BROKEN_PIPE | codes::CONNECTION_RESET),
+        matches!(stream_error, Error::BrokenPipe | Error::ConnectionReset),
         "client {i}: stream port reported {stream_error}"
     );
     // The control and world ports: the peer closed them (nothing unread).
     let (control, took) = timed(|| server.read_control(5000));
     within("read_control", took, 5000);
-    assert_eq!(control, Err(codes::END_OF_FILE), "client {i}: control port");
+    assert_eq!(control, Err(Error::PeerClosed), "client {i}: control port");
     let (request, took) = timed(|| server.read_request_new_episode(5000));
     within("read_request_new_episode", took, 5000);
-    assert_eq!(request, Err(codes::END_OF_FILE), "client {i}: world port");
+    assert_eq!(request, Err(Error::PeerClosed), "client {i}: world port");
 }
 
 /// Waits for `TAG word` on the child's stdout (other lines are the test

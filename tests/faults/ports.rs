@@ -1,6 +1,6 @@
 //! Surplus connections on every port and ports already in use.
 //!
-//! `tests/bad_input.rs` already checks one surplus connection per 0.8 port
+//! `tests/legacy_bad_input.rs` already checks one surplus connection per 0.8 port
 //! (between episodes and while busy) and a busy agent port at the Rust
 //! `connect`; here: bursts on all three 0.8 ports at once while an episode
 //! runs, the 0.9 streaming port (many subscribers are all served; unknown
@@ -11,11 +11,11 @@ use super::wire::{self, stamp_of, stamped};
 use super::{exclusive, shared, timed, wait_for, Usage};
 use crate::common;
 use carla_server::client::StreamClient;
-use carla_server::codes;
 use carla_server::ffi::*;
 use carla_server::streaming::CaptureContext;
 use carla_server::types::*;
-use carla_server::Server;
+use carla_server::Error;
+use carla_server::{Config, Server};
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpListener, TcpStream};
 use std::sync::Arc;
@@ -113,23 +113,21 @@ fn surplus_on_the_0_8_ports() {
 
 fn surplus_on_the_streaming_port() {
     let handshake = Duration::from_millis(500);
-    let server = Server::new();
-    let addr = server
-        .sensors
-        .listen(IpAddr::V4(Ipv4Addr::LOCALHOST), 0, handshake)
-        .expect("streaming port");
+    let server = Server::with_config(Config {
+        bind_ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        stream_timeout: handshake,
+        ..Config::default()
+    });
+    let addr = server.listen_streaming(0).expect("streaming port");
     let id = server
-        .sensors
-        .create(
+        .create_sensor(
             "sensor.camera.rgb",
             &[("image_size_x", "32"), ("image_size_y", "16")],
         )
         .unwrap();
-    let sensor = server.sensors.get(id).unwrap();
-    sensor
-        .instance
-        .set_synchronous(Some(Duration::from_secs(5)));
-    let stream = sensor.instance.stream().clone();
+    let sensor = server.sensor(id).unwrap();
+    sensor.set_synchronous(Some(Duration::from_secs(5)));
+    let stream = &sensor;
 
     // Junk first: unknown ids, silence, a 2-byte handshake.
     let started = Instant::now();
@@ -160,7 +158,7 @@ fn surplus_on_the_streaming_port() {
             transform: Default::default(),
         };
         sensor
-            .send_image(&server, &ctx, &stamped(f, 32 * 16 * 4))
+            .send_image(&ctx, &stamped(f, 32 * 16 * 4))
             .expect("send");
     }
     for (i, sub) in subscribers.iter_mut().enumerate() {
@@ -215,28 +213,22 @@ fn port_already_in_use() {
     // The streaming port, Rust API: a clean error, and nothing half set up.
     let port = common::free_port_base();
     let blocker = TcpListener::bind(("0.0.0.0", port)).unwrap();
-    let server = Server::new();
-    let any = IpAddr::V4(Ipv4Addr::UNSPECIFIED);
-    let wait = Duration::from_secs(1);
-    assert_eq!(
-        server.sensors.listen(any, port, wait),
-        Err(codes::ADDRESS_IN_USE)
-    );
-    assert_eq!(server.sensors.addr(), None);
-    assert!(server.sensors.create("sensor.camera.rgb", &[]).is_err());
+    let any = Config {
+        bind_ip: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        stream_timeout: Duration::from_secs(1),
+        ..Config::default()
+    };
+    let server = Server::with_config(any);
+    assert_eq!(server.listen_streaming(port), Err(Error::AddressInUse));
+    assert_eq!(server.streaming_addr(), None);
+    assert!(server.create_sensor("sensor.camera.rgb", &[]).is_err());
     drop(blocker);
-    assert_eq!(
-        server.sensors.listen(any, port, wait).map(|a| a.port()),
-        Ok(port)
-    );
+    assert_eq!(server.listen_streaming(port).map(|a| a.port()), Ok(port));
     // Taken by this server's own 0.8 ports.
     let base = common::free_port_base();
     server.connect(u32::from(base), T).unwrap();
-    let other = Server::new();
-    assert_eq!(
-        other.sensors.listen(any, base + 1, wait),
-        Err(codes::ADDRESS_IN_USE)
-    );
+    let other = Server::with_config(any);
+    assert_eq!(other.listen_streaming(base + 1), Err(Error::AddressInUse));
     drop(server);
     assert!(
         all_free(&[port, base, base + 1, base + 2]),

@@ -11,7 +11,7 @@ use super::{shared, timed, wait_for};
 use crate::common;
 use carla_server::streaming::CaptureContext;
 use carla_server::types::*;
-use carla_server::Server;
+use carla_server::{Config, Server};
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
 use std::sync::atomic::Ordering;
@@ -131,20 +131,20 @@ fn a_client_reading_at_1_mb_per_s_never_slows_the_game_thread_in_async_mode() {
 #[test]
 fn a_subscriber_reading_at_1_mb_per_s_never_slows_an_asynchronous_0_9_camera() {
     let _gate = shared();
-    let server = Server::new();
-    let addr = server
-        .sensors
-        .listen(IpAddr::V4(Ipv4Addr::LOCALHOST), 0, Duration::from_secs(10))
-        .expect("streaming port");
+    let server = Server::with_config(Config {
+        bind_ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        stream_timeout: Duration::from_secs(10),
+        ..Config::default()
+    });
+    let addr = server.listen_streaming(0).expect("streaming port");
     let id = server
-        .sensors
-        .create(
+        .create_sensor(
             "sensor.camera.rgb",
             &[("image_size_x", "800"), ("image_size_y", "600")],
         )
         .expect("camera");
-    let sensor = server.sensors.get(id).unwrap();
-    let stream = sensor.instance.stream().clone();
+    let sensor = server.sensor(id).unwrap();
+    let stream = &sensor;
     let mut socket = TcpStream::connect(addr).expect("connect");
     socket
         .set_read_timeout(Some(Duration::from_secs(20)))
@@ -175,9 +175,7 @@ fn a_subscriber_reading_at_1_mb_per_s_never_slows_an_asynchronous_0_9_camera() {
             timestamp: 0.0,
             transform: Default::default(),
         };
-        sensor
-            .send_image(&server, &ctx, image)
-            .map_err(|e| e.to_string())
+        sensor.send_image(&ctx, image).map_err(|e| e.to_string())
     });
     let during = stream.stats();
     full_speed.store(true, Ordering::Relaxed);

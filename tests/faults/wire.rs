@@ -13,9 +13,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// An 800 × 600 BGRA image: 1.92 MB.
-pub const BIG_IMAGE: usize = 800 * 600 * 4;
+pub(crate) const BIG_IMAGE: usize = 800 * 600 * 4;
 /// Largest 0.8 message a test client accepts.
-pub const MAX_MESSAGE: u32 = 8 << 20;
+pub(crate) const MAX_MESSAGE: u32 = 8 << 20;
 
 fn pattern() -> &'static [u8] {
     static PATTERN: OnceLock<Vec<u8>> = OnceLock::new();
@@ -27,20 +27,20 @@ fn pattern() -> &'static [u8] {
 }
 
 /// `len` bytes of a fixed pattern with `frame` in the first 8 bytes.
-pub fn stamped(frame: u64, len: usize) -> Vec<u8> {
+pub(crate) fn stamped(frame: u64, len: usize) -> Vec<u8> {
     let mut v = pattern()[..len].to_vec();
     v[..8].copy_from_slice(&frame.to_le_bytes());
     v
 }
 
 /// The frame stamped into `data`, if every other byte is the pattern's.
-pub fn stamp_of(data: &[u8]) -> Option<u64> {
+pub(crate) fn stamp_of(data: &[u8]) -> Option<u64> {
     let intact = data.len() >= 8 && data[8..] == pattern()[8..data.len()];
     intact.then(|| u64::from_le_bytes(data[..8].try_into().expect("8 bytes")))
 }
 
 /// The 24-byte 0.8 camera header: frame, width, height, type, fov.
-pub fn camera_header(frame: u64) -> [u8; 24] {
+pub(crate) fn camera_header(frame: u64) -> [u8; 24] {
     let mut h = [0u8; 24];
     h[..8].copy_from_slice(&frame.to_le_bytes());
     h[8..12].copy_from_slice(&800u32.to_le_bytes());
@@ -52,7 +52,7 @@ pub fn camera_header(frame: u64) -> [u8; 24] {
 
 /// A connection with a read time-out, so a broken server fails the test
 /// instead of hanging it.
-pub fn connect(port: u16) -> TcpStream {
+pub(crate) fn connect(port: u16) -> TcpStream {
     let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     s.set_nodelay(true).unwrap();
@@ -61,7 +61,10 @@ pub fn connect(port: u16) -> TcpStream {
 
 /// The world handshake of one episode on `world`: request, scene, start,
 /// ready. Returns the scene.
-pub fn start_episode(world: &mut TcpStream, ini: &str) -> io::Result<proto::SceneDescription> {
+pub(crate) fn start_episode(
+    world: &mut TcpStream,
+    ini: &str,
+) -> io::Result<proto::SceneDescription> {
     let request = proto::RequestNewEpisode {
         ini_file: ini.to_owned(),
     };
@@ -80,13 +83,13 @@ pub fn start_episode(world: &mut TcpStream, ini: &str) -> io::Result<proto::Scen
 }
 
 /// One 0.8 frame: the measurements and the `(id, header + data)` records.
-pub struct Frame {
+pub(crate) struct Frame {
     pub measurements: proto::Measurements,
     pub records: Vec<(u32, Vec<u8>)>,
 }
 
 /// Reads one frame, up to its empty terminator.
-pub fn read_frame(stream: &mut impl Read) -> io::Result<Frame> {
+pub(crate) fn read_frame(stream: &mut impl Read) -> io::Result<Frame> {
     let m = read_message(stream, MAX_MESSAGE)?;
     let measurements = proto::Measurements::decode(&m[..]).map_err(io::Error::other)?;
     let mut records = Vec::new();
@@ -107,7 +110,7 @@ pub fn read_frame(stream: &mut impl Read) -> io::Result<Frame> {
 }
 
 /// Sends one control on the control port.
-pub fn send_control(control: &mut TcpStream, throttle: f32) -> io::Result<()> {
+pub(crate) fn send_control(control: &mut TcpStream, throttle: f32) -> io::Result<()> {
     let c = proto::Control {
         throttle,
         ..Default::default()
@@ -117,7 +120,7 @@ pub fn send_control(control: &mut TcpStream, throttle: f32) -> io::Result<()> {
 
 /// A reader that takes at most `rate` bytes per second (in 16 KiB reads)
 /// until `full_speed` is set.
-pub struct Throttled<R> {
+pub(crate) struct Throttled<R> {
     inner: R,
     rate: f64,
     started: Instant,
@@ -126,7 +129,7 @@ pub struct Throttled<R> {
 }
 
 impl<R: Read> Throttled<R> {
-    pub fn new(inner: R, bytes_per_second: u64) -> Throttled<R> {
+    pub(crate) fn new(inner: R, bytes_per_second: u64) -> Throttled<R> {
         Throttled {
             inner,
             rate: bytes_per_second as f64,

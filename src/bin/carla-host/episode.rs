@@ -2,17 +2,16 @@
 //! the sensors (each offered on the 0.8 stream port and as a 0.9 stream),
 //! and one frame's worth of sending.
 
-use crate::world::lidar::{record_08, Mount};
+use crate::world::lidar::{legacy_record, Mount};
 use crate::world::render::{CameraSpec, PostProcessing};
 use crate::world::{player_start_spots, World, WorldConfig};
-use carla_server::codes::{self, Code};
 use carla_server::legacy::settings::{self, SensorSettings, Settings};
 use carla_server::streaming::CaptureContext;
 use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::{
     Agent, SensorDefinition, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST,
 };
-use carla_server::{log_error, log_info, log_warn, Server};
+use carla_server::{log_error, log_info, log_warn, Error, Server};
 use std::time::SystemTime;
 
 enum Kind {
@@ -34,7 +33,7 @@ struct SensorRun {
 }
 
 /// A running episode.
-pub struct Episode {
+pub(crate) struct Episode {
     pub settings: Settings,
     pub world: World,
     sensors: Vec<SensorRun>,
@@ -58,22 +57,22 @@ fn legacy_id(index: usize) -> u32 {
 
 /// Answers a request whose settings could not be used: an empty scene, then
 /// `EpisodeReady{false}` (the client reports a failed episode).
-fn refuse(server: &Server, reason: &str, timeout: u32) -> Code {
+fn refuse(server: &Server, reason: &str, timeout: u32) -> Error {
     log_error!("episode refused: {}", reason);
     let _ = server.write_scene_description("SyntheticTown", &[], &[], timeout);
     let _ = server.read_episode_start(timeout);
     let _ = server.write_episode_ready(false, timeout);
-    codes::INVALID_ARGUMENT
+    Error::InvalidArgument(format!("episode refused: {reason}"))
 }
 
 impl Episode {
     /// Runs the handshake for a request's settings and creates the sensors.
-    pub fn begin(
+    pub(crate) fn begin(
         server: &Server,
         ini: &[u8],
         previous: &Settings,
         timeout: u32,
-    ) -> Result<Episode, Code> {
+    ) -> Result<Episode, Error> {
         let text = String::from_utf8_lossy(ini);
         let settings = match settings::parse(&text, previous) {
             Ok(s) => s,
@@ -166,11 +165,10 @@ impl Episode {
                     ("fov", fov.as_str()),
                 ];
                 let stream_id = server
-                    .sensors
-                    .create(blueprint, &attrs)
+                    .create_sensor(blueprint, &attrs)
                     .map_err(|e| e.to_string())?;
-                let entry = server.sensors.get(stream_id).map_err(codes::describe)?;
-                entry
+                let sensor = server.sensor(stream_id).map_err(|e| e.to_string())?;
+                sensor
                     .mirror_to_legacy(legacy_id)
                     .map_err(|e| e.to_string())?;
                 let spec = CameraSpec {
@@ -211,8 +209,7 @@ impl Episode {
                     .zip(values.iter().map(String::as_str))
                     .collect();
                 let stream_id = server
-                    .sensors
-                    .create("sensor.lidar.ray_cast_semantic", &attrs)
+                    .create_sensor("sensor.lidar.ray_cast_semantic", &attrs)
                     .map_err(|e| e.to_string())?;
                 let kind = Kind::Lidar {
                     mount: Mount {
@@ -235,12 +232,12 @@ impl Episode {
     }
 
     /// Sends one frame: every sensor, then the measurement that closes it.
-    pub fn send_frame(&mut self, server: &Server, dt: f32) {
+    pub(crate) fn send_frame(&mut self, server: &Server, dt: f32) {
         let player = self.world.player_transform();
         let frame = self.world.frame;
         let timestamp = f64::from(self.world.time());
         for s in &mut self.sensors {
-            let Ok(entry) = server.sensors.get(s.stream_id) else {
+            let Ok(sensor) = server.sensor(s.stream_id) else {
                 continue;
             };
             match &mut s.kind {
@@ -254,11 +251,11 @@ impl Episode {
                         timestamp,
                         transform: mount.world(&player),
                     };
-                    let Ok(mut image) = entry.instance.acquire_image() else {
+                    let Ok(mut image) = sensor.acquire_image() else {
                         continue;
                     };
                     self.world.render(spec, image.pixels_mut());
-                    if let Err(e) = entry.commit_image(server, &ctx, image) {
+                    if let Err(e) = sensor.commit_image(&ctx, image) {
                         log_warn!("camera {}: {}", s.name, e);
                     }
                 }
@@ -275,7 +272,7 @@ impl Episode {
                         transform: mount.world(&player),
                     };
                     let rays = &mut self.rays;
-                    let planned = entry.instance.plan_lidar(dt, |planned| {
+                    let planned = sensor.plan_lidar(dt, |planned| {
                         rays.clear();
                         rays.extend_from_slice(planned);
                     });
@@ -284,11 +281,11 @@ impl Episode {
                     }
                     self.world
                         .trace_lidar(mount, &self.rays, *range, &mut self.hits);
-                    if let Err(e) = entry.instance.send_lidar_hits(&ctx, &self.hits) {
+                    if let Err(e) = sensor.send_lidar_hits(&ctx, &self.hits) {
                         log_warn!("lidar {}: {}", s.name, e);
                     }
                     *angle = (*angle + 360.0 * *frequency * dt).rem_euclid(360.0);
-                    record_08(
+                    legacy_record(
                         frame,
                         *angle,
                         *channels,
@@ -310,18 +307,18 @@ impl Episode {
     }
 
     /// Destroys the episode's 0.9 sensors (their streams end).
-    pub fn end(&self, server: &Server) {
+    pub(crate) fn end(&self, server: &Server) {
         for s in &self.sensors {
-            let _ = server.sensors.destroy(s.stream_id);
+            let _ = server.destroy_sensor(s.stream_id);
         }
     }
 
     /// Sum of messages dropped for slow 0.9 subscribers, and subscribers now.
-    pub fn stream_stats(&self, server: &Server) -> (u64, usize) {
+    pub(crate) fn stream_stats(&self, server: &Server) -> (u64, usize) {
         self.sensors
             .iter()
-            .filter_map(|s| server.sensors.get(s.stream_id).ok())
-            .map(|e| e.instance.stream().stats())
+            .filter_map(|s| server.sensor(s.stream_id).ok())
+            .map(|sensor| sensor.stats())
             .fold((0, 0), |(d, n), s| (d + s.dropped, n + s.subscribers))
     }
 }

@@ -10,10 +10,9 @@
 mod episode;
 mod world;
 
-use carla_server::codes;
 use carla_server::legacy::settings::Settings;
 use carla_server::types::Control;
-use carla_server::{log_error, log_info, Server, ServerConfig};
+use carla_server::{log_error, log_info, Config, Error, Server};
 use episode::Episode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -126,31 +125,24 @@ fn main() {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
-    let server = Server::with_config(ServerConfig {
+    let server = Server::with_config(Config {
         bind_ip: args.host,
+        stream_timeout: Duration::from_millis(args.timeout_ms.into()),
         ..Default::default()
     });
     if let Err(code) = server.connect(args.port, args.timeout_ms) {
-        log_error!(
-            "cannot listen on port {}: {}",
-            args.port,
-            codes::describe(code)
-        );
+        log_error!("cannot listen on port {}: {}", args.port, code);
         std::process::exit(1);
     }
     let stream_port = args.stream_port.unwrap_or(args.port + 3);
     let streaming = u16::try_from(stream_port)
-        .map_err(|_| codes::INVALID_PORT)
-        .and_then(|p| {
-            server
-                .sensors
-                .listen(args.host, p, Duration::from_millis(args.timeout_ms.into()))
-        });
+        .map_err(|_| Error::InvalidPort)
+        .and_then(|p| server.listen_streaming(p));
     if let Err(code) = streaming {
         log_error!(
             "cannot listen for 0.9 streams on port {}: {}",
             stream_port,
-            codes::describe(code)
+            code
         );
         std::process::exit(1);
     }
@@ -187,16 +179,13 @@ fn main() {
                             bytes: 0,
                         };
                     }
-                    Err(code) => log_info!("episode set-up failed: {}", codes::describe(code)),
+                    Err(code) => log_info!("episode set-up failed: {}", code),
                 }
                 continue;
             }
-            Err(codes::TRY_AGAIN) => {}
+            Err(Error::TryAgain) => {}
             Err(code) => {
-                log_info!(
-                    "world client: {}; waiting for the next one",
-                    codes::describe(code)
-                );
+                log_info!("world client: {}; waiting for the next one", code);
                 if let Some(old) = episode.take() {
                     old.end(&server);
                 }
@@ -211,12 +200,12 @@ fn main() {
                     awaiting_control = None;
                     ep.world.step(&c, dt);
                 }
-                Err(codes::TRY_AGAIN)
+                Err(Error::TryAgain)
                     if since.elapsed() < Duration::from_millis(args.timeout_ms.into()) =>
                 {
                     continue
                 }
-                Err(codes::TRY_AGAIN) => {
+                Err(Error::TryAgain) => {
                     awaiting_control = None;
                     ep.world.step(&Control::default(), dt);
                 }

@@ -1,5 +1,5 @@
 //! The ini layer: `[Section]` headers, `Key=Value` lines and comments,
-//! with section and key names compared case-insensitively (spec §7.2).
+//! with section and key names compared case-insensitively, as UE4 reads them.
 //!
 //! Rules chosen where the spec is silent:
 //! * whitespace around names and values is ignored, and one pair of double
@@ -52,7 +52,7 @@ pub(super) struct Found<'a> {
 
 impl Found<'_> {
     /// The location for an error message.
-    pub fn location(&self) -> Location {
+    pub(super) fn location(&self) -> Location {
         Location {
             section: self.section.to_owned(),
             key: self.key.to_owned(),
@@ -71,7 +71,7 @@ fn unquote(value: &str) -> &str {
 
 impl<'a> Ini<'a> {
     /// Splits `text` into sections and entries.
-    pub fn parse(text: &'a str) -> Result<Ini<'a>, SettingsError> {
+    pub(super) fn parse(text: &'a str) -> Result<Ini<'a>, SettingsError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut ini = Ini {
             sections: Vec::new(),
@@ -124,14 +124,14 @@ impl<'a> Ini<'a> {
     }
 
     /// The section named `name` (any case), if the text has one.
-    pub fn section(&self, name: &str) -> Option<&Section<'a>> {
+    pub(super) fn section(&self, name: &str) -> Option<&Section<'a>> {
         self.index
             .get(&name.to_ascii_lowercase())
             .map(|&i| &self.sections[i])
     }
 
     /// The last value of `key` (any case) in section `section` (any case).
-    pub fn get(&self, section: &str, key: &str) -> Option<Found<'a>> {
+    pub(super) fn get(&self, section: &str, key: &str) -> Option<Found<'a>> {
         let s = self.section(section)?;
         s.entries
             .iter()
@@ -146,7 +146,7 @@ impl<'a> Ini<'a> {
     }
 
     /// The value of `key` from the deepest section of `chain` that has it.
-    pub fn get_inherited(&self, chain: &[String], key: &str) -> Option<Found<'a>> {
+    pub(super) fn get_inherited(&self, chain: &[String], key: &str) -> Option<Found<'a>> {
         chain
             .iter()
             .rev()

@@ -1,4 +1,4 @@
-//! The client's `CarlaSettings.ini` (spec §7), parsed for any engine host.
+//! The client's `CarlaSettings.ini`, parsed for any engine host.
 //!
 //! [`parse`] reads one settings text over the previous settings: like UE4,
 //! each load only overrides the keys that are present, except that the
@@ -15,7 +15,7 @@
 //! # Keys
 //! `[CARLA/Server]` `UseNetworking`, `WorldPort`, `ServerTimeOut` (server-side
 //! only: a host applies them from its own files, never from a client's
-//! request, spec §7.1), `SynchronousMode`, `SendNonPlayerAgentsInfo`;
+//! request, as 0.8.4 did), `SynchronousMode`, `SendNonPlayerAgentsInfo`;
 //! `[CARLA/QualitySettings]` `QualityLevel`; `[CARLA/LevelSettings]`
 //! `PlayerVehicle`, `NumberOfVehicles`, `NumberOfPedestrians`, `WeatherId`,
 //! `SeedVehicles`, `SeedPedestrians`, `DisableTwoWheeledVehicles`;
@@ -212,7 +212,7 @@ impl Default for CameraSettings {
 
 /// A `SensorType=LIDAR_RAY_CAST` sensor (the 0.8 lidar).
 #[derive(Clone, Debug, PartialEq)]
-pub struct LidarSettings08 {
+pub struct LidarSettings {
     /// The name as listed in `Sensors` (may contain `/`).
     pub name: String,
     /// Number of lasers.
@@ -234,10 +234,10 @@ pub struct LidarSettings08 {
     pub rotation: Rotation3D,
 }
 
-impl Default for LidarSettings08 {
+impl Default for LidarSettings {
     /// UE4's defaults, with an empty name.
     fn default() -> Self {
-        LidarSettings08 {
+        LidarSettings {
             name: String::new(),
             channels: 32,
             range_m: 50.0,
@@ -263,7 +263,7 @@ const DEFAULT_POSITION: Vector3D = Vector3D {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SensorSettings {
     Camera(CameraSettings),
-    Lidar(LidarSettings08),
+    Lidar(LidarSettings),
 }
 
 impl SensorSettings {
@@ -537,8 +537,8 @@ fn camera(ini: &Ini<'_>, name: &str, chain: &[String]) -> Result<CameraSettings,
     })
 }
 
-fn lidar(ini: &Ini<'_>, name: &str, chain: &[String]) -> Result<LidarSettings08, SettingsError> {
-    let d = LidarSettings08::default();
+fn lidar(ini: &Ini<'_>, name: &str, chain: &[String]) -> Result<LidarSettings, SettingsError> {
+    let d = LidarSettings::default();
     let get = |key| ini.get_inherited(chain, key);
     let or_default = |v: u32, default: u32| if v == 0 { default } else { v };
     let elevation = (Included(-90.0), Included(90.0));
@@ -555,7 +555,7 @@ fn lidar(ini: &Ini<'_>, name: &str, chain: &[String]) -> Result<LidarSettings08,
             lower: lower_fov,
         });
     }
-    Ok(LidarSettings08 {
+    Ok(LidarSettings {
         name: name.to_owned(),
         channels: or_default(
             unsigned(get("Channels"), MAX_CHANNELS, d.channels)?,

@@ -21,7 +21,7 @@ fn camera(s: &Settings, i: usize) -> &CameraSettings {
     }
 }
 
-fn lidar(s: &Settings, i: usize) -> &LidarSettings08 {
+fn lidar(s: &Settings, i: usize) -> &LidarSettings {
     match &s.sensors[i] {
         SensorSettings::Lidar(l) => l,
         other => panic!("sensor {i} is not a lidar: {other:?}"),
@@ -141,7 +141,7 @@ fn the_python_clients_example_file() {
     assert_eq!(*camera(&s, 1), depth);
     assert_eq!(
         *lidar(&s, 2),
-        LidarSettings08 {
+        LidarSettings {
             name: "Lidar32".into(),
             channels: 32,
             range_m: 50.0,
@@ -188,7 +188,7 @@ fn defaults_are_ue4s() {
     assert_eq!((c.image_size_x, c.image_size_y, c.fov), (720, 512, 90.0));
     assert_eq!(c.position, v(1.7, 0.0, 1.5));
     assert_eq!(c.rotation, r(0.0, 0.0, 0.0));
-    let l = LidarSettings08::default();
+    let l = LidarSettings::default();
     assert_eq!((l.channels, l.points_per_second), (32, 56_000));
     assert_eq!((l.range_m, l.rotation_frequency), (50.0, 10.0));
     assert_eq!((l.upper_fov, l.lower_fov), (10.0, -30.0));
@@ -218,9 +218,9 @@ fn defaults_are_ue4s() {
     );
     assert_eq!(
         *lidar(&s, 1),
-        LidarSettings08 {
+        LidarSettings {
             name: "L".into(),
-            ..LidarSettings08::default()
+            ..LidarSettings::default()
         }
     );
 }
@@ -383,7 +383,7 @@ fn every_lidar_key() {
     );
     assert_eq!(
         *lidar(&s, 0),
-        LidarSettings08 {
+        LidarSettings {
             name: "L".into(),
             channels: 256,
             range_m: 1000.0,
@@ -486,19 +486,12 @@ fn unknown_keys_are_collected_once_each() {
 #[test]
 fn unknown_keys_are_logged_as_warnings() {
     use crate::log::Level;
-    use parking_lot::Mutex;
-    use std::sync::Arc;
-    // The sink is process-wide: other tests' lines may arrive too, so only
-    // the lines naming this test's unique key and section are counted.
-    let lines: Arc<Mutex<Vec<(Level, String)>>> = Arc::default();
-    let sink = lines.clone();
-    crate::log::set_sink(Some(Arc::new(move |level, line: &str| {
-        sink.lock().push((level, line.to_owned()))
-    })));
-    let s = ok("[CARLA/Server]\nMysteryKey=1\nmysterykey=2\n[CARLA/Sensor/Nobody]\nFOV=1\n");
-    crate::log::set_sink(None);
+    // Other tests' lines may arrive too, so only the lines naming this
+    // test's unique key and section are counted.
+    let (s, lines) = crate::log::capture(|| {
+        ok("[CARLA/Server]\nMysteryKey=1\nmysterykey=2\n[CARLA/Sensor/Nobody]\nFOV=1\n")
+    });
     assert_eq!(s.unknown_keys, ["[CARLA/Server] MysteryKey"]);
-    let lines = lines.lock();
     let mine: Vec<_> = lines
         .iter()
         .filter(|(_, l)| l.contains("MysteryKey") || l.contains("Nobody"))

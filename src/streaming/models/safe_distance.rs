@@ -1,4 +1,4 @@
-//! The tutorial's safe-distance sensor (spec `sensor-pipeline.md` §3.9).
+//! The safe-distance sensor of CARLA's "add a new sensor" tutorial.
 //!
 //! The engine attaches an overlap box to the owner (the box comes from
 //! [`overlap_box`]), asks the physics scene which actors overlap it each tick,

@@ -14,10 +14,10 @@
 mod session;
 mod shells;
 
-use crate::codes::{self, Code};
 use crate::net::port::Port;
 use crate::net::{deadline_in, Conn};
 use crate::streaming::pool::{Buffer, Pool};
+use crate::Error;
 use parking_lot::Mutex;
 use session::{Offer, Session};
 use shells::Shells;
@@ -30,10 +30,10 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Size of the sensor header that starts every message.
-pub const HEADER_SIZE: usize = 48;
+pub(crate) const HEADER_SIZE: usize = 48;
 
 /// One message: length prefix, sensor header, pooled payload.
-pub struct Message {
+pub(crate) struct Message {
     prefix: [u8; 4],
     header: [u8; HEADER_SIZE],
     payload: Buffer,
@@ -91,7 +91,7 @@ struct Shared {
 
 /// How long dropping the server lets subscribers that keep reading finish
 /// the messages already sent before their connections are cut.
-pub const FLUSH_BOUND: Duration = Duration::from_secs(1);
+pub(crate) const FLUSH_BOUND: Duration = Duration::from_secs(1);
 
 /// A subscriber whose peer acknowledges nothing for this long while the
 /// server is dropped has stopped reading: it is cut at once.
@@ -108,7 +108,7 @@ const POOL_SIZE: usize = 8;
 const WARM_BLOCKS: usize = 4;
 
 /// The streaming port and its streams.
-pub struct StreamServer {
+pub(crate) struct StreamServer {
     shared: Arc<Shared>,
     port: Port,
 }
@@ -116,7 +116,7 @@ pub struct StreamServer {
 impl StreamServer {
     /// Binds the streaming port (0 picks one). `timeout` bounds the
     /// handshake and every write to a subscriber.
-    pub fn bind(ip: IpAddr, port: u16, timeout: Duration) -> Result<StreamServer, Code> {
+    pub(crate) fn bind(ip: IpAddr, port: u16, timeout: Duration) -> Result<StreamServer, Error> {
         let shared = Arc::new(Shared {
             streams: Mutex::new(HashMap::new()),
             next_id: AtomicU32::new(0),
@@ -144,12 +144,12 @@ impl StreamServer {
     }
 
     /// The bound address.
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.port.addr()
     }
 
     /// A new stream; ids are sequential from 1.
-    pub fn create_stream(&self) -> Stream {
+    pub(crate) fn create_stream(&self) -> Stream {
         let id = self
             .shared
             .next_id
@@ -174,7 +174,8 @@ impl StreamServer {
     }
 
     /// Number of open streams.
-    pub fn stream_count(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn stream_count(&self) -> usize {
         self.shared.streams.lock().len()
     }
 }
@@ -252,19 +253,19 @@ impl StreamState {
 
 /// A handle to one stream: cheap to clone, usable from any thread.
 #[derive(Clone)]
-pub struct Stream {
+pub(crate) struct Stream {
     state: Arc<StreamState>,
     server: Weak<Shared>,
 }
 
 impl Stream {
     /// The id a client sends to subscribe.
-    pub fn id(&self) -> u32 {
+    pub(crate) fn id(&self) -> u32 {
         self.state.id
     }
 
     /// A pooled payload buffer (fill it, then `send`).
-    pub fn pop_buffer(&self) -> Buffer {
+    pub(crate) fn pop_buffer(&self) -> Buffer {
         self.state.shells.reclaim();
         self.state.pool.pop()
     }
@@ -272,22 +273,27 @@ impl Stream {
     /// Asynchronous (None: newest wins per subscriber, drops counted) or
     /// synchronous (Some(bound): a send waits up to `bound` per slow
     /// subscriber and never drops).
-    pub fn set_synchronous(&self, bound: Option<Duration>) {
+    pub(crate) fn set_synchronous(&self, bound: Option<Duration>) {
         let ms = bound.map_or(0, |b| b.as_millis().clamp(1, u32::MAX as u128) as u32);
         self.state.sync_wait_ms.store(ms, Ordering::Relaxed);
     }
 
     /// Sends one message to every subscriber (none: it is discarded).
-    /// Errors: `OPERATION_ABORTED` after the stream was closed,
-    /// `TIMED_OUT` if a synchronous subscriber stayed busy past the bound,
-    /// `INVALID_ARGUMENT` if the message exceeds 4 GiB.
-    pub fn send(&self, header: &[u8; HEADER_SIZE], payload: Buffer) -> Result<(), Code> {
+    /// Errors: `StreamClosed` after the stream was closed, `SubscriberBusy`
+    /// if a synchronous subscriber stayed busy past the bound,
+    /// `InvalidArgument` if the message exceeds 4 GiB.
+    pub(crate) fn send(&self, header: &[u8; HEADER_SIZE], payload: Buffer) -> Result<(), Error> {
         let s = &self.state;
         if s.closed.load(Ordering::Acquire) {
-            return Err(codes::OPERATION_ABORTED);
+            return Err(Error::StreamClosed { stream: s.id });
         }
-        let len =
-            u32::try_from(HEADER_SIZE + payload.len()).map_err(|_| codes::INVALID_ARGUMENT)?;
+        let len = u32::try_from(HEADER_SIZE + payload.len()).map_err(|_| {
+            Error::InvalidArgument(format!(
+                "stream {}: a message of {} bytes does not fit its u32 length prefix",
+                s.id,
+                HEADER_SIZE + payload.len()
+            ))
+        })?;
         s.messages.fetch_add(1, Ordering::Relaxed);
         if !s.warmed.swap(true, Ordering::Relaxed) {
             s.warm_pool(payload.capacity());
@@ -308,8 +314,11 @@ impl Stream {
         drop(msg);
         let mut result = Ok(());
         for (session, m) in waiting.drain(..) {
-            if let Err(code) = session.offer_waiting(m, Duration::from_millis(sync_ms.into())) {
-                result = Err(code);
+            if session
+                .offer_waiting(m, Duration::from_millis(sync_ms.into()))
+                .is_err()
+            {
+                result = Err(Error::SubscriberBusy { stream: s.id });
             }
         }
         *s.waiting.lock() = waiting;
@@ -317,7 +326,7 @@ impl Stream {
     }
 
     /// Counters so far.
-    pub fn stats(&self) -> StreamStats {
+    pub(crate) fn stats(&self) -> StreamStats {
         let s = &self.state;
         let sessions = s.sessions.lock();
         StreamStats {
@@ -337,7 +346,7 @@ impl Stream {
 
     /// Closes the stream: subscribers get the message being written, then
     /// end of file; later sends fail. Never waits on a subscriber.
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         if let Some(server) = self.server.upgrade() {
             server.streams.lock().remove(&self.state.id);
         }
@@ -353,11 +362,7 @@ fn subscriber(server: Weak<Shared>, conn: Conn, session: Arc<Session>) {
     let timeout = shared.timeout;
     let mut id = [0u8; 4];
     if let Err(code) = conn.read_exact(&mut id, deadline_in(timeout)) {
-        crate::log_warn!(
-            "streaming: {} sent no stream id: {}",
-            conn.peer(),
-            codes::describe(code)
-        );
+        crate::log_warn!("streaming: {} sent no stream id: {}", conn.peer(), code);
         return;
     }
     let id = u32::from_le_bytes(id);
@@ -382,3 +387,6 @@ fn subscriber(server: Weak<Shared>, conn: Conn, session: Arc<Session>) {
     session.run(&conn, timeout);
     state.sessions.lock().retain(|s| !Arc::ptr_eq(s, &session));
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,15 +10,15 @@
 //!   error and the message is not queued for that subscriber.
 
 use super::Message;
-use crate::codes::{self, Code};
 use crate::net::{deadline_in, Aborter, Conn};
 use crate::sync::handoff::{Handoff, Offered, TimedOut};
+use crate::Error;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A subscriber.
-pub struct Session {
+pub(super) struct Session {
     slot: Handoff<Arc<Message>>,
     aborter: Option<Aborter>,
     pub(super) dropped: AtomicU64,
@@ -27,7 +27,7 @@ pub struct Session {
 }
 
 /// What happened to a message offered to a session.
-pub enum Offer {
+pub(super) enum Offer {
     Queued,
     /// Queued in place of an older message, which was dropped.
     Replaced,
@@ -63,7 +63,7 @@ impl Session {
     }
 
     /// Sync mode: waits up to `bound` for room, then queues.
-    pub(super) fn offer_waiting(&self, msg: Arc<Message>, bound: Duration) -> Result<(), Code> {
+    pub(super) fn offer_waiting(&self, msg: Arc<Message>, bound: Duration) -> Result<(), Error> {
         match self.slot.offer_waiting(msg, Instant::now() + bound) {
             Ok(()) => Ok(()),
             Err(TimedOut(_msg)) => {
@@ -72,7 +72,7 @@ impl Session {
                     self.peer,
                     bound
                 );
-                Err(codes::TIMED_OUT)
+                Err(Error::TimedOut)
             }
         }
     }
@@ -100,11 +100,7 @@ impl Session {
         while let Some(msg) = self.slot.next() {
             let mut slices = msg.slices();
             if let Err(code) = conn.write_all_vectored(&mut slices, deadline_in(write_timeout)) {
-                crate::log_info!(
-                    "stream subscriber {} left: {}",
-                    self.peer,
-                    codes::describe(code)
-                );
+                crate::log_info!("stream subscriber {} left: {}", self.peer, code);
                 self.close();
                 return;
             }

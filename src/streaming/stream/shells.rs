@@ -29,12 +29,12 @@ const MAX_SHELLS: usize = 16;
 /// single-subscriber stream never makes one after its creation.
 const INITIAL_SHELLS: usize = 4;
 
-pub struct Shells {
+pub(super) struct Shells {
     ring: Mutex<Vec<Arc<Message>>>,
 }
 
 impl Shells {
-    pub fn new() -> Shells {
+    pub(super) fn new() -> Shells {
         let mut ring = Vec::with_capacity(MAX_SHELLS);
         ring.extend((0..INITIAL_SHELLS).map(|_| {
             Arc::new(Message {
@@ -50,7 +50,7 @@ impl Shells {
 
     /// A shared message for `payload`: a free shell overwritten in place,
     /// or a new one (kept if the ring has room).
-    pub fn message(
+    pub(super) fn message(
         &self,
         prefix: [u8; 4],
         header: &[u8; HEADER_SIZE],
@@ -80,7 +80,7 @@ impl Shells {
     }
 
     /// Returns the payloads of free shells to their pool.
-    pub fn reclaim(&self) {
+    pub(super) fn reclaim(&self) {
         let mut ring = self.ring.lock();
         for shell in ring.iter_mut() {
             if let Some(m) = Arc::get_mut(shell) {
@@ -92,14 +92,14 @@ impl Shells {
 
     /// Lets go of every shell (the stream closed); messages still being
     /// written live until their subscribers drop them.
-    pub fn clear(&self) {
+    pub(super) fn clear(&self) {
         let shells = std::mem::take(&mut *self.ring.lock());
         drop(shells);
     }
 
     /// Shells kept now.
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.ring.lock().len()
     }
 }

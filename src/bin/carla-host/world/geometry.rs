@@ -10,7 +10,7 @@ use carla_server::types::Vector3D;
 
 /// A static axis-aligned box of the scene.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StaticBox {
+pub(crate) struct StaticBox {
     pub min: Vector3D,
     pub max: Vector3D,
     pub tag: u8,
@@ -19,7 +19,7 @@ pub struct StaticBox {
     pub light: u16,
 }
 
-pub const NO_LIGHT: u16 = u16::MAX;
+pub(crate) const NO_LIGHT: u16 = u16::MAX;
 
 fn boxed(min: (f32, f32, f32), max: (f32, f32, f32), tag: u8, albedo: [u8; 3]) -> StaticBox {
     StaticBox {
@@ -97,7 +97,7 @@ fn block(bi: i32, bj: i32, rng: &mut Rng, out: &mut Vec<StaticBox>) {
 }
 
 /// Every static box of the town, in a fixed order.
-pub fn static_geometry() -> Vec<StaticBox> {
+pub(crate) fn static_geometry() -> Vec<StaticBox> {
     let mut out = Vec::new();
     let mut rng = Rng::new(TOWN_SEED);
     for bi in 0..ROADS - 1 {

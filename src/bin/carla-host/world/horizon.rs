@@ -18,7 +18,7 @@ const PER_UNIT: f32 = BINS as f32 / 4.0;
 /// A pseudo-angle of `(x, y)` in [0, 4): 0 along +x, 1 along +y, 2 along
 /// −x, 3 along −y, monotonic in the true angle in between (one division,
 /// no trigonometry).
-pub fn pseudo_angle(x: f32, y: f32) -> f32 {
+pub(crate) fn pseudo_angle(x: f32, y: f32) -> f32 {
     let s = x.abs() + y.abs();
     if s == 0.0 {
         return 0.0;
@@ -35,7 +35,7 @@ pub fn pseudo_angle(x: f32, y: f32) -> f32 {
     }
 }
 
-pub struct Horizon {
+pub(crate) struct Horizon {
     origin: Vector3D,
     near: Vec<f32>,
     rise: Vec<f32>,
@@ -43,7 +43,7 @@ pub struct Horizon {
 
 impl Horizon {
     /// The map of `scene` seen from `origin`, leaving actor `ignore` out.
-    pub fn new(scene: &Scene, origin: Vector3D, ignore: u32) -> Horizon {
+    pub(crate) fn new(scene: &Scene, origin: Vector3D, ignore: u32) -> Horizon {
         let mut h = Horizon {
             origin,
             near: vec![f32::INFINITY; BINS],
@@ -102,7 +102,7 @@ impl Horizon {
 
     /// Where a ray from the viewpoint along `d` may first meet a box, in
     /// units of `|d|`: infinity when it passes over everything.
-    pub fn start(&self, d: Vector3D) -> f32 {
+    pub(crate) fn start(&self, d: Vector3D) -> f32 {
         let h2 = d.x * d.x + d.y * d.y;
         if h2 < 1e-12 {
             return 0.0;

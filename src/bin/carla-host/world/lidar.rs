@@ -2,7 +2,7 @@
 //!
 //! Per tick: `lidar.plan(dt)` (library) → [`trace`] each planned ray against
 //! the scene → `lidar.process(&hits, ..)` for the 0.9 payload and/or
-//! [`record_08`] for the 0.8 one, both from the same hits.
+//! [`legacy_record`] for the 0.8 one, both from the same hits.
 
 use super::math::{sub, Axes};
 use super::scene::Scene;
@@ -13,7 +13,7 @@ use carla_server::types::{Rotation3D, Transform, Vector3D};
 /// A sensor's pose relative to the player's car (metres: x forward, y right,
 /// z up from the car's origin on the ground; degrees).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Mount {
+pub(crate) struct Mount {
     pub position: Vector3D,
     pub rotation: Rotation3D,
 }
@@ -22,7 +22,7 @@ impl Mount {
     /// The sensor's world transform on a level player at `player` (its
     /// rotation is the mount's with the player's yaw added: exact for a
     /// parent with no pitch or roll, which the player never has).
-    pub fn world(&self, player: &Transform) -> ActorTransform {
+    pub(crate) fn world(&self, player: &Transform) -> ActorTransform {
         let body = Axes::from_rotation(&player.rotation);
         let p = body.to_world(self.position);
         ActorTransform {
@@ -43,7 +43,7 @@ impl Mount {
 /// The library lidar's settings for a 0.8 lidar section: 360° sweep, and
 /// neither drop-off nor noise (0.8's lidar had none), intensity unused.
 #[allow(dead_code)] // for a host that drives a `Lidar` itself
-pub fn lidar_settings_08(
+pub(crate) fn legacy_lidar_settings(
     channels: u32,
     range_m: f32,
     points_per_second: u32,
@@ -73,7 +73,7 @@ pub fn lidar_settings_08(
 /// `range_m`, passing through actor `ignore` (the car carrying the sensor).
 /// `hits` is refilled with one entry per ray, `ray_index` = position; hit
 /// points and normals are in the sensor frame.
-pub fn trace(
+pub(crate) fn trace(
     scene: &Scene,
     sensor: &ActorTransform,
     rays: &[PlannedRay],
@@ -105,7 +105,7 @@ pub fn trace(
 }
 
 /// Size of the 0.8 lidar header for `channels`: `16 + 4·C` bytes.
-pub fn header_size_08(channels: u32) -> usize {
+pub(crate) fn header_size_08(channels: u32) -> usize {
     16 + 4 * channels as usize
 }
 
@@ -115,7 +115,7 @@ pub fn header_size_08(channels: u32) -> usize {
 /// channel in channel order, in the order of `hits` within a channel; misses are left
 /// out. Both buffers are cleared first. Rays of channels ≥ `channels` and
 /// hits naming no ray are ignored. Returns the number of points.
-pub fn record_08(
+pub(crate) fn legacy_record(
     frame: u64,
     angle_deg: f32,
     channels: u32,

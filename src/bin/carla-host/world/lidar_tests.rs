@@ -45,7 +45,7 @@ fn the_0_8_record_groups_points_by_channel() {
     };
     let hits = [hit(3, 3.0), hit(0, 1.0), miss, hit(4, 4.0), hit(2, 2.0)];
     let (mut header, mut data) = (vec![9; 3], vec![7; 5]);
-    let n = record_08(
+    let n = legacy_record(
         0x1_0000_0002,
         123.5,
         4,
@@ -74,7 +74,7 @@ fn the_0_8_record_groups_points_by_channel() {
     );
     assert_eq!((f32_at(&data, 4), f32_at(&data, 8)), (1.5, -1.0));
     // Nothing hit: the header still has every channel, all zero.
-    let n = record_08(1, 0.0, 4, &rays, &[miss], &mut header, &mut data);
+    let n = legacy_record(1, 0.0, 4, &rays, &[miss], &mut header, &mut data);
     assert_eq!((n, header.len(), data.len()), (0, 32, 0));
 }
 
@@ -82,7 +82,7 @@ fn the_0_8_record_groups_points_by_channel() {
 fn the_world_traces_a_library_lidar_plan() {
     let mut world = World::new(&WorldConfig::default(), 0);
     world.step(&Default::default(), 1.0 / 30.0);
-    let settings = lidar_settings_08(32, 50.0, 100_000, 10.0, 10.0, -30.0);
+    let settings = legacy_lidar_settings(32, 50.0, 100_000, 10.0, 10.0, -30.0);
     let mut lidar = Lidar::new(settings).unwrap();
     let mount = Mount {
         position: Vector3D {
@@ -100,7 +100,7 @@ fn the_world_traces_a_library_lidar_plan() {
     world.trace_lidar(&mount, &rays, plan.range_m(), &mut hits);
     assert_eq!(hits.len(), rays.len());
     let angle = lidar.horizontal_angle_deg();
-    let n = record_08(world.frame, angle, 32, &rays, &hits, &mut header, &mut data);
+    let n = legacy_record(world.frame, angle, 32, &rays, &hits, &mut header, &mut data);
     let stats = lidar.process(&hits, &mut payload).unwrap();
     assert_eq!(stats.kept, n, "no drop-off in 0.8 mode");
     assert!(

@@ -4,26 +4,26 @@
 use carla_server::streaming::SplitMix64;
 use carla_server::types::{Rotation3D, Vector3D};
 
-pub fn v3(x: f32, y: f32, z: f32) -> Vector3D {
+pub(crate) fn v3(x: f32, y: f32, z: f32) -> Vector3D {
     Vector3D { x, y, z }
 }
-pub fn add(a: Vector3D, b: Vector3D) -> Vector3D {
+pub(crate) fn add(a: Vector3D, b: Vector3D) -> Vector3D {
     v3(a.x + b.x, a.y + b.y, a.z + b.z)
 }
-pub fn sub(a: Vector3D, b: Vector3D) -> Vector3D {
+pub(crate) fn sub(a: Vector3D, b: Vector3D) -> Vector3D {
     v3(a.x - b.x, a.y - b.y, a.z - b.z)
 }
-pub fn scale(a: Vector3D, k: f32) -> Vector3D {
+pub(crate) fn scale(a: Vector3D, k: f32) -> Vector3D {
     v3(a.x * k, a.y * k, a.z * k)
 }
-pub fn dot(a: Vector3D, b: Vector3D) -> f32 {
+pub(crate) fn dot(a: Vector3D, b: Vector3D) -> f32 {
     a.x * b.x + a.y * b.y + a.z * b.z
 }
-pub fn length(a: Vector3D) -> f32 {
+pub(crate) fn length(a: Vector3D) -> f32 {
     dot(a, a).sqrt()
 }
 #[cfg(test)]
-pub fn normalize(a: Vector3D) -> Vector3D {
+pub(crate) fn normalize(a: Vector3D) -> Vector3D {
     let l = length(a);
     if l > 1e-12 {
         scale(a, 1.0 / l)
@@ -36,14 +36,14 @@ pub fn normalize(a: Vector3D) -> Vector3D {
 /// turns x towards y, positive pitch lifts the nose), the same convention
 /// as the library's `rotate_to_world`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Axes {
+pub(crate) struct Axes {
     pub forward: Vector3D,
     pub right: Vector3D,
     pub up: Vector3D,
 }
 
 impl Axes {
-    pub fn from_rotation(r: &Rotation3D) -> Axes {
+    pub(crate) fn from_rotation(r: &Rotation3D) -> Axes {
         let (sp, cp) = r.pitch.to_radians().sin_cos();
         let (sy, cy) = r.yaw.to_radians().sin_cos();
         let (sr, cr) = r.roll.to_radians().sin_cos();
@@ -54,18 +54,18 @@ impl Axes {
         }
     }
     /// A local vector (x forward, y right, z up) in world coordinates.
-    pub fn to_world(self, v: Vector3D) -> Vector3D {
+    pub(crate) fn to_world(self, v: Vector3D) -> Vector3D {
         add(
             add(scale(self.forward, v.x), scale(self.right, v.y)),
             scale(self.up, v.z),
         )
     }
     /// A world vector in local coordinates.
-    pub fn to_local(self, v: Vector3D) -> Vector3D {
+    pub(crate) fn to_local(self, v: Vector3D) -> Vector3D {
         v3(dot(v, self.forward), dot(v, self.right), dot(v, self.up))
     }
     /// These (local) axes placed inside `parent`: the composed rotation.
-    pub fn within(&self, parent: &Axes) -> Axes {
+    pub(crate) fn within(&self, parent: &Axes) -> Axes {
         Axes {
             forward: parent.to_world(self.forward),
             right: parent.to_world(self.right),
@@ -77,7 +77,7 @@ impl Axes {
 /// A rectangle in the ground plane: centre, unit x axis (cos, sin of the
 /// yaw) and half sizes along its own x and y.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rect {
+pub(crate) struct Rect {
     pub cx: f32,
     pub cy: f32,
     pub cos: f32,
@@ -87,7 +87,7 @@ pub struct Rect {
 }
 
 impl Rect {
-    pub fn new(cx: f32, cy: f32, yaw_rad: f32, hx: f32, hy: f32) -> Rect {
+    pub(crate) fn new(cx: f32, cy: f32, yaw_rad: f32, hx: f32, hy: f32) -> Rect {
         let (sin, cos) = yaw_rad.sin_cos();
         Rect {
             cx,
@@ -98,7 +98,7 @@ impl Rect {
             hy,
         }
     }
-    pub fn axis_aligned(min: (f32, f32), max: (f32, f32)) -> Rect {
+    pub(crate) fn axis_aligned(min: (f32, f32), max: (f32, f32)) -> Rect {
         Rect {
             cx: (min.0 + max.0) / 2.0,
             cy: (min.1 + max.1) / 2.0,
@@ -109,7 +109,7 @@ impl Rect {
         }
     }
     /// A point at local (a, b) in world coordinates.
-    pub fn point(&self, a: f32, b: f32) -> (f32, f32) {
+    pub(crate) fn point(&self, a: f32, b: f32) -> (f32, f32) {
         (
             self.cx + a * self.cos - b * self.sin,
             self.cy + a * self.sin + b * self.cos,
@@ -121,13 +121,13 @@ impl Rect {
             + self.hy * (-self.sin * ax + self.cos * ay).abs()
     }
     /// World-axis-aligned bounds `(min, max)`.
-    pub fn bounds(&self) -> ((f32, f32), (f32, f32)) {
+    pub(crate) fn bounds(&self) -> ((f32, f32), (f32, f32)) {
         let rx = self.radius(1.0, 0.0);
         let ry = self.radius(0.0, 1.0);
         ((self.cx - rx, self.cy - ry), (self.cx + rx, self.cy + ry))
     }
     /// Separating-axis test of two rectangles.
-    pub fn overlaps(&self, o: &Rect) -> bool {
+    pub(crate) fn overlaps(&self, o: &Rect) -> bool {
         let (dx, dy) = (o.cx - self.cx, o.cy - self.cy);
         [
             (self.cos, self.sin),
@@ -141,29 +141,29 @@ impl Rect {
 }
 
 /// The seeded generator used for the town and its traffic.
-pub struct Rng(SplitMix64);
+pub(crate) struct Rng(SplitMix64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(SplitMix64::new(seed))
     }
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
     /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f32 {
+    pub(crate) fn unit(&mut self) -> f32 {
         self.0.uniform_f32()
     }
     /// Uniform in [lo, hi).
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+    pub(crate) fn range(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * self.unit()
     }
     /// Uniform integer in [0, n), n > 0.
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.0.next_u64() % n as u64) as usize
     }
     /// Fisher–Yates shuffle.
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             items.swap(i, self.below(i + 1));
         }

@@ -7,18 +7,18 @@
 //! [`World::measurements`], [`World::render`] for each camera and
 //! [`World::trace_lidar`] for each lidar.
 
-pub mod geometry;
-pub mod horizon;
-pub mod lidar;
-pub mod math;
-pub mod pedestrians;
-pub mod render;
-pub mod scene;
-pub mod town;
-pub mod traffic;
-pub mod vehicle;
+pub(crate) mod geometry;
+pub(crate) mod horizon;
+pub(crate) mod lidar;
+pub(crate) mod math;
+pub(crate) mod pedestrians;
+pub(crate) mod render;
+pub(crate) mod scene;
+pub(crate) mod town;
+pub(crate) mod traffic;
+pub(crate) mod vehicle;
 
-pub use town::player_start_spots;
+pub(crate) use town::player_start_spots;
 
 use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::*;
@@ -33,20 +33,20 @@ use traffic::{Obstacle, Vehicle};
 use vehicle::{Car, Collision};
 
 /// Most pedestrians spawned.
-pub const MAX_PEDESTRIANS: u32 = 1000;
+pub(crate) const MAX_PEDESTRIANS: u32 = 1000;
 /// Longest simulation sub-step, seconds.
-pub const MAX_SUBSTEP: f32 = 0.05;
+pub(crate) const MAX_SUBSTEP: f32 = 0.05;
 
 /// Actor ids: the player, then ranges per kind.
-pub const PLAYER_ID: u32 = 1;
-pub const VEHICLE_ID0: u32 = 1000;
-pub const PEDESTRIAN_ID0: u32 = 2000;
-pub const LIGHT_ID0: u32 = 3000;
-pub const SIGN_ID0: u32 = 4000;
+pub(crate) const PLAYER_ID: u32 = 1;
+pub(crate) const VEHICLE_ID0: u32 = 1000;
+pub(crate) const PEDESTRIAN_ID0: u32 = 2000;
+pub(crate) const LIGHT_ID0: u32 = 3000;
+pub(crate) const SIGN_ID0: u32 = 4000;
 
 /// What the client's settings choose about the world.
 #[derive(Clone, Debug, PartialEq)]
-pub struct WorldConfig {
+pub(crate) struct WorldConfig {
     pub vehicles: u32,
     pub pedestrians: u32,
     pub seed_vehicles: u64,
@@ -66,7 +66,7 @@ impl Default for WorldConfig {
 }
 
 /// The world of one episode.
-pub struct World {
+pub(crate) struct World {
     /// Frames stepped since the episode started.
     pub frame: u64,
     /// Game time since the episode started, ms (sum of rounded ticks).
@@ -95,7 +95,7 @@ impl World {
     /// and traffic from `config`. At most one vehicle per 10 m of lane
     /// (about 400 in all) is spawned, none within 25 m of the player; at
     /// most `MAX_PEDESTRIANS` pedestrians.
-    pub fn new(config: &WorldConfig, start: usize) -> World {
+    pub(crate) fn new(config: &WorldConfig, start: usize) -> World {
         let spots = player_start_spots();
         let spot = spots[start % spots.len()];
         let car = Car::at(&spot);
@@ -134,15 +134,15 @@ impl World {
     }
 
     /// Seconds of game time since the episode started.
-    pub fn time(&self) -> f32 {
+    pub(crate) fn time(&self) -> f32 {
         self.time
     }
     /// The scene, for ray queries of the host's own.
     #[allow(dead_code)]
-    pub fn scene(&self) -> &Scene {
+    pub(crate) fn scene(&self) -> &Scene {
         &self.scene
     }
-    pub fn player_transform(&self) -> Transform {
+    pub(crate) fn player_transform(&self) -> Transform {
         self.car.transform()
     }
 
@@ -150,7 +150,7 @@ impl World {
     /// sub-steps of at most `MAX_SUBSTEP` s, so a long tick does not let
     /// anything jump through walls). A non-positive or non-finite `dt` is
     /// ignored.
-    pub fn step(&mut self, control: &Control, dt: f32) {
+    pub(crate) fn step(&mut self, control: &Control, dt: f32) {
         if !(dt > 0.0 && dt.is_finite()) {
             return;
         }
@@ -244,7 +244,7 @@ impl World {
     /// This frame's measurements; `agents` is cleared and, when
     /// `with_agents`, filled with the vehicles, pedestrians, traffic lights
     /// and speed-limit signs (reuse it: no allocation once warmed up).
-    pub fn measurements(
+    pub(crate) fn measurements(
         &self,
         platform_ms: u32,
         with_agents: bool,
@@ -324,14 +324,14 @@ impl World {
 
     /// Renders camera `camera` (mounted on the player) into `out`
     /// (`width · height · 4` BGRA bytes).
-    pub fn render(&self, camera: &CameraSpec, out: &mut [u8]) {
+    pub(crate) fn render(&self, camera: &CameraSpec, out: &mut [u8]) {
         render::render(&self.scene, camera, &self.car.transform(), out);
     }
 
     /// Traces `rays` (a lidar plan, sensor frame) from a lidar mounted on the
     /// player at `mount`, up to `range_m`; the player's own car is not hit.
     /// `hits` gets one entry per ray, in order.
-    pub fn trace_lidar(
+    pub(crate) fn trace_lidar(
         &self,
         mount: &Mount,
         rays: &[PlannedRay],

@@ -8,7 +8,7 @@ use super::town::{self, dir_vec, Node, ROAD_HALF};
 const WALK_OFFSET: f32 = ROAD_HALF + 1.75;
 
 /// A pedestrian walking round the sidewalk loop of a block.
-pub struct Walker {
+pub(crate) struct Walker {
     pub id: u32,
     pub x: f32,
     pub y: f32,
@@ -21,7 +21,7 @@ pub struct Walker {
 }
 
 impl Walker {
-    pub fn new(id: u32, rng: &mut Rng) -> Walker {
+    pub(crate) fn new(id: u32, rng: &mut Rng) -> Walker {
         let n = (town::ROADS - 1) as usize;
         let block = (rng.below(n) as i32, rng.below(n) as i32);
         let mut w = Walker {
@@ -43,7 +43,7 @@ impl Walker {
         town::SPACING - 2.0 * WALK_OFFSET
     }
 
-    pub fn step(&mut self, dt: f32) {
+    pub(crate) fn step(&mut self, dt: f32) {
         let side = Self::side();
         self.s = (self.s + self.sign * self.speed * dt).rem_euclid(4.0 * side);
         let edge = ((self.s / side) as u8).min(3);
@@ -58,7 +58,7 @@ impl Walker {
         self.yaw = (90.0 * d as f32).to_radians();
     }
 
-    pub fn rect(&self) -> Rect {
+    pub(crate) fn rect(&self) -> Rect {
         Rect::new(self.x, self.y, self.yaw, 0.3, 0.3)
     }
 }

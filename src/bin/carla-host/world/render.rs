@@ -29,13 +29,13 @@ use carla_server::types::{Rotation3D, Transform, Vector3D};
 use parking_lot::Mutex;
 
 /// Far plane of the depth camera, metres.
-pub const FAR_M: f32 = 1000.0;
+pub(crate) const FAR_M: f32 = 1000.0;
 /// Rows per work item.
 const BAND: usize = 8;
 
 /// CARLA 0.8's camera post-processing (the image type of the header).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PostProcessing {
+pub(crate) enum PostProcessing {
     None = 0,
     SceneFinal = 1,
     Depth = 2,
@@ -43,7 +43,7 @@ pub enum PostProcessing {
 }
 
 impl PostProcessing {
-    pub fn from_u32(v: u32) -> Option<PostProcessing> {
+    pub(crate) fn from_u32(v: u32) -> Option<PostProcessing> {
         Some(match v {
             0 => PostProcessing::None,
             1 => PostProcessing::SceneFinal,
@@ -58,7 +58,7 @@ impl PostProcessing {
 /// processing, and its pose relative to the player's car (metres: x
 /// forward, y right, z up from the car's origin on the ground; degrees).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CameraSpec {
+pub(crate) struct CameraSpec {
     pub width: u32,
     pub height: u32,
     pub fov_deg: f32,
@@ -68,27 +68,27 @@ pub struct CameraSpec {
 }
 
 /// The camera's world origin and axes for a level player at `player`.
-pub fn camera_pose(cam: &CameraSpec, player: &Transform) -> (Vector3D, Axes) {
+pub(crate) fn camera_pose(cam: &CameraSpec, player: &Transform) -> (Vector3D, Axes) {
     let body = Axes::from_rotation(&player.rotation);
     let axes = Axes::from_rotation(&cam.rotation).within(&body);
     (add(player.location, body.to_world(cam.position)), axes)
 }
 
 /// CARLA's 24-bit depth of `metres`, as BGRA bytes.
-pub fn depth_bgra(metres: f32) -> [u8; 4] {
+pub(crate) fn depth_bgra(metres: f32) -> [u8; 4] {
     let n = ((metres / FAR_M).clamp(0.0, 1.0) as f64 * 16_777_215.0).round() as u32;
     [(n >> 16) as u8, (n >> 8) as u8, n as u8, 255]
 }
 
 /// Inverse of [`depth_bgra`] (what a client computes), metres.
 #[cfg(test)]
-pub fn decode_depth(bgra: &[u8]) -> f32 {
+pub(crate) fn decode_depth(bgra: &[u8]) -> f32 {
     let (b, g, r) = (bgra[0] as f64, bgra[1] as f64, bgra[2] as f64);
     ((r + g * 256.0 + b * 65536.0) / 16_777_215.0 * FAR_M as f64) as f32
 }
 
 /// Worker threads used for an image: the available cores (at most 8).
-pub fn threads() -> usize {
+pub(crate) fn threads() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8)
@@ -96,7 +96,7 @@ pub fn threads() -> usize {
 
 /// Renders `cam` on the player at `player` into `out` (`w · h · 4` bytes).
 /// Panics if `out` has another length.
-pub fn render(scene: &Scene, cam: &CameraSpec, player: &Transform, out: &mut [u8]) {
+pub(crate) fn render(scene: &Scene, cam: &CameraSpec, player: &Transform, out: &mut [u8]) {
     render_with(scene, cam, player, out, true);
 }
 
@@ -263,7 +263,12 @@ fn shade(hit: Option<&Hit>, d: Vector3D) -> [u8; 4] {
 
 /// The ray through pixel `(u, v)`, for the tests.
 #[cfg(test)]
-pub fn pixel_ray(cam: &CameraSpec, player: &Transform, u: f32, v: f32) -> (Vector3D, Vector3D) {
+pub(crate) fn pixel_ray(
+    cam: &CameraSpec,
+    player: &Transform,
+    u: f32,
+    v: f32,
+) -> (Vector3D, Vector3D) {
     let (o, a) = camera_pose(cam, player);
     let tan = (cam.fov_deg.to_radians() / 2.0).tan();
     let (w, h) = (cam.width as f32, cam.height as f32);

@@ -19,7 +19,7 @@ use carla_server::types::Vector3D;
 
 /// The nearest surface along a ray.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hit {
+pub(crate) struct Hit {
     /// Ray parameter of the hit: metres when the direction is a unit vector.
     pub distance: f32,
     pub point: Vector3D,
@@ -35,7 +35,7 @@ pub struct Hit {
 
 /// A moving actor: a box turned by its yaw, standing on `z0..z1`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ActorBox {
+pub(crate) struct ActorBox {
     pub id: u32,
     pub rect: Rect,
     pub z0: f32,
@@ -57,10 +57,10 @@ enum Found {
 }
 
 /// Default grid cell, metres.
-pub const CELL: f32 = 8.0;
+pub(crate) const CELL: f32 = 8.0;
 
 /// The scene: static geometry plus this tick's actors and light states.
-pub struct Scene {
+pub(crate) struct Scene {
     x0: f32,
     y0: f32,
     cell: f32,
@@ -85,7 +85,7 @@ pub struct Scene {
 
 impl Scene {
     /// A scene over `boxes` with the town's extent and grid `cell` size.
-    pub fn new(boxes: Vec<StaticBox>, cell: f32) -> Scene {
+    pub(crate) fn new(boxes: Vec<StaticBox>, cell: f32) -> Scene {
         let lo = -town::WALL - 1.0;
         let size = town::LAST + 2.0 * (town::WALL + 1.0);
         let n = (size / cell).ceil() as i32;
@@ -166,7 +166,7 @@ impl Scene {
     }
 
     /// Replaces the moving actors (no allocation once warmed up).
-    pub fn set_actors(&mut self, actors: &[ActorBox]) {
+    pub(crate) fn set_actors(&mut self, actors: &[ActorBox]) {
         self.actors.clear();
         self.actors.extend_from_slice(actors);
         self.actor_top = actors.iter().map(|a| a.z1).fold(0.0, f32::max);
@@ -184,13 +184,13 @@ impl Scene {
     }
 
     #[cfg(test)]
-    pub fn actors(&self) -> &[ActorBox] {
+    pub(crate) fn actors(&self) -> &[ActorBox] {
         &self.actors
     }
 
     /// Calls `f(footprint, top)` for every static box and every actor but
     /// `ignore`.
-    pub fn for_each_footprint(&self, ignore: u32, mut f: impl FnMut(&Rect, f32)) {
+    pub(crate) fn for_each_footprint(&self, ignore: u32, mut f: impl FnMut(&Rect, f32)) {
         for b in &self.boxes {
             f(&Rect::axis_aligned((b[0], b[1]), (b[3], b[4])), b[5]);
         }
@@ -200,7 +200,7 @@ impl Scene {
     }
 
     /// The id of an actor whose box contains `p`, or 0.
-    pub fn actor_containing(&self, p: Vector3D) -> u32 {
+    pub(crate) fn actor_containing(&self, p: Vector3D) -> u32 {
         let inside = |a: &&ActorBox| {
             let r = &a.rect;
             let (dx, dy) = (p.x - r.cx, p.y - r.cy);
@@ -212,13 +212,13 @@ impl Scene {
     }
 
     /// Colours of the traffic-light lamps, by light index.
-    pub fn set_light_colours(&mut self, colours: impl Iterator<Item = [u8; 3]>) {
+    pub(crate) fn set_light_colours(&mut self, colours: impl Iterator<Item = [u8; 3]>) {
         self.light_albedo.clear();
         self.light_albedo.extend(colours);
     }
 
     /// Whether a ground rectangle, standing on `z0..z1`, overlaps a static box.
-    pub fn static_overlap(&self, r: &Rect, z0: f32, z1: f32) -> Option<u8> {
+    pub(crate) fn static_overlap(&self, r: &Rect, z0: f32, z1: f32) -> Option<u8> {
         let (lo, hi) = r.bounds();
         let (x0, y0, x1, y1) = self.cell_span(v3(lo.0, lo.1, 0.0), v3(hi.0, hi.1, 0.0));
         for iy in y0..=y1 {

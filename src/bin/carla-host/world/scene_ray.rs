@@ -7,12 +7,12 @@ use carla_server::types::Vector3D;
 impl Scene {
     /// The nearest hit within `max_dist` (in units of `|dir|`).
     #[allow(dead_code)] // the host's own queries
-    pub fn raycast(&self, origin: Vector3D, dir: Vector3D, max_dist: f32) -> Option<Hit> {
+    pub(crate) fn raycast(&self, origin: Vector3D, dir: Vector3D, max_dist: f32) -> Option<Hit> {
         self.raycast_ignoring(origin, dir, max_dist, 0)
     }
 
     /// [`Scene::raycast`] that also passes through actor `ignore` (0: none).
-    pub fn raycast_ignoring(
+    pub(crate) fn raycast_ignoring(
         &self,
         o: Vector3D,
         d: Vector3D,
@@ -24,7 +24,7 @@ impl Scene {
 
     /// [`Scene::raycast_ignoring`] for a caller that knows no box is hit
     /// before `t_start` (infinity: none at all, only the ground remains).
-    pub fn cast(
+    pub(crate) fn cast(
         &self,
         o: Vector3D,
         d: Vector3D,
@@ -207,7 +207,7 @@ impl Scene {
 
     /// Every box tested, no grid: the reference for the tests.
     #[cfg(test)]
-    pub fn raycast_brute(&self, o: Vector3D, d: Vector3D, max_dist: f32) -> Option<Hit> {
+    pub(crate) fn raycast_brute(&self, o: Vector3D, d: Vector3D, max_dist: f32) -> Option<Hit> {
         let inv = [1.0 / d.x, 1.0 / d.y, 1.0 / d.z];
         let mut best = max_dist;
         let mut found = Found::Nothing;

@@ -1,5 +1,5 @@
 use super::geometry::{StaticBox, NO_LIGHT};
-use super::lidar::{lidar_settings_08, record_08};
+use super::lidar::{legacy_lidar_settings, legacy_record};
 use super::render::{decode_depth, pixel_ray, PostProcessing};
 use super::town::ground_transform;
 use super::*;
@@ -320,7 +320,8 @@ fn bench_render_and_lidar_per_frame() {
         ..camera(800, 600, PostProcessing::SceneFinal)
     };
     let mut img = vec![0; 800 * 600 * 4];
-    let mut lidar = Lidar::new(lidar_settings_08(32, 50.0, 100_000, 10.0, 10.0, -30.0)).unwrap();
+    let mut lidar =
+        Lidar::new(legacy_lidar_settings(32, 50.0, 100_000, 10.0, 10.0, -30.0)).unwrap();
     let mount = Mount {
         position: Vector3D {
             x: 0.0,
@@ -348,7 +349,7 @@ fn bench_render_and_lidar_per_frame() {
         let range = plan.range_m();
         let rays = plan.rays();
         w.trace_lidar(&mount, rays, range, &mut hits);
-        record_08(w.frame, 0.0, 32, rays, &hits, &mut header, &mut data);
+        legacy_record(w.frame, 0.0, 32, rays, &hits, &mut header, &mut data);
         t_lidar += t.elapsed().as_secs_f64();
     }
     let ms = |s: f64| s * 1000.0 / frames as f64;

@@ -16,49 +16,49 @@ use super::math::v3;
 use carla_server::types::{Rotation3D, Transform};
 
 /// Roads per axis.
-pub const ROADS: i32 = 5;
+pub(crate) const ROADS: i32 = 5;
 /// Distance between the centre lines of parallel roads, metres.
-pub const SPACING: f32 = 60.0;
-pub const LANE_WIDTH: f32 = 3.5;
+pub(crate) const SPACING: f32 = 60.0;
+pub(crate) const LANE_WIDTH: f32 = 3.5;
 /// Half the carriageway (one lane each way).
-pub const ROAD_HALF: f32 = LANE_WIDTH;
+pub(crate) const ROAD_HALF: f32 = LANE_WIDTH;
 /// Distance of a lane's centre from the road's centre line.
-pub const LANE_OFFSET: f32 = LANE_WIDTH / 2.0;
+pub(crate) const LANE_OFFSET: f32 = LANE_WIDTH / 2.0;
 /// Half the road plus one sidewalk.
-pub const WALK_HALF: f32 = ROAD_HALF + 3.0;
+pub(crate) const WALK_HALF: f32 = ROAD_HALF + 3.0;
 /// Centre line of the last road.
-pub const LAST: f32 = SPACING * (ROADS - 1) as f32;
+pub(crate) const LAST: f32 = SPACING * (ROADS - 1) as f32;
 /// The boundary wall stands this far outside the outer centre lines.
-pub const WALL: f32 = WALK_HALF + 20.0;
+pub(crate) const WALL: f32 = WALK_HALF + 20.0;
 /// Seed of the layout (buildings, parks).
-pub const TOWN_SEED: u64 = 0x0C1A_7A00_2018_0804;
+pub(crate) const TOWN_SEED: u64 = 0x0C1A_7A00_2018_0804;
 /// Traffic-light cycle: green, yellow, then red while the crossing road has
 /// its green and yellow.
-pub const GREEN_S: f32 = 10.0;
-pub const YELLOW_S: f32 = 3.0;
-pub const CYCLE_S: f32 = 2.0 * (GREEN_S + YELLOW_S);
+pub(crate) const GREEN_S: f32 = 10.0;
+pub(crate) const YELLOW_S: f32 = 3.0;
+pub(crate) const CYCLE_S: f32 = 2.0 * (GREEN_S + YELLOW_S);
 
 /// CARLA's semantic tags (the whole table, some unused here).
 #[allow(dead_code)]
-pub mod tag {
-    pub const NONE: u8 = 0;
-    pub const BUILDINGS: u8 = 1;
-    pub const FENCES: u8 = 2;
-    pub const OTHER: u8 = 3;
-    pub const PEDESTRIANS: u8 = 4;
-    pub const POLES: u8 = 5;
-    pub const ROAD_LINES: u8 = 6;
-    pub const ROADS: u8 = 7;
-    pub const SIDEWALKS: u8 = 8;
-    pub const VEGETATION: u8 = 9;
-    pub const VEHICLES: u8 = 10;
-    pub const WALLS: u8 = 11;
-    pub const TRAFFIC_SIGNS: u8 = 12;
+pub(crate) mod tag {
+    pub(crate) const NONE: u8 = 0;
+    pub(crate) const BUILDINGS: u8 = 1;
+    pub(crate) const FENCES: u8 = 2;
+    pub(crate) const OTHER: u8 = 3;
+    pub(crate) const PEDESTRIANS: u8 = 4;
+    pub(crate) const POLES: u8 = 5;
+    pub(crate) const ROAD_LINES: u8 = 6;
+    pub(crate) const ROADS: u8 = 7;
+    pub(crate) const SIDEWALKS: u8 = 8;
+    pub(crate) const VEGETATION: u8 = 9;
+    pub(crate) const VEHICLES: u8 = 10;
+    pub(crate) const WALLS: u8 = 11;
+    pub(crate) const TRAFFIC_SIGNS: u8 = 12;
 }
 
 /// What the flat ground is at a point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ground {
+pub(crate) enum Ground {
     Road,
     LaneMark,
     Sidewalk,
@@ -67,7 +67,7 @@ pub enum Ground {
 }
 
 impl Ground {
-    pub fn tag(self) -> u8 {
+    pub(crate) fn tag(self) -> u8 {
         match self {
             Ground::Road => tag::ROADS,
             Ground::LaneMark => tag::ROAD_LINES,
@@ -75,7 +75,7 @@ impl Ground {
             Ground::Grass => tag::VEGETATION,
         }
     }
-    pub fn albedo(self) -> [u8; 3] {
+    pub(crate) fn albedo(self) -> [u8; 3] {
         match self {
             Ground::Road => [72, 72, 76],
             Ground::LaneMark => [235, 235, 225],
@@ -83,7 +83,7 @@ impl Ground {
             Ground::Grass => [80, 128, 56],
         }
     }
-    pub fn is_road(self) -> bool {
+    pub(crate) fn is_road(self) -> bool {
         matches!(self, Ground::Road | Ground::LaneMark)
     }
 }
@@ -91,7 +91,7 @@ impl Ground {
 /// The ground at a point, plus the travel direction of the lane there
 /// (`None` off the road and inside junctions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Surface {
+pub(crate) struct Surface {
     pub ground: Ground,
     pub lane: Option<u8>,
 }
@@ -108,7 +108,7 @@ fn within(c: f32, half: f32) -> bool {
 }
 
 /// Classifies the ground at `(x, y)`.
-pub fn surface(x: f32, y: f32) -> Surface {
+pub(crate) fn surface(x: f32, y: f32) -> Surface {
     let (_, ox) = nearest(x);
     let (_, oy) = nearest(y);
     let on_ns = ox.abs() <= ROAD_HALF && within(y, ROAD_HALF); // road along y
@@ -156,24 +156,24 @@ pub fn surface(x: f32, y: f32) -> Surface {
 }
 
 /// A junction of the grid.
-pub type Node = (i32, i32);
+pub(crate) type Node = (i32, i32);
 
 /// Unit vector of travel direction `d` (0 +x, 1 +y, 2 −x, 3 −y).
-pub fn dir_vec(d: u8) -> (f32, f32) {
+pub(crate) fn dir_vec(d: u8) -> (f32, f32) {
     [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)][(d % 4) as usize]
 }
 
 /// Right-hand unit vector of direction `d`.
-pub fn right_vec(d: u8) -> (f32, f32) {
+pub(crate) fn right_vec(d: u8) -> (f32, f32) {
     dir_vec(d + 1)
 }
 
-pub fn node_pos(n: Node) -> (f32, f32) {
+pub(crate) fn node_pos(n: Node) -> (f32, f32) {
     (n.0 as f32 * SPACING, n.1 as f32 * SPACING)
 }
 
 /// The next junction in direction `d`, if the road goes on.
-pub fn neighbour(n: Node, d: u8) -> Option<Node> {
+pub(crate) fn neighbour(n: Node, d: u8) -> Option<Node> {
     let (dx, dy) = dir_vec(d);
     let m = (n.0 + dx as i32, n.1 + dy as i32);
     ((0..ROADS).contains(&m.0) && (0..ROADS).contains(&m.1)).then_some(m)
@@ -181,7 +181,7 @@ pub fn neighbour(n: Node, d: u8) -> Option<Node> {
 
 /// The point of the lane of direction `d` through node `n`, `s` metres past
 /// the node centre along `d`.
-pub fn lane_point(n: Node, d: u8, s: f32) -> (f32, f32) {
+pub(crate) fn lane_point(n: Node, d: u8, s: f32) -> (f32, f32) {
     let (px, py) = node_pos(n);
     let (hx, hy) = dir_vec(d);
     let (rx, ry) = right_vec(d);
@@ -193,7 +193,7 @@ pub fn lane_point(n: Node, d: u8, s: f32) -> (f32, f32) {
 
 /// A traffic light state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Light {
+pub(crate) enum Light {
     Green,
     Yellow,
     Red,
@@ -202,7 +202,7 @@ pub enum Light {
 /// State at time `t` (s) of the light facing traffic that arrives at node
 /// `n` heading `d`. Roads along x and along y alternate; each junction has
 /// its own phase offset.
-pub fn light_state(n: Node, d: u8, t: f32) -> Light {
+pub(crate) fn light_state(n: Node, d: u8, t: f32) -> Light {
     let offset = ((n.0 * 5 + n.1 * 3) % 13) as f32 * 2.0;
     let mut phase = (t + offset).rem_euclid(CYCLE_S);
     if d % 2 == 1 {
@@ -220,7 +220,7 @@ pub fn light_state(n: Node, d: u8, t: f32) -> Light {
 /// A traffic light: the pole stands on the right-hand corner before the
 /// junction, facing the traffic that arrives heading `dir`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LightSpot {
+pub(crate) struct LightSpot {
     pub node: Node,
     pub dir: u8,
     pub x: f32,
@@ -228,7 +228,7 @@ pub struct LightSpot {
 }
 
 /// Every traffic light, in a fixed order (its index is its id offset).
-pub fn light_spots() -> Vec<LightSpot> {
+pub(crate) fn light_spots() -> Vec<LightSpot> {
     let mut out = Vec::new();
     for i in 0..ROADS {
         for j in 0..ROADS {
@@ -253,14 +253,14 @@ pub fn light_spots() -> Vec<LightSpot> {
 /// A speed-limit sign on the right sidewalk of the lane leaving `node`
 /// along `dir`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SignSpot {
+pub(crate) struct SignSpot {
     pub x: f32,
     pub y: f32,
     pub dir: u8,
     pub limit_kmh: f32,
 }
 
-pub fn sign_spots() -> Vec<SignSpot> {
+pub(crate) fn sign_spots() -> Vec<SignSpot> {
     [
         ((0, 0), 0u8, 30.0),
         ((2, 2), 1, 30.0),
@@ -284,7 +284,7 @@ pub fn sign_spots() -> Vec<SignSpot> {
 
 /// A transform on the ground with a yaw, degrees.
 /// The yaw is reported in (−180°, 180°].
-pub fn ground_transform(x: f32, y: f32, yaw_deg: f32) -> Transform {
+pub(crate) fn ground_transform(x: f32, y: f32, yaw_deg: f32) -> Transform {
     let (s, c) = yaw_deg.to_radians().sin_cos();
     let yaw_deg = 180.0 - (180.0 - yaw_deg).rem_euclid(360.0);
     Transform {
@@ -300,7 +300,7 @@ pub fn ground_transform(x: f32, y: f32, yaw_deg: f32) -> Transform {
 
 /// Where the player may start: the lane centre 20 m past every junction,
 /// in every direction a road leaves it (80 spots), heading along the lane.
-pub fn player_start_spots() -> Vec<Transform> {
+pub(crate) fn player_start_spots() -> Vec<Transform> {
     let mut out = Vec::new();
     for i in 0..ROADS {
         for j in 0..ROADS {

@@ -18,7 +18,7 @@ pub(super) const MOUTH: f32 = ROAD_HALF + 0.5;
 /// Something a vehicle must not drive into: its ground rectangle (whose x
 /// axis is its heading) and its id.
 #[derive(Clone, Copy, Debug)]
-pub struct Obstacle {
+pub(crate) struct Obstacle {
     pub rect: Rect,
     pub id: u32,
     /// Speed, m/s (its sign ignored).
@@ -87,7 +87,7 @@ pub(super) fn turn(n: Node, d: u8, e: u8) -> Leg {
 
 /// A random way on at node `n` for traffic heading `d`: straight (half the
 /// time when possible), right or left; back only at a dead end.
-pub fn choose_exit(n: Node, d: u8, rng: &mut Rng) -> u8 {
+pub(crate) fn choose_exit(n: Node, d: u8, rng: &mut Rng) -> u8 {
     let mut ways = [0u8; 4];
     let mut count = 0;
     for (e, weight) in [(d, 2), (d + 1, 1), (d + 3, 1)] {
@@ -106,7 +106,7 @@ pub fn choose_exit(n: Node, d: u8, rng: &mut Rng) -> u8 {
 }
 
 /// A non-player vehicle.
-pub struct Vehicle {
+pub(crate) struct Vehicle {
     pub id: u32,
     pub x: f32,
     pub y: f32,
@@ -140,7 +140,7 @@ const PAINT: [[u8; 3]; 7] = [
 
 impl Vehicle {
     /// A vehicle at fraction `u` of the stretch leaving `from` along `d`.
-    pub fn new(id: u32, from: Node, d: u8, u: f32, rng: &mut Rng) -> Vehicle {
+    pub(crate) fn new(id: u32, from: Node, d: u8, u: f32, rng: &mut Rng) -> Vehicle {
         let node = neighbour(from, d).expect("a stretch with an end");
         let mut own = Rng::new(rng.next_u64());
         let next = choose_exit(node, d, &mut own);
@@ -177,28 +177,28 @@ impl Vehicle {
         self.yaw = ty.atan2(tx);
     }
 
-    pub fn rect(&self) -> Rect {
+    pub(crate) fn rect(&self) -> Rect {
         Rect::new(self.x, self.y, self.yaw, self.extent.0, self.extent.1)
     }
 
     /// The junction ahead (or being crossed).
     #[cfg(test)]
-    pub fn node(&self) -> Node {
+    pub(crate) fn node(&self) -> Node {
         self.node
     }
     /// The direction the vehicle arrives at [`Vehicle::node`] with.
     #[cfg(test)]
-    pub fn dir(&self) -> u8 {
+    pub(crate) fn dir(&self) -> u8 {
         self.dir
     }
     /// Whether the last step crossed the stop line into the junction.
     #[cfg(test)]
-    pub fn entered_junction(&self) -> bool {
+    pub(crate) fn entered_junction(&self) -> bool {
         self.entered
     }
 
     /// Advances by `dt` at time `t`, keeping clear of `obstacles`.
-    pub fn step(&mut self, t: f32, dt: f32, obstacles: &[Obstacle]) {
+    pub(crate) fn step(&mut self, t: f32, dt: f32, obstacles: &[Obstacle]) {
         let mut target = self.cruise;
         let mut stop = false;
         if !self.turning {
@@ -323,7 +323,7 @@ impl Vehicle {
 /// to bumper), if any within 25 m. Obstacles coming head-on are ignored (they
 /// are in the other lane); when two vehicles each have the other ahead, the
 /// lower id goes first.
-pub fn gap_ahead(me: Rect, my_id: u32, obstacles: &[Obstacle]) -> Option<f32> {
+pub(crate) fn gap_ahead(me: Rect, my_id: u32, obstacles: &[Obstacle]) -> Option<f32> {
     let ahead = |a: &Rect, b: &Rect| -> Option<f32> {
         let (dx, dy) = (b.cx - a.cx, b.cy - a.cy);
         let along = dx * a.cos + dy * a.sin;
@@ -345,7 +345,7 @@ pub fn gap_ahead(me: Rect, my_id: u32, obstacles: &[Obstacle]) -> Option<f32> {
 }
 
 /// All stretches' spawn slots (node, direction, fraction), in a fixed order.
-pub fn spawn_slots() -> Vec<(Node, u8, f32)> {
+pub(crate) fn spawn_slots() -> Vec<(Node, u8, f32)> {
     let mut out = Vec::new();
     for i in 0..town::ROADS {
         for j in 0..town::ROADS {

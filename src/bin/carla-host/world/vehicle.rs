@@ -14,28 +14,28 @@ use super::town::{self, dir_vec, light_state, neighbour, right_vec, Light};
 use super::traffic;
 use carla_server::types::{CBool, Control, Transform, Vector3D};
 
-pub const MASS_KG: f32 = 1500.0;
-pub const WHEELBASE_M: f32 = 2.9;
-pub const MAX_STEER_DEG: f32 = 35.0;
-pub const MAX_SPEED: f32 = 30.0;
-pub const MAX_REVERSE_SPEED: f32 = 6.0;
+pub(crate) const MASS_KG: f32 = 1500.0;
+pub(crate) const WHEELBASE_M: f32 = 2.9;
+pub(crate) const MAX_STEER_DEG: f32 = 35.0;
+pub(crate) const MAX_SPEED: f32 = 30.0;
+pub(crate) const MAX_REVERSE_SPEED: f32 = 6.0;
 /// Engine acceleration at full throttle from rest, m/s².
-pub const ENGINE: f32 = 4.0;
+pub(crate) const ENGINE: f32 = 4.0;
 /// Full brake, m/s².
-pub const BRAKE: f32 = 9.0;
-pub const HAND_BRAKE: f32 = 7.0;
+pub(crate) const BRAKE: f32 = 9.0;
+pub(crate) const HAND_BRAKE: f32 = 7.0;
 /// Half length, width and height of the car.
-pub const EXTENT: Vector3D = Vector3D {
+pub(crate) const EXTENT: Vector3D = Vector3D {
     x: 2.3,
     y: 1.0,
     z: 0.75,
 };
 /// The autopilot's cruising speed (30 km/h).
-pub const AUTOPILOT_SPEED: f32 = 30.0 / 3.6;
+pub(crate) const AUTOPILOT_SPEED: f32 = 30.0 / 3.6;
 
 /// What the player ran into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Collision {
+pub(crate) enum Collision {
     Vehicle,
     Pedestrian,
     Other,
@@ -51,7 +51,7 @@ fn sane(v: f32, lo: f32, hi: f32) -> f32 {
 
 /// The player's state.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Car {
+pub(crate) struct Car {
     pub x: f32,
     pub y: f32,
     /// Heading, radians.
@@ -67,7 +67,7 @@ pub struct Car {
 }
 
 impl Car {
-    pub fn at(spot: &Transform) -> Car {
+    pub(crate) fn at(spot: &Transform) -> Car {
         Car {
             x: spot.location.x,
             y: spot.location.y,
@@ -80,13 +80,13 @@ impl Car {
         }
     }
 
-    pub fn footprint(&self) -> Rect {
+    pub(crate) fn footprint(&self) -> Rect {
         Rect::new(self.x, self.y, self.yaw, EXTENT.x, EXTENT.y)
     }
 
     /// The car's transform: on the ground, level, `orientation` the unit
     /// forward vector.
-    pub fn transform(&self) -> Transform {
+    pub(crate) fn transform(&self) -> Transform {
         town::ground_transform(self.x, self.y, self.yaw.to_degrees())
     }
 
@@ -94,7 +94,12 @@ impl Car {
     /// overlap; a move into something is undone, the car stops and the
     /// momentum lost is added to the matching impulse (a move out of an
     /// overlap it already had is allowed, so a car can back out).
-    pub fn step(&mut self, c: &Control, dt: f32, collide: impl Fn(&Rect) -> Option<Collision>) {
+    pub(crate) fn step(
+        &mut self,
+        c: &Control,
+        dt: f32,
+        collide: impl Fn(&Rect) -> Option<Collision>,
+    ) {
         if dt.is_nan() || dt <= 0.0 {
             return;
         }
@@ -160,7 +165,7 @@ impl Car {
     /// `(intersection_otherlane, intersection_offroad)`: the fractions of the
     /// footprint's sample points on a lane running against the car's
     /// heading, and off the road. Junctions count as neither.
-    pub fn lane_fractions(&self) -> (f32, f32) {
+    pub(crate) fn lane_fractions(&self) -> (f32, f32) {
         let (hx, hy) = (self.yaw.cos(), self.yaw.sin());
         let (mut other, mut off, mut n) = (0, 0, 0);
         for (x, y) in self.samples() {
@@ -182,7 +187,7 @@ impl Car {
     /// nearest road in the direction closest to the heading (turning where
     /// the road ends, slowing down for it), cruise at 30 km/h, stop at red and yellow lights and
     /// behind whatever is `gap` metres ahead.
-    pub fn autopilot(&self, t: f32, gap: Option<f32>) -> Control {
+    pub(crate) fn autopilot(&self, t: f32, gap: Option<f32>) -> Control {
         let quarter = (self.yaw / std::f32::consts::FRAC_PI_2).round();
         let d = (quarter as i32).rem_euclid(4) as u8;
         let (hx, hy) = dir_vec(d);

@@ -1,5 +1,5 @@
-//! Ray-cast lidar and semantic lidar models (spec `sensor-pipeline.md` §3.3
-//! and §6).
+//! Ray-cast lidar and semantic lidar models, as CARLA 0.9's ray-cast
+//! lidars compute them.
 //!
 //! The engine side stays thin. Each tick it:
 //!
@@ -23,7 +23,7 @@
 //! (`x, y, z, cos_inc` f32, `object_idx` u32, `object_tag` u32) for the
 //! semantic lidar.
 
-use crate::streaming::geom::ActorTransform;
+use crate::types::{ActorTransform, LidarHit, PlannedRay};
 use crate::types::{Rotation3D, Vector3D};
 use std::fmt;
 
@@ -41,7 +41,7 @@ pub fn header_size(channels: u32) -> usize {
     4 * (2 + channels as usize)
 }
 
-/// Lidar attributes (spec §6.1). Angles in degrees, range in metres.
+/// Lidar attributes (CARLA's lidar blueprint). Angles in degrees, range in metres.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LidarSettings {
     /// Number of lasers; laser 0 is the top one.
@@ -75,7 +75,7 @@ pub struct LidarSettings {
 }
 
 impl Default for LidarSettings {
-    /// CARLA's blueprint defaults (spec §6.1), ray-cast lidar.
+    /// CARLA's blueprint defaults, ray-cast lidar.
     fn default() -> Self {
         LidarSettings {
             channels: 32,
@@ -268,39 +268,6 @@ impl SplitMix64 {
         let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
         mean + stddev * z as f32
     }
-}
-
-/// One ray to trace. 16 bytes, `#[repr(C)]`, so an FFI layer can hand the
-/// slice to the engine as is.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PlannedRay {
-    /// Laser index, 0 = top laser.
-    pub channel: u32,
-    /// Unit direction in the sensor frame (x forward, y right, z up):
-    /// `(cos p · cos y, cos p · sin y, sin p)`.
-    pub direction: Vector3D,
-}
-
-/// One trace result, reported by the engine for each planned ray.
-/// 44 bytes, `#[repr(C)]`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct LidarHit {
-    /// Index of the ray in [`RayPlan::rays`] this result belongs to.
-    pub ray_index: u32,
-    /// 0 = the ray hit nothing (the other fields are ignored), else a hit.
-    pub hit: u32,
-    /// Distance from the sensor to the hit, metres (used for intensity).
-    pub distance_m: f32,
-    /// Hit point in the sensor frame, metres (x forward, y right, z up).
-    pub point_sensor: Vector3D,
-    /// Surface normal at the hit, in the sensor frame (need not be unit).
-    pub normal_sensor: Vector3D,
-    /// CARLA actor id of the hit actor, 0 if not an actor.
-    pub actor_id: u32,
-    /// Semantic tag of the hit component (custom-depth stencil value).
-    pub semantic_tag: u32,
 }
 
 /// Why a tick planned no rays.
@@ -597,7 +564,7 @@ impl Lidar {
     }
 }
 
-/// Intensity drop-off (the formula of CARLA's code, spec §6.2): always keep
+/// Intensity drop-off (the formula of CARLA's code): always keep
 /// above the limit, else keep with probability α·I + β, α = zero/limit,
 /// β = 1 − zero. A limit of 0 leaves only I = 0 here, kept with β.
 fn keep_after_dropoff(rng: &mut SplitMix64, s: &LidarSettings, intensity: f32) -> bool {

@@ -1,15 +1,14 @@
-//! Model checks with loom of the buffer pool (`src/buffer.rs`) and of a
-//! stream subscriber's one-message slot (`src/handoff.rs`): every
-//! interleaving of two or three threads. Run by `scripts/test.sh`:
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release --test loom_buffer`.
+//! Model checks with loom of the buffer pool (`src/streaming/pool.rs`) and
+//! of a stream subscriber's one-message slot (`src/sync/handoff.rs`): every
+//! interleaving of two or three threads.
 //!
-//! Blocks are tracked by the allocator: this binary's global allocator
-//! counts the live allocations of a few marker sizes (only the tests'
-//! buffers use them), so "freed", "leaked" and "kept" are observable.
-#![cfg(loom)]
+//! Blocks are tracked by the allocator: the loom test binary's global
+//! allocator counts the live allocations of a few marker sizes (only these
+//! models' buffers use them), so "freed", "leaked" and "kept" are
+//! observable.
 
-use carla_server::streaming::pool::{Buffer, Pool};
-use carla_server::sync::handoff::{Handoff, Offered};
+use crate::streaming::pool::{Buffer, Pool};
+use crate::sync::handoff::{Handoff, Offered};
 use loom::sync::Arc;
 use loom::thread;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -213,7 +212,7 @@ fn writer(h: &Arc<Handoff<u32>>) -> thread::JoinHandle<Vec<u32>> {
 #[test]
 fn asynchronous_offers_are_each_delivered_or_counted_dropped() {
     // Three threads, three offers: exhaustive takes ~100 s; 5 preemptions
-    // take ~2 s (and 3 already catch the bugs tried, see the README).
+    // take ~2 s (and 3 already catch the bugs tried, see `docs/reliability.md`).
     model_bounded(Some(5), || {
         let h = Arc::new(Handoff::new());
         let w = writer(&h);

@@ -202,6 +202,7 @@ mod pipeline {
         if synchronous {
             // SAFETY: live server.
             assert_eq!(
+                // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
                 unsafe { carla_sensor_set_synchronous(host.server, id, 5000) },
                 0
             );
@@ -235,6 +236,7 @@ mod pipeline {
                 };
                 // SAFETY: `image` came from acquire; used once.
                 assert_eq!(
+                    // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
                     unsafe { carla_sensor_commit_image(host.server, image, &c) },
                     0
                 );
@@ -281,6 +283,7 @@ mod pipeline {
             let (mut rays, mut count) = (std::ptr::null::<PlannedRay>(), 0u32);
             // SAFETY: live server, writable outputs.
             assert_eq!(
+                // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
                 unsafe { carla_lidar_plan(host.server, id, 0.05, &mut rays, &mut count) },
                 0
             );

@@ -1,9 +1,7 @@
 //! Model check of `slot::Latest` with loom: every interleaving of one
-//! writer and one reader (bounded preemptions). Run by `scripts/test.sh`:
-//! `RUSTFLAGS="--cfg loom" cargo test --release --test loom_slot`.
-#![cfg(loom)]
+//! writer and one reader (bounded preemptions).
 
-use carla_server::sync::slot::Latest;
+use crate::sync::slot::Latest;
 use loom::sync::Arc;
 use loom::thread;
 

@@ -5,11 +5,11 @@ mod common;
 
 use carla_server::client::Client;
 use carla_server::client::StreamClient;
-use carla_server::codes;
 use carla_server::streaming::ActorTransform;
 use carla_server::streaming::CaptureContext;
 use carla_server::types::*;
-use carla_server::Server;
+use carla_server::Error;
+use carla_server::{Config, Server};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -35,26 +35,18 @@ fn pixels(frame: u64) -> Vec<u8> {
 
 /// A server whose streaming port listens on a free loopback port.
 fn listening_server() -> (Server, std::net::SocketAddr) {
-    let server = Server::new();
-    let addr = server
-        .sensors
-        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
-        .unwrap();
+    let server = Server::with_config(Config {
+        bind_ip: "127.0.0.1".parse().unwrap(),
+        stream_timeout: Duration::from_secs(5),
+        ..Config::default()
+    });
+    let addr = server.listen_streaming(0).unwrap();
     (server, addr)
 }
 
 fn wait_subscribers(server: &Server, id: u32, n: usize) {
     let started = Instant::now();
-    while server
-        .sensors
-        .get(id)
-        .unwrap()
-        .instance
-        .stream()
-        .stats()
-        .subscribers
-        < n
-    {
+    while server.sensor(id).unwrap().stats().subscribers < n {
         assert!(
             started.elapsed() < Duration::from_secs(5),
             "subscribers never arrived"
@@ -66,23 +58,21 @@ fn wait_subscribers(server: &Server, id: u32, n: usize) {
 #[test]
 fn one_camera_feeds_the_0_8_stream_port_and_its_0_9_stream() {
     let port = common::free_port_base();
-    let server = Arc::new(Server::new());
+    let server = Arc::new(Server::with_config(Config {
+        bind_ip: "127.0.0.1".parse().unwrap(),
+        stream_timeout: Duration::from_secs(5),
+        ..Config::default()
+    }));
     server.connect(u32::from(port), T).unwrap();
-    let addr = server
-        .sensors
-        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
-        .unwrap();
+    let addr = server.listen_streaming(0).unwrap();
     let id = server
-        .sensors
-        .create(
+        .create_sensor(
             "sensor.camera.rgb",
             &[("image_size_x", "8"), ("image_size_y", "4"), ("fov", "70")],
         )
         .unwrap();
-    let camera = server.sensors.get(id).unwrap();
-    camera
-        .instance
-        .set_synchronous(Some(Duration::from_secs(5)));
+    let camera = server.sensor(id).unwrap();
+    camera.set_synchronous(Some(Duration::from_secs(5)));
     camera.mirror_to_legacy(LEGACY_ID).unwrap();
     let mut sub = StreamClient::subscribe(addr, id, Duration::from_secs(5)).unwrap();
     wait_subscribers(&server, id, 1);
@@ -101,14 +91,14 @@ fn one_camera_feeds_the_0_8_stream_port_and_its_0_9_stream() {
                 .unwrap();
             server.read_episode_start(T).unwrap();
             server.write_episode_ready(true, T).unwrap();
-            let camera = server.sensors.get(id).unwrap();
+            let camera = server.sensor(id).unwrap();
             for f in 1..=10u64 {
                 if f % 2 == 0 {
-                    camera.send_image(&server, &ctx(f), &pixels(f)).unwrap();
+                    camera.send_image(&ctx(f), &pixels(f)).unwrap();
                 } else {
-                    let mut image = camera.instance.acquire_image().unwrap();
+                    let mut image = camera.acquire_image().unwrap();
                     image.pixels_mut().copy_from_slice(&pixels(f));
-                    camera.commit_image(&server, &ctx(f), image).unwrap();
+                    camera.commit_image(&ctx(f), image).unwrap();
                 }
                 let m = MeasurementsHeader {
                     frame_number: f as u32,
@@ -160,9 +150,9 @@ fn one_camera_feeds_the_0_8_stream_port_and_its_0_9_stream() {
         assert_eq!(msg.payload(), payload, "0.9 payload of frame {f}");
     }
     host.join().unwrap();
-    let stats = server.sensors.get(id).unwrap().instance.stream().stats();
+    let stats = server.sensor(id).unwrap().stats();
     // The first send makes the 4 blocks one subscriber can have in flight
-    // (src/stream/mod.rs, WARM_BLOCKS); 10 frames then reuse them.
+    // (src/streaming/stream/mod.rs, WARM_BLOCKS); 10 frames then reuse them.
     assert!(
         stats.pool_allocations <= 4,
         "pooled image buffers were reused: {stats:?}"
@@ -173,77 +163,65 @@ fn one_camera_feeds_the_0_8_stream_port_and_its_0_9_stream() {
 fn destroy_closes_the_stream_and_later_calls_get_unknown_sensor() {
     let (server, addr) = listening_server();
     let id = server
-        .sensors
-        .create("sensor.other.safe_distance", &[])
+        .create_sensor("sensor.other.safe_distance", &[])
         .unwrap();
     let mut sub = StreamClient::subscribe(addr, id, Duration::from_secs(5)).unwrap();
     wait_subscribers(&server, id, 1);
-    let entry = server.sensors.get(id).unwrap();
-    entry.instance.set_synchronous(Some(Duration::from_secs(5)));
-    entry
-        .instance
-        .send_actor_ids(&ctx(1), 5, &[5, 9, 9, 4])
-        .unwrap();
-    server.sensors.destroy(id).unwrap();
+    let entry = server.sensor(id).unwrap();
+    entry.set_synchronous(Some(Duration::from_secs(5)));
+    entry.send_actor_ids(&ctx(1), 5, &[5, 9, 9, 4]).unwrap();
+    server.destroy_sensor(id).unwrap();
     let msg = sub.next_message().unwrap();
     assert_eq!(msg.payload_as::<u32>().unwrap(), [9, 4]);
     assert!(
         sub.next().is_none(),
         "clean end of file after the last message"
     );
-    assert_eq!(server.sensors.get(id).err(), Some(codes::UNKNOWN_SENSOR));
-    assert_eq!(server.sensors.destroy(id), Err(codes::UNKNOWN_SENSOR));
-    // An entry still held by a host thread cannot send into a closed stream.
-    assert!(entry.instance.send_actor_ids(&ctx(2), 5, &[1]).is_err());
+    assert_eq!(server.sensor(id).err(), Some(Error::UnknownSensor(id)));
+    assert_eq!(server.destroy_sensor(id), Err(Error::UnknownSensor(id)));
+    // A handle still held by a host thread cannot send into a closed stream.
+    assert!(entry.send_actor_ids(&ctx(2), 5, &[1]).is_err());
 }
 
 #[test]
 fn bad_attributes_and_wrong_calls_are_clear_errors() {
-    let server = Server::new();
-    let no_port = server.sensors.create("sensor.camera.rgb", &[]).unwrap_err();
+    let server = Server::with_config(Config {
+        bind_ip: "127.0.0.1".parse().unwrap(),
+        stream_timeout: Duration::from_secs(5),
+        ..Config::default()
+    });
+    let no_port = server.create_sensor("sensor.camera.rgb", &[]).unwrap_err();
     assert!(no_port.to_string().contains("listen"), "{no_port}");
-    server
-        .sensors
-        .listen("127.0.0.1".parse().unwrap(), 0, Duration::from_secs(5))
-        .unwrap();
+    server.listen_streaming(0).unwrap();
     let unknown = server
-        .sensors
-        .create("sensor.camera.rgb", &[("zoom", "2")])
+        .create_sensor("sensor.camera.rgb", &[("zoom", "2")])
         .unwrap_err();
     assert!(unknown.to_string().contains("zoom"), "{unknown}");
     let bad = server
-        .sensors
-        .create("sensor.lidar.ray_cast", &[("channels", "-3")])
+        .create_sensor("sensor.lidar.ray_cast", &[("channels", "-3")])
         .unwrap_err();
     assert!(bad.to_string().contains("channels"), "{bad}");
     let camera = server
-        .sensors
-        .create(
+        .create_sensor(
             "sensor.camera.rgb",
             &[("image_size_x", "2"), ("image_size_y", "2")],
         )
         .unwrap();
-    let camera = server.sensors.get(camera).unwrap();
+    let camera = server.sensor(camera).unwrap();
     assert!(
-        camera.instance.send_image(&ctx(1), &[0; 15]).is_err(),
+        camera.send_image(&ctx(1), &[0; 15]).is_err(),
         "2x2 BGRA is 16 bytes"
     );
     assert!(
-        camera.instance.send_lidar_hits(&ctx(1), &[]).is_err(),
+        camera.send_lidar_hits(&ctx(1), &[]).is_err(),
         "a camera is not a lidar"
     );
     assert!(camera.mirror_to_legacy(3).is_ok());
     let lidar = server
-        .sensors
-        .create("sensor.lidar.ray_cast_semantic", &[])
+        .create_sensor("sensor.lidar.ray_cast_semantic", &[])
         .unwrap();
     assert!(
-        server
-            .sensors
-            .get(lidar)
-            .unwrap()
-            .mirror_to_legacy(3)
-            .is_err(),
+        server.sensor(lidar).unwrap().mirror_to_legacy(3).is_err(),
         "only cameras mirror"
     );
 }
@@ -252,23 +230,21 @@ fn bad_attributes_and_wrong_calls_are_clear_errors() {
 fn a_synchronous_send_past_its_bound_reports_timed_out() {
     let (server, addr) = listening_server();
     let id = server
-        .sensors
-        .create(
+        .create_sensor(
             "sensor.camera.rgb",
             &[("image_size_x", "1024"), ("image_size_y", "1024")],
         )
         .unwrap();
-    let camera = server.sensors.get(id).unwrap();
-    camera
-        .instance
-        .set_synchronous(Some(Duration::from_millis(100)));
+    let camera = server.sensor(id).unwrap();
+    camera.set_synchronous(Some(Duration::from_millis(100)));
     let stalled = std::net::TcpStream::connect(addr).unwrap();
     std::io::Write::write_all(&mut &stalled, &id.to_le_bytes()).unwrap();
     wait_subscribers(&server, id, 1);
     let image = vec![0u8; 1024 * 1024 * 4];
     let error = (1..=20)
-        .find_map(|f| camera.instance.send_image(&ctx(f), &image).err())
+        .find_map(|f| camera.send_image(&ctx(f), &image).err())
         .expect("a subscriber that never reads must surface");
-    assert_eq!(error.code(), codes::TIMED_OUT, "{error}");
+    assert_eq!(error, Error::SubscriberBusy { stream: id }, "{error}");
+    assert_eq!(error.code(), 110, "the C API's TIMED_OUT");
     drop(stalled);
 }

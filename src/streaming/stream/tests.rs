@@ -1,9 +1,9 @@
-//! The 0.9-style streams end to end: handshake, fan-out, per-subscriber
-//! policies, closing, bad subscribers, pool reuse.
+//! The 0.9-style streams end to end over loopback: handshake, fan-out,
+//! per-subscriber policies, closing, bad subscribers, pool reuse.
 
-use carla_server::client::StreamClient;
-use carla_server::codes;
-use carla_server::streaming::stream::{Stream, StreamServer};
+use super::{Stream, StreamServer};
+use crate::client::StreamClient;
+use crate::Error;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::thread;
@@ -23,7 +23,7 @@ fn header(frame: u64) -> [u8; 48] {
     h
 }
 
-fn send(stream: &Stream, frame: u64, payload: &[u8]) -> Result<(), i32> {
+fn send(stream: &Stream, frame: u64, payload: &[u8]) -> Result<(), Error> {
     let mut buf = stream.pop_buffer();
     buf.copy_from(0, payload);
     stream.send(&header(frame), buf)
@@ -143,7 +143,9 @@ fn synchronous_mode_waits_for_a_slow_subscriber_up_to_its_bound_then_errs() {
     }
     assert_eq!(
         outcome,
-        Err(codes::TIMED_OUT),
+        Err(Error::SubscriberBusy {
+            stream: stream.id()
+        }),
         "a stalled subscriber must surface as an error"
     );
     assert_eq!(stream.stats().dropped, 0, "synchronous mode never drops");
@@ -175,7 +177,12 @@ fn unknown_ids_garbage_and_closed_streams_end_the_connection() {
     wait_for("a subscriber", || stream.stats().subscribers == 1);
     send(&stream, 1, b"before close").unwrap();
     stream.close();
-    assert_eq!(send(&stream, 2, b"after"), Err(codes::OPERATION_ABORTED));
+    assert_eq!(
+        send(&stream, 2, b"after"),
+        Err(Error::StreamClosed {
+            stream: stream.id()
+        })
+    );
     assert_eq!(sub.next_message().unwrap().payload(), b"before close");
     assert!(
         sub.next().is_none(),

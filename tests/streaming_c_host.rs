@@ -16,7 +16,7 @@ use carla_server::streaming::ActorTransform;
 use carla_server::streaming::CaptureContext;
 use carla_server::streaming::{Lidar, LidarHit, LidarSettings};
 use carla_server::types::{Rotation3D, Vector3D};
-use carla_server::Server;
+use carla_server::{Config, Server};
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
@@ -349,22 +349,22 @@ fn asynchronous_camera_ignores_a_stalled_subscriber_and_garbage_is_closed() {
     const W: u32 = 512;
     const H: u32 = 512;
     const SENDS: u64 = 200;
-    let server = Server::new();
     // A long write time-out: the stalled subscriber stays connected (and
     // counted in the stats) for the whole test.
-    let addr = server
-        .sensors
-        .listen(IpAddr::V4(Ipv4Addr::LOCALHOST), 0, Duration::from_secs(30))
-        .expect("listen");
+    let server = Server::with_config(Config {
+        bind_ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        stream_timeout: Duration::from_secs(30),
+        ..Config::default()
+    });
+    let addr = server.listen_streaming(0).expect("listen");
     let id = server
-        .sensors
-        .create(
+        .create_sensor(
             "sensor.camera.rgb",
             &[("image_size_x", "512"), ("image_size_y", "512")],
         )
         .expect("create the camera");
-    let camera = server.sensors.get(id).expect("the camera");
-    let stream = camera.instance.stream();
+    let camera = server.sensor(id).expect("the camera");
+    let stream = &camera;
 
     let stalled = TcpStream::connect(addr).expect("connect");
     (&stalled).write_all(&id.to_le_bytes()).expect("handshake");
@@ -374,7 +374,7 @@ fn asynchronous_camera_ignores_a_stalled_subscriber_and_garbage_is_closed() {
     let started = Instant::now();
     for f in 1..=SENDS {
         camera
-            .send_image(&server, &context(f), &pixels)
+            .send_image(&context(f), &pixels)
             .unwrap_or_else(|e| panic!("send {f}: {e}"));
     }
     let elapsed = started.elapsed();
@@ -423,7 +423,7 @@ fn asynchronous_camera_ignores_a_stalled_subscriber_and_garbage_is_closed() {
     let mut live = StreamClient::subscribe(addr, id, CLIENT_TIMEOUT).expect("subscribe");
     wait_for("the live subscriber", || stream.stats().subscribers == 2);
     camera
-        .send_image(&server, &context(SENDS + 1), &pixels)
+        .send_image(&context(SENDS + 1), &pixels)
         .expect("send");
     let msg = live.next_message().expect("a message");
     assert_eq!(msg.sensor_type(), RGB_CAMERA_TYPE);

@@ -5,9 +5,9 @@
 mod common;
 
 use carla_server::client::{Client, Frame};
-use carla_server::codes;
 use carla_server::legacy::proto::AgentKind;
 use carla_server::types::*;
+use carla_server::Error;
 use carla_server::Server;
 use std::sync::Arc;
 use std::thread;
@@ -194,7 +194,7 @@ fn synchronous_episodes_back_to_back_deliver_every_frame_and_control() {
                 host_sync_episode(&server, 30);
             }
             // The client leaves: reported once as "peer closed".
-            assert_eq!(server.read_request_new_episode(T), Err(codes::END_OF_FILE));
+            assert_eq!(server.read_request_new_episode(T), Err(Error::PeerClosed));
         })
     };
     let mut client = Client::connect("127.0.0.1", port, Duration::from_secs(5)).unwrap();
@@ -215,7 +215,7 @@ fn a_new_client_is_served_after_the_previous_one_left_without_restarting() {
             // The first client's departure is reported (2), unless the next
             // client's request already superseded it; nothing else happens.
             let next = server.read_request_new_episode(T);
-            assert!(matches!(next, Err(codes::END_OF_FILE) | Ok(_)), "{next:?}");
+            assert!(matches!(next, Err(Error::PeerClosed) | Ok(_)), "{next:?}");
             if next.is_err() {
                 host_setup(&server);
             } else {
@@ -251,7 +251,7 @@ fn asynchronous_mode_keeps_the_newest_frame_and_never_blocks_the_host() {
                 server.write_measurements(&m, &agents).unwrap();
                 match server.read_control(0) {
                     Ok(c) => steers.push((c.steer * 100.0).round()),
-                    Err(code) => assert_eq!(code, codes::TRY_AGAIN),
+                    Err(code) => assert_eq!(code, Error::TryAgain),
                 }
                 thread::sleep(Duration::from_micros(200));
             }

@@ -107,6 +107,7 @@ fn parses_the_python_clients_file_and_every_getter_reports_it() {
     assert_eq!(code, 0, "{error}");
     assert!(!s.is_null());
 
+    // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
     unsafe {
         let mut b = CBool::TRUE;
         assert_eq!(carla_settings_synchronous_mode(s, &mut b), 0);
@@ -196,6 +197,7 @@ fn an_empty_text_gives_ue4s_defaults() {
     for text in [&b""[..], b"\n; only a comment\n"] {
         let (code, s, error) = parse_bytes(text);
         assert_eq!(code, 0, "{error}");
+        // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
         unsafe {
             let mut b = CBool::FALSE;
             assert_eq!(carla_settings_synchronous_mode(s, &mut b), 0);
@@ -224,9 +226,11 @@ fn an_empty_text_gives_ue4s_defaults() {
     }
     // NULL text with length 0 is an empty text.
     let mut out = null_mut();
+    // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
     let code = unsafe { carla_settings_parse(null(), 0, &mut out, null_mut(), 0) };
     assert_eq!(code, 0);
     assert!(!out.is_null());
+    // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
     unsafe { carla_settings_free(out) };
 }
 
@@ -236,6 +240,7 @@ fn a_nul_inside_the_length_ends_the_text() {
     let (code, s, error) = parse_bytes(text);
     assert_eq!(code, 0, "{error}");
     let mut b = CBool::TRUE;
+    // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
     unsafe {
         assert_eq!(carla_settings_synchronous_mode(s, &mut b), 0);
         carla_settings_free(s);
@@ -296,6 +301,7 @@ fn the_error_text_is_truncated_to_the_buffer_and_may_be_null() {
     let text = b"[CARLA/Server]\nSynchronousMode=maybe\n";
     let mut out = null_mut();
     let mut small = [0x55 as c_char; 12];
+    // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
     let code = unsafe {
         carla_settings_parse(
             text.as_ptr() as *const c_char,
@@ -311,6 +317,7 @@ fn the_error_text_is_truncated_to_the_buffer_and_may_be_null() {
 
     // error_size 0: nothing is written.
     let mut untouched = [0x55 as c_char; 4];
+    // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
     let code = unsafe {
         carla_settings_parse(
             text.as_ptr() as *const c_char,
@@ -324,6 +331,7 @@ fn the_error_text_is_truncated_to_the_buffer_and_may_be_null() {
     assert_eq!(untouched, [0x55 as c_char; 4]);
 
     // NULL error buffer.
+    // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
     let code = unsafe {
         carla_settings_parse(
             text.as_ptr() as *const c_char,
@@ -341,6 +349,7 @@ fn the_error_text_is_truncated_to_the_buffer_and_may_be_null() {
 fn null_arguments() {
     let text = b"[CARLA/Server]\nSynchronousMode=True\n";
     let mut error = [0 as c_char; 64];
+    // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
     unsafe {
         // NULL out.
         let code = carla_settings_parse(
@@ -421,6 +430,7 @@ fn parse_over_keeps_absent_keys_from_the_previous_settings() {
     let second_text = b"[CARLA/LevelSettings]\nNumberOfPedestrians=3\n";
     let mut second = null_mut();
     let mut error = [0 as c_char; 128];
+    // SAFETY: the settings handles are live until freed below; every pointer points to a local that outlives the call.
     unsafe {
         let code = carla_settings_parse_over(
             first,
