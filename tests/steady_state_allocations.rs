@@ -200,9 +200,8 @@ mod pipeline {
             &[("image_size_x", "64"), ("image_size_y", "48")],
         );
         if synchronous {
-            // SAFETY: live server.
             assert_eq!(
-                // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+                // SAFETY: live server.
                 unsafe { carla_sensor_set_synchronous(host.server, id, 5000) },
                 0
             );
@@ -234,9 +233,8 @@ mod pipeline {
                 unsafe {
                     std::ptr::copy_nonoverlapping(pixels.as_ptr(), px as *mut u8, pixels.len())
                 };
-                // SAFETY: `image` came from acquire; used once.
                 assert_eq!(
-                    // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+                    // SAFETY: `image` came from acquire; used once.
                     unsafe { carla_sensor_commit_image(host.server, image, &c) },
                     0
                 );
@@ -281,9 +279,8 @@ mod pipeline {
         let mut hits: Vec<LidarHit> = Vec::with_capacity(1 << 16);
         let n = count(|f| {
             let (mut rays, mut count) = (std::ptr::null::<PlannedRay>(), 0u32);
-            // SAFETY: live server, writable outputs.
             assert_eq!(
-                // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+                // SAFETY: live server, writable outputs.
                 unsafe { carla_lidar_plan(host.server, id, 0.05, &mut rays, &mut count) },
                 0
             );

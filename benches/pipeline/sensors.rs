@@ -118,9 +118,8 @@ pub(crate) fn cameras(
                 let (mut image, mut pixels, mut size) =
                     (std::ptr::null_mut(), std::ptr::null_mut::<c_void>(), 0u32);
                 let (t, c0) = (Instant::now(), thread_cpu());
-                // SAFETY: live server; the outputs are writable locals.
                 assert_eq!(
-                    // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+                    // SAFETY: live server; the outputs are writable locals.
                     unsafe {
                         carla_sensor_acquire_image(
                             host.server,
@@ -141,9 +140,8 @@ pub(crate) fn cameras(
                     unsafe { std::slice::from_raw_parts_mut(pixels as *mut u8, size as usize) };
                 dst.copy_from_slice(&engine_image);
                 let (t, c0) = (Instant::now(), thread_cpu());
-                // SAFETY: `image` came from acquire and is used once.
                 assert_eq!(
-                    // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+                    // SAFETY: `image` came from acquire and is used once.
                     unsafe { carla_sensor_commit_image(host.server, image, &c) },
                     0
                 );
@@ -225,9 +223,8 @@ pub(crate) fn lidar(seconds: u32, hz: u32, dropoff: &str) -> LidarOutcome {
         ],
     );
     // Synchronous: every tick's bytes reach the reader (waiting is not CPU).
-    // SAFETY: live server.
     assert_eq!(
-        // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+        // SAFETY: live server.
         unsafe { carla_sensor_set_synchronous(host.server, id, 10_000) },
         0
     );
@@ -245,9 +242,8 @@ pub(crate) fn lidar(seconds: u32, hz: u32, dropoff: &str) -> LidarOutcome {
         }
         let cpu0 = thread_cpu();
         let (mut rays, mut count) = (std::ptr::null::<PlannedRay>(), 0u32);
-        // SAFETY: live server, writable outputs.
         assert_eq!(
-            // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+            // SAFETY: live server, writable outputs.
             unsafe { carla_lidar_plan(host.server, id, dt, &mut rays, &mut count) },
             0
         );
@@ -258,9 +254,8 @@ pub(crate) fn lidar(seconds: u32, hz: u32, dropoff: &str) -> LidarOutcome {
         hits.extend(planned.iter().enumerate().map(|(i, r)| trace(i as u32, r)));
         let cpu2 = thread_cpu();
         let c = ctx(u64::from(t) + 1);
-        // SAFETY: hits valid for their length.
         assert_eq!(
-            // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+            // SAFETY: hits valid for their length.
             unsafe { carla_lidar_send_hits(host.server, id, &c, hits.as_ptr(), hits.len() as u32) },
             0
         );

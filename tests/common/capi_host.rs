@@ -17,9 +17,8 @@ impl Host {
     pub(crate) fn new() -> Host {
         let server = carla_make_server();
         let mut port = 0;
-        // SAFETY: live server, writable port.
         assert_eq!(
-            // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+            // SAFETY: live server, writable port.
             unsafe { carla_server_listen_streaming(server, 0, &mut port) },
             0
         );
@@ -56,9 +55,8 @@ impl Host {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let mut count = 0;
-            // SAFETY: live server, writable count.
             assert_eq!(
-                // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+                // SAFETY: live server, writable count.
                 unsafe { carla_sensor_subscriber_count(self.server, sensor, &mut count) },
                 0
             );

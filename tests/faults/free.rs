@@ -160,9 +160,8 @@ impl CHost {
 
     fn subscribers(&self, camera: u32) -> u32 {
         let mut n = 0;
-        // SAFETY: see `CHost`.
         assert_eq!(
-            // SAFETY: the server handle is live until carla_free_server; every pointer points to a local that outlives the call.
+            // SAFETY: see `CHost`.
             unsafe { carla_sensor_subscriber_count(self.h, camera, &mut n) },
             0
         );
