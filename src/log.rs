@@ -3,11 +3,17 @@
 //! By default lines go to stderr. A host (Unreal's `UE_LOG`, a test) installs
 //! its own sink; the C API exposes it as `carla_server_set_log_callback`.
 //! Network threads log every connection, close and protocol error here.
+//!
+//! No client can make the log grow faster than a bounded rate: each
+//! `log_*!` call site lets [`LINES_PER_WINDOW`] lines a second through and
+//! summarises the rest in one line ([`Site`]), and every line is cut at
+//! [`MAX_LINE_BYTES`].
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use std::fmt;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Severity of a log line. The numbers are part of the C API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,12 +57,26 @@ pub fn enabled(level: Level) -> bool {
     level as i32 <= MAX_LEVEL.load(Ordering::Relaxed)
 }
 
-/// Emits one line. Use the `log_*!` macros instead of calling this directly.
+/// Longest line passed to a sink, in bytes; a longer one is cut at a
+/// character boundary and ends with how much was cut, so that no client
+/// text (a key, a name) can make one line huge.
+pub const MAX_LINE_BYTES: usize = 2048;
+
+/// Lines one call site may emit per [`WINDOW`]; the rest are counted and
+/// summarised in one line.
+pub const LINES_PER_WINDOW: u32 = 10;
+
+/// The limiter's window.
+pub const WINDOW: Duration = Duration::from_secs(1);
+
+/// Emits one line without the per-site limit (the line is still cut at
+/// [`MAX_LINE_BYTES`]). Use the `log_*!` macros instead.
 pub fn emit(level: Level, args: fmt::Arguments<'_>) {
     if !enabled(level) {
         return;
     }
-    let line = args.to_string();
+    let mut line = args.to_string();
+    cut(&mut line);
     #[cfg(test)]
     let Some(line) = captured(level, line) else {
         return;
@@ -65,6 +85,221 @@ pub fn emit(level: Level, args: fmt::Arguments<'_>) {
     match sink {
         Some(sink) => sink(level, &line),
         None => eprintln!("[carla_server] {}: {}", level.name(), line),
+    }
+}
+
+fn cut(line: &mut String) {
+    if line.len() <= MAX_LINE_BYTES {
+        return;
+    }
+    let mut at = MAX_LINE_BYTES;
+    while !line.is_char_boundary(at) {
+        at -= 1;
+    }
+    let cut = line.len() - at;
+    line.truncate(at);
+    line.push_str(&format!("... ({cut} more bytes)"));
+}
+
+/// One place in the code that logs: each `log_*!` call has its own, so a
+/// client that makes one line repeat (a flood of connections, of unknown
+/// keys, of bad handshakes) is limited to [`LINES_PER_WINDOW`] lines a
+/// second from that place, plus one summary line
+/// ("...and 10,418 more like this in the last 1.0 s: ...").
+///
+/// The summary is written by the first line logged (from any site) after
+/// the window ended. Sites are statics, so the number of sites is fixed
+/// and the log grows at a bounded rate whatever clients do.
+pub struct Site {
+    state: Mutex<SiteState>,
+}
+
+struct SiteState {
+    level: Level,
+    window_start: Option<Instant>,
+    lines: u32,
+    suppressed: u64,
+    /// The start of the last line let through this window, for the summary.
+    sample: String,
+    /// Whether the site is in `PENDING`.
+    pending: bool,
+}
+
+/// What the limiter decided for one line.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Admission {
+    /// Whether the line itself is emitted.
+    pub emit: bool,
+    /// A summary of the previous window to emit first, if it suppressed lines.
+    pub summary: Option<String>,
+}
+
+/// Sites that suppressed lines in a window that is still open.
+static PENDING: Mutex<Vec<&'static Site>> = parking_lot::const_mutex(Vec::new());
+static ANY_PENDING: AtomicBool = AtomicBool::new(false);
+
+impl Default for Site {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Site {
+    /// A site that has logged nothing yet.
+    pub const fn new() -> Site {
+        Site {
+            state: parking_lot::const_mutex(SiteState {
+                level: Level::Info,
+                window_start: None,
+                lines: 0,
+                suppressed: 0,
+                sample: String::new(),
+                pending: false,
+            }),
+        }
+    }
+
+    /// Decides about a line logged at `now`; `register` is called once
+    /// when the window starts suppressing.
+    pub(crate) fn admit(&self, level: Level, now: Instant, register: impl FnOnce()) -> Admission {
+        let mut s = self.state.lock();
+        let mut summary = None;
+        match s.window_start {
+            Some(start) if now.saturating_duration_since(start) < WINDOW => {}
+            _ => {
+                summary = s.summary(now);
+                s.window_start = Some(now);
+                s.lines = 0;
+            }
+        }
+        s.level = level;
+        if s.lines < LINES_PER_WINDOW {
+            s.lines += 1;
+            return Admission {
+                emit: true,
+                summary,
+            };
+        }
+        s.suppressed += 1;
+        if !s.pending {
+            s.pending = true;
+            register();
+        }
+        Admission {
+            emit: false,
+            summary,
+        }
+    }
+
+    /// Keeps the start of a line just let through, for the summary.
+    fn remember(&self, line: &fmt::Arguments<'_>) {
+        let mut s = self.state.lock();
+        if s.lines == LINES_PER_WINDOW {
+            s.sample.clear();
+            let _ = fmt::write(&mut s.sample, *line);
+            if let Some((at, _)) = s.sample.char_indices().nth(SAMPLE_CHARS) {
+                s.sample.truncate(at);
+                s.sample.push_str("...");
+            }
+        }
+    }
+
+    /// The summary of a window that ended by `now`, if it suppressed lines.
+    fn expired_summary(&self, now: Instant) -> Option<(Level, String)> {
+        let mut s = self.state.lock();
+        let start = s.window_start?;
+        if now.saturating_duration_since(start) < WINDOW {
+            return None;
+        }
+        let summary = s.summary(now)?;
+        s.window_start = None;
+        s.lines = 0;
+        Some((s.level, summary))
+    }
+}
+
+/// Characters of the sample line quoted in a summary.
+const SAMPLE_CHARS: usize = 120;
+
+impl SiteState {
+    /// Takes the window's suppressed count as a summary line.
+    fn summary(&mut self, now: Instant) -> Option<String> {
+        let n = std::mem::take(&mut self.suppressed);
+        self.pending = false;
+        if n == 0 {
+            return None;
+        }
+        let secs = self
+            .window_start
+            .map_or(0.0, |s| now.saturating_duration_since(s).as_secs_f64());
+        Some(format!(
+            "...and {} more like this in the last {:.1} s: {}",
+            thousands(n),
+            secs,
+            self.sample
+        ))
+    }
+}
+
+/// `10418` -> `"10,418"`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Writes the summaries of sites whose window ended.
+fn flush_expired(now: Instant) {
+    if !ANY_PENDING.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut due = Vec::new();
+    {
+        let mut pending = PENDING.lock();
+        pending.retain(|site| match site.expired_summary(now) {
+            Some(summary) => {
+                due.push(summary);
+                false
+            }
+            None => site.state.lock().pending,
+        });
+        ANY_PENDING.store(!pending.is_empty(), Ordering::Relaxed);
+    }
+    for (level, summary) in due {
+        emit(level, format_args!("{summary}"));
+    }
+}
+
+/// Emits one line from `site`, subject to its limit. Used by the macros.
+#[doc(hidden)]
+pub fn emit_at(site: &'static Site, level: Level, args: fmt::Arguments<'_>) {
+    if !enabled(level) {
+        return;
+    }
+    #[cfg(test)]
+    if capturing() {
+        // A unit test sees every line of its own thread, whatever other
+        // tests logged from the same site this second.
+        return emit(level, args);
+    }
+    let now = Instant::now();
+    flush_expired(now);
+    let admission = site.admit(level, now, || {
+        PENDING.lock().push(site);
+        ANY_PENDING.store(true, Ordering::Relaxed);
+    });
+    if let Some(summary) = admission.summary {
+        emit(level, format_args!("{summary}"));
+    }
+    if admission.emit {
+        site.remember(&args);
+        emit(level, args);
     }
 }
 
@@ -88,6 +323,11 @@ fn captured(level: Level, line: String) -> Option<String> {
     })
 }
 
+#[cfg(test)]
+fn capturing() -> bool {
+    CAPTURED.with(|c| c.borrow().is_some())
+}
+
 /// Unit tests: runs `f` and returns the lines this thread emitted
 /// meanwhile (they reach no sink), whatever other tests do to the sink.
 #[cfg(test)]
@@ -101,9 +341,10 @@ pub(crate) fn capture<R>(f: impl FnOnce() -> R) -> (R, Vec<(Level, String)>) {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! log_at {
-    ($level:expr, $($arg:tt)*) => {
-        $crate::log::emit($level, format_args!($($arg)*))
-    };
+    ($level:expr, $($arg:tt)*) => {{
+        static SITE: $crate::log::Site = $crate::log::Site::new();
+        $crate::log::emit_at(&SITE, $level, format_args!($($arg)*))
+    }};
 }
 
 /// Logs an error line.
@@ -118,3 +359,63 @@ macro_rules! log_info { ($($arg:tt)*) => { $crate::log_at!($crate::log::Level::I
 /// Logs a debug line.
 #[macro_export]
 macro_rules! log_debug { ($($arg:tt)*) => { $crate::log_at!($crate::log::Level::Debug, $($arg)*) }; }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_site_lets_ten_lines_a_second_through_and_summarises_the_rest() {
+        let site = Site::new();
+        let t0 = Instant::now();
+        let mut registered = 0;
+        let mut emitted = 0;
+        for i in 0..10_428u32 {
+            let now = t0 + Duration::from_micros(u64::from(i) * 10);
+            let a = site.admit(Level::Warning, now, || registered += 1);
+            assert_eq!(a.summary, None);
+            if a.emit {
+                emitted += 1;
+                site.remember(&format_args!("unknown key k{i} ignored"));
+            }
+        }
+        assert_eq!((emitted, registered), (10, 1));
+        // The window ended: the next line carries the summary first.
+        let a = site.admit(Level::Warning, t0 + Duration::from_millis(1500), || {
+            registered += 1
+        });
+        assert!(a.emit);
+        let summary = a.summary.expect("a summary");
+        assert!(
+            summary.starts_with("...and 10,418 more like this in the last 1.5 s: unknown key k9"),
+            "{summary}"
+        );
+        assert_eq!(registered, 1);
+    }
+
+    #[test]
+    fn an_expired_window_is_summarised_without_a_new_line_from_its_site() {
+        let site = Site::new();
+        let t0 = Instant::now();
+        for _ in 0..15 {
+            site.admit(Level::Info, t0, || {});
+        }
+        assert_eq!(site.expired_summary(t0 + Duration::from_millis(10)), None);
+        let (level, s) = site
+            .expired_summary(t0 + Duration::from_secs(2))
+            .expect("summary");
+        assert_eq!(level, Level::Info);
+        assert!(s.starts_with("...and 5 more like this"), "{s}");
+        assert_eq!(site.expired_summary(t0 + Duration::from_secs(3)), None);
+    }
+
+    #[test]
+    fn long_lines_are_cut_at_a_char_boundary() {
+        let mut line = "é".repeat(MAX_LINE_BYTES);
+        cut(&mut line);
+        assert!(line.len() < MAX_LINE_BYTES + 40);
+        assert!(line.ends_with(&format!("... ({} more bytes)", MAX_LINE_BYTES)));
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
+    }
+}

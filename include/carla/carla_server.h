@@ -426,6 +426,38 @@ struct carla_lidar_hit {
 typedef struct carla_settings *CarlaSettingsPtr;
 
 /*
+ Limits on what one settings text may ask for (see README's reliability
+ section); `carla_settings_budget_default` fills in the defaults.
+ */
+struct carla_settings_budget {
+  /*
+   Largest settings text, bytes (default 1 MiB).
+   */
+  uint64_t max_ini_bytes;
+  /*
+   Most sensors in `Sensors` (default 64).
+   */
+  uint64_t max_sensors;
+  /*
+   Longest sensor name, bytes (default 256).
+   */
+  uint64_t max_name_bytes;
+  /*
+   Most `/`-separated levels in a sensor name (default 8).
+   */
+  uint64_t max_name_depth;
+  /*
+   Most bytes all sensors may produce in one frame (default 128 MiB):
+   cameras `x × y × 4`, lidars `points_per_second × frame_ms / 1000 × 24`.
+   */
+  uint64_t max_frame_bytes;
+  /*
+   The host's longest frame, milliseconds (default 100).
+   */
+  uint64_t frame_ms;
+};
+
+/*
  `[CARLA/LevelSettings]`, plus `[CARLA/QualitySettings] QualityLevel`.
  */
 struct carla_level_settings {
@@ -958,6 +990,33 @@ int32_t carla_settings_parse_over(CarlaSettingsPtr previous,
                                   CarlaSettingsPtr *out,
                                   char *error,
                                   uint32_t error_size);
+
+/*
+ Writes the default budget (what `carla_settings_parse` and
+ `carla_settings_parse_over` apply) to `*out`.
+
+ # Safety
+ `out` NULL or writable.
+ */
+int32_t carla_settings_budget_default(struct carla_settings_budget *out);
+
+/*
+ As `carla_settings_parse_over`, within `budget` (NULL: the defaults). A
+ text that asks for more than the budget allows fails with
+ `CARLA_SERVER_INVALID_ARGUMENT` and an error naming the limit, e.g.
+ "Sensors lists 2000 sensors, over the server's budget of 64
+ (max_sensors) (line 2)".
+
+ # Safety
+ `budget` NULL or readable; otherwise as `carla_settings_parse_over`.
+ */
+int32_t carla_settings_parse_within(const struct carla_settings_budget *budget,
+                                    CarlaSettingsPtr previous,
+                                    const char *ini,
+                                    uint32_t length,
+                                    CarlaSettingsPtr *out,
+                                    char *error,
+                                    uint32_t error_size);
 
 /*
  Frees a settings object and the strings it handed out. NULL is accepted.

@@ -5,7 +5,7 @@
 
 use super::args::{bytes, handle, into_handle, take_handle, write, write_text};
 use super::codes::Fail;
-use crate::legacy::settings::{self, SensorSettings, Settings};
+use crate::legacy::settings::{self, Budget, SensorSettings, Settings};
 use crate::types::{CBool, Rotation3D, Vector3D};
 use crate::Error;
 use std::ffi::{c_char, CString};
@@ -93,12 +93,62 @@ pub struct carla_settings {
     player_vehicle: CString,
 }
 
+/// Limits on what one settings text may ask for (see README's reliability
+/// section); `carla_settings_budget_default` fills in the defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct carla_settings_budget {
+    /// Largest settings text, bytes (default 1 MiB).
+    pub max_ini_bytes: u64,
+    /// Most sensors in `Sensors` (default 64).
+    pub max_sensors: u64,
+    /// Longest sensor name, bytes (default 256).
+    pub max_name_bytes: u64,
+    /// Most `/`-separated levels in a sensor name (default 8).
+    pub max_name_depth: u64,
+    /// Most bytes all sensors may produce in one frame (default 128 MiB):
+    /// cameras `x × y × 4`, lidars `points_per_second × frame_ms / 1000 × 24`.
+    pub max_frame_bytes: u64,
+    /// The host's longest frame, milliseconds (default 100).
+    pub frame_ms: u64,
+}
+
+impl From<Budget> for carla_settings_budget {
+    fn from(b: Budget) -> Self {
+        carla_settings_budget {
+            max_ini_bytes: b.max_ini_bytes,
+            max_sensors: b.max_sensors,
+            max_name_bytes: b.max_name_bytes,
+            max_name_depth: b.max_name_depth,
+            max_frame_bytes: b.max_frame_bytes,
+            frame_ms: b.frame_ms,
+        }
+    }
+}
+
+impl From<carla_settings_budget> for Budget {
+    fn from(b: carla_settings_budget) -> Self {
+        Budget {
+            max_ini_bytes: b.max_ini_bytes,
+            max_sensors: b.max_sensors,
+            max_name_bytes: b.max_name_bytes,
+            max_name_depth: b.max_name_depth,
+            max_frame_bytes: b.max_frame_bytes,
+            frame_ms: b.frame_ms,
+        }
+    }
+}
+
 fn c_string(s: &str) -> Result<CString, Error> {
     CString::new(s).map_err(|_| Error::InvalidArgument(format!("{s:?} contains a NUL character")))
 }
 
-/// Parses `text` over `previous` (None: UE4's defaults).
-fn parse(text: &[u8], previous: Option<&Settings>) -> Result<carla_settings, Error> {
+/// Parses `text` over `previous` (None: UE4's defaults) within `budget`.
+fn parse(
+    text: &[u8],
+    previous: Option<&Settings>,
+    budget: &Budget,
+) -> Result<carla_settings, Error> {
     // A terminator counted in `length` (or any NUL) ends the text.
     let text = text.split(|&b| b == 0).next().unwrap_or_default();
     let text = std::str::from_utf8(text).map_err(|e| {
@@ -115,8 +165,8 @@ fn parse(text: &[u8], previous: Option<&Settings>) -> Result<carla_settings, Err
             &defaults
         }
     };
-    let settings =
-        settings::parse(text, previous).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+    let settings = settings::parse_within(text, previous, budget)
+        .map_err(|e| Error::InvalidArgument(e.to_string()))?;
     let names = settings
         .sensors
         .iter()
@@ -135,8 +185,10 @@ fn parse(text: &[u8], previous: Option<&Settings>) -> Result<carla_settings, Err
 ///
 /// # Safety
 /// As `carla_settings_parse_over`.
+#[allow(clippy::too_many_arguments)]
 unsafe fn parse_into(
     name: &str,
+    budget: *const carla_settings_budget,
     previous: CarlaSettingsPtr,
     ini: *const c_char,
     length: u32,
@@ -161,7 +213,9 @@ unsafe fn parse_into(
         report("ini is NULL");
         return Err(Fail::Null);
     };
-    match parse(text, previous.map(|p| &p.settings)) {
+    // SAFETY: the caller's contract for `budget`.
+    let budget = unsafe { budget.as_ref() }.map_or_else(Budget::default, |b| (*b).into());
+    match parse(text, previous.map(|p| &p.settings), &budget) {
         Ok(parsed) => {
             *out = into_handle(Box::new(parsed));
             Ok(())
@@ -197,6 +251,7 @@ pub unsafe extern "C" fn carla_settings_parse(
     export!({
         parse_into(
             "carla_settings_parse",
+            std::ptr::null(),
             std::ptr::null_mut(),
             ini,
             length,
@@ -228,6 +283,53 @@ pub unsafe extern "C" fn carla_settings_parse_over(
     export!({
         parse_into(
             "carla_settings_parse_over",
+            std::ptr::null(),
+            previous,
+            ini,
+            length,
+            out,
+            error,
+            error_size,
+        )
+    })
+}
+
+/// Writes the default budget (what `carla_settings_parse` and
+/// `carla_settings_parse_over` apply) to `*out`.
+///
+/// # Safety
+/// `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_budget_default(out: *mut carla_settings_budget) -> i32 {
+    export!({
+        // SAFETY: the caller's contract for `out`.
+        *unsafe { write(out) }? = Budget::default().into();
+        Ok(())
+    })
+}
+
+/// As `carla_settings_parse_over`, within `budget` (NULL: the defaults). A
+/// text that asks for more than the budget allows fails with
+/// `CARLA_SERVER_INVALID_ARGUMENT` and an error naming the limit, e.g.
+/// "Sensors lists 2000 sensors, over the server's budget of 64
+/// (max_sensors) (line 2)".
+///
+/// # Safety
+/// `budget` NULL or readable; otherwise as `carla_settings_parse_over`.
+#[no_mangle]
+pub unsafe extern "C" fn carla_settings_parse_within(
+    budget: *const carla_settings_budget,
+    previous: CarlaSettingsPtr,
+    ini: *const c_char,
+    length: u32,
+    out: *mut CarlaSettingsPtr,
+    error: *mut c_char,
+    error_size: u32,
+) -> i32 {
+    export!({
+        parse_into(
+            "carla_settings_parse_within",
+            budget,
             previous,
             ini,
             length,

@@ -313,6 +313,38 @@ static void run_episode(CarlaServerPtr s, uint32_t episode, uint32_t frames) {
   printf("host.c: episode %u: %u frames\n", (unsigned)episode, (unsigned)frames);
 }
 
+/* The settings budget: defaults, a refusal naming the limit, a raised limit. */
+static void check_settings_budget(void) {
+  struct carla_settings_budget budget;
+  CarlaSettingsPtr parsed = NULL;
+  char error[256];
+  char ini[4096];
+  size_t len;
+  int i;
+
+  EXPECT_CODE(carla_settings_budget_default(&budget), CARLA_SERVER_SUCCESS);
+  EXPECT("default max_sensors", budget.max_sensors, 64);
+  EXPECT("default max_frame_bytes", budget.max_frame_bytes, 128u << 20);
+  len = (size_t)sprintf(ini, "[CARLA/Sensor]\nSensorType=CAMERA\nImageSizeX=64\n"
+                             "ImageSizeY=48\nSensors=C0");
+  for (i = 1; i < 100; ++i) len += (size_t)sprintf(ini + len, ",C%d", i);
+  EXPECT_CODE(carla_settings_parse_within(&budget, NULL, ini, (uint32_t)len, &parsed, error,
+                                          sizeof error),
+              CARLA_SERVER_INVALID_ARGUMENT);
+  EXPECT("parsed == NULL after a refusal", parsed == NULL, 1);
+  if (strstr(error, "100 sensors") == NULL || strstr(error, "(max_sensors)") == NULL)
+    fail(__LINE__, error, 0, 1);
+  /* The plain parser applies the same defaults. */
+  EXPECT_CODE(carla_settings_parse(ini, (uint32_t)len, &parsed, NULL, 0),
+              CARLA_SERVER_INVALID_ARGUMENT);
+  budget.max_sensors = 100;
+  EXPECT_CODE(carla_settings_parse_within(&budget, NULL, ini, (uint32_t)len, &parsed, error,
+                                          sizeof error),
+              CARLA_SERVER_SUCCESS);
+  EXPECT("parsed != NULL", parsed != NULL, 1);
+  carla_settings_free(parsed);
+}
+
 int main(int argc, char **argv) {
   CarlaServerPtr s;
   struct carla_request_new_episode req;
@@ -330,6 +362,7 @@ int main(int argc, char **argv) {
   frames = (uint32_t)strtoul(argv[2], NULL, 10);
 
   check_layouts();
+  check_settings_budget();
   EXPECT_CODE(carla_server_self_test_panic(), CARLA_SERVER_INTERNAL_PANIC);
   s = carla_make_server();
   EXPECT("carla_make_server() != NULL", s != NULL, 1);

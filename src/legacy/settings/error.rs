@@ -52,11 +52,22 @@ pub enum SettingsError {
     OutOfRange { at: Location, allowed: String },
     /// `SensorType` is neither `CAMERA` nor `LIDAR_RAY_CAST`.
     UnknownSensorType { sensor: String, at: Location },
-    /// A sensor listed in `Sensors` has no `SensorType` in any of its
-    /// sections; `sections` lists the ones searched.
+    /// A sensor listed in `Sensors` has no `SensorType` in its own
+    /// `section` nor in any of its `parents` parent sections.
     MissingSensorType {
         sensor: String,
-        sections: Vec<String>,
+        section: String,
+        parents: usize,
+        line: usize,
+    },
+    /// The text asks for more than the server's [`super::Budget`] allows:
+    /// `limit` is the budget field (`max_sensors`, ...), `detail` what was
+    /// asked (e.g. "Sensors lists 2000 sensors"), `allowed` the limit's
+    /// value. `line` is 0 for the text's size.
+    OverBudget {
+        limit: &'static str,
+        detail: String,
+        allowed: u64,
         line: usize,
     },
     /// A camera's `PostProcessing` is not `None`, `SceneFinal`, `Depth` or
@@ -78,7 +89,8 @@ impl SettingsError {
     pub fn line(&self) -> usize {
         match self {
             SettingsError::MalformedLine { line, .. }
-            | SettingsError::MissingSensorType { line, .. } => *line,
+            | SettingsError::MissingSensorType { line, .. }
+            | SettingsError::OverBudget { line, .. } => *line,
             SettingsError::InvalidValue { at, .. }
             | SettingsError::Negative { at }
             | SettingsError::OutOfRange { at, .. }
@@ -121,18 +133,30 @@ impl fmt::Display for SettingsError {
             ),
             SettingsError::MissingSensorType {
                 sensor,
-                sections,
+                section,
+                parents,
                 line,
             } => {
                 write!(
                     f,
-                    "sensor {sensor:?} listed in Sensors has no SensorType in "
+                    "sensor {sensor:?} listed in Sensors has no SensorType in [{section}] \
+                     or its {parents} parent sections (line {line})"
+                )
+            }
+            SettingsError::OverBudget {
+                limit,
+                detail,
+                allowed,
+                line,
+            } => {
+                write!(
+                    f,
+                    "{detail}, over the server's budget of {allowed} ({limit})"
                 )?;
-                for (i, s) in sections.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { ", " };
-                    write!(f, "{sep}[{s}]")?;
+                if *line > 0 {
+                    write!(f, " (line {line})")?;
                 }
-                write!(f, " (line {line})")
+                Ok(())
             }
             SettingsError::InvalidPostProcessing { sensor, at } => write!(
                 f,

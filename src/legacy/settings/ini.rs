@@ -146,7 +146,7 @@ impl<'a> Ini<'a> {
     }
 
     /// The value of `key` from the deepest section of `chain` that has it.
-    pub(super) fn get_inherited(&self, chain: &[String], key: &str) -> Option<Found<'a>> {
+    pub(super) fn get_inherited(&self, chain: &[&str], key: &str) -> Option<Found<'a>> {
         chain
             .iter()
             .rev()

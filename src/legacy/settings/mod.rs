@@ -58,11 +58,13 @@
 //! ([`crate::streaming::blueprint`]), so a parsed lidar always passes the lidar
 //! model's validation. Positions stay in metres (UE4 stores centimetres).
 
+mod budget;
 mod error;
 mod ini;
 #[cfg(test)]
 mod tests;
 
+pub use budget::{frame_bytes, Budget, LIDAR_BYTES_PER_POINT};
 pub use error::{Location, SettingsError};
 
 use crate::types::{Rotation3D, Vector3D, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST};
@@ -358,15 +360,31 @@ impl FromStr for Settings {
     }
 }
 
-/// Parses a settings text over `previous`: present keys override, absent
-/// keys keep `previous`'s values, except that `sensors` holds exactly the
-/// sensors of this text and `quality_level` is `None` without the key.
-/// Unknown keys are logged (warning) and listed in `unknown_keys`.
+/// Parses a settings text over `previous` within the default [`Budget`]:
+/// present keys override, absent keys keep `previous`'s values, except that
+/// `sensors` holds exactly the sensors of this text and `quality_level` is
+/// `None` without the key. Unknown keys are logged (warning) and listed in
+/// `unknown_keys`.
 pub fn parse(text: &str, previous: &Settings) -> Result<Settings, SettingsError> {
+    parse_within(text, previous, &Budget::default())
+}
+
+/// [`parse`] within `budget`: a text that asks for more is refused with
+/// [`SettingsError::OverBudget`]. The cost is linear in the text's size:
+/// the budget is checked before any per-sensor work, and a sensor's section
+/// chain is one string with its prefixes as slices.
+pub fn parse_within(
+    text: &str,
+    previous: &Settings,
+    budget: &Budget,
+) -> Result<Settings, SettingsError> {
+    budget.check_text(text)?;
     let ini = Ini::parse(text)?;
     let sensors_key = ini.get(SENSOR, "Sensors");
+    let sensors_line = sensors_key.map_or(0, |f| f.line);
     let names = sensor_names(sensors_key);
-    let chains: Vec<Vec<String>> = names.iter().map(|n| section_chain(n)).collect();
+    budget.check_names(&names, sensors_line)?;
+    let chains: Vec<Chain> = names.iter().map(|n| Chain::new(n)).collect();
     let unknown_keys = unknown_keys(&ini, &chains);
 
     let server = |key| ini.get(SERVER, key);
@@ -419,17 +437,19 @@ pub fn parse(text: &str, previous: &Settings) -> Result<Settings, SettingsError>
         if !seen.insert(*name) {
             crate::log_warn!("settings: sensor {name:?} is listed twice in Sensors");
         }
-        let type_key = ini.get_inherited(chain, "SensorType").ok_or_else(|| {
+        let chain = chain.sections();
+        let type_key = ini.get_inherited(&chain, "SensorType").ok_or_else(|| {
             SettingsError::MissingSensorType {
                 sensor: (*name).to_owned(),
-                sections: chain.clone(),
-                line: sensors_key.map_or(0, |f| f.line),
+                section: chain[chain.len() - 1].to_owned(),
+                parents: chain.len() - 1,
+                line: sensors_line,
             }
         })?;
         let sensor = if type_key.value.eq_ignore_ascii_case("CAMERA") {
-            SensorSettings::Camera(camera(&ini, name, chain)?)
+            SensorSettings::Camera(camera(&ini, name, &chain)?)
         } else if type_key.value.eq_ignore_ascii_case("LIDAR_RAY_CAST") {
-            SensorSettings::Lidar(lidar(&ini, name, chain)?)
+            SensorSettings::Lidar(lidar(&ini, name, &chain)?)
         } else {
             return Err(SettingsError::UnknownSensorType {
                 sensor: (*name).to_owned(),
@@ -438,6 +458,7 @@ pub fn parse(text: &str, previous: &Settings) -> Result<Settings, SettingsError>
         };
         settings.sensors.push(sensor);
     }
+    budget.check_frame(&settings.sensors, sensors_line)?;
     Ok(settings)
 }
 
@@ -450,25 +471,47 @@ fn sensor_names<'a>(key: Option<Found<'a>>) -> Vec<&'a str> {
         .collect()
 }
 
-/// `A/B` -> `[CARLA/Sensor, CARLA/Sensor/A, CARLA/Sensor/A/B]`.
-fn section_chain(name: &str) -> Vec<String> {
-    let mut chain = vec![SENSOR.to_owned()];
-    for part in name.split('/') {
-        let next = format!("{}/{part}", chain[chain.len() - 1]);
-        chain.push(next);
+/// A sensor's sections, `A/B` -> `[CARLA/Sensor, CARLA/Sensor/A,
+/// CARLA/Sensor/A/B]`, held as one string and the ends of its prefixes (so
+/// a deep name costs its length, not its length times its depth).
+struct Chain {
+    full: String,
+    /// Lower-case copy of `full`, for section-name comparisons.
+    lower: String,
+    ends: Vec<usize>,
+}
+
+impl Chain {
+    fn new(name: &str) -> Chain {
+        let full = format!("{SENSOR}/{name}");
+        let mut ends = vec![SENSOR.len()];
+        ends.extend(
+            full.match_indices('/')
+                .map(|(i, _)| i)
+                .filter(|&i| i > SENSOR.len()),
+        );
+        ends.push(full.len());
+        let lower = full.to_ascii_lowercase();
+        Chain { full, lower, ends }
     }
-    chain
+
+    /// The sections, outermost first.
+    fn sections(&self) -> Vec<&str> {
+        self.ends.iter().map(|&e| &self.full[..e]).collect()
+    }
+
+    fn lower_sections(&self) -> impl Iterator<Item = &str> {
+        self.ends.iter().map(|&e| &self.lower[..e])
+    }
 }
 
 /// Logs and lists the keys no section kind knows; warns about sensor
-/// sections no listed sensor reads.
-fn unknown_keys(ini: &Ini<'_>, chains: &[Vec<String>]) -> Vec<String> {
-    let used: HashSet<String> = chains
-        .iter()
-        .flatten()
-        .map(|s| s.to_ascii_lowercase())
-        .collect();
+/// sections no listed sensor reads. At most `MAX_UNKNOWN_LOGGED` unknown
+/// keys are logged one by one; the rest are counted in one line.
+fn unknown_keys(ini: &Ini<'_>, chains: &[Chain]) -> Vec<String> {
+    let used: HashSet<&str> = chains.iter().flat_map(Chain::lower_sections).collect();
     let mut unknown = Vec::new();
+    let mut unread_sections = 0usize;
     for section in &ini.sections {
         let lower = section.name.to_ascii_lowercase();
         let is_sensor = lower.starts_with("carla/sensor/");
@@ -480,31 +523,51 @@ fn unknown_keys(ini: &Ini<'_>, chains: &[Vec<String>]) -> Vec<String> {
             _ if is_sensor => SENSOR_KEYS,
             _ => &[],
         };
-        if is_sensor && !used.contains(&lower) {
-            crate::log_warn!(
-                "settings: section [{}] is not read by any sensor in Sensors",
-                section.name
-            );
+        if is_sensor && !used.contains(lower.as_str()) {
+            unread_sections += 1;
+            if unread_sections <= MAX_UNKNOWN_LOGGED {
+                crate::log_warn!(
+                    "settings: section [{}] is not read by any sensor in Sensors",
+                    section.name
+                );
+            }
         }
         let mut seen = HashSet::new();
         for e in &section.entries {
             let is_known = known.iter().any(|k| k.eq_ignore_ascii_case(e.key))
                 || (lower == "carla/sensor" && e.key.eq_ignore_ascii_case("Sensors"));
             if !is_known && seen.insert(e.key.to_ascii_lowercase()) {
-                crate::log_warn!(
-                    "settings: unknown key {} in [{}] (line {}) ignored",
-                    e.key,
-                    section.name,
-                    e.line
-                );
+                if unknown.len() < MAX_UNKNOWN_LOGGED {
+                    crate::log_warn!(
+                        "settings: unknown key {} in [{}] (line {}) ignored",
+                        e.key,
+                        section.name,
+                        e.line
+                    );
+                }
                 unknown.push(format!("[{}] {}", section.name, e.key));
             }
         }
     }
+    if unknown.len() > MAX_UNKNOWN_LOGGED {
+        crate::log_warn!(
+            "settings: ...and {} more unknown keys ignored",
+            unknown.len() - MAX_UNKNOWN_LOGGED
+        );
+    }
+    if unread_sections > MAX_UNKNOWN_LOGGED {
+        crate::log_warn!(
+            "settings: ...and {} more sensor sections not read by any sensor",
+            unread_sections - MAX_UNKNOWN_LOGGED
+        );
+    }
     unknown
 }
 
-fn camera(ini: &Ini<'_>, name: &str, chain: &[String]) -> Result<CameraSettings, SettingsError> {
+/// Unknown keys (and unread sections) logged one by one per parse.
+const MAX_UNKNOWN_LOGGED: usize = 10;
+
+fn camera(ini: &Ini<'_>, name: &str, chain: &[&str]) -> Result<CameraSettings, SettingsError> {
     let d = CameraSettings::default();
     let get = |key| ini.get_inherited(chain, key);
     let (own, parents) = chain.split_last().expect("a chain is never empty");
@@ -537,7 +600,7 @@ fn camera(ini: &Ini<'_>, name: &str, chain: &[String]) -> Result<CameraSettings,
     })
 }
 
-fn lidar(ini: &Ini<'_>, name: &str, chain: &[String]) -> Result<LidarSettings, SettingsError> {
+fn lidar(ini: &Ini<'_>, name: &str, chain: &[&str]) -> Result<LidarSettings, SettingsError> {
     let d = LidarSettings::default();
     let get = |key| ini.get_inherited(chain, key);
     let or_default = |v: u32, default: u32| if v == 0 { default } else { v };
@@ -579,7 +642,7 @@ fn lidar(ini: &Ini<'_>, name: &str, chain: &[String]) -> Result<LidarSettings, S
     })
 }
 
-fn position(ini: &Ini<'_>, chain: &[String]) -> Result<Vector3D, SettingsError> {
+fn position(ini: &Ini<'_>, chain: &[&str]) -> Result<Vector3D, SettingsError> {
     let bounds = (Included(-MAX_POSITION_M), Included(MAX_POSITION_M));
     let axis = |key, default| float(ini.get_inherited(chain, key), bounds, default);
     Ok(Vector3D {
@@ -589,7 +652,7 @@ fn position(ini: &Ini<'_>, chain: &[String]) -> Result<Vector3D, SettingsError> 
     })
 }
 
-fn rotation(ini: &Ini<'_>, chain: &[String]) -> Result<Rotation3D, SettingsError> {
+fn rotation(ini: &Ini<'_>, chain: &[&str]) -> Result<Rotation3D, SettingsError> {
     let bounds = (Included(-MAX_ROTATION_DEG), Included(MAX_ROTATION_DEG));
     let angle = |key| float(ini.get_inherited(chain, key), bounds, 0.0);
     Ok(Rotation3D {

@@ -752,18 +752,15 @@ fn a_listed_sensor_without_a_type() {
         e,
         SettingsError::MissingSensorType {
             sensor: "A/B".into(),
-            sections: vec![
-                "CARLA/Sensor".into(),
-                "CARLA/Sensor/A".into(),
-                "CARLA/Sensor/A/B".into()
-            ],
+            section: "CARLA/Sensor/A/B".into(),
+            parents: 2,
             line: 2,
         }
     );
     assert_eq!(
         e.to_string(),
-        "sensor \"A/B\" listed in Sensors has no SensorType in [CARLA/Sensor], \
-         [CARLA/Sensor/A], [CARLA/Sensor/A/B] (line 2)"
+        "sensor \"A/B\" listed in Sensors has no SensorType in [CARLA/Sensor/A/B] \
+         or its 2 parent sections (line 2)"
     );
 }
 
@@ -838,5 +835,146 @@ fn an_error_in_a_later_sensor_fails_the_whole_text() {
         e.to_string()
             .starts_with("[CARLA/Sensor/Lidar32] Channels=\"1000\""),
         "{e}"
+    );
+}
+
+// ------------------------------------------------------------ budget
+
+fn cameras(n: usize, x: u32, y: u32) -> String {
+    let names: Vec<String> = (0..n).map(|i| format!("C{i}")).collect();
+    format!(
+        "[CARLA/Sensor]\nSensors={}\nSensorType=CAMERA\nImageSizeX={x}\nImageSizeY={y}\n",
+        names.join(",")
+    )
+}
+
+fn over_budget(e: SettingsError) -> (&'static str, String) {
+    let text = e.to_string();
+    match e {
+        SettingsError::OverBudget { limit, .. } => (limit, text),
+        other => panic!("expected OverBudget, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_default_budget_admits_eight_full_hd_cameras_and_four_lidars() {
+    let mut text = String::from("[CARLA/Sensor]\nSensors=C0,C1,C2,C3,C4,C5,C6,C7,L0,L1,L2,L3\n");
+    for i in 0..8 {
+        text +=
+            &format!("[CARLA/Sensor/C{i}]\nSensorType=CAMERA\nImageSizeX=1920\nImageSizeY=1080\n");
+    }
+    for i in 0..4 {
+        text += &format!(
+            "[CARLA/Sensor/L{i}]\nSensorType=LIDAR_RAY_CAST\nChannels=64\n\
+             PointsPerSecond=1300000\nRotationFrequency=10\n"
+        );
+    }
+    let s = ok(&text);
+    assert_eq!(s.sensors.len(), 12);
+    let total: u64 = s.sensors.iter().map(|s| frame_bytes(s, 100)).sum();
+    assert_eq!(total, 8 * 1920 * 1080 * 4 + 4 * 130_000 * 24);
+}
+
+#[test]
+fn a_name_ten_thousand_levels_deep_is_refused_at_once_naming_the_limit() {
+    let name = vec!["a"; 10_000].join("/");
+    let text = format!("[CARLA/Sensor]\nSensors={name}\n");
+    let started = std::time::Instant::now();
+    let ((limit, message), lines) = crate::log::capture(|| over_budget(err(&text)));
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    assert_eq!(limit, "max_name_bytes");
+    assert!(message.len() < 200, "{message}");
+    assert!(lines.is_empty(), "{lines:?}");
+    // Within the byte limit, the depth limit holds.
+    let name = ["a"; 9].join("/");
+    let (limit, message) = over_budget(err(&format!("[CARLA/Sensor]\nSensors={name}\n")));
+    assert_eq!(limit, "max_name_depth");
+    assert!(message.contains("has 9 levels"), "{message}");
+    assert!(
+        message.contains("budget of 8 (max_name_depth) (line 2)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_deep_name_within_an_unlimited_budget_parses_in_linear_time_and_short_errors() {
+    // 2,000 levels without SensorType: the error names the sensor's own
+    // section and the number of parents, not every prefix.
+    let name = vec!["a"; 2_000].join("/");
+    let text = format!("[CARLA/Sensor]\nSensors={name}\n");
+    let e = parse_within(&text, &Settings::default(), &Budget::UNLIMITED).unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains("or its 2000 parent sections"),
+        "{}",
+        &message[..100]
+    );
+    assert!(message.len() < 3 * text.len(), "{} bytes", message.len());
+}
+
+#[test]
+fn two_thousand_cameras_are_refused_before_any_is_built() {
+    let (limit, message) = over_budget(err(&cameras(2_000, 720, 512)));
+    assert_eq!(limit, "max_sensors");
+    assert!(
+        message.starts_with("Sensors lists 2000 sensors, over the server's budget of 64"),
+        "{message}"
+    );
+    // 64 small ones are fine; 40 default-size ones are fine (56 MiB).
+    assert_eq!(ok(&cameras(64, 64, 48)).sensors.len(), 64);
+    assert_eq!(ok(&cameras(40, 720, 512)).sensors.len(), 40);
+}
+
+#[test]
+fn sensors_that_produce_more_than_the_frame_budget_are_refused() {
+    let (limit, message) = over_budget(err(&cameras(1, 16384, 16384)));
+    assert_eq!(limit, "max_frame_bytes");
+    assert!(
+        message.contains("1073741824 bytes per frame, over the server's budget of 134217728"),
+        "{message}"
+    );
+    // Ten full-rate lidars at 10 frames per second: 10 x 1e6 points x 24.
+    let lidars = "[CARLA/Sensor]\nSensors=L0,L1,L2,L3,L4,L5,L6,L7,L8,L9\n\
+                  SensorType=LIDAR_RAY_CAST\nPointsPerSecond=10000000\n";
+    assert_eq!(over_budget(err(lidars)).0, "max_frame_bytes");
+    // One is fine at 10 frames per second, not at one frame per second.
+    let one = "[CARLA/Sensor]\nSensors=L\nSensorType=LIDAR_RAY_CAST\nPointsPerSecond=10000000\n";
+    assert_eq!(ok(one).sensors.len(), 1);
+    let slow = Budget {
+        frame_ms: 1000,
+        ..Budget::default()
+    };
+    let e = parse_within(one, &Settings::default(), &slow).unwrap_err();
+    assert!(e.to_string().contains("240000000 bytes per frame"), "{e}");
+    let tight = Budget {
+        max_frame_bytes: 64 * 48 * 4 - 1,
+        ..Budget::default()
+    };
+    let e = parse_within(&cameras(1, 64, 48), &Settings::default(), &tight).unwrap_err();
+    assert_eq!(over_budget(e).0, "max_frame_bytes");
+}
+
+#[test]
+fn a_text_over_the_size_limit_is_refused_without_parsing() {
+    let text = format!("[CARLA/Server]\n{}", "Junk=1\n".repeat(200_000));
+    let ((limit, message), lines) = crate::log::capture(|| over_budget(err(&text)));
+    assert_eq!(limit, "max_ini_bytes");
+    assert!(
+        message.starts_with("the settings text has 1400015 bytes"),
+        "{message}"
+    );
+    assert!(!message.contains("line"), "{message}");
+    assert!(lines.is_empty());
+}
+
+#[test]
+fn a_flood_of_unknown_keys_logs_eleven_lines_and_lists_them_all() {
+    let keys: String = (0..5_000).map(|i| format!("K{i}=1\n")).collect();
+    let (s, lines) = crate::log::capture(|| ok(&format!("[CARLA/Server]\n{keys}")));
+    assert_eq!(s.unknown_keys.len(), 5_000);
+    assert_eq!(lines.len(), 11, "{lines:?}");
+    assert_eq!(
+        lines[10].1,
+        "settings: ...and 4990 more unknown keys ignored"
     );
 }
