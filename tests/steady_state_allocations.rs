@@ -57,6 +57,16 @@ const T: u32 = 5000;
 const WARM_UP: u32 = 50;
 const MEASURED: u32 = 200;
 
+/// 0.9 streams: frames measured, and the most allocations allowed in them.
+/// A stream makes a payload block (and, past its first four, a message
+/// shell) only when a send meets a new in-flight peak: one block being
+/// filled, one being written and one waiting per subscriber, one freed
+/// just after the last reclaim. On a busy machine that peak can come late,
+/// so the bound is that peak, not zero; an allocation per frame would give
+/// at least `STREAM_FRAMES`.
+const STREAM_FRAMES: u32 = 1000;
+const STREAM_PEAK_ALLOCATIONS: u64 = 6;
+
 /// A std mutex: a test thread waiting here must not allocate while another
 /// test counts (parking_lot allocates a thread's parking data lazily).
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -179,14 +189,14 @@ mod pipeline {
         }
     }
 
-    /// Runs `tick` WARM_UP times, then MEASURED times while counting.
+    /// Runs `tick` WARM_UP times, then STREAM_FRAMES times while counting.
     fn count(mut tick: impl FnMut(u64)) -> u64 {
         for f in 1..=u64::from(WARM_UP) {
             tick(f);
         }
         COUNTING.store(true, Ordering::SeqCst);
         let before = ALLOCATIONS.load(Ordering::SeqCst);
-        for f in u64::from(WARM_UP) + 1..=u64::from(WARM_UP + MEASURED) {
+        for f in u64::from(WARM_UP) + 1..=u64::from(WARM_UP + STREAM_FRAMES) {
             tick(f);
         }
         COUNTING.store(false, Ordering::SeqCst);
@@ -246,13 +256,13 @@ mod pipeline {
         if synchronous {
             assert_eq!(
                 frames.len() as u32,
-                WARM_UP + MEASURED,
+                WARM_UP + STREAM_FRAMES,
                 "synchronous mode dropped frames"
             );
         }
-        assert_eq!(
-            n, 0,
-            "{n} allocations in {MEASURED} steady camera frames (sync: {synchronous})"
+        assert!(
+            n <= STREAM_PEAK_ALLOCATIONS,
+            "{n} allocations in {STREAM_FRAMES} steady camera frames (sync: {synchronous})"
         );
     }
 
@@ -313,6 +323,9 @@ mod pipeline {
         });
         drop(host);
         assert!(!reader.join().unwrap().is_empty());
-        assert_eq!(n, 0, "{n} allocations in {MEASURED} steady lidar ticks");
+        assert!(
+            n <= STREAM_PEAK_ALLOCATIONS,
+            "{n} allocations in {STREAM_FRAMES} steady lidar ticks"
+        );
     }
 }

@@ -20,17 +20,28 @@ use crate::legacy::proto;
 use crate::legacy::world_port::NetConfig;
 use crate::net::port::Rendezvous;
 use crate::net::{deadline_in, Aborter, Conn};
+use crate::streaming::stream::Message as StreamMessage;
 use crate::sync::slot::Latest;
 use crate::types::{Agent, Control, MeasurementsHeader};
 use crate::Error;
 use parking_lot::{Condvar, Mutex};
-use prost::Message;
+use prost::Message as _;
 use std::collections::HashMap;
 use std::io::IoSlice;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
+
+/// One sensor's newest record `[N][id][header][data]`: `bytes` holds the
+/// prefix, id and header, and the data too when the host handed a copy;
+/// `shared` is data written straight from a 0.9 message's payload (the
+/// camera mirror), from the given offset, so a mirrored image is not copied.
+#[derive(Default)]
+pub(crate) struct Record {
+    bytes: Vec<u8>,
+    shared: Option<(Arc<StreamMessage>, usize)>,
+}
 
 /// One measurement as copied from the host (the agents vector only grows).
 #[derive(Default)]
@@ -70,7 +81,7 @@ struct AgentShared {
     control_cv: Condvar,
     control_error: AtomicI32,
     sensor_index: HashMap<u32, usize>,
-    sensor_slots: Box<[Latest<Vec<u8>>]>,
+    sensor_slots: Box<[Latest<Record>]>,
     /// Aborters of the live sessions, one slot per role.
     sessions: Mutex<[Option<Aborter>; 2]>,
     stream_clients: Arc<Rendezvous>,
@@ -169,19 +180,47 @@ impl AgentServer {
         Ok(())
     }
 
-    /// Stores the newest record `[N][id][header][data]` of sensor `id`.
+    /// Stores the newest record `[N][id][header][data]` of sensor `id`
+    /// (a copy of `data`).
     pub(crate) fn write_sensor_data(
         &self,
         id: u32,
         header: &[u8],
         data: &[u8],
     ) -> Result<(), Error> {
+        self.write_record(id, header, data.len(), |cell| {
+            cell.bytes.extend_from_slice(data);
+        })
+    }
+
+    /// Stores the newest record of sensor `id` whose data is `message`'s
+    /// payload from `offset` on, shared rather than copied.
+    pub(crate) fn write_sensor_shared(
+        &self,
+        id: u32,
+        header: &[u8],
+        message: &Arc<StreamMessage>,
+        offset: usize,
+    ) -> Result<(), Error> {
+        let data = message.payload_from(offset).len();
+        self.write_record(id, header, data, |cell| {
+            cell.shared = Some((message.clone(), offset));
+        })
+    }
+
+    fn write_record(
+        &self,
+        id: u32,
+        header: &[u8],
+        data_len: usize,
+        fill: impl FnOnce(&mut Record),
+    ) -> Result<(), Error> {
         let s = &self.shared;
         let Some(&index) = s.sensor_index.get(&id) else {
             crate::log_warn!("sensor data for unknown sensor id {} dropped", id);
             return Err(Error::UnknownSensor(id));
         };
-        let len = 4 + header.len() as u64 + data.len() as u64;
+        let len = 4 + header.len() as u64 + data_len as u64;
         let Ok(len) = u32::try_from(len) else {
             crate::log_error!(
                 "sensor {}: record of {} bytes does not fit the u32 length prefix",
@@ -194,14 +233,17 @@ impl AgentServer {
         };
         let mut w = s.sensor_slots[index].writer().map_err(|_| Error::Busy)?;
         w.with_mut(|cell| {
-            cell.clear();
-            cell.reserve(len as usize + 4);
-            cell.extend_from_slice(&len.to_le_bytes());
-            cell.extend_from_slice(&id.to_le_bytes());
-            cell.extend_from_slice(header);
-            cell.extend_from_slice(data);
+            cell.bytes.clear();
+            cell.shared = None;
+            cell.bytes.extend_from_slice(&len.to_le_bytes());
+            cell.bytes.extend_from_slice(&id.to_le_bytes());
+            cell.bytes.extend_from_slice(header);
+            fill(cell);
         });
         w.publish();
+        // The cell the writer got back holds a value already sent or just
+        // replaced: let go of its shared block now, not at the next write.
+        w.with_mut(|cell| cell.shared = None);
         Ok(())
     }
 
@@ -320,7 +362,7 @@ fn stream_loop(shared: Arc<AgentShared>) {
     let mut fresh = vec![false; sensors.len()];
     let mut msg = proto::Measurements::default();
     let mut out = Vec::new();
-    let mut slices_store: Vec<IoSlice<'static>> = Vec::with_capacity(sensors.len() + 2);
+    let mut slices_store: Vec<IoSlice<'static>> = Vec::with_capacity(2 * sensors.len() + 2);
     while let Some(conn) = s.stream_clients.take() {
         crate::log_info!("stream client connected from {}", conn.peer());
         s.register(Role::Stream, &conn);
@@ -347,12 +389,20 @@ fn stream_loop(shared: Arc<AgentShared>) {
             let mut slices = reuse(std::mem::take(&mut slices_store));
             slices.push(IoSlice::new(&out));
             for (reader, _) in sensors.iter().zip(&fresh).filter(|(_, f)| **f) {
-                slices.push(IoSlice::new(reader.get()));
+                let record = reader.get();
+                slices.push(IoSlice::new(&record.bytes));
+                if let Some((message, offset)) = &record.shared {
+                    slices.push(IoSlice::new(message.payload_from(*offset)));
+                }
             }
             slices.push(IoSlice::new(&TERMINATOR));
             let bytes: usize = slices.iter().map(|b| b.len()).sum();
             let result = conn.write_all_vectored(&mut slices, deadline_in(s.cfg.timeout));
             slices_store = reuse(slices);
+            // Sent: shared blocks go back to their pools now.
+            for (reader, _) in sensors.iter_mut().zip(&fresh).filter(|(_, f)| **f) {
+                reader.with_mut(|record| record.shared = None);
+            }
             if let Err(code) = result {
                 break code;
             }

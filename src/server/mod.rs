@@ -16,6 +16,7 @@ use crate::legacy::framing::DEFAULT_MAX_MESSAGE;
 use crate::legacy::world_port::{self, NetConfig, Outgoing, WorldShared};
 use crate::net::port::{Port, Rendezvous};
 use crate::streaming::sensor_table::SensorTable;
+use crate::streaming::stream::Message;
 use crate::types::{Agent, Control, MeasurementsHeader, SensorDefinition, Transform};
 use crate::Error;
 use parking_lot::{Mutex, RwLock};
@@ -287,6 +288,19 @@ impl Server {
     /// Queues sensor data (newest wins per sensor).
     pub fn write_sensor_data(&self, id: u32, header: &[u8], data: &[u8]) -> Result<(), Error> {
         self.current_agent()?.write_sensor_data(id, header, data)
+    }
+
+    /// Queues a 0.9 message's payload from `offset` as sensor `id`'s data
+    /// (newest wins; shared with the 0.9 stream, not copied).
+    pub(crate) fn write_sensor_shared(
+        &self,
+        id: u32,
+        header: &[u8],
+        message: &Arc<Message>,
+        offset: usize,
+    ) -> Result<(), Error> {
+        self.current_agent()?
+            .write_sensor_shared(id, header, message, offset)
     }
 
     /// Queues this frame's measurements (newest wins).

@@ -5,7 +5,7 @@
 
 use super::Server;
 use crate::streaming::sensor_table::SensorEntry;
-use crate::streaming::stream::StreamStats;
+use crate::streaming::stream::{Message, StreamStats};
 use crate::streaming::{CaptureContext, LidarHit, PendingImage, PlannedRay, SensorType};
 use crate::types::Vector3D;
 use crate::Error;
@@ -95,9 +95,10 @@ impl Sensor<'_> {
     /// Cameras, copy path: sends BGRA pixels (width × height × 4 bytes) to
     /// the stream and, if mirrored, to the 0.8.4 stream port.
     pub fn send_image(&self, ctx: &CaptureContext, pixels: &[u8]) -> Result<(), Error> {
-        self.entry.instance.send_image(ctx, pixels)?;
-        self.mirror(ctx, pixels);
-        Ok(())
+        let mirror = self.entry.legacy_mirror(ctx);
+        self.entry
+            .instance
+            .send_image(ctx, pixels, |m, at| self.mirror(mirror, m, at))
     }
 
     /// Cameras, zero-copy path: a pooled buffer for one image; write the
@@ -108,9 +109,11 @@ impl Sensor<'_> {
 
     /// Sends an acquired image to the stream and, if mirrored, to the 0.8.4
     /// stream port.
-    pub fn commit_image(&self, ctx: &CaptureContext, mut image: PendingImage) -> Result<(), Error> {
-        self.mirror(ctx, image.pixels_mut());
-        self.entry.instance.commit(ctx, image)
+    pub fn commit_image(&self, ctx: &CaptureContext, image: PendingImage) -> Result<(), Error> {
+        let mirror = self.entry.legacy_mirror(ctx);
+        self.entry
+            .instance
+            .commit(ctx, image, |m, at| self.mirror(mirror, m, at))
     }
 
     /// Lidars: plans this tick's rays for a tick of `dt` seconds and runs
@@ -159,9 +162,10 @@ impl Sensor<'_> {
         self.entry.instance.stream().stats()
     }
 
-    fn mirror(&self, ctx: &CaptureContext, pixels: &[u8]) {
-        if let Some((id, header)) = self.entry.legacy_mirror(ctx) {
-            if let Err(e) = self.server.write_sensor_data(id, &header, pixels) {
+    /// Hands the image's message to the 0.8 stream (shared, not copied).
+    fn mirror(&self, mirror: Option<(u32, [u8; 24])>, message: &Arc<Message>, at: usize) {
+        if let Some((id, header)) = mirror {
+            if let Err(e) = self.server.write_sensor_shared(id, &header, message, at) {
                 crate::log_debug!("0.8 mirror of sensor {}: {}", id, e);
             }
         }

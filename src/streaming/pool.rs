@@ -95,6 +95,7 @@ impl Buffer {
     }
 
     /// Size of the block.
+    #[cfg(test)]
     pub(crate) fn capacity(&self) -> usize {
         self.block.capacity()
     }

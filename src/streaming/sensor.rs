@@ -10,12 +10,13 @@ use super::models::safe_distance::{self, SafeDistanceSettings};
 use super::registry::{PayloadFormat, SensorType};
 use super::serialize::{self, IMAGE_HEADER_SIZE};
 use crate::streaming::pool::Buffer;
-use crate::streaming::stream::{Stream, StreamServer};
+use crate::streaming::stream::{Message, Stream, StreamServer};
 use crate::types::CaptureContext;
 use crate::types::Vector3D;
 use crate::types::{LidarHit, PlannedRay};
 use crate::Error;
 use parking_lot::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
 enum Model {
@@ -142,12 +143,18 @@ impl SensorInstance {
     }
 
     /// Copy path: sends BGRA pixels of the camera's size.
-    pub(crate) fn send_image(&self, ctx: &CaptureContext, pixels: &[u8]) -> Result<(), Error> {
+    pub(crate) fn send_image(
+        &self,
+        ctx: &CaptureContext,
+        pixels: &[u8],
+        keep: impl FnOnce(&Arc<Message>, usize),
+    ) -> Result<(), Error> {
         let (w, h, fov, _) = self.camera().ok_or_else(|| self.wrong("an image"))?;
         let mut buf = self.stream.pop_buffer();
         buf.append_with(|v| serialize::image(v, w, h, fov, pixels))
             .map_err(|e| Error::InvalidArgument(e.to_string()))?;
-        self.send(ctx, buf)
+        self.stream
+            .send_then(&self.header(ctx), buf, |m| keep(m, IMAGE_HEADER_SIZE))
     }
 
     /// Zero-copy path: a pooled buffer sized for one image; the engine
@@ -161,9 +168,17 @@ impl SensorInstance {
         Ok(PendingImage { buffer })
     }
 
-    /// Sends an acquired image.
-    pub(crate) fn commit(&self, ctx: &CaptureContext, image: PendingImage) -> Result<(), Error> {
-        self.send(ctx, image.buffer)
+    /// Sends an acquired image; `keep` gets the shared message and the
+    /// offset of its pixels (the 0.8 mirror writes them from there).
+    pub(crate) fn commit(
+        &self,
+        ctx: &CaptureContext,
+        image: PendingImage,
+        keep: impl FnOnce(&Arc<Message>, usize),
+    ) -> Result<(), Error> {
+        self.stream.send_then(&self.header(ctx), image.buffer, |m| {
+            keep(m, IMAGE_HEADER_SIZE)
+        })
     }
 
     /// Lidar: plans this tick's rays (valid until the next plan) and runs

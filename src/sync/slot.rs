@@ -159,6 +159,14 @@ impl<T> Reader<'_, T> {
         self.slot.cells[self.index as usize].with(|p| f(unsafe { &*p }))
     }
 
+    /// Runs `f` on the reader cell, mutably (to let go of what the taken
+    /// value holds once it has been used).
+    pub(crate) fn with_mut<R>(&mut self, f: impl FnOnce(&mut T) -> R) -> R {
+        // SAFETY: the reader cell is owned by this `Reader` alone (invariant),
+        // and `&mut self` excludes any borrow from `get`.
+        self.slot.cells[self.index as usize].with_mut(|p| f(unsafe { &mut *p }))
+    }
+
     /// The reader cell, borrowed until the next `update`. (Under loom only
     /// the access itself is tracked, not the borrow; the model uses `with`.)
     pub(crate) fn get(&self) -> &T {

@@ -40,6 +40,11 @@ pub(crate) struct Message {
 }
 
 impl Message {
+    /// The payload from byte `offset` on (empty past its end).
+    pub(crate) fn payload_from(&self, offset: usize) -> &[u8] {
+        self.payload.get(offset..).unwrap_or_default()
+    }
+
     fn slices(&self) -> [IoSlice<'_>; 3] {
         [
             IoSlice::new(&self.prefix),
@@ -77,8 +82,6 @@ struct StreamState {
     /// 0: asynchronous; otherwise the synchronous wait bound in ms.
     sync_wait_ms: AtomicU32,
     messages: AtomicU64,
-    /// Whether the first send has warmed the pool.
-    warmed: AtomicBool,
 }
 
 struct Shared {
@@ -97,15 +100,13 @@ pub(crate) const FLUSH_BOUND: Duration = Duration::from_secs(1);
 /// server is dropped has stopped reading: it is cut at once.
 const FLUSH_STALL: Duration = Duration::from_millis(25);
 
-/// Pooled blocks kept per stream.
+/// Idle blocks kept per stream. Blocks are only made when a send needs
+/// one (never ahead of need); a stream has at most one being filled, two
+/// per subscriber (one being written, one waiting) and two for a 0.8
+/// mirror out at once, plus any whose message was freed just after the
+/// last reclaim, so a steady stream stops allocating once it has met its
+/// in-flight peak, and an idle one keeps what that peak needed.
 const POOL_SIZE: usize = 8;
-
-/// Blocks a stream with one subscriber can have out at once: one being
-/// written, one waiting for the writer, one being filled, and one whose
-/// shell was freed just after the last reclaim. The first send makes the
-/// missing ones at its payload's capacity, so the pool does not grow
-/// later, in steady state, the first time the scheduler delays a writer.
-const WARM_BLOCKS: usize = 4;
 
 /// The streaming port and its streams.
 pub(crate) struct StreamServer {
@@ -164,7 +165,6 @@ impl StreamServer {
             closed: AtomicBool::new(false),
             sync_wait_ms: AtomicU32::new(0),
             messages: AtomicU64::new(0),
-            warmed: AtomicBool::new(false),
         });
         self.shared.streams.lock().insert(id, state.clone());
         Stream {
@@ -229,15 +229,6 @@ impl Drop for StreamServer {
 }
 
 impl StreamState {
-    fn warm_pool(&self, capacity: usize) {
-        let spares: [Buffer; WARM_BLOCKS - 1] = std::array::from_fn(|_| {
-            let mut b = self.pool.pop();
-            b.reset(capacity);
-            b
-        });
-        drop(spares); // into the pool
-    }
-
     fn close(&self, abort: bool) {
         self.closed.store(true, Ordering::Release);
         for session in self.sessions.lock().drain(..) {
@@ -283,6 +274,18 @@ impl Stream {
     /// if a synchronous subscriber stayed busy past the bound,
     /// `InvalidArgument` if the message exceeds 4 GiB.
     pub(crate) fn send(&self, header: &[u8; HEADER_SIZE], payload: Buffer) -> Result<(), Error> {
+        self.send_then(header, payload, |_| {})
+    }
+
+    /// `send`, also handing the shared message to `keep` (before any
+    /// subscriber is offered it), which may keep a clone: the 0.8 mirror
+    /// writes the same block instead of a copy.
+    pub(crate) fn send_then(
+        &self,
+        header: &[u8; HEADER_SIZE],
+        payload: Buffer,
+        keep: impl FnOnce(&Arc<Message>),
+    ) -> Result<(), Error> {
         let s = &self.state;
         if s.closed.load(Ordering::Acquire) {
             return Err(Error::StreamClosed { stream: s.id });
@@ -295,10 +298,8 @@ impl Stream {
             ))
         })?;
         s.messages.fetch_add(1, Ordering::Relaxed);
-        if !s.warmed.swap(true, Ordering::Relaxed) {
-            s.warm_pool(payload.capacity());
-        }
         let msg = s.shells.message(len.to_le_bytes(), header, payload);
+        keep(&msg);
         let sync_ms = s.sync_wait_ms.load(Ordering::Relaxed);
         // Another sender of this stream may hold the scratch vector; then
         // this one starts from an empty one (which allocates only if used).

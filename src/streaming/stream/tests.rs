@@ -233,3 +233,30 @@ fn streams_are_independent_and_sends_from_many_threads_are_safe() {
         t.join().unwrap();
     }
 }
+
+#[test]
+fn a_stream_makes_blocks_only_when_a_send_needs_one() {
+    let server = server();
+    let stream = server.create_stream();
+    let image = vec![7u8; 1 << 20];
+    // No subscriber: every message is discarded at once, so one block
+    // serves every send (no spare blocks are made ahead of need).
+    for frame in 0..20 {
+        send(&stream, frame, &image).unwrap();
+    }
+    assert_eq!(stream.stats().pool_allocations, 1);
+    // A message kept by someone else (the 0.8 mirror) holds its block; the
+    // next send makes a second one, and no more while each is let go.
+    let mut kept = None;
+    for frame in 20..40 {
+        let mut buf = stream.pop_buffer();
+        buf.copy_from(0, &image);
+        kept = None;
+        stream
+            .send_then(&header(frame), buf, |m| kept = Some(m.clone()))
+            .unwrap();
+        assert_eq!(kept.as_ref().unwrap().payload_from(1 << 19).len(), 1 << 19);
+    }
+    drop(kept);
+    assert_eq!(stream.stats().pool_allocations, 2);
+}
