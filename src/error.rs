@@ -20,9 +20,12 @@ pub enum Error {
     /// A world message was not sent within the call's time-out; it is still
     /// sent later (C: 110, `ETIMEDOUT`).
     TimedOut,
-    /// No episode is running, a network deadline (the server time-out)
-    /// expired, or the server was disconnected (C: 125, `ECANCELED`).
+    /// No episode is running, or the server was disconnected (C: 125,
+    /// `ECANCELED`).
     Aborted,
+    /// A network deadline (the server time-out `T`) passed: a client sent
+    /// or read nothing for `T` (C: 125 as well, 0.8.4's code for it).
+    DeadlinePassed,
     /// The peer closed the connection (C: 2).
     PeerClosed,
     /// The server is not connected (C: 9).
@@ -106,7 +109,7 @@ impl Error {
         match self {
             Error::TryAgain => 11,
             Error::TimedOut | Error::SubscriberBusy { .. } => 110,
-            Error::Aborted | Error::StreamClosed { .. } => 125,
+            Error::Aborted | Error::DeadlinePassed | Error::StreamClosed { .. } => 125,
             Error::PeerClosed => 2,
             Error::NotConnected => 9,
             Error::InvalidPort => 22,
@@ -151,8 +154,9 @@ impl fmt::Display for Error {
             Error::TryAgain => f.write_str("try again"),
             Error::TimedOut => f.write_str("timed out"),
             Error::Aborted => {
-                f.write_str("operation aborted (no agent server, deadline or disconnect)")
+                f.write_str("operation aborted: no episode is running (none started, or it ended)")
             }
+            Error::DeadlinePassed => f.write_str("the server time-out passed (a network deadline)"),
             Error::PeerClosed => f.write_str("peer closed the connection"),
             Error::NotConnected => f.write_str("not connected"),
             Error::InvalidPort => f.write_str("invalid port"),

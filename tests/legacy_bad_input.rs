@@ -184,30 +184,28 @@ fn the_maximum_message_size_is_configurable() {
 }
 
 #[test]
-fn garbage_and_huge_prefixes_on_the_control_port_close_only_that_connection() {
+fn garbage_or_a_huge_prefix_on_the_control_port_ends_the_episode_and_closes_its_connections() {
     let (server, port) = server();
-    let _world = episode_started(&server, port);
-
-    let mut control = raw(port + 2);
-    control.write_all(&[3, 0, 0, 0, 0x0d, 0x01, 0x02]).unwrap(); // truncated fixed32
-    assert_eq!(server.read_control(T), Err(Error::Malformed));
-    assert!(closed_by_server(&mut control));
-
-    let mut control = raw(port + 2);
-    control.write_all(&u32::MAX.to_le_bytes()).unwrap();
-    assert_eq!(server.read_control(T), Err(Error::TooLong));
-    assert!(closed_by_server(&mut control));
-
-    // A well-behaved control connection works in the same episode.
-    let mut control = raw(port + 2);
-    let c = proto::Control {
-        steer: -0.5,
-        reverse: true,
-        ..Default::default()
-    };
-    write_message(&mut control, &c.encode_to_vec()).unwrap();
-    let got = server.read_control(T).unwrap();
-    assert_eq!((got.steer, got.reverse), (-0.5, CBool(1)));
+    for (bytes, error) in [
+        (vec![3, 0, 0, 0, 0x0d, 0x01, 0x02], Error::Malformed), // truncated fixed32
+        (u32::MAX.to_le_bytes().to_vec(), Error::TooLong),
+    ] {
+        let mut world = episode_started(&server, port);
+        let mut stream = raw(port + 1);
+        let mut control = raw(port + 2);
+        control.write_all(&bytes).unwrap();
+        assert_eq!(server.read_control(T), Err(error));
+        assert_eq!(server.read_control(0), Err(Error::Aborted), "reported once");
+        // A misbehaving client: every connection of the episode is closed.
+        assert!(closed_by_server(&mut control));
+        assert!(closed_by_server(&mut stream));
+        assert!(closed_by_server(&mut world));
+        // A control reconnection does not revive the episode.
+        let mut again = raw(port + 2);
+        assert!(closed_by_server(&mut again));
+        assert!(server.read_request_new_episode(T).is_err());
+    }
+    episode_with_client(&server, port);
 }
 
 #[test]
@@ -234,9 +232,9 @@ fn garbage_sent_to_the_stream_port_is_ignored() {
 }
 
 #[test]
-fn a_stream_client_leaving_mid_frame_is_reported_once_and_a_new_one_is_served() {
+fn a_stream_client_leaving_mid_frame_is_reported_once_and_ends_the_episode() {
     let (server, port) = server();
-    let _world = episode_started(&server, port);
+    let mut world = episode_started(&server, port);
     let image = vec![7u8; 4 << 20];
     let mut stream = raw(port + 1);
     server.write_sensor_data(CAMERA, &[1; 24], &image).unwrap();
@@ -275,17 +273,42 @@ fn a_stream_client_leaving_mid_frame_is_reported_once_and_a_new_one_is_served() 
         matches!(error, Error::BrokenPipe | Error::ConnectionReset),
         "{error}"
     );
-    // Reported once; afterwards measurements are stored again.
+    // Reported once; the episode is over: nothing is stored any more and a
+    // new stream connection is refused at once.
     let m3 = MeasurementsHeader {
         frame_number: 3,
         ..Default::default()
     };
-    server.write_measurements(&m3, &[]).unwrap();
+    assert_eq!(server.write_measurements(&m3, &[]), Err(Error::Aborted));
     let mut stream = raw(port + 1);
+    assert!(closed_by_server(&mut stream));
+    // The client closed the connection itself, as the 0.8.4 client does
+    // before its next request: the world connection stays open for that
+    // request, and the next episode runs on it.
+    let host = {
+        let server = server.clone();
+        thread::spawn(move || {
+            host_setup(&server);
+            server.write_sensor_data(CAMERA, &[1; 24], &image).unwrap();
+            server.write_measurements(&m3, &[]).unwrap();
+        })
+    };
+    let req = proto::RequestNewEpisode {
+        ini_file: common::ini(true, &["Cam"], ""),
+    };
+    write_message(&mut world, &req.encode_to_vec()).unwrap();
+    read_message(&mut world, 1 << 20).unwrap();
+    let start = proto::EpisodeStart {
+        player_start_spot_index: 0,
+    };
+    write_message(&mut world, &start.encode_to_vec()).unwrap();
+    assert_eq!(read_message(&mut world, 16).unwrap(), [0x08, 0x01]);
+    let mut stream = raw(port + 1);
+    host.join().unwrap();
     let m = proto::Measurements::decode(&read_message(&mut stream, 1 << 20).unwrap()[..]).unwrap();
     assert_eq!(m.frame_number, 3);
     let record = read_message(&mut stream, 8 << 20).unwrap();
-    assert_eq!(record.len(), 4 + 24 + image.len());
+    assert_eq!(record.len(), 4 + 24 + 4 * 1024 * 1024);
     assert!(read_message(&mut stream, 16).unwrap().is_empty());
 }
 
@@ -407,7 +430,10 @@ fn a_zero_time_out_never_waits() {
     let zero = Server::new();
     zero.connect(u32::from(port), 0).unwrap();
     let mut w = raw(port);
-    assert_eq!(zero.read_request_new_episode(2000), Err(Error::Aborted));
+    assert_eq!(
+        zero.read_request_new_episode(2000),
+        Err(Error::DeadlinePassed)
+    );
     assert!(closed_by_server(&mut w));
 }
 

@@ -15,10 +15,12 @@
 //! empty terminator, with no concatenation copy.
 
 use crate::legacy::encode;
+use crate::legacy::episode_end::{AgentPort, EndCause};
 use crate::legacy::framing::{read_message, TERMINATOR};
 use crate::legacy::proto;
 use crate::legacy::world_port::NetConfig;
-use crate::net::port::Rendezvous;
+use crate::legacy::world_port::WorldShared;
+use crate::net::port::{Missed, Rendezvous};
 use crate::net::{deadline_in, Aborter, Conn};
 use crate::streaming::stream::Message as StreamMessage;
 use crate::sync::slot::Latest;
@@ -28,8 +30,8 @@ use parking_lot::{Condvar, Mutex};
 use prost::Message as _;
 use std::collections::HashMap;
 use std::io::IoSlice;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
@@ -63,29 +65,30 @@ pub struct AgentStats {
     pub controls_received: u64,
 }
 
-/// Which agent port a session belongs to.
-#[derive(Clone, Copy)]
-enum Role {
-    Stream = 0,
-    Control = 1,
-}
-
 struct AgentShared {
     cfg: NetConfig,
     stop: AtomicBool,
     measurements: Latest<MeasurementCell>,
     stream_thread: OnceLock<Thread>,
-    stream_error: AtomicI32,
+    stream_error: ErrorSlot,
     control: Latest<Control>,
     control_lock: Mutex<()>,
     control_cv: Condvar,
-    control_error: AtomicI32,
+    control_error: ErrorSlot,
     sensor_index: HashMap<u32, usize>,
     sensor_slots: Box<[Latest<Record>]>,
     /// Aborters of the live sessions, one slot per role.
     sessions: Mutex<[Option<Aborter>; 2]>,
     stream_clients: Arc<Rendezvous>,
     control_clients: Arc<Rendezvous>,
+    /// Set once, by the first `end`.
+    ended: AtomicBool,
+    /// The control thread has finished (no control can come any more).
+    control_finished: AtomicBool,
+    /// The world port and the session this episode belongs to, which `end`
+    /// closes when the client misbehaved.
+    world: Weak<WorldShared>,
+    world_session: u64,
     frames_sent: AtomicU64,
     bytes_sent: AtomicU64,
     overwritten: AtomicU64,
@@ -106,6 +109,7 @@ impl AgentServer {
         sensor_ids: &[u32],
         stream_clients: Arc<Rendezvous>,
         control_clients: Arc<Rendezvous>,
+        world: Weak<WorldShared>,
     ) -> Result<AgentServer, Error> {
         let mut sensor_index = HashMap::with_capacity(sensor_ids.len());
         for &id in sensor_ids {
@@ -118,16 +122,20 @@ impl AgentServer {
             stop: AtomicBool::new(false),
             measurements: Latest::new(),
             stream_thread: OnceLock::new(),
-            stream_error: AtomicI32::new(0),
+            stream_error: ErrorSlot::default(),
             control: Latest::new(),
             control_lock: Mutex::new(()),
             control_cv: Condvar::new(),
-            control_error: AtomicI32::new(0),
+            control_error: ErrorSlot::default(),
             sensor_index,
             sensor_slots,
             sessions: Mutex::new([None, None]),
             stream_clients,
             control_clients,
+            ended: AtomicBool::new(false),
+            control_finished: AtomicBool::new(false),
+            world_session: world.upgrade().map_or(0, |w| w.session_number()),
+            world,
             frames_sent: AtomicU64::new(0),
             bytes_sent: AtomicU64::new(0),
             overwritten: AtomicU64::new(0),
@@ -159,9 +167,11 @@ impl AgentServer {
         agents: &[Agent],
     ) -> Result<(), Error> {
         let s = &self.shared;
-        let err = s.stream_error.swap(0, Ordering::AcqRel);
-        if err != 0 {
-            return Err(Error::from_code(err));
+        if let Some(err) = s.stream_error.take() {
+            return Err(err);
+        }
+        if s.ended() {
+            return Err(Error::Aborted);
         }
         if s.measurements.has_new() {
             s.overwritten.fetch_add(1, Ordering::Relaxed);
@@ -251,9 +261,9 @@ impl AgentServer {
     /// control-stream failure once; never returns a stale or phantom value.
     pub(crate) fn read_control(&self, timeout: Duration) -> Result<Control, Error> {
         let s = &self.shared;
-        let take_error = || match s.control_error.swap(0, Ordering::AcqRel) {
-            0 => Ok(()),
-            err => Err(Error::from_code(err)),
+        let take_error = || match s.control_error.take() {
+            None => Ok(()),
+            Some(err) => Err(err),
         };
         let mut reader = s.control.reader().map_err(|_| Error::Busy)?;
         // A control received before the connection failed comes first.
@@ -261,6 +271,9 @@ impl AgentServer {
             return Ok(*reader.get());
         }
         take_error()?;
+        if s.control_finished.load(Ordering::Acquire) {
+            return Err(Error::Aborted);
+        }
         if timeout.is_zero() {
             return Err(Error::TryAgain);
         }
@@ -271,7 +284,7 @@ impl AgentServer {
                 return Ok(*reader.get());
             }
             take_error()?;
-            if s.stop.load(Ordering::Acquire) {
+            if s.stop.load(Ordering::Acquire) || s.control_finished.load(Ordering::Acquire) {
                 return Err(Error::Aborted);
             }
             if s.control_cv.wait_until(&mut guard, deadline).timed_out() {
@@ -282,6 +295,12 @@ impl AgentServer {
                 };
             }
         }
+    }
+
+    /// A handle the world thread uses to end the episode when its client
+    /// leaves.
+    pub(crate) fn handle(&self) -> EpisodeHandle {
+        EpisodeHandle(Arc::downgrade(&self.shared))
     }
 
     /// Counters so far.
@@ -322,13 +341,110 @@ impl Drop for AgentServer {
     }
 }
 
+/// An error waiting to be reported to the host once. The flag keeps the
+/// game thread's per-frame check to one atomic load.
+#[derive(Default)]
+struct ErrorSlot {
+    set: AtomicBool,
+    error: Mutex<Option<Error>>,
+}
+
+impl ErrorSlot {
+    /// Stores `error` unless one is already waiting.
+    fn report(&self, error: &Error) {
+        let mut slot = self.error.lock();
+        if slot.is_none() {
+            *slot = Some(error.clone());
+            self.set.store(true, Ordering::Release);
+        }
+    }
+
+    /// The waiting error, once.
+    fn take(&self) -> Option<Error> {
+        if !self.set.load(Ordering::Acquire) {
+            return None;
+        }
+        let mut slot = self.error.lock();
+        self.set.store(false, Ordering::Release);
+        slot.take()
+    }
+}
+
+/// Ends an episode from outside its agent server (the world thread).
+pub(crate) struct EpisodeHandle(Weak<AgentShared>);
+
+impl EpisodeHandle {
+    pub(crate) fn end(&self, cause: EndCause) {
+        if let Some(shared) = self.0.upgrade() {
+            shared.end(cause);
+        }
+    }
+}
+
 impl AgentShared {
     fn stopping(&self) -> bool {
         self.stop.load(Ordering::Acquire)
     }
 
+    fn ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
+    }
+
+    /// Ends the episode (the first cause wins): one log line, every agent
+    /// connection closed and refused from now on, the cause reported to the
+    /// host once on each side (a side that failed itself reports its own
+    /// error), and the world session closed if the client misbehaved. When
+    /// the world client left, the control connection is not cut: controls
+    /// it already sent are still read, until its end of file or deadline.
+    /// See `episode_end.rs`.
+    fn end(&self, cause: EndCause) {
+        if self.ended.swap(true, Ordering::AcqRel) || self.stopping() {
+            return;
+        }
+        crate::log_warn!("{}", cause.describe(self.cfg.timeout));
+        let code = cause.error();
+        let drain_control = cause == EndCause::WorldClientLeft;
+        self.stream_error.report(&code);
+        if !drain_control {
+            self.control_error.report(&code);
+            // The control connection is cut below: no control can come.
+            self.control_finished.store(true, Ordering::Release);
+        }
+        self.stream_clients.cancel();
+        self.control_clients.cancel();
+        let sessions = self.sessions.lock();
+        let cut = if drain_control { 1 } else { 2 };
+        for a in sessions[..cut].iter().flatten() {
+            a.abort();
+        }
+        drop(sessions);
+        self.notify_control();
+        if cause.closes_world() {
+            if let Some(world) = self.world.upgrade() {
+                world.end_session(self.world_session);
+            }
+        }
+    }
+
+    /// The one client of `port` for this episode, or the episode ends if
+    /// none comes within the server time-out.
+    fn first_client(&self, port: AgentPort) -> Option<Conn> {
+        let clients = match port {
+            AgentPort::Stream => &self.stream_clients,
+            AgentPort::Control => &self.control_clients,
+        };
+        match clients.take_until(Some(Instant::now() + self.cfg.timeout)) {
+            Ok(conn) => Some(conn),
+            Err(Missed::TimedOut) => {
+                self.end(EndCause::NotOpened(port));
+                None
+            }
+            Err(Missed::Cancelled) => None,
+        }
+    }
+
     /// Registers the session of `role` so `shutdown` can abort it.
-    fn register(&self, role: Role, conn: &Conn) {
+    fn register(&self, role: AgentPort, conn: &Conn) {
         self.sessions.lock()[role as usize] = conn.aborter().ok();
         if self.stopping() {
             // shutdown may have aborted the list before we were added
@@ -338,7 +454,7 @@ impl AgentShared {
         }
     }
 
-    fn unregister(&self, role: Role) {
+    fn unregister(&self, role: AgentPort) {
         self.sessions.lock()[role as usize] = None;
     }
 
@@ -363,9 +479,9 @@ fn stream_loop(shared: Arc<AgentShared>) {
     let mut msg = proto::Measurements::default();
     let mut out = Vec::new();
     let mut slices_store: Vec<IoSlice<'static>> = Vec::with_capacity(2 * sensors.len() + 2);
-    while let Some(conn) = s.stream_clients.take() {
+    if let Some(conn) = s.first_client(AgentPort::Stream) {
         crate::log_info!("stream client connected from {}", conn.peer());
-        s.register(Role::Stream, &conn);
+        s.register(AgentPort::Stream, &conn);
         let outcome = loop {
             while !measurement.update() {
                 if s.stopping() {
@@ -409,12 +525,12 @@ fn stream_loop(shared: Arc<AgentShared>) {
             s.frames_sent.fetch_add(1, Ordering::Relaxed);
             s.bytes_sent.fetch_add(bytes as u64, Ordering::Relaxed);
         };
-        s.unregister(Role::Stream);
-        if s.stopping() {
-            return;
-        }
-        crate::log_info!("stream client {} left: {}", conn.peer(), outcome);
-        s.stream_error.store(outcome.code(), Ordering::Release);
+        s.unregister(AgentPort::Stream);
+        s.end(EndCause::ConnectionEnded {
+            port: AgentPort::Stream,
+            peer: conn.peer(),
+            error: outcome,
+        });
     }
 }
 
@@ -432,9 +548,9 @@ fn control_loop(shared: Arc<AgentShared>) {
         return;
     };
     let mut buf = Vec::with_capacity(64);
-    while let Some(conn) = s.control_clients.take() {
+    if let Some(conn) = s.first_client(AgentPort::Control) {
         crate::log_info!("control client connected from {}", conn.peer());
-        s.register(Role::Control, &conn);
+        s.register(AgentPort::Control, &conn);
         let outcome = loop {
             // A client must send a control at least every T (0.8.4 rule).
             if let Err(code) = read_message(&conn, &mut buf, s.cfg.max_message, Some(s.cfg.timeout))
@@ -459,12 +575,14 @@ fn control_loop(shared: Arc<AgentShared>) {
                 }
             }
         };
-        s.unregister(Role::Control);
-        if s.stopping() {
-            return;
-        }
-        crate::log_info!("control client {} left: {}", conn.peer(), outcome);
-        s.control_error.store(outcome.code(), Ordering::Release);
-        s.notify_control();
+        s.unregister(AgentPort::Control);
+        // The cause first: a host woken by `control_finished` must find it.
+        s.end(EndCause::ConnectionEnded {
+            port: AgentPort::Control,
+            peer: conn.peer(),
+            error: outcome,
+        });
     }
+    s.control_finished.store(true, Ordering::Release);
+    s.notify_control();
 }

@@ -6,7 +6,8 @@
 //!   rounds (RequestNewEpisode → SceneDescription → EpisodeStart →
 //!   EpisodeReady) it trades with the host;
 //! - `agent`: one episode's stream and control threads, fed through
-//!   lock-free slots;
+//!   lock-free slots; `episode_end`: why an episode ended and what is
+//!   closed then;
 //! - `framing`, [`proto`], `encode`: the length framing, the protobuf
 //!   messages and the conversions between them and [`crate::types`];
 //! - [`settings`]: the client's `CarlaSettings.ini`, parsed for the host.
@@ -15,6 +16,7 @@
 
 pub(crate) mod agent;
 pub(crate) mod encode;
+pub(crate) mod episode_end;
 pub(crate) mod framing;
 pub mod proto;
 pub mod settings;

@@ -9,6 +9,8 @@
 //! condition variable; held only for a few instructions, never across I/O).
 //! When a client leaves, the thread goes back to accepting the next one.
 
+use crate::legacy::agent::EpisodeHandle;
+use crate::legacy::episode_end::EndCause;
 use crate::legacy::framing::{read_message, write_message};
 use crate::legacy::proto;
 use crate::net::port::Rendezvous;
@@ -59,7 +61,11 @@ pub(crate) struct WorldShared {
     cv: Condvar,
     /// Connections accepted on the world port.
     pub clients: Arc<Rendezvous>,
-    session: Mutex<Option<Aborter>>,
+    /// The current client's connection, and its session number.
+    session: Mutex<Option<(u64, Aborter)>>,
+    sessions_started: std::sync::atomic::AtomicU64,
+    /// The current episode's agent server, ended when the client leaves.
+    episode: Mutex<Option<EpisodeHandle>>,
 }
 
 /// Network settings of a connected server.
@@ -78,6 +84,8 @@ impl Default for WorldShared {
             cv: Condvar::new(),
             clients: Arc::new(Rendezvous::default()),
             session: Mutex::new(None),
+            sessions_started: std::sync::atomic::AtomicU64::new(0),
+            episode: Mutex::new(None),
         }
     }
 }
@@ -212,12 +220,34 @@ impl WorldShared {
         true
     }
 
+    /// Makes `episode` the one ended when the world client leaves.
+    pub(crate) fn set_episode(&self, episode: EpisodeHandle) {
+        *self.episode.lock() = Some(episode);
+    }
+
+    /// The number of the current (or last) client session.
+    pub(crate) fn session_number(&self) -> u64 {
+        self.sessions_started
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Closes the connection of session `number` if it is still the
+    /// current one (the world thread then reports it to the host and serves
+    /// the next client).
+    pub(crate) fn end_session(&self, number: u64) {
+        if let Some((n, a)) = self.session.lock().as_ref() {
+            if *n == number {
+                a.abort();
+            }
+        }
+    }
+
     /// Stops the world thread's waits and aborts its session.
     pub(crate) fn stop(&self) {
         self.state.lock().stop = true;
         self.cv.notify_all();
         self.clients.cancel();
-        if let Some(a) = self.session.lock().as_ref() {
+        if let Some((_, a)) = self.session.lock().as_ref() {
             a.abort();
         }
     }
@@ -250,13 +280,19 @@ impl WorldShared {
 pub(crate) fn run(shared: Arc<WorldShared>, config: NetConfig) {
     while let Some(conn) = shared.clients.take() {
         crate::log_info!("world client connected from {}", conn.peer());
-        *shared.session.lock() = conn.aborter().ok();
+        let number = 1 + shared
+            .sessions_started
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        *shared.session.lock() = conn.aborter().ok().map(|a| (number, a));
         shared.update(|s| {
             s.stage = Stage::AwaitRequest;
             (s.scene, s.ready, s.episode_start) = (None, None, None);
         });
         let outcome = session(&shared, &conn, config);
         *shared.session.lock() = None;
+        if let Some(episode) = shared.episode.lock().take() {
+            episode.end(EndCause::WorldClientLeft);
+        }
         let stopping = shared.state.lock().stop;
         shared.update(|s| {
             s.stage = Stage::Idle;

@@ -45,7 +45,7 @@ pub(crate) fn wait_fd(fd: RawFd, events: libc::c_short, deadline: Deadline) -> R
             return Ok(());
         }
         if n == 0 {
-            return Err(Error::Aborted);
+            return Err(Error::DeadlinePassed);
         }
         let err = io::Error::last_os_error();
         if err.kind() != io::ErrorKind::Interrupted {

@@ -32,6 +32,15 @@ struct RendezvousState {
     cancelled: bool,
 }
 
+/// Why `Rendezvous::take_until` returned without a client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Missed {
+    /// `cancel` was called (teardown).
+    Cancelled,
+    /// The deadline passed.
+    TimedOut,
+}
+
 /// Where the accept thread leaves a connection for the port's worker.
 #[derive(Default)]
 pub(crate) struct Rendezvous {
@@ -62,19 +71,33 @@ impl Rendezvous {
 
     /// Waits for the next client; `None` once cancelled.
     pub(crate) fn take(&self) -> Option<Conn> {
+        self.take_until(None).ok()
+    }
+
+    /// Waits for the next client until `deadline` (None: no deadline).
+    /// Past it, no client is wanted any more (a late one is surplus).
+    pub(crate) fn take_until(&self, deadline: Option<Instant>) -> Result<Conn, Missed> {
         let mut s = self.state.lock();
         loop {
             if s.cancelled {
                 s.wanted = false;
-                return None;
+                return Err(Missed::Cancelled);
             }
             if let Some(conn) = s.ready.take() {
                 s.wanted = false;
-                return Some(conn);
+                return Ok(conn);
             }
             s.wanted = true;
             self.cv.notify_all();
-            self.cv.wait(&mut s);
+            match deadline {
+                None => self.cv.wait(&mut s),
+                Some(d) => {
+                    if self.cv.wait_until(&mut s, d).timed_out() && s.ready.is_none() {
+                        s.wanted = false;
+                        return Err(Missed::TimedOut);
+                    }
+                }
+            }
         }
     }
 

@@ -268,7 +268,9 @@ impl Server {
                 &ids,
                 conn.stream_clients.clone(),
                 conn.control_clients.clone(),
+                Arc::downgrade(&conn.world),
             )?;
+            conn.world.set_episode(agent.handle());
             *self.agent.write() = Some(Arc::new(agent));
         } else {
             crate::log_error!("episode ready = false: the episode will not start");

@@ -5,7 +5,7 @@
 use crate::world::lidar::{legacy_record, Mount};
 use crate::world::render::{CameraSpec, PostProcessing};
 use crate::world::{player_start_spots, World, WorldConfig};
-use carla_server::legacy::settings::{self, SensorSettings, Settings};
+use carla_server::legacy::settings::{self, Budget, SensorSettings, Settings};
 use carla_server::streaming::CaptureContext;
 use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::{
@@ -71,10 +71,11 @@ impl Episode {
         server: &Server,
         ini: &[u8],
         previous: &Settings,
+        budget: &Budget,
         timeout: u32,
     ) -> Result<Episode, Error> {
         let text = String::from_utf8_lossy(ini);
-        let settings = match settings::parse(&text, previous) {
+        let settings = match settings::parse_within(&text, previous, budget) {
             Ok(s) => s,
             Err(e) => return Err(refuse(server, &e.to_string(), timeout)),
         };
@@ -232,7 +233,8 @@ impl Episode {
     }
 
     /// Sends one frame: every sensor, then the measurement that closes it.
-    pub(crate) fn send_frame(&mut self, server: &Server, dt: f32) {
+    /// An error means the episode is over (the library logged why).
+    pub(crate) fn send_frame(&mut self, server: &Server, dt: f32) -> Result<(), Error> {
         let player = self.world.player_transform();
         let frame = self.world.frame;
         let timestamp = f64::from(self.world.time());
@@ -302,8 +304,7 @@ impl Episode {
         let m = self
             .world
             .measurements(platform_ms(), with_agents, &mut self.agents);
-        // A stream failure is reported once here; the world port decides about the episode.
-        let _ = server.write_measurements(&m, &self.agents);
+        server.write_measurements(&m, &self.agents)
     }
 
     /// Destroys the episode's 0.9 sensors (their streams end).

@@ -10,7 +10,7 @@
 mod episode;
 mod world;
 
-use carla_server::legacy::settings::Settings;
+use carla_server::legacy::settings::{Budget, Settings};
 use carla_server::types::Control;
 use carla_server::{log_error, log_info, Config, Error, Server};
 use episode::Episode;
@@ -29,6 +29,7 @@ struct Args {
     host: std::net::IpAddr,
     timeout_ms: u32,
     fps: f32,
+    budget: Budget,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -38,6 +39,7 @@ fn parse_args() -> Result<Args, String> {
         host: [0, 0, 0, 0].into(),
         timeout_ms: 10_000,
         fps: 30.0,
+        budget: Budget::default(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -66,10 +68,24 @@ fn parse_args() -> Result<Args, String> {
                     .map_err(|e| format!("--timeout: {e}"))?
             }
             "--fps" => args.fps = value("--fps")?.parse().map_err(|e| format!("--fps: {e}"))?,
+            "--max-sensors" | "--max-frame-mb" | "--max-ini-kb" | "--max-name-bytes"
+            | "--max-name-depth" => {
+                let n: u64 = value(&flag)?.parse().map_err(|e| format!("{flag}: {e}"))?;
+                let b = &mut args.budget;
+                match flag.as_str() {
+                    "--max-sensors" => b.max_sensors = n,
+                    "--max-frame-mb" => b.max_frame_bytes = n.saturating_mul(1 << 20),
+                    "--max-ini-kb" => b.max_ini_bytes = n.saturating_mul(1 << 10),
+                    "--max-name-bytes" => b.max_name_bytes = n,
+                    _ => b.max_name_depth = n,
+                }
+            }
             "--help" | "-h" => {
                 println!(
                     "usage: carla-host [--port 2000] [--stream-port PORT+3] [--host 0.0.0.0] \
-                     [--timeout 10000 (ms)] [--fps 30 (asynchronous mode)]"
+                     [--timeout 10000 (ms)] [--fps 30 (asynchronous mode)]\n  \
+                     budget of one episode's settings: [--max-sensors 64] [--max-frame-mb 128] \
+                     [--max-ini-kb 1024] [--max-name-bytes 256] [--max-name-depth 8]"
                 );
                 std::process::exit(0);
             }
@@ -151,6 +167,10 @@ fn main() {
         args.host, args.port, stream_port
     );
     let dt = 1.0 / args.fps.max(1.0);
+    let budget = Budget {
+        frame_ms: (1000.0 * dt).ceil() as u64,
+        ..args.budget
+    };
     let period = Duration::from_secs_f32(dt);
     let mut episode: Option<Episode> = None;
     let mut previous = Settings::default();
@@ -169,7 +189,7 @@ fn main() {
                     old.end(&server);
                 }
                 awaiting_control = None;
-                match Episode::begin(&server, &ini, &previous, args.timeout_ms) {
+                match Episode::begin(&server, &ini, &previous, &budget, args.timeout_ms) {
                     Ok(ep) => {
                         previous = ep.settings.clone();
                         episode = Some(ep);
@@ -209,8 +229,9 @@ fn main() {
                     awaiting_control = None;
                     ep.world.step(&Control::default(), dt);
                 }
-                Err(_) => {
-                    // The client closed its control connection (episode end).
+                Err(code) => {
+                    // The episode ended (the library logged why).
+                    log_info!("episode over ({}); waiting for a new episode", code);
                     awaiting_control = None;
                     if let Some(old) = episode.take() {
                         old.end(&server);
@@ -219,7 +240,16 @@ fn main() {
                 }
             }
         }
-        ep.send_frame(&server, dt);
+        if let Err(code) = ep.send_frame(&server, dt) {
+            // The library logged why the episode ended and closed its
+            // connections; wait for the next request.
+            log_info!("episode over ({}); waiting for a new episode", code);
+            awaiting_control = None;
+            if let Some(old) = episode.take() {
+                old.end(&server);
+            }
+            continue;
+        }
         if ep.settings.synchronous_mode {
             awaiting_control = Some(Instant::now());
         } else {
