@@ -132,6 +132,10 @@ pub(crate) struct Admission {
     pub emit: bool,
     /// A summary of the previous window to emit first, if it suppressed lines.
     pub summary: Option<String>,
+    /// The window just started suppressing: the caller registers the site
+    /// in `PENDING` (after the site's lock is released: `flush_expired`
+    /// takes `PENDING`, then a site's lock, so never the other way round).
+    pub newly_pending: bool,
 }
 
 /// Sites that suppressed lines in a window that is still open.
@@ -164,9 +168,8 @@ impl Site {
         }
     }
 
-    /// Decides about a line logged at `now`; `register` is called once
-    /// when the window starts suppressing.
-    pub(crate) fn admit(&self, level: Level, now: Instant, register: impl FnOnce()) -> Admission {
+    /// Decides about a line logged at `now`.
+    pub(crate) fn admit(&self, level: Level, now: Instant) -> Admission {
         let mut s = self.state.lock();
         let mut summary = None;
         match s.window_start {
@@ -183,16 +186,16 @@ impl Site {
             return Admission {
                 emit: true,
                 summary,
+                newly_pending: false,
             };
         }
         s.suppressed += 1;
-        if !s.pending {
-            s.pending = true;
-            register();
-        }
+        let newly_pending = !s.pending;
+        s.pending = true;
         Admission {
             emit: false,
             summary,
+            newly_pending,
         }
     }
 
@@ -299,10 +302,11 @@ pub fn emit_at(site: &'static Site, level: Level, args: fmt::Arguments<'_>) {
     }
     let now = Instant::now();
     flush_expired(now);
-    let admission = site.admit(level, now, || {
+    let admission = site.admit(level, now);
+    if admission.newly_pending {
         PENDING.lock().push(site);
         ANY_PENDING.store(true, Ordering::Relaxed);
-    });
+    }
     if let Some(summary) = admission.summary {
         emit(level, format_args!("{summary}"));
     }
@@ -381,7 +385,8 @@ mod tests {
         let mut emitted = 0;
         for i in 0..10_428u32 {
             let now = t0 + Duration::from_micros(u64::from(i) * 10);
-            let a = site.admit(Level::Warning, now, || registered += 1);
+            let a = site.admit(Level::Warning, now);
+            registered += usize::from(a.newly_pending);
             assert_eq!(a.summary, None);
             if a.emit {
                 emitted += 1;
@@ -390,9 +395,8 @@ mod tests {
         }
         assert_eq!((emitted, registered), (10, 1));
         // The window ended: the next line carries the summary first.
-        let a = site.admit(Level::Warning, t0 + Duration::from_millis(1500), || {
-            registered += 1
-        });
+        let a = site.admit(Level::Warning, t0 + Duration::from_millis(1500));
+        registered += usize::from(a.newly_pending);
         assert!(a.emit);
         let summary = a.summary.expect("a summary");
         assert!(
@@ -407,7 +411,7 @@ mod tests {
         let site = Site::new();
         let t0 = Instant::now();
         for _ in 0..15 {
-            site.admit(Level::Info, t0, || {});
+            site.admit(Level::Info, t0);
         }
         assert_eq!(site.expired_summary(t0 + Duration::from_millis(10)), None);
         let (level, s) = site
