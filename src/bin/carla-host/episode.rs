@@ -11,7 +11,7 @@ use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::{
     Agent, SensorDefinition, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST,
 };
-use carla_server::{log_error, log_info, log_warn, Error, Server};
+use carla_server::{log_info, log_warn, Error, Server};
 use std::time::SystemTime;
 
 enum Kind {
@@ -58,7 +58,6 @@ fn legacy_id(index: usize) -> u32 {
 /// Answers a request whose settings could not be used: an empty scene, then
 /// `EpisodeReady{false}` (the client reports a failed episode).
 fn refuse(server: &Server, reason: &str, timeout: u32) -> Error {
-    log_error!("episode refused: {}", reason);
     let _ = server.write_scene_description("SyntheticTown", &[], &[], timeout);
     let _ = server.read_episode_start(timeout);
     let _ = server.write_episode_ready(false, timeout);

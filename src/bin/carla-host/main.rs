@@ -199,7 +199,8 @@ fn main() {
                             bytes: 0,
                         };
                     }
-                    Err(code) => log_info!("episode set-up failed: {}", code),
+                    // One line: a refusal names the limit or the bad value.
+                    Err(code) => log_error!("episode set-up failed: {}", code),
                 }
                 continue;
             }
