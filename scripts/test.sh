@@ -16,6 +16,16 @@ if ! command -v clang++ >/dev/null 2>&1; then
   fi
 fi
 
+# The unmodified CARLA 0.9.16 Python client (PyPI) drives the library in
+# tests/rpc_python.rs; it lives in a virtual environment under target/.
+VENV=target/venv-carla-0.9.16
+if ! "$VENV/bin/python" -c "import carla" >/dev/null 2>&1; then
+  echo "== installing carla==0.9.16 from PyPI into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.16"
+fi
+export CARLA_0916_PYTHON="$PWD/$VENV/bin/python"
+
 echo "== format, lints and docs"
 cargo fmt --all -- --check
 cargo clippy --all-targets --quiet -- -D warnings

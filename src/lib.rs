@@ -22,6 +22,7 @@
 //! | the Rust API | `server` ([`Server`], [`Config`], [`Sensor`]) and [`Error`] | one method per C function, plus the 0.9 sensor handle |
 //! | the 0.8.4 protocol | [`legacy`] | world-port thread, the episode's stream and control threads, framing, protobuf messages, the settings ini |
 //! | the 0.9 pipeline | [`streaming`] | registry, header, serializers, blueprints, sensor models, sensors, pooled buffers, streams |
+//! | the 0.9.16 world protocol | [`rpc`] | msgpack-RPC endpoint, engine request queue, actors and blueprints, episode state, tokens |
 //! | the network layer | `net` (private) | sockets with deadlines, vectored sends, bound ports and their accept threads |
 //! | the lock-free parts | `sync` (private) | the newest-value slot, the subscriber hand-off, the loom shim and models |
 //! | the C boundary | [`ffi`] | every exported function, and nothing else |
@@ -48,9 +49,10 @@
 //! - [`log::set_sink`], [`log::set_max_level`] and the `log_*!` macros.
 //! - [`ffi`]: the C functions, callable from Rust too.
 //!
-//! The CARLA 0.9.16 world protocol (msgpack-RPC, stream tokens, world
-//! snapshots) will live in its own module beside [`streaming`], and a
-//! portable network layer replaces the insides of `net` only.
+//! - [`rpc`]: the CARLA 0.9.16 world protocol (msgpack-RPC, stream tokens,
+//!   the world-observer stream): the requests the host polls
+//!   ([`rpc::EngineRequest`]) and the data it hands over
+//!   ([`rpc::ActorState`], [`rpc::EpisodeFrame`]).
 
 mod error;
 #[macro_use]
@@ -62,6 +64,7 @@ pub mod ffi;
 pub mod fuzzing;
 pub mod legacy;
 mod net;
+pub mod rpc;
 mod server;
 pub mod streaming;
 mod sync;

@@ -1,5 +1,6 @@
 //! The committed C header must be exactly what cbindgen generates from the
-//! C boundary (`src/ffi/`) and the plain data it passes (`src/types.rs`).
+//! C boundary (`src/ffi/`) and the plain data it passes (`src/types.rs`,
+//! `src/rpc/data.rs`).
 //! `UPDATE_HEADER=1 cargo test --test c_header` rewrites it.
 
 use std::path::Path;
@@ -14,6 +15,7 @@ fn committed_header_matches_cbindgen_output() {
         .with_config(config)
         .with_src(src.join("ffi/mod.rs"))
         .with_src(src.join("types.rs"))
+        .with_src(src.join("rpc/data.rs"))
         .generate()
         .expect("cbindgen generates");
     let mut generated = Vec::new();

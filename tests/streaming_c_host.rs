@@ -28,7 +28,7 @@ const FRAMES: u32 = 20;
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Registry type ids (src/sensor/registry.rs).
-const SAFE_DISTANCE_TYPE: u64 = 23;
+const SAFE_DISTANCE_TYPE: u64 = 22;
 const SEMANTIC_LIDAR_TYPE: u64 = 10;
 const RGB_CAMERA_TYPE: u64 = 13;
 

@@ -57,7 +57,7 @@ const CAMERA_OFFSET: [f64; 3] = [2.3, 0.0, 0.5];
 const CAMERA_SIZE: (u32, u32) = (64, 48);
 const CAMERA_LEGACY_ID: u32 = 7001;
 /// Registry type ids (src/sensor/registry.rs).
-const SAFE_DISTANCE_TYPE: u64 = 23;
+const SAFE_DISTANCE_TYPE: u64 = 22;
 const SEMANTIC_LIDAR_TYPE: u64 = 10;
 const RGB_CAMERA_TYPE: u64 = 13;
 /// The first frame whose safe-distance message holds the oncoming vehicle

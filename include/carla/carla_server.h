@@ -39,6 +39,59 @@
 #define CARLA_SERVER_BUSY -5
 
 /*
+ `carla_rpc_request.kind`: spawn `blueprint_id` as `actor_id`.
+ */
+#define CARLA_RPC_SPAWN_ACTOR 1
+
+/*
+ `carla_rpc_request.kind`: destroy `actor_id`.
+ */
+#define CARLA_RPC_DESTROY_ACTOR 2
+
+/*
+ `carla_rpc_request.kind`: apply `settings`.
+ */
+#define CARLA_RPC_EPISODE_SETTINGS 3
+
+/*
+ `carla_rpc_request.kind`: run one tick; answer with its frame.
+ */
+#define CARLA_RPC_TICK 4
+
+/*
+ `carla_rpc_request.kind`: move `actor_id` to `transform`.
+ */
+#define CARLA_RPC_ACTOR_TRANSFORM 5
+
+/*
+ `carla_rpc_request.kind`: set `actor_id`'s target `velocity`.
+ */
+#define CARLA_RPC_ACTOR_VELOCITY 6
+
+/*
+ `carla_rpc_request.kind`: apply `control` to vehicle `actor_id`.
+ */
+#define CARLA_RPC_VEHICLE_CONTROL 7
+
+/*
+ `carla_rpc_request.kind`: apply `weather`.
+ */
+#define CARLA_RPC_WEATHER 8
+
+/*
+ `carla_rpc_add_blueprint` attribute types (the 0.9.16 numbering).
+ */
+#define CARLA_RPC_ATTRIBUTE_BOOL 1
+
+#define CARLA_RPC_ATTRIBUTE_INT 2
+
+#define CARLA_RPC_ATTRIBUTE_FLOAT 3
+
+#define CARLA_RPC_ATTRIBUTE_STRING 4
+
+#define CARLA_RPC_ATTRIBUTE_RGB 5
+
+/*
  `carla_sensor_settings.post_processing`: no post-processing.
  */
 #define CARLA_SETTINGS_POST_PROCESSING_NONE 0
@@ -110,6 +163,27 @@
 #define CARLA_SERVER_CAMERA 101
 
 #define CARLA_SERVER_LIDAR_RAY_CAST 102
+
+/*
+ `ActorState::kind`: an actor with no type-dependent state (sensor,
+ spectator, prop).
+ */
+#define CARLA_ACTOR_OTHER 0
+
+/*
+ `ActorState::kind`: a vehicle (control, speed limit, traffic light).
+ */
+#define CARLA_ACTOR_VEHICLE 1
+
+/*
+ `ActorState::kind`: a walker (direction, speed, jump).
+ */
+#define CARLA_ACTOR_WALKER 2
+
+/*
+ `ActorState::kind`: a traffic light (sign id, times, pole, state).
+ */
+#define CARLA_ACTOR_TRAFFIC_LIGHT 3
 
 /*
  An image buffer acquired for zero-copy sending (opaque; C sees only
@@ -346,6 +420,183 @@ struct carla_actor_transform {
 };
 
 /*
+ A 0.9 vehicle control (`carla.VehicleControl`).
+ */
+struct carla_vehicle_control {
+  float throttle;
+  float steer;
+  float brake;
+  bool hand_brake;
+  bool reverse;
+  bool manual_gear_shift;
+  int32_t gear;
+};
+
+/*
+ `carla.WorldSettings` (the 0.9.16 `EpisodeSettings`, 11 fields).
+ */
+struct carla_episode_settings {
+  bool synchronous_mode;
+  bool no_rendering_mode;
+  /*
+   Whether `fixed_delta_seconds` is set.
+   */
+  bool has_fixed_delta;
+  bool substepping;
+  bool deterministic_ragdolls;
+  bool spectator_as_ego;
+  double fixed_delta_seconds;
+  double max_substep_delta_time;
+  int32_t max_substeps;
+  float max_culling_distance;
+  float tile_stream_distance;
+  float actor_active_distance;
+};
+
+/*
+ A request from a 0.9 client that only the engine can carry out.
+ */
+struct carla_rpc_request {
+  /*
+   Give it to `carla_rpc_answer`.
+   */
+  uint64_t request_id;
+  /*
+   `CARLA_RPC_SPAWN_ACTOR`, ...
+   */
+  uint32_t kind;
+  /*
+   Whether a client waits for the answer.
+   */
+  bool expects_answer;
+  /*
+   Spawn: 0 rigid, 1 spring arm, 2 spring arm ghost.
+   */
+  uint8_t attachment;
+  /*
+   The actor concerned (spawn: the id the library gave it).
+   */
+  uint32_t actor_id;
+  /*
+   Spawn: the parent (0: none); `transform` is then relative to it.
+   */
+  uint32_t parent_id;
+  /*
+   Spawn/destroy: the library sensor of this actor (0: not a sensor);
+   capture into it with the `carla_sensor_*` calls.
+   */
+  uint32_t sensor_id;
+  /*
+   Spawn: the blueprint id, NUL-terminated.
+   */
+  const char *blueprint_id;
+  /*
+   Spawn: attribute ids and values as sent by the client.
+   */
+  const char *const *attribute_keys;
+  const char *const *attribute_values;
+  uint32_t attribute_count;
+  struct carla_actor_transform transform;
+  struct carla_vector3d velocity;
+  struct carla_vehicle_control control;
+  struct carla_episode_settings settings;
+  /*
+   `carla.WeatherParameters`, in the client's order.
+   */
+  float weather[14];
+};
+
+/*
+ One tick's header of the episode state.
+ */
+struct carla_episode_frame {
+  uint64_t frame;
+  /*
+   Simulated seconds since the episode started.
+   */
+  double elapsed_seconds;
+  /*
+   This tick's time step (in synchronous mode: the fixed delta).
+   */
+  double delta_seconds;
+  /*
+   Wall-clock seconds.
+   */
+  double platform_seconds;
+};
+
+/*
+ One actor's dynamic state for one tick, as the host reports it.
+ `transform` is the world transform; the other fields are written only
+ where `kind` says they apply.
+ */
+struct carla_actor_state {
+  uint32_t id;
+  /*
+   `CARLA_ACTOR_OTHER`, `_VEHICLE`, `_WALKER` or `_TRAFFIC_LIGHT`.
+   */
+  uint32_t kind;
+  struct carla_actor_transform transform;
+  /*
+   m/s.
+   */
+  struct carla_vector3d velocity;
+  /*
+   deg/s.
+   */
+  struct carla_vector3d angular_velocity;
+  /*
+   m/s².
+   */
+  struct carla_vector3d acceleration;
+  /*
+   Vehicles: the control applied this tick.
+   */
+  struct carla_vehicle_control vehicle_control;
+  /*
+   Vehicles: km/h.
+   */
+  float speed_limit;
+  /*
+   Vehicles: the traffic light affecting it.
+   */
+  uint32_t traffic_light_id;
+  /*
+   Vehicles (the affecting light's) and traffic lights (their own):
+   0 red, 1 yellow, 2 green, 3 off, 4 unknown.
+   */
+  uint8_t traffic_light_state;
+  bool has_traffic_light;
+  bool walker_jump;
+  bool time_is_frozen;
+  struct carla_vector3d walker_direction;
+  float walker_speed;
+  /*
+   Traffic lights: green, yellow, red and elapsed time, seconds.
+   */
+  float traffic_light_times[4];
+  uint32_t pole_index;
+  /*
+   Traffic lights: OpenDRIVE sign id, NUL-padded.
+   */
+  uint8_t sign_id[32];
+};
+
+/*
+ An oriented box in the actor's frame (`carla.BoundingBox`).
+ */
+struct carla_actor_box {
+  /*
+   Centre relative to the actor, metres.
+   */
+  struct carla_vector3d location;
+  /*
+   Half sizes, metres.
+   */
+  struct carla_vector3d extent;
+};
+
+/*
  When and where the data was captured (filled by the engine at capture).
  */
 struct carla_capture_context {
@@ -538,6 +789,20 @@ struct carla_sensor_settings {
   float lower_fov_limit;
   bool show_debug_points;
 };
+
+/*
+ `carla.WeatherParameters`: the 14 floats in the order the client sends
+ them (cloudiness, precipitation, precipitation deposits, wind intensity,
+ sun azimuth, sun altitude, fog density, fog distance, fog falloff,
+ wetness, scattering intensity, Mie and Rayleigh scattering scale, dust
+ storm).
+ */
+typedef float Weather[14];
+
+/*
+ CARLA's ClearNoon.
+ */
+#define DEFAULT_WEATHER { 5.0, 0.0, 0.0, 10.0, -1.0, 45.0, 2.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0, }
 
 #ifdef __cplusplus
 extern "C" {
@@ -733,6 +998,98 @@ int32_t carla_server_set_log_callback(carla_log_callback callback,
  can check that its error handling sees it and that nothing crashes.
  */
 int32_t carla_server_self_test_panic(void);
+
+/*
+ Binds the CARLA 0.9.16 RPC port (`port` 0 picks one) and writes the
+ bound port to `bound_port` (may be NULL). Binds the streaming port on
+ `port + 1` first if `carla_server_listen_streaming` was not called.
+
+ # Safety
+ `server` NULL or live; `bound_port` NULL or writable.
+ */
+int32_t carla_rpc_listen(CarlaServerPtr server,
+                         uint32_t port,
+                         uint32_t *bound_port);
+
+/*
+ Takes the next request for the engine, waiting up to `timeout_ms` (0:
+ only what is queued now). `CARLA_SERVER_SUCCESS` fills `request`;
+ `CARLA_SERVER_TRY_AGAIN`: none came. Allocates nothing for ticks.
+
+ # Safety
+ `server` NULL or live; `request` writable.
+ */
+int32_t carla_rpc_poll(CarlaServerPtr server,
+                       uint32_t timeout_ms,
+                       struct carla_rpc_request *request);
+
+/*
+ Answers request `request_id`: `error` NULL for success (`value` is the
+ frame for `CARLA_RPC_TICK`, ignored otherwise), else the message the
+ client gets as a `RuntimeError`. An unknown id is `INVALID_ARGUMENT`.
+
+ # Safety
+ `server` NULL or live; `error` NULL or NUL-terminated.
+ */
+int32_t carla_rpc_answer(CarlaServerPtr server,
+                         uint64_t request_id,
+                         uint64_t value,
+                         const char *error);
+
+/*
+ Sends this tick's episode state (after the tick's sensor data): `count`
+ actor states, then every other actor the library knows (the spectator,
+ sensors spawned by clients, placed relative to their parents).
+
+ # Safety
+ `server` NULL or live; `frame` readable; `states` NULL (count 0) or
+ `count` readable states.
+ */
+int32_t carla_rpc_send_episode_state(CarlaServerPtr server,
+                                     const struct carla_episode_frame *frame,
+                                     const struct carla_actor_state *states,
+                                     uint32_t count);
+
+/*
+ Adds a blueprint (vehicle, walker, prop) to the blueprint library:
+ `count` attributes with types `CARLA_RPC_ATTRIBUTE_*` and default
+ values (which must parse as their type), and the bounding box of the
+ actors made from it (may be NULL).
+
+ # Safety
+ `server` NULL or live; `id` NUL-terminated; the three arrays NULL
+ (count 0) or `count` entries; `bounding_box` NULL or readable.
+ */
+int32_t carla_rpc_add_blueprint(CarlaServerPtr server,
+                                const char *id,
+                                const char *const *attribute_ids,
+                                const uint8_t *attribute_types,
+                                const char *const *attribute_values,
+                                uint32_t count,
+                                const struct carla_actor_box *bounding_box);
+
+/*
+ Sets the map clients get: its name, `count` recommended spawn points
+ and its OpenDRIVE text (may be NULL: none).
+
+ # Safety
+ `server` NULL or live; `name` NUL-terminated; `spawn_points` NULL (count
+ 0) or `count` readable; `opendrive` NULL or NUL-terminated.
+ */
+int32_t carla_rpc_set_map(CarlaServerPtr server,
+                          const char *name,
+                          const struct carla_actor_transform *spawn_points,
+                          uint32_t count,
+                          const char *opendrive);
+
+/*
+ Writes the episode settings last applied to `settings`.
+
+ # Safety
+ `server` NULL or live; `settings` writable.
+ */
+int32_t carla_rpc_settings(CarlaServerPtr server,
+                           struct carla_episode_settings *settings);
 
 /*
  Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the

@@ -17,6 +17,8 @@ pub(crate) struct ServerHandle {
     pub(crate) server: Server,
     /// The last settings text, NUL-terminated, handed out by pointer.
     ini: Mutex<Vec<u8>>,
+    /// 0.9 requests handed out by `carla_rpc_poll`, not answered yet.
+    pub(crate) rpc: super::rpc::Pending,
 }
 
 /// The server behind a `CarlaServerPtr`.
@@ -37,6 +39,7 @@ pub extern "C" fn carla_make_server() -> CarlaServerPtr {
         made = into_handle(Box::new(ServerHandle {
             server: Server::new(),
             ini: Mutex::new(vec![0]),
+            rpc: Default::default(),
         })) as CarlaServerPtr;
         Ok(())
     });

@@ -4,6 +4,8 @@
 //! - [`legacy`]: the 0.8.4 functions (binary-compatible) and a few
 //!   additions (bind address, message bound, log callback, panic self-test);
 //! - [`sensors`]: the 0.9 sensor pipeline;
+//! - [`rpc`]: the CARLA 0.9.16 world protocol (RPC port, engine requests,
+//!   episode state);
 //! - [`settings`]: the CarlaSettings.ini parser;
 //! - [`structs`]: structs that exist only here because they carry pointers;
 //! - [`codes`]: the return codes, and where a Rust [`crate::Error`] becomes
@@ -41,12 +43,14 @@ macro_rules! export {
 mod args;
 pub mod codes;
 pub mod legacy;
+pub mod rpc;
 pub mod sensors;
 pub mod settings;
 pub mod structs;
 
 pub use codes::*;
 pub use legacy::*;
+pub use rpc::*;
 pub use sensors::*;
 pub use settings::*;
 pub use structs::*;

@@ -6,6 +6,7 @@
 //! `t` (how long the call may wait); the server time-out `T` given at
 //! connect bounds every socket operation.
 
+mod rpc;
 mod sensor;
 
 pub use sensor::Sensor;
@@ -82,7 +83,9 @@ pub struct Server {
     /// A connect failure, reported once by the next request read.
     connect_error: AtomicI32,
     /// The 0.9 sensors and their streaming port.
-    sensors: SensorTable,
+    sensors: Arc<SensorTable>,
+    /// The 0.9.16 world protocol's RPC endpoint, once bound.
+    rpc: RwLock<Option<Arc<crate::rpc::RpcServer>>>,
 }
 
 fn millis(ms: u32) -> Duration {
@@ -327,6 +330,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        self.rpc.write().take();
         self.sensors.shutdown();
         self.disconnect();
     }

@@ -7,11 +7,25 @@
 //! [`super::header`]) is nothing but the position of the sensor in the
 //! registry's list, counting from 0; there is no explicit numbering, so ids
 //! change whenever a sensor is inserted into the list. Client and server must
-//! therefore agree on the exact list. Ids 0–22 here mirror the newest
-//! LibCarla registry list (the 23-entry list with the wide-angle cameras and the two G-buffer
-//! streams, commit `0213851c`). Id 23 is the safe-distance sensor of the
-//! "add a new sensor" tutorial, appended at the end as the tutorial instructs;
-//! a stock CARLA client of that version does not know it.
+//! therefore agree on the exact list. Ids 0–21 here are the registry of the
+//! **CARLA 0.9.16 release** (`pip install carla==0.9.16`), read from the
+//! client library: 16 is the Cosmos control camera, 17 the world observer
+//! (episode state), 18/19 the G-buffer streams, 20/21 the V2X sensors. A
+//! 0.9.16 client that receives an id of 22 or more crashes, and one that
+//! receives the world state under any id but 17 decodes it wrongly.
+//!
+//! Id 22 is the safe-distance sensor of the "add a new sensor" tutorial,
+//! appended after the last 0.9.16 entry as the tutorial instructs; a stock
+//! client has no decoder for it (read it with [`crate::client::StreamClient`]
+//! or a client built with the tutorial's serializer).
+//!
+//! The wide-angle-lens cameras have no ids of their own in 0.9.16; they use
+//! the image serializer, so they are sent under the id of the matching
+//! ordinary camera ([`SensorType::from_name`] maps their blueprint ids).
+//!
+//! Other releases number differently (before 0.9.16 the world observer was
+//! 16 and there was no Cosmos camera), so a client of 0.9.13–0.9.15 cannot
+//! use this server; only 0.9.16 is supported and tested.
 //!
 //! # Adding a sensor
 //!
@@ -57,6 +71,8 @@ pub enum PayloadFormat {
     EpisodeState,
     GBufferUint8,
     GBufferFloat,
+    /// V2X messages (CAM data, custom V2X data): sent raw by the host.
+    V2x,
     ActorIds,
 }
 
@@ -80,18 +96,17 @@ pub enum SensorType {
     RgbCamera = 13,
     SemanticSegmentationCamera = 14,
     InstanceSegmentationCamera = 15,
-    WorldObserver = 16,
-    RgbCameraWideAngle = 17,
-    DepthCameraWideAngle = 18,
-    InstanceSegmentationCameraWideAngle = 19,
-    SemanticSegmentationCameraWideAngle = 20,
-    GBufferUint8 = 21,
-    GBufferFloat = 22,
-    SafeDistance = 23,
+    CosmosControl = 16,
+    WorldObserver = 17,
+    GBufferUint8 = 18,
+    GBufferFloat = 19,
+    V2x = 20,
+    CustomV2x = 21,
+    SafeDistance = 22,
 }
 
 /// Number of registered sensors.
-pub const SENSOR_COUNT: usize = 24;
+pub const SENSOR_COUNT: usize = 23;
 
 /// One registry row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,31 +166,14 @@ pub const REGISTRY: [Entry; SENSOR_COUNT] = {
             "sensor.camera.instance_segmentation",
             F::Image,
         ),
+        entry(S::CosmosControl, "cosmos_control", F::Image),
         entry(S::WorldObserver, "world_observer", F::EpisodeState),
-        entry(
-            S::RgbCameraWideAngle,
-            "sensor.camera.rgb.wide_angle_lens",
-            F::Image,
-        ),
-        entry(
-            S::DepthCameraWideAngle,
-            "sensor.camera.depth.wide_angle_lens",
-            F::Image,
-        ),
-        entry(
-            S::InstanceSegmentationCameraWideAngle,
-            "sensor.camera.instance_segmentation.wide_angle_lens",
-            F::Image,
-        ),
-        entry(
-            S::SemanticSegmentationCameraWideAngle,
-            "sensor.camera.semantic_segmentation.wide_angle_lens",
-            F::Image,
-        ),
         // The G-buffer streams are not blueprints in CARLA (they are extra
         // streams of a camera), hence names without the "sensor." prefix.
         entry(S::GBufferUint8, "gbuffer_uint8", F::GBufferUint8),
         entry(S::GBufferFloat, "gbuffer_float", F::GBufferFloat),
+        entry(S::V2x, "sensor.other.v2x", F::V2x),
+        entry(S::CustomV2x, "sensor.other.v2x_custom", F::V2x),
         entry(S::SafeDistance, "sensor.other.safe_distance", F::ActorIds),
     ]
 };
@@ -206,8 +204,12 @@ impl SensorType {
         }
     }
 
-    /// The sensor with this stable name (exact match), if registered.
+    /// The sensor with this stable name (exact match), if registered; the
+    /// wide-angle-lens camera blueprints give their ordinary camera.
     pub fn from_name(name: &str) -> Option<SensorType> {
+        if let Some(base) = name.strip_suffix(".wide_angle_lens") {
+            return Self::from_name(base).filter(|s| s.format() == PayloadFormat::Image);
+        }
         REGISTRY.iter().find(|e| e.name == name).map(|e| e.sensor)
     }
 
@@ -240,7 +242,7 @@ mod tests {
 
     #[test]
     fn every_id_equals_its_position() {
-        assert_eq!(SensorType::ALL.len(), 24);
+        assert_eq!(SensorType::ALL.len(), 23);
         for (i, s) in SensorType::ALL.iter().enumerate() {
             assert_eq!(s.id() as usize, i, "{s:?}");
             assert_eq!(REGISTRY[i].sensor, *s);
@@ -256,36 +258,82 @@ mod tests {
             assert_eq!(SensorType::from_name(s.name()), Some(s));
             assert_eq!(s.to_string(), s.name());
         }
-        assert_eq!(SensorType::from_id(24), None);
+        assert_eq!(SensorType::from_id(23), None);
         assert_eq!(SensorType::from_id(u32::MAX), None);
         assert_eq!(SensorType::from_name("sensor.camera"), None);
         assert_eq!(SensorType::from_name(""), None);
     }
 
     #[test]
-    fn ids_match_the_newest_libcarla_list() {
-        let cases = [
-            (SensorType::Collision, 0, "sensor.other.collision"),
-            (SensorType::NormalsCamera, 2, "sensor.camera.normals"),
-            (SensorType::Gnss, 4, "sensor.other.gnss"),
-            (SensorType::Imu, 5, "sensor.other.imu"),
-            (SensorType::Radar, 9, "sensor.other.radar"),
-            (
-                SensorType::SemanticLidar,
-                10,
-                "sensor.lidar.ray_cast_semantic",
-            ),
-            (SensorType::Lidar, 11, "sensor.lidar.ray_cast"),
-            (SensorType::RgbCamera, 13, "sensor.camera.rgb"),
-            (SensorType::WorldObserver, 16, "world_observer"),
-            (SensorType::GBufferFloat, 22, "gbuffer_float"),
-            (SensorType::SafeDistance, 23, "sensor.other.safe_distance"),
+    fn ids_are_the_0_9_16_release_list() {
+        // rpc-0.9.md section 6: the 22 entries of the 0.9.16 client, id by id.
+        let release = [
+            "sensor.other.collision",
+            "sensor.camera.depth",
+            "sensor.camera.normals",
+            "sensor.camera.dvs",
+            "sensor.other.gnss",
+            "sensor.other.imu",
+            "sensor.other.lane_invasion",
+            "sensor.other.obstacle",
+            "sensor.camera.optical_flow",
+            "sensor.other.radar",
+            "sensor.lidar.ray_cast_semantic",
+            "sensor.lidar.ray_cast",
+            "sensor.other.rss",
+            "sensor.camera.rgb",
+            "sensor.camera.semantic_segmentation",
+            "sensor.camera.instance_segmentation",
+            "cosmos_control",
+            "world_observer",
+            "gbuffer_uint8",
+            "gbuffer_float",
+            "sensor.other.v2x",
+            "sensor.other.v2x_custom",
         ];
-        for (s, id, name) in cases {
-            assert_eq!(s.id(), id);
-            assert_eq!(SensorType::from_id(id), Some(s));
-            assert_eq!(SensorType::from_name(name), Some(s));
+        for (id, name) in release.iter().enumerate() {
+            assert_eq!(REGISTRY[id].name, *name, "id {id}");
         }
+        assert_eq!(SensorType::WorldObserver.id(), 17);
+        assert_eq!(
+            SensorType::WorldObserver.format(),
+            PayloadFormat::EpisodeState
+        );
+        assert_eq!(SensorType::GBufferUint8.id(), 18);
+        assert_eq!(SensorType::GBufferFloat.id(), 19);
+        // The tutorial's sensor comes right after the release's last entry.
+        assert_eq!(SensorType::SafeDistance.id() as usize, release.len());
+        assert_eq!(
+            SensorType::from_name("sensor.other.safe_distance"),
+            Some(SensorType::SafeDistance)
+        );
+    }
+
+    #[test]
+    fn wide_angle_cameras_are_sent_as_their_ordinary_cameras() {
+        let cases = [
+            ("sensor.camera.rgb.wide_angle_lens", SensorType::RgbCamera),
+            (
+                "sensor.camera.depth.wide_angle_lens",
+                SensorType::DepthCamera,
+            ),
+            (
+                "sensor.camera.semantic_segmentation.wide_angle_lens",
+                SensorType::SemanticSegmentationCamera,
+            ),
+            (
+                "sensor.camera.instance_segmentation.wide_angle_lens",
+                SensorType::InstanceSegmentationCamera,
+            ),
+        ];
+        for (name, sensor) in cases {
+            assert_eq!(SensorType::from_name(name), Some(sensor), "{name}");
+            assert_eq!(sensor.format(), PayloadFormat::Image);
+        }
+        assert_eq!(
+            SensorType::from_name("sensor.other.gnss.wide_angle_lens"),
+            None
+        );
     }
 
     #[test]
@@ -293,13 +341,12 @@ mod tests {
         use PayloadFormat as F;
         assert_eq!(SensorType::Collision.format(), F::CollisionEvent);
         assert_eq!(SensorType::RgbCamera.format(), F::Image);
-        assert_eq!(SensorType::DepthCameraWideAngle.format(), F::Image);
         assert_eq!(SensorType::LaneInvasion.format(), F::Noop);
         assert_eq!(SensorType::Rss.format(), F::Noop);
         assert_eq!(SensorType::DvsCamera.format(), F::Dvs);
         assert_eq!(SensorType::SafeDistance.format(), F::ActorIds);
         assert_eq!(SensorType::GBufferUint8.format(), F::GBufferUint8);
         let image_like = REGISTRY.iter().filter(|e| e.format == F::Image).count();
-        assert_eq!(image_like, 8);
+        assert_eq!(image_like, 5);
     }
 }

@@ -5,7 +5,7 @@
 //! id, so one registration feeds both protocols.
 
 use crate::streaming::sensor::SensorInstance;
-use crate::streaming::stream::StreamServer;
+use crate::streaming::stream::{Stream, StreamServer};
 use crate::types::CaptureContext;
 use crate::Error;
 use parking_lot::{Mutex, RwLock};
@@ -76,6 +76,20 @@ impl SensorTable {
             crate::log_warn!("no sensor with id {} (never created or destroyed)", id);
             Error::UnknownSensor(id)
         })
+    }
+
+    /// The sensor with this id, without a log line when there is none.
+    pub(crate) fn get_quiet(&self, id: u32) -> Option<Arc<SensorEntry>> {
+        self.table.read().get(&id).cloned()
+    }
+
+    /// A stream of no sensor (the 0.9 world-observer stream).
+    pub(crate) fn create_stream(&self) -> Result<Stream, Error> {
+        let streams = self.streams.read();
+        let streams = streams.as_ref().ok_or_else(|| {
+            Error::InvalidArgument("the streaming port is not listening (listen first)".into())
+        })?;
+        Ok(streams.create_stream())
     }
 
     /// Destroys a sensor: its stream closes cleanly, later calls with its id

@@ -469,7 +469,7 @@ int main(int argc, char **argv) {
         CARLA_SERVER_SUCCESS);
 
   safe = create(server, "sensor.other.safe_distance", safe_keys, safe_values,
-                1, 23);
+                1, 22);
   lidar = create(server, "sensor.lidar.ray_cast_semantic", lidar_keys,
                  lidar_values, 6, 10);
   camera = create(server, "sensor.camera.rgb", camera_keys, camera_values, 3,

@@ -4,6 +4,7 @@
 pub(crate) mod capi_host;
 #[cfg(target_os = "linux")]
 pub(crate) mod chost;
+pub(crate) mod rpc_host;
 
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicU16, Ordering};

@@ -1,0 +1,129 @@
+//! `client.apply_batch` / `apply_batch_sync`: a list of commands, each
+//! `[[variant index, fields]]` (the 0.9.16 `rpc::Command` variant), answered
+//! with one `CommandResponse` (`Response<ActorId>`) per command, not
+//! wrapped in another envelope.
+//!
+//! Supported: SpawnActor (0, with its `do_after` commands, where actor id 0
+//! means the new actor), DestroyActor (1), ApplyVehicleControl (2),
+//! ApplyTransform (6), ApplyTargetVelocity (8). Any other command gets a
+//! failed response naming its index; the batch goes on.
+
+use super::calls::{destroy, spawn_actor};
+use super::engine::EngineCall;
+use super::wire::{self, as_array, as_bool, as_transform, as_u32, as_vector, ArgResult};
+use super::RpcShared;
+use rmpv::Value;
+
+/// Commands in one batch, at most (each may spawn an actor).
+const MAX_COMMANDS: usize = 10_000;
+/// Nesting of `do_after` lists, at most.
+const MAX_NESTING: usize = 4;
+
+pub(crate) fn apply(
+    s: &RpcShared,
+    commands: &Value,
+    do_tick: &Value,
+    out: &mut Vec<u8>,
+) -> ArgResult<()> {
+    let commands = as_array(commands, "commands")?;
+    let do_tick = as_bool(do_tick, "do_tick")?;
+    if commands.len() > MAX_COMMANDS {
+        return Err(format!(
+            "a batch holds at most {MAX_COMMANDS} commands, got {}",
+            commands.len()
+        ));
+    }
+    let results: Vec<ArgResult<u32>> = commands.iter().map(|c| run(s, c, None, 0)).collect();
+    if do_tick && s.world.settings.lock().synchronous_mode.get() {
+        s.ask(EngineCall::Tick)?;
+    }
+    wire::array(out, results.len());
+    for r in results {
+        match r {
+            Ok(id) => {
+                wire::ok_head(out);
+                wire::uint(out, id.into());
+            }
+            Err(e) => wire::failed(out, &e),
+        }
+    }
+    Ok(())
+}
+
+/// Runs one command; `new_actor` replaces actor id 0 in `do_after` lists.
+fn run(s: &RpcShared, command: &Value, new_actor: Option<u32>, depth: usize) -> ArgResult<u32> {
+    let variant = as_array(command, "command")?
+        .first()
+        .ok_or("empty command")?;
+    let variant = as_array(variant, "command variant")?;
+    let (Some(index), Some(fields)) = (variant.first().and_then(Value::as_u64), variant.get(1))
+    else {
+        return Err("a command is [[variant index, fields]]".into());
+    };
+    let f = as_array(fields, "command fields")?;
+    let actor = |i: usize| -> ArgResult<u32> {
+        let id = as_u32(f.get(i).ok_or("command without an actor id")?, "actor id")?;
+        Ok(match (id, new_actor) {
+            (0, Some(new)) => new,
+            _ => id,
+        })
+    };
+    let field = |i: usize| {
+        f.get(i)
+            .ok_or_else(|| format!("command {index}: missing field {i}"))
+    };
+    match index {
+        0 => {
+            let parent = match f.get(2).map(|p| as_array(p, "parent")) {
+                Some(Ok([Value::Boolean(true), id, ..])) => as_u32(id, "parent id")?,
+                _ => 0,
+            };
+            let spawned = spawn_actor(s, field(0)?, field(1)?, parent, 0)?;
+            if let Some(after) = f.get(3) {
+                if depth < MAX_NESTING {
+                    for c in as_array(after, "do_after")? {
+                        if let Err(e) = run(s, c, Some(spawned.id), depth + 1) {
+                            crate::log_debug!("apply_batch: a do_after command failed: {}", e);
+                        }
+                    }
+                }
+            }
+            Ok(spawned.id)
+        }
+        1 => {
+            let id = actor(0)?;
+            destroy(s, id)?;
+            Ok(id)
+        }
+        2 => {
+            let (actor_id, control) = (actor(0)?, wire::as_vehicle_control(field(1)?, "control")?);
+            known(s, actor_id)?;
+            s.tell(EngineCall::ApplyVehicleControl { actor_id, control });
+            Ok(actor_id)
+        }
+        6 => {
+            let (actor_id, transform) = (actor(0)?, as_transform(field(1)?, "transform")?);
+            known(s, actor_id)?;
+            s.tell(EngineCall::SetActorTransform {
+                actor_id,
+                transform,
+            });
+            Ok(actor_id)
+        }
+        8 => {
+            let (actor_id, velocity) = (actor(0)?, as_vector(field(1)?, "velocity")?);
+            known(s, actor_id)?;
+            s.tell(EngineCall::SetActorTargetVelocity { actor_id, velocity });
+            Ok(actor_id)
+        }
+        other => Err(format!("command {other} is not supported by this server")),
+    }
+}
+
+fn known(s: &RpcShared, id: u32) -> ArgResult<()> {
+    if s.world.actors.read().contains_key(&id) {
+        Ok(())
+    } else {
+        Err(format!("actor {id} not found"))
+    }
+}

@@ -1,0 +1,147 @@
+//! Plain data of the 0.9.16 world protocol shared by Rust and C hosts
+//! (`#[repr(C)]`; cbindgen names them `carla_actor_state`, ...).
+
+use crate::types::{ActorTransform, CBool, Vector3D};
+
+/// `ActorState::kind`: an actor with no type-dependent state (sensor,
+/// spectator, prop).
+pub const CARLA_ACTOR_OTHER: u32 = 0;
+/// `ActorState::kind`: a vehicle (control, speed limit, traffic light).
+pub const CARLA_ACTOR_VEHICLE: u32 = 1;
+/// `ActorState::kind`: a walker (direction, speed, jump).
+pub const CARLA_ACTOR_WALKER: u32 = 2;
+/// `ActorState::kind`: a traffic light (sign id, times, pole, state).
+pub const CARLA_ACTOR_TRAFFIC_LIGHT: u32 = 3;
+
+/// A 0.9 vehicle control (`carla.VehicleControl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VehicleControl09 {
+    pub throttle: f32,
+    pub steer: f32,
+    pub brake: f32,
+    pub hand_brake: CBool,
+    pub reverse: CBool,
+    pub manual_gear_shift: CBool,
+    pub gear: i32,
+}
+
+/// One actor's dynamic state for one tick, as the host reports it.
+/// `transform` is the world transform; the other fields are written only
+/// where `kind` says they apply.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ActorState {
+    pub id: u32,
+    /// `CARLA_ACTOR_OTHER`, `_VEHICLE`, `_WALKER` or `_TRAFFIC_LIGHT`.
+    pub kind: u32,
+    pub transform: ActorTransform,
+    /// m/s.
+    pub velocity: Vector3D,
+    /// deg/s.
+    pub angular_velocity: Vector3D,
+    /// m/s².
+    pub acceleration: Vector3D,
+    /// Vehicles: the control applied this tick.
+    pub vehicle_control: VehicleControl09,
+    /// Vehicles: km/h.
+    pub speed_limit: f32,
+    /// Vehicles: the traffic light affecting it.
+    pub traffic_light_id: u32,
+    /// Vehicles (the affecting light's) and traffic lights (their own):
+    /// 0 red, 1 yellow, 2 green, 3 off, 4 unknown.
+    pub traffic_light_state: u8,
+    pub has_traffic_light: CBool,
+    pub walker_jump: CBool,
+    pub time_is_frozen: CBool,
+    pub walker_direction: Vector3D,
+    pub walker_speed: f32,
+    /// Traffic lights: green, yellow, red and elapsed time, seconds.
+    pub traffic_light_times: [f32; 4],
+    pub pole_index: u32,
+    /// Traffic lights: OpenDRIVE sign id, NUL-padded.
+    pub sign_id: [u8; 32],
+}
+
+/// `carla.WorldSettings` (the 0.9.16 `EpisodeSettings`, 11 fields).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EpisodeSettings {
+    pub synchronous_mode: CBool,
+    pub no_rendering_mode: CBool,
+    /// Whether `fixed_delta_seconds` is set.
+    pub has_fixed_delta: CBool,
+    pub substepping: CBool,
+    pub deterministic_ragdolls: CBool,
+    pub spectator_as_ego: CBool,
+    pub fixed_delta_seconds: f64,
+    pub max_substep_delta_time: f64,
+    pub max_substeps: i32,
+    pub max_culling_distance: f32,
+    pub tile_stream_distance: f32,
+    pub actor_active_distance: f32,
+}
+
+impl Default for EpisodeSettings {
+    /// CARLA's defaults: asynchronous, rendering, variable time step.
+    fn default() -> Self {
+        EpisodeSettings {
+            synchronous_mode: CBool::FALSE,
+            no_rendering_mode: CBool::FALSE,
+            has_fixed_delta: CBool::FALSE,
+            substepping: CBool::TRUE,
+            deterministic_ragdolls: CBool::TRUE,
+            spectator_as_ego: CBool::TRUE,
+            fixed_delta_seconds: 0.0,
+            max_substep_delta_time: 0.01,
+            max_substeps: 10,
+            max_culling_distance: 0.0,
+            tile_stream_distance: 3000.0,
+            actor_active_distance: 2000.0,
+        }
+    }
+}
+
+impl EpisodeSettings {
+    /// The fixed time step, if one is set.
+    pub fn fixed_delta(&self) -> Option<f64> {
+        self.has_fixed_delta
+            .get()
+            .then_some(self.fixed_delta_seconds)
+    }
+}
+
+/// `carla.WeatherParameters`: the 14 floats in the order the client sends
+/// them (cloudiness, precipitation, precipitation deposits, wind intensity,
+/// sun azimuth, sun altitude, fog density, fog distance, fog falloff,
+/// wetness, scattering intensity, Mie and Rayleigh scattering scale, dust
+/// storm).
+pub type Weather = [f32; 14];
+
+/// CARLA's ClearNoon.
+pub const DEFAULT_WEATHER: Weather = [
+    5.0, 0.0, 0.0, 10.0, -1.0, 45.0, 2.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0,
+];
+
+/// An oriented box in the actor's frame (`carla.BoundingBox`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ActorBox {
+    /// Centre relative to the actor, metres.
+    pub location: Vector3D,
+    /// Half sizes, metres.
+    pub extent: Vector3D,
+}
+
+/// One tick's header of the episode state.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EpisodeFrame {
+    pub frame: u64,
+    /// Simulated seconds since the episode started.
+    pub elapsed_seconds: f64,
+    /// This tick's time step (in synchronous mode: the fixed delta).
+    pub delta_seconds: f64,
+    /// Wall-clock seconds.
+    pub platform_seconds: f64,
+}

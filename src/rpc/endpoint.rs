@@ -1,0 +1,162 @@
+//! The RPC port: one thread per client connection (at most `MAX_CLIENTS`),
+//! reading concatenated msgpack objects (no length prefix), answering each
+//! request in order. A connection with no request in progress may stay
+//! idle for ever (the 0.9 client sends no heartbeat); one that stops in the
+//! middle of a request for longer than the time-out, sends bytes that are
+//! not msgpack-RPC, or breaks a bound is closed with one log line. Other
+//! clients are never affected.
+
+use super::calls::{self, Outcome};
+use super::framing::{Framer, Limits};
+use super::wire;
+use super::RpcShared;
+use crate::net::{deadline_in, Conn};
+use rmpv::Value;
+use std::io::IoSlice;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// Clients connected at once, at most; more are closed on arrival.
+pub(crate) const MAX_CLIENTS: usize = 64;
+
+/// Bounds of one request: 16 MiB (a large `apply_batch`), 64 levels, a
+/// million values.
+pub(crate) const LIMITS: Limits = Limits {
+    max_bytes: 16 << 20,
+    max_depth: 64,
+    max_elements: 1_000_000,
+};
+
+/// Serves one client until it leaves or breaks the protocol.
+pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn) {
+    let peer = conn.peer();
+    crate::log_info!("rpc: client {} connected", peer);
+    let why = match serve_requests(&shared, &conn) {
+        Ok(()) => "left".to_owned(),
+        Err(e) => e,
+    };
+    crate::log_info!("rpc: client {} {}", peer, why);
+}
+
+fn serve_requests(s: &RpcShared, conn: &Conn) -> Result<(), String> {
+    let mut buf: Vec<u8> = Vec::with_capacity(64 << 10);
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut framer = Framer::new(LIMITS);
+    let mut out = Vec::with_capacity(4 << 10);
+    loop {
+        let mut start = 0;
+        loop {
+            match framer.advance(&buf[start..]) {
+                Ok(Some(n)) => {
+                    request(s, conn, &buf[start..start + n], &mut out)?;
+                    start += n;
+                }
+                Ok(None) => break,
+                Err(e) => return Err(format!("sent {e}; connection closed")),
+            }
+        }
+        buf.drain(..start);
+        let deadline = (!buf.is_empty()).then(|| deadline_in(s.timeout)).flatten();
+        match conn.read_some(&mut chunk, deadline) {
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(crate::Error::PeerClosed) if buf.is_empty() => return Ok(()),
+            Err(crate::Error::DeadlinePassed) => {
+                return Err(format!(
+                    "sent {} bytes of a request and nothing more for {:?}; connection closed",
+                    buf.len(),
+                    s.timeout
+                ))
+            }
+            Err(e) => return Err(format!("connection ended ({e})")),
+        }
+    }
+}
+
+fn rpclib_unknown(method: &str, args: usize) -> String {
+    format!("rpclib: server could not find function '{method}' with argument count {args}.")
+}
+
+/// Decodes and answers one request (or runs one notification).
+fn request(s: &RpcShared, conn: &Conn, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let value = rmpv::decode::read_value_with_max_depth(&mut &bytes[..], LIMITS.max_depth)
+        .map_err(|e| format!("sent bytes that are not msgpack ({e}); connection closed"))?;
+    let not_rpc =
+        || "sent a msgpack object that is not an RPC request; connection closed".to_owned();
+    let items = value.as_array().ok_or_else(not_rpc)?;
+    let (msgid, method, params) = match items.as_slice() {
+        [Value::Integer(t), id, m, Value::Array(p)] if t.as_u64() == Some(0) => (
+            Some(
+                id.as_u64()
+                    .and_then(|i| u32::try_from(i).ok())
+                    .ok_or_else(not_rpc)?,
+            ),
+            m,
+            p,
+        ),
+        [Value::Integer(t), m, Value::Array(p)] if t.as_u64() == Some(2) => (None, m, p),
+        _ => return Err(not_rpc()),
+    };
+    let method = method.as_str().ok_or_else(not_rpc)?;
+    // rpclib of CARLA puts `[asynchronous: bool]` before the arguments.
+    let (is_async, args) = match params.split_first() {
+        Some((Value::Array(meta), rest)) if matches!(meta.as_slice(), [Value::Boolean(_)]) => {
+            (meta[0].as_bool() == Some(true), rest)
+        }
+        _ => (false, params.as_slice()),
+    };
+    out.clear();
+    if let Some(id) = msgid {
+        wire::reply_head(out, id);
+    }
+    let head = out.len();
+    if is_async {
+        // Answered at once with a default (the client discards it), then run.
+        if let Some(id) = msgid {
+            wire::void_ok(out);
+            send(s, conn, out, id)?;
+        }
+        let mut ignored = Vec::new();
+        match run(s, method, args, &mut ignored) {
+            Ok(Outcome::Done) => {}
+            Ok(Outcome::Unknown) => crate::log_warn!("rpc: {}", rpclib_unknown(method, args.len())),
+            Err(e) => crate::log_warn!("rpc: {} (asynchronous) failed: {}", method, e),
+        }
+        return Ok(());
+    }
+    match run(s, method, args, out) {
+        Ok(Outcome::Done) => {}
+        Ok(Outcome::Unknown) => {
+            let text = rpclib_unknown(method, args.len());
+            crate::log_warn!("rpc: {}", text);
+            out.clear();
+            if let Some(id) = msgid {
+                wire::rpc_error(out, id, &text);
+            }
+        }
+        Err(e) => {
+            crate::log_info!("rpc: {} failed: {}", method, e);
+            out.truncate(head);
+            wire::failed(out, &e);
+        }
+    }
+    match msgid {
+        Some(id) => send(s, conn, out, id),
+        None => Ok(()),
+    }
+}
+
+/// Runs a call, turning a panic into a failed response.
+fn run(s: &RpcShared, method: &str, args: &[Value], out: &mut Vec<u8>) -> Result<Outcome, String> {
+    match catch_unwind(AssertUnwindSafe(|| calls::call(s, method, args, out))) {
+        Ok(r) => r,
+        Err(_) => {
+            crate::log_error!("rpc: internal error (panic) in {}", method);
+            Err(format!("internal error in {method}"))
+        }
+    }
+}
+
+fn send(s: &RpcShared, conn: &Conn, out: &[u8], id: u32) -> Result<(), String> {
+    conn.write_all_vectored(&mut [IoSlice::new(out)], deadline_in(s.timeout))
+        .map_err(|e| format!("did not take the reply to request {id} ({e}); connection closed"))
+}

@@ -1,0 +1,271 @@
+//! The requests only the engine can carry out, queued for the host.
+//!
+//! RPC threads push; the host polls once per Tick (with a time-out of its
+//! choice) and answers each request. The queue is bounded
+//! (`crossbeam_queue::ArrayQueue`): when it is full a blocking call gets a
+//! clear error at once, so a client cannot make the library hold more than
+//! `QUEUE_BOUND` requests. A blocking call waits for its answer at most the
+//! configured bound, then answers the client with an error naming the
+//! request; an answer that comes later is dropped.
+//!
+//! Invariant: every request taken from the queue is answered exactly once:
+//! by the host, or by `Drop` ("the host dropped the request") if the host
+//! lets it go unanswered, so no RPC thread waits on a request nobody holds.
+
+use super::data::{EpisodeSettings, VehicleControl09, Weather};
+use crate::types::{ActorTransform, Vector3D};
+use crossbeam_queue::ArrayQueue;
+use parking_lot::{Condvar, Mutex};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Requests waiting for the host, at most.
+pub(crate) const QUEUE_BOUND: usize = 1024;
+
+/// What the engine is asked to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EngineCall {
+    /// Spawn `blueprint` as actor `actor_id` at `transform` (relative to
+    /// `parent_id` when it is not 0). `sensor_id` is non-zero when the
+    /// library made a sensor for it: capture into that sensor every tick.
+    SpawnActor {
+        actor_id: u32,
+        blueprint: String,
+        attributes: Vec<(String, String)>,
+        transform: ActorTransform,
+        parent_id: u32,
+        /// 0 rigid, 1 spring arm, 2 spring arm ghost.
+        attachment: u8,
+        sensor_id: u32,
+    },
+    /// Destroy actor `actor_id` (stop capturing if `sensor_id` is not 0).
+    DestroyActor {
+        actor_id: u32,
+        sensor_id: u32,
+    },
+    /// Apply these episode settings (synchronous mode, fixed time step, ...).
+    SetEpisodeSettings(EpisodeSettings),
+    /// Synchronous mode: run one tick of the fixed time step, send its
+    /// sensor data and episode state, answer with its frame.
+    Tick,
+    SetActorTransform {
+        actor_id: u32,
+        transform: ActorTransform,
+    },
+    SetActorTargetVelocity {
+        actor_id: u32,
+        velocity: Vector3D,
+    },
+    ApplyVehicleControl {
+        actor_id: u32,
+        control: VehicleControl09,
+    },
+    SetWeather(Weather),
+}
+
+impl EngineCall {
+    /// Short name for log lines and errors.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EngineCall::SpawnActor { .. } => "spawn actor",
+            EngineCall::DestroyActor { .. } => "destroy actor",
+            EngineCall::SetEpisodeSettings(_) => "episode settings",
+            EngineCall::Tick => "tick",
+            EngineCall::SetActorTransform { .. } => "actor transform",
+            EngineCall::SetActorTargetVelocity { .. } => "actor target velocity",
+            EngineCall::ApplyVehicleControl { .. } => "vehicle control",
+            EngineCall::SetWeather(_) => "weather",
+        }
+    }
+}
+
+/// Where an answer goes.
+#[derive(Default, Debug)]
+pub(crate) struct ReplySlot {
+    answer: Mutex<Option<Result<u64, String>>>,
+    ready: Condvar,
+}
+
+impl ReplySlot {
+    fn put(&self, answer: Result<u64, String>) {
+        *self.answer.lock() = Some(answer);
+        self.ready.notify_all();
+    }
+
+    /// The answer, waiting up to `bound`.
+    pub(crate) fn wait(&self, bound: Duration) -> Option<Result<u64, String>> {
+        let deadline = Instant::now() + bound;
+        let mut answer = self.answer.lock();
+        while answer.is_none() {
+            if self.ready.wait_until(&mut answer, deadline).timed_out() {
+                break;
+            }
+        }
+        answer.take()
+    }
+}
+
+/// A request taken by the host. Answer it with [`EngineRequest::succeed`]
+/// or [`EngineRequest::fail`]; dropping it unanswered fails it.
+pub struct EngineRequest {
+    call: EngineCall,
+    reply: Option<Arc<ReplySlot>>,
+}
+
+impl EngineRequest {
+    /// What to do.
+    pub fn call(&self) -> &EngineCall {
+        &self.call
+    }
+
+    /// Whether a client waits for the answer (fire-and-forget calls such
+    /// as transforms and controls do not).
+    pub fn expects_answer(&self) -> bool {
+        self.reply.is_some()
+    }
+
+    /// Done; `value` is the frame for `Tick` (ignored otherwise).
+    pub fn succeed(mut self, value: u64) {
+        if let Some(r) = self.reply.take() {
+            r.put(Ok(value));
+        }
+    }
+
+    /// Refused; the client gets `message` (a Python `RuntimeError`).
+    pub fn fail(mut self, message: &str) {
+        if let Some(r) = self.reply.take() {
+            r.put(Err(message.to_owned()));
+        }
+    }
+}
+
+impl Drop for EngineRequest {
+    fn drop(&mut self) {
+        if let Some(r) = self.reply.take() {
+            r.put(Err(format!(
+                "the simulator dropped the {} request without answering",
+                self.call.name()
+            )));
+        }
+    }
+}
+
+impl std::fmt::Debug for EngineRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "EngineRequest({:?})", self.call)
+    }
+}
+
+/// The queue between the RPC threads and the host.
+pub(crate) struct EngineQueue {
+    queue: ArrayQueue<EngineRequest>,
+    /// Bumped on every push; the host's poll waits on it.
+    pushes: Mutex<u64>,
+    pushed: Condvar,
+}
+
+impl Default for EngineQueue {
+    fn default() -> Self {
+        EngineQueue {
+            queue: ArrayQueue::new(QUEUE_BOUND),
+            pushes: Mutex::new(0),
+            pushed: Condvar::new(),
+        }
+    }
+}
+
+impl EngineQueue {
+    /// Queues a call; with `wait` the caller gets a slot to wait on.
+    pub(crate) fn push(
+        &self,
+        call: EngineCall,
+        wait: bool,
+    ) -> Result<Option<Arc<ReplySlot>>, String> {
+        let reply = wait.then(|| Arc::new(ReplySlot::default()));
+        let name = call.name();
+        let request = EngineRequest {
+            call,
+            reply: reply.clone(),
+        };
+        if let Err(mut refused) = self.queue.push(request) {
+            refused.reply = None; // answered here, not by its Drop
+            return Err(format!(
+                "the simulator has {QUEUE_BOUND} requests waiting; the {name} request was refused"
+            ));
+        }
+        *self.pushes.lock() += 1;
+        self.pushed.notify_all();
+        Ok(reply)
+    }
+
+    /// The next request, waiting up to `timeout` (zero: only what is
+    /// queued now). Allocates nothing.
+    pub(crate) fn poll(&self, timeout: Duration) -> Option<EngineRequest> {
+        if let Some(r) = self.queue.pop() {
+            return Some(r);
+        }
+        if timeout.is_zero() {
+            return None;
+        }
+        let deadline = Instant::now() + timeout;
+        let mut pushes = self.pushes.lock();
+        loop {
+            if let Some(r) = self.queue.pop() {
+                return Some(r);
+            }
+            if self.pushed.wait_until(&mut pushes, deadline).timed_out() {
+                return self.queue.pop();
+            }
+        }
+    }
+
+    /// Fails every waiting request (the endpoint is closing).
+    pub(crate) fn drain(&self) {
+        while let Some(r) = self.queue.pop() {
+            r.fail("the simulator closed its RPC endpoint");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_reach_the_waiter_and_drops_fail() {
+        let q = EngineQueue::default();
+        let slot = q.push(EngineCall::Tick, true).unwrap().unwrap();
+        let r = q.poll(Duration::ZERO).unwrap();
+        assert_eq!(r.call(), &EngineCall::Tick);
+        r.succeed(42);
+        assert_eq!(slot.wait(Duration::from_secs(1)), Some(Ok(42)));
+        let slot = q.push(EngineCall::Tick, true).unwrap().unwrap();
+        drop(q.poll(Duration::ZERO));
+        let err = slot.wait(Duration::from_secs(1)).unwrap().unwrap_err();
+        assert!(err.contains("dropped the tick request"), "{err}");
+        assert!(q.poll(Duration::from_millis(5)).is_none());
+    }
+
+    #[test]
+    fn a_full_queue_refuses_at_once() {
+        let q = EngineQueue::default();
+        for _ in 0..QUEUE_BOUND {
+            assert!(q.push(EngineCall::Tick, false).unwrap().is_none());
+        }
+        let err = q.push(EngineCall::Tick, true).unwrap_err();
+        assert!(err.contains("1024 requests waiting"), "{err}");
+        q.drain();
+        assert!(q.poll(Duration::ZERO).is_none());
+    }
+
+    #[test]
+    fn poll_wakes_when_a_request_arrives() {
+        let q = Arc::new(EngineQueue::default());
+        let q2 = q.clone();
+        let t = std::thread::spawn(move || q2.poll(Duration::from_secs(30)));
+        std::thread::sleep(Duration::from_millis(20));
+        q.push(EngineCall::SetWeather([1.0; 14]), false).unwrap();
+        let got = t.join().unwrap().unwrap();
+        assert_eq!(got.call(), &EngineCall::SetWeather([1.0; 14]));
+    }
+}

@@ -1,0 +1,294 @@
+//! The CARLA 0.9.16 world protocol, so the unmodified `carla` Python
+//! package (PyPI, 0.9.16) can drive a host built on this library.
+//!
+//! - `endpoint`: the RPC port (rpclib-compatible msgpack-RPC over TCP) and
+//!   `framing`, which finds whole requests before anything is decoded;
+//! - `calls` and `batch`: one function per method; `wire`: the msgpack
+//!   shapes (`Response` envelope, structs in `MSGPACK_DEFINE_ARRAY` order);
+//! - `world`: what the library answers without the engine (blueprints,
+//!   actors, settings, map); `engine`: the queue of what only the engine
+//!   can do (spawn, destroy, settings, tick, transforms, controls, weather),
+//!   which the host polls each Tick and answers;
+//! - [`episode_state`] and [`token`]: the world-observer message (registry
+//!   id 17) and the 24-byte stream token;
+//! - [`data`]: the plain data hosts hand over (actor states, settings).
+//!
+//! Sensors spawned by clients are the library's own sensors (one stream
+//! each, on the streaming port); the host is told which kind to attach
+//! where, and sends their data with the usual sensor calls.
+
+mod batch;
+mod calls;
+pub mod data;
+mod endpoint;
+mod engine;
+pub mod episode_state;
+mod framing;
+pub mod token;
+mod wire;
+mod world;
+
+pub use calls::VERSION;
+pub use data::*;
+pub use engine::{EngineCall, EngineRequest};
+pub use world::{
+    Blueprint, BlueprintAttribute, ATTR_BOOL, ATTR_FLOAT, ATTR_INT, ATTR_RGB, ATTR_STRING,
+};
+
+#[cfg(fuzzing)]
+pub(crate) use framing::{Framer, Limits};
+
+use crate::net::port::Port;
+use crate::net::Aborter;
+use crate::streaming::sensor_table::SensorTable;
+use crate::streaming::stream::Stream;
+use crate::streaming::{SensorHeader, SensorType};
+use crate::types::ActorTransform;
+use crate::Error;
+use engine::EngineQueue;
+use episode_state::EpisodeHeader;
+use parking_lot::Mutex;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+use world::World;
+
+/// State shared by the RPC threads and the host's calls.
+pub(crate) struct RpcShared {
+    world: World,
+    engine: EngineQueue,
+    sensors: Arc<SensorTable>,
+    observer: Stream,
+    stream_port: u16,
+    /// Bounds a partial request, a reply write and the wait for the host.
+    timeout: Duration,
+    clients: AtomicUsize,
+    /// Host-given ids of this tick, sorted, with their index (reused).
+    scratch: Mutex<Vec<(u32, u32)>>,
+}
+
+impl RpcShared {
+    /// Asks the host and waits for its answer.
+    fn ask(&self, call: EngineCall) -> Result<u64, String> {
+        let name = call.name();
+        let slot = self
+            .engine
+            .push(call, true)?
+            .expect("a waiting push has a slot");
+        slot.wait(self.timeout).unwrap_or_else(|| {
+            Err(format!(
+                "the simulator did not answer the {name} request within {:?}",
+                self.timeout
+            ))
+        })
+    }
+
+    /// Tells the host, without waiting.
+    fn tell(&self, call: EngineCall) {
+        if let Err(e) = self.engine.push(call, false) {
+            crate::log_warn!("rpc: {}", e);
+        }
+    }
+
+    /// Synchronous mode: sensor and world streams wait (up to the time-out)
+    /// for slow subscribers instead of dropping messages.
+    fn apply_delivery_mode(&self) {
+        let sync = self.world.settings.lock().synchronous_mode.get();
+        let bound = sync.then_some(self.timeout);
+        self.observer.set_synchronous(bound);
+        for a in self.world.actors.read().values().filter(|a| a.sensor != 0) {
+            if let Some(e) = self.sensors.get_quiet(a.sensor) {
+                e.instance.set_synchronous(bound);
+            }
+        }
+    }
+
+    fn sensor_count(&self) -> usize {
+        self.world
+            .actors
+            .read()
+            .values()
+            .filter(|a| a.sensor != 0)
+            .count()
+    }
+
+    fn write_actor(&self, out: &mut Vec<u8>, a: &world::Actor) {
+        let t = (a.sensor != 0).then(|| token::token(a.sensor, self.stream_port));
+        World::write_actor(out, a, t.as_ref().map(|t| &t[..]));
+    }
+}
+
+/// The RPC endpoint of a server.
+pub(crate) struct RpcServer {
+    shared: Arc<RpcShared>,
+    port: Option<Port>,
+    connections: Arc<Mutex<Vec<Client>>>,
+}
+
+/// A client's thread and the handle that cuts its connection.
+type Client = (JoinHandle<()>, Option<Aborter>);
+
+impl RpcServer {
+    /// Binds the RPC port; sensors and the world stream live on `sensors`'
+    /// streaming port (`stream_port`).
+    pub(crate) fn bind(
+        ip: IpAddr,
+        port: u16,
+        sensors: Arc<SensorTable>,
+        stream_port: u16,
+        timeout: Duration,
+    ) -> Result<RpcServer, Error> {
+        let observer = sensors.create_stream()?;
+        let shared = Arc::new(RpcShared {
+            world: World::new(),
+            engine: EngineQueue::default(),
+            sensors,
+            observer,
+            stream_port,
+            timeout,
+            clients: AtomicUsize::new(0),
+            scratch: Mutex::new(Vec::with_capacity(256)),
+        });
+        let connections: Arc<Mutex<Vec<Client>>> = Arc::default();
+        let (s, conns) = (shared.clone(), connections.clone());
+        let port = Port::bind_with(ip, port, "rpc", move |conn| {
+            if s.clients.load(Ordering::Relaxed) >= endpoint::MAX_CLIENTS {
+                crate::log_warn!(
+                    "rpc: {} refused: {} clients are connected already (the most this server serves)",
+                    conn.peer(),
+                    endpoint::MAX_CLIENTS
+                );
+                return;
+            }
+            s.clients.fetch_add(1, Ordering::Relaxed);
+            let aborter = conn.aborter().ok();
+            let s2 = s.clone();
+            let spawned = crate::threads::spawn("carla-rpc-client", move || {
+                endpoint::serve(s2.clone(), conn);
+                s2.clients.fetch_sub(1, Ordering::Relaxed);
+            });
+            match spawned {
+                Ok(handle) => {
+                    let mut list = conns.lock();
+                    list.retain(|(h, _)| !h.is_finished());
+                    list.push((handle, aborter));
+                }
+                Err(e) => {
+                    s.clients.fetch_sub(1, Ordering::Relaxed);
+                    crate::log_error!("rpc: cannot start a client thread: {}", e);
+                }
+            }
+        })?;
+        crate::log_info!(
+            "rpc: CARLA {} world protocol listening on {} (streams on port {})",
+            calls::VERSION,
+            port.addr(),
+            stream_port
+        );
+        Ok(RpcServer {
+            shared,
+            port: Some(port),
+            connections,
+        })
+    }
+
+    pub(crate) fn addr(&self) -> SocketAddr {
+        self.port.as_ref().map(Port::addr).expect("bound")
+    }
+
+    pub(crate) fn poll(&self, timeout: Duration) -> Option<EngineRequest> {
+        self.shared.engine.poll(timeout)
+    }
+
+    pub(crate) fn add_blueprint(&self, bp: Blueprint) {
+        self.shared.world.add_blueprint(bp);
+    }
+
+    pub(crate) fn set_map(&self, name: &str, spawn_points: &[ActorTransform], opendrive: &str) {
+        let mut map = self.shared.world.map.write();
+        map.name = name.to_owned();
+        map.spawn_points = spawn_points.to_vec();
+        map.opendrive = opendrive.to_owned();
+    }
+
+    pub(crate) fn settings(&self) -> EpisodeSettings {
+        *self.shared.world.settings.lock()
+    }
+
+    /// The library sensor of actor `actor_id`, if it has one.
+    pub(crate) fn sensor_of(&self, actor_id: u32) -> Option<u32> {
+        let actors = self.shared.world.actors.read();
+        actors.get(&actor_id).map(|a| a.sensor).filter(|s| *s != 0)
+    }
+
+    /// Writes this tick's episode state: every actor in `states`, then
+    /// every other live actor the library knows (sensors follow their
+    /// parents). Allocates nothing once the stream's pool is warm.
+    pub(crate) fn send_episode_state(
+        &self,
+        frame: &EpisodeFrame,
+        states: &[ActorState],
+    ) -> Result<(), Error> {
+        let s = &*self.shared;
+        let header = EpisodeHeader {
+            episode_id: s.world.episode_id.load(Ordering::Relaxed),
+            platform_seconds: frame.platform_seconds,
+            delta_seconds: frame.delta_seconds as f32,
+        };
+        let mut given = s.scratch.lock();
+        given.clear();
+        given.extend(states.iter().enumerate().map(|(i, st)| (st.id, i as u32)));
+        given.sort_unstable();
+        let lookup = |id: u32| {
+            given
+                .binary_search_by_key(&id, |p| p.0)
+                .ok()
+                .map(|i| states[given[i].1 as usize].transform)
+        };
+        let actors = s.world.actors.read();
+        let mut buf = s.observer.pop_buffer();
+        buf.append_with(|v| {
+            episode_state::write_header(v, &header);
+            for st in states {
+                episode_state::write_actor(v, st, &st.transform);
+            }
+            for a in actors.values().filter(|a| lookup(a.id).is_none()) {
+                let t = World::world_transform(&actors, a, &lookup);
+                let st = ActorState {
+                    id: a.id,
+                    ..Default::default()
+                };
+                episode_state::write_actor(v, &st, &t);
+            }
+        });
+        drop((actors, given));
+        let h = SensorHeader::new(
+            SensorType::WorldObserver,
+            frame.frame,
+            frame.elapsed_seconds,
+            ActorTransform::default(),
+        );
+        s.world.last_frame.store(frame.frame, Ordering::Relaxed);
+        s.observer.send(&h.to_bytes(), buf)
+    }
+}
+
+impl Drop for RpcServer {
+    fn drop(&mut self) {
+        self.port.take(); // no new clients
+        let conns = std::mem::take(&mut *self.connections.lock());
+        for (_, aborter) in &conns {
+            if let Some(a) = aborter {
+                a.abort();
+            }
+        }
+        self.shared.engine.drain();
+        for (h, _) in conns {
+            let _ = h.join();
+        }
+        self.shared.engine.drain();
+        self.shared.observer.close();
+    }
+}

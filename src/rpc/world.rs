@@ -1,0 +1,320 @@
+//! What the library itself knows of the 0.9 world, so that calls which do
+//! not need the engine are answered on the RPC threads: the blueprint
+//! library, the live actors (id, parent, description, bounding box, sensor
+//! stream), the settings and weather last applied, the map.
+
+use super::data::{ActorBox, EpisodeSettings, Weather, DEFAULT_WEATHER};
+use super::wire;
+use crate::streaming::blueprint::{AttributeType, DEFINITIONS};
+use crate::streaming::rotate_to_world;
+use crate::types::{ActorTransform, Rotation3D, Vector3D};
+use parking_lot::{Mutex, RwLock};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// `ActorAttributeType` of the 0.9.16 client (1-based).
+pub const ATTR_BOOL: u8 = 1;
+pub const ATTR_INT: u8 = 2;
+pub const ATTR_FLOAT: u8 = 3;
+pub const ATTR_STRING: u8 = 4;
+pub const ATTR_RGB: u8 = 5;
+
+/// One attribute of a blueprint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlueprintAttribute {
+    pub id: String,
+    /// `ATTR_BOOL` … `ATTR_RGB`.
+    pub kind: u8,
+    /// Default value, as text that parses as `kind`.
+    pub value: String,
+    /// Recommended values; the client restricts to them when non-empty.
+    pub recommended: Vec<String>,
+    pub modifiable: bool,
+}
+
+/// A blueprint of the library (`get_actor_definitions`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Blueprint {
+    pub id: String,
+    pub attributes: Vec<BlueprintAttribute>,
+    /// Bounding box of actors made from it.
+    pub bounding_box: ActorBox,
+    /// Whether the library makes a sensor (with a stream) for it.
+    pub library_sensor: bool,
+}
+
+fn role_name() -> BlueprintAttribute {
+    BlueprintAttribute {
+        id: "role_name".into(),
+        kind: ATTR_STRING,
+        value: String::new(),
+        recommended: Vec::new(),
+        modifiable: true,
+    }
+}
+
+/// The library's own sensor blueprints, with `role_name` added as CARLA has.
+fn sensor_blueprints() -> Vec<Blueprint> {
+    DEFINITIONS
+        .iter()
+        .map(|d| Blueprint {
+            id: d.id.to_owned(),
+            attributes: d
+                .attributes
+                .iter()
+                .map(|a| BlueprintAttribute {
+                    id: a.id.to_owned(),
+                    kind: match a.ty {
+                        AttributeType::Bool => ATTR_BOOL,
+                        AttributeType::Int => ATTR_INT,
+                        AttributeType::Float => ATTR_FLOAT,
+                        AttributeType::String => ATTR_STRING,
+                    },
+                    value: a.default.to_owned(),
+                    recommended: a.allowed.iter().map(|s| (*s).to_owned()).collect(),
+                    modifiable: true,
+                })
+                .chain(std::iter::once(role_name()))
+                .collect(),
+            bounding_box: ActorBox::default(),
+            library_sensor: true,
+        })
+        .collect()
+}
+
+/// A live actor.
+#[derive(Clone, Debug)]
+pub(crate) struct Actor {
+    pub(crate) id: u32,
+    pub(crate) parent: u32,
+    /// Index into the blueprint list + 1 (the definition's uid).
+    pub(crate) uid: u32,
+    pub(crate) blueprint: String,
+    /// `(id, type, value)` as spawned.
+    pub(crate) attributes: Vec<(String, u8, String)>,
+    pub(crate) bounding_box: ActorBox,
+    /// The library sensor's id (= its stream id), 0 for other actors.
+    pub(crate) sensor: u32,
+    /// Relative to the parent if attached, else the world transform last
+    /// known (spawn, then each episode state).
+    pub(crate) transform: ActorTransform,
+}
+
+/// The map as the host describes it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MapInfo {
+    pub(crate) name: String,
+    pub(crate) spawn_points: Vec<ActorTransform>,
+    pub(crate) opendrive: String,
+}
+
+pub(crate) struct World {
+    pub(crate) blueprints: RwLock<Vec<Blueprint>>,
+    pub(crate) actors: RwLock<BTreeMap<u32, Actor>>,
+    next_actor: AtomicU32,
+    pub(crate) episode_id: AtomicU64,
+    pub(crate) settings: Mutex<EpisodeSettings>,
+    pub(crate) weather: Mutex<Weather>,
+    pub(crate) map: RwLock<MapInfo>,
+    /// Frame of the last episode state sent (0: none yet).
+    pub(crate) last_frame: AtomicU64,
+    pub(crate) spectator: u32,
+}
+
+impl World {
+    pub(crate) fn new() -> World {
+        let world = World {
+            blueprints: RwLock::new(sensor_blueprints()),
+            actors: RwLock::new(BTreeMap::new()),
+            next_actor: AtomicU32::new(1),
+            episode_id: AtomicU64::new(1),
+            settings: Mutex::new(EpisodeSettings::default()),
+            weather: Mutex::new(DEFAULT_WEATHER),
+            map: RwLock::new(MapInfo {
+                name: "Carla/Maps/Headless".into(),
+                ..Default::default()
+            }),
+            last_frame: AtomicU64::new(0),
+            spectator: 1,
+        };
+        let id = world.new_actor_id();
+        world.actors.write().insert(
+            id,
+            Actor {
+                id,
+                parent: 0,
+                uid: 0,
+                blueprint: "spectator".into(),
+                attributes: Vec::new(),
+                bounding_box: ActorBox::default(),
+                sensor: 0,
+                transform: ActorTransform::default(),
+            },
+        );
+        world
+    }
+
+    pub(crate) fn new_actor_id(&self) -> u32 {
+        self.next_actor.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Adds (or replaces, by id) a blueprint of the host's.
+    pub(crate) fn add_blueprint(&self, bp: Blueprint) {
+        let mut list = self.blueprints.write();
+        match list.iter_mut().find(|b| b.id == bp.id) {
+            Some(old) => *old = bp,
+            None => list.push(bp),
+        }
+    }
+
+    /// The blueprint with this id and its uid.
+    pub(crate) fn blueprint(&self, id: &str) -> Option<(u32, Blueprint)> {
+        let list = self.blueprints.read();
+        let i = list.iter().position(|b| b.id == id)?;
+        Some((i as u32 + 1, list[i].clone()))
+    }
+
+    /// `[ActorDefinition …]`.
+    pub(crate) fn write_definitions(&self, out: &mut Vec<u8>) {
+        let list = self.blueprints.read();
+        wire::array(out, list.len());
+        for (i, b) in list.iter().enumerate() {
+            wire::array(out, 4);
+            wire::uint(out, i as u64 + 1);
+            wire::string(out, &b.id);
+            wire::string(out, &b.id.replace('.', ","));
+            wire::array(out, b.attributes.len());
+            for a in &b.attributes {
+                wire::array(out, 6);
+                wire::string(out, &a.id);
+                wire::uint(out, a.kind.into());
+                wire::string(out, &a.value);
+                wire::array(out, a.recommended.len());
+                for r in &a.recommended {
+                    wire::string(out, r);
+                }
+                wire::boolean(out, a.modifiable);
+                wire::boolean(out, !a.recommended.is_empty());
+            }
+        }
+    }
+
+    /// `rpc::Actor`: `[id, parent, [uid, id, [[attr, type, value]…]],
+    /// bounding box, semantic tags, stream token]`.
+    pub(crate) fn write_actor(out: &mut Vec<u8>, a: &Actor, token: Option<&[u8]>) {
+        wire::array(out, 6);
+        wire::uint(out, a.id.into());
+        wire::uint(out, a.parent.into());
+        wire::array(out, 3);
+        wire::uint(out, a.uid.into());
+        wire::string(out, &a.blueprint);
+        wire::array(out, a.attributes.len());
+        for (id, kind, value) in &a.attributes {
+            wire::array(out, 3);
+            wire::string(out, id);
+            wire::uint(out, (*kind).into());
+            wire::string(out, value);
+        }
+        wire::bounding_box(out, &a.bounding_box, a.id);
+        wire::bin(out, &[]);
+        wire::bin(out, token.unwrap_or_default());
+    }
+
+    /// The world transform of actor `a` given the world transforms of this
+    /// tick (`lookup`), following parents up to 8 levels. Rotations of
+    /// attached actors are added angle by angle (exact for the usual yaw
+    /// and small pitch/roll offsets).
+    pub(crate) fn world_transform(
+        actors: &BTreeMap<u32, Actor>,
+        a: &Actor,
+        lookup: &impl Fn(u32) -> Option<ActorTransform>,
+    ) -> ActorTransform {
+        let mut t = a.transform;
+        let mut parent = a.parent;
+        for _ in 0..8 {
+            if parent == 0 {
+                break;
+            }
+            let p = match (lookup(parent), actors.get(&parent)) {
+                (Some(world), _) => {
+                    return compose(&world, &t);
+                }
+                (None, Some(p)) => p,
+                (None, None) => break,
+            };
+            t = compose(&p.transform, &t);
+            parent = p.parent;
+        }
+        t
+    }
+}
+
+/// `child` (relative to `parent`) in the parent's frame.
+pub(crate) fn compose(parent: &ActorTransform, child: &ActorTransform) -> ActorTransform {
+    let offset = rotate_to_world(&parent.rotation, child.location);
+    let (p, c) = (parent.rotation, child.rotation);
+    ActorTransform {
+        location: Vector3D {
+            x: parent.location.x + offset.x,
+            y: parent.location.y + offset.y,
+            z: parent.location.z + offset.z,
+        },
+        rotation: Rotation3D {
+            pitch: p.pitch + c.pitch,
+            yaw: p.yaw + c.yaw,
+            roll: p.roll + c.roll,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_library_blueprint_value_parses_as_its_type() {
+        // The client refuses the whole library if one value does not.
+        for b in World::new().blueprints.read().iter() {
+            for a in &b.attributes {
+                let ok = match a.kind {
+                    ATTR_BOOL => a.value == "true" || a.value == "false",
+                    ATTR_INT => a.value.parse::<i64>().is_ok(),
+                    ATTR_FLOAT => a.value.parse::<f32>().is_ok(),
+                    ATTR_STRING => true,
+                    _ => false,
+                };
+                assert!(ok, "{}.{} = {:?}", b.id, a.id, a.value);
+                let restricted = !a.recommended.is_empty();
+                assert!(!restricted || a.recommended.contains(&a.value), "{}", a.id);
+            }
+        }
+    }
+
+    #[test]
+    fn an_attached_sensor_follows_its_parent() {
+        let parent = ActorTransform {
+            location: Vector3D {
+                x: 10.0,
+                y: 0.0,
+                z: 0.0,
+            },
+            rotation: Rotation3D {
+                yaw: 90.0,
+                ..Default::default()
+            },
+        };
+        let rel = ActorTransform {
+            location: Vector3D {
+                x: 2.0,
+                y: 0.0,
+                z: 1.0,
+            },
+            ..Default::default()
+        };
+        let w = compose(&parent, &rel);
+        assert!((w.location.x - 10.0).abs() < 1e-4, "{w:?}");
+        assert!((w.location.y - 2.0).abs() < 1e-4, "{w:?}");
+        assert!((w.location.z - 1.0).abs() < 1e-4, "{w:?}");
+        assert_eq!(w.rotation.yaw, 90.0);
+    }
+}

@@ -1,0 +1,101 @@
+//! The 0.9.16 half of [`Server`]: the RPC endpoint the `carla` Python
+//! package connects to, the requests the host polls each Tick, and the
+//! episode state it sends after each tick's sensor data.
+
+use super::Server;
+use crate::rpc::{ActorState, Blueprint, EngineRequest, EpisodeFrame, EpisodeSettings, RpcServer};
+use crate::types::ActorTransform;
+use crate::Error;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+impl Server {
+    /// Binds the CARLA 0.9.16 RPC port (`port` 0 picks a free one) on the
+    /// configured address and returns its address. Streams (sensors and the
+    /// world observer) go out on the streaming port, which is bound here on
+    /// `port + 1` (CARLA's default) if it is not listening yet.
+    pub fn listen_rpc(&self, port: u16) -> Result<SocketAddr, Error> {
+        let mut slot = self.rpc.write();
+        if let Some(r) = slot.as_ref() {
+            crate::log_error!("the RPC port is already listening on {}", r.addr());
+            return Err(Error::AlreadyConnected);
+        }
+        let stream_addr = match self.streaming_addr() {
+            Some(a) => a,
+            None => self.listen_streaming(if port == 0 { 0 } else { port.saturating_add(1) })?,
+        };
+        let config = self.config();
+        let rpc = RpcServer::bind(
+            config.bind_ip,
+            port,
+            self.sensors.clone(),
+            stream_addr.port(),
+            config.stream_timeout,
+        )?;
+        let addr = rpc.addr();
+        *slot = Some(Arc::new(rpc));
+        Ok(addr)
+    }
+
+    /// The RPC port's address, if listening.
+    pub fn rpc_addr(&self) -> Option<SocketAddr> {
+        self.rpc.read().as_ref().map(|r| r.addr())
+    }
+
+    fn rpc(&self) -> Result<Arc<RpcServer>, Error> {
+        self.rpc.read().clone().ok_or_else(|| {
+            Error::InvalidArgument("the RPC port is not listening (listen_rpc first)".into())
+        })
+    }
+
+    /// The next request only the engine can carry out (spawn, destroy,
+    /// settings, tick, ...), waiting up to `timeout` (zero: only what is
+    /// queued now). Answer it with [`EngineRequest::succeed`] or
+    /// [`EngineRequest::fail`]. Allocates nothing.
+    pub fn rpc_poll(&self, timeout: Duration) -> Result<Option<EngineRequest>, Error> {
+        Ok(self.rpc()?.poll(timeout))
+    }
+
+    /// Sends this tick's episode state (registry id 17): the host's actors
+    /// in `states`, then every other live actor the library knows (the
+    /// spectator, sensors spawned by clients). Call it after the tick's
+    /// sensor data.
+    pub fn rpc_send_episode_state(
+        &self,
+        frame: &EpisodeFrame,
+        states: &[ActorState],
+    ) -> Result<(), Error> {
+        self.rpc()?.send_episode_state(frame, states)
+    }
+
+    /// Adds a blueprint (a vehicle, a walker, a prop) to the library's
+    /// sensor blueprints; spawning it is a `SpawnActor` request.
+    pub fn rpc_add_blueprint(&self, blueprint: Blueprint) -> Result<(), Error> {
+        self.rpc()?.add_blueprint(blueprint);
+        Ok(())
+    }
+
+    /// The map clients get: name, recommended spawn points, OpenDRIVE text.
+    pub fn rpc_set_map(
+        &self,
+        name: &str,
+        spawn_points: &[ActorTransform],
+        opendrive: &str,
+    ) -> Result<(), Error> {
+        self.rpc()?.set_map(name, spawn_points, opendrive);
+        Ok(())
+    }
+
+    /// The episode settings last applied.
+    pub fn rpc_settings(&self) -> Result<EpisodeSettings, Error> {
+        Ok(self.rpc()?.settings())
+    }
+
+    /// The library sensor (its id for [`Server::sensor`]) of a spawned actor.
+    pub fn rpc_sensor_of(&self, actor_id: u32) -> Result<u32, Error> {
+        self.rpc()?
+            .sensor_of(actor_id)
+            .ok_or(Error::UnknownSensor(actor_id))
+    }
+}

@@ -1,0 +1,265 @@
+//! A small engine host on the library's Rust API for the 0.9.16 tests: it
+//! answers spawn/destroy/settings/tick requests, moves nothing, captures a
+//! camera (every byte = frame % 256), a semantic lidar (every ray hits at
+//! 10 m) and the safe-distance sensor (every other vehicle), and sends the
+//! episode state after each tick's sensor data.
+
+use carla_server::rpc::{
+    ActorBox, ActorState, Blueprint, BlueprintAttribute, EngineCall, EpisodeFrame, ATTR_INT,
+    ATTR_RGB, ATTR_STRING, CARLA_ACTOR_VEHICLE,
+};
+use carla_server::streaming::{CaptureContext, LidarHit};
+use carla_server::types::{ActorTransform, Vector3D};
+use carla_server::Server;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+struct HostActor {
+    blueprint: String,
+    parent: u32,
+    sensor: u32,
+    transform: ActorTransform,
+}
+
+/// The running host.
+pub(crate) struct RpcHost {
+    pub(crate) server: Arc<Server>,
+    pub(crate) ticks: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// The test vehicle blueprint: role_name, color, number_of_wheels; a 4 x 2 m box.
+pub(crate) fn vehicle_blueprint() -> Blueprint {
+    let attr = |id: &str, kind, value: &str| BlueprintAttribute {
+        id: id.into(),
+        kind,
+        value: value.into(),
+        recommended: Vec::new(),
+        modifiable: true,
+    };
+    Blueprint {
+        id: "vehicle.test.box".into(),
+        attributes: vec![
+            attr("role_name", ATTR_STRING, "autopilot"),
+            attr("color", ATTR_RGB, "255,0,0"),
+            attr("number_of_wheels", ATTR_INT, "4"),
+        ],
+        bounding_box: ActorBox {
+            location: Vector3D {
+                x: 0.0,
+                y: 0.0,
+                z: 0.75,
+            },
+            extent: Vector3D {
+                x: 2.0,
+                y: 1.0,
+                z: 0.75,
+            },
+        },
+        library_sensor: false,
+    }
+}
+
+impl RpcHost {
+    /// Starts a host on a free RPC port (streams on another free port).
+    pub(crate) fn start() -> RpcHost {
+        let server = Arc::new(Server::new());
+        server.listen_streaming(0).expect("streaming port");
+        server.listen_rpc(0).expect("rpc port");
+        server.rpc_add_blueprint(vehicle_blueprint()).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let ticks = Arc::new(AtomicU64::new(0));
+        let (s, st, t) = (server.clone(), stop.clone(), ticks.clone());
+        let thread = std::thread::spawn(move || run(&s, &st, &t));
+        RpcHost {
+            server,
+            ticks,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    pub(crate) fn port(&self) -> u16 {
+        self.server.rpc_addr().unwrap().port()
+    }
+}
+
+impl Drop for RpcHost {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64) {
+    let mut actors: BTreeMap<u32, HostActor> = BTreeMap::new();
+    let (mut frame, mut elapsed) = (0u64, 0.0f64);
+    let mut settings = server.rpc_settings().unwrap();
+    let async_step = Duration::from_millis(20);
+    let mut next = Instant::now();
+    let started = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        let sync = settings.synchronous_mode.get();
+        let wait = if sync {
+            Duration::from_millis(20)
+        } else {
+            next.saturating_duration_since(Instant::now())
+        };
+        let mut step = !sync && Instant::now() >= next;
+        let mut tick_request = None;
+        if let Some(req) = server.rpc_poll(wait).unwrap() {
+            match req.call().clone() {
+                EngineCall::SpawnActor {
+                    actor_id,
+                    blueprint,
+                    transform,
+                    parent_id,
+                    sensor_id,
+                    ..
+                } => {
+                    if blueprint == "sensor.camera.depth" {
+                        req.fail("refused by the test host: no depth cameras here");
+                        continue;
+                    }
+                    actors.insert(
+                        actor_id,
+                        HostActor {
+                            blueprint,
+                            parent: parent_id,
+                            sensor: sensor_id,
+                            transform,
+                        },
+                    );
+                    req.succeed(0);
+                }
+                EngineCall::DestroyActor { actor_id, .. } => {
+                    actors.remove(&actor_id);
+                    req.succeed(0);
+                }
+                EngineCall::SetEpisodeSettings(s) => {
+                    settings = s;
+                    req.succeed(0);
+                }
+                EngineCall::Tick => {
+                    step = true;
+                    tick_request = Some(req);
+                }
+                _ => {}
+            }
+        }
+        if !step {
+            continue;
+        }
+        if !sync {
+            next += async_step;
+        }
+        frame += 1;
+        let dt = settings.fixed_delta().unwrap_or(0.02);
+        elapsed += dt;
+        let vehicles: Vec<ActorState> = actors
+            .iter()
+            .filter(|(_, a)| a.blueprint.starts_with("vehicle."))
+            .map(|(&id, a)| ActorState {
+                id,
+                kind: CARLA_ACTOR_VEHICLE,
+                transform: a.transform,
+                velocity: Vector3D {
+                    x: 0.0,
+                    y: 1.0,
+                    z: 0.0,
+                },
+                ..Default::default()
+            })
+            .collect();
+        for a in actors.values().filter(|a| a.sensor != 0) {
+            capture(server, a, &actors, &vehicles, frame, elapsed, dt);
+        }
+        let header = EpisodeFrame {
+            frame,
+            elapsed_seconds: elapsed,
+            delta_seconds: dt,
+            platform_seconds: started.elapsed().as_secs_f64(),
+        };
+        server.rpc_send_episode_state(&header, &vehicles).unwrap();
+        ticks.fetch_add(1, Ordering::Relaxed);
+        if let Some(req) = tick_request {
+            req.succeed(frame);
+        }
+    }
+}
+
+fn capture(
+    server: &Server,
+    a: &HostActor,
+    actors: &BTreeMap<u32, HostActor>,
+    vehicles: &[ActorState],
+    frame: u64,
+    elapsed: f64,
+    dt: f64,
+) {
+    let Ok(sensor) = server.sensor(a.sensor) else {
+        return;
+    };
+    let mut transform = a.transform;
+    if let Some(p) = actors.get(&a.parent) {
+        transform.location.x += p.transform.location.x;
+        transform.location.y += p.transform.location.y;
+        transform.location.z += p.transform.location.z;
+    }
+    let ctx = CaptureContext {
+        frame,
+        timestamp: elapsed,
+        transform,
+    };
+    let result = match a.blueprint.as_str() {
+        "sensor.camera.rgb" => sensor.acquire_image().and_then(|mut image| {
+            image.pixels_mut().fill((frame % 256) as u8);
+            sensor.commit_image(&ctx, image)
+        }),
+        "sensor.lidar.ray_cast_semantic" => {
+            let hits = sensor
+                .plan_lidar(dt as f32, |rays| {
+                    rays.iter()
+                        .enumerate()
+                        .map(|(i, r)| LidarHit {
+                            ray_index: i as u32,
+                            hit: 1,
+                            distance_m: 10.0,
+                            point_sensor: Vector3D {
+                                x: r.direction.x * 10.0,
+                                y: r.direction.y * 10.0,
+                                z: r.direction.z * 10.0,
+                            },
+                            normal_sensor: Vector3D {
+                                x: -r.direction.x,
+                                y: -r.direction.y,
+                                z: -r.direction.z,
+                            },
+                            actor_id: 0,
+                            semantic_tag: 1,
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .unwrap();
+            sensor.send_lidar_hits(&ctx, &hits)
+        }
+        "sensor.other.safe_distance" => {
+            let others: Vec<u32> = vehicles
+                .iter()
+                .map(|v| v.id)
+                .filter(|id| *id != a.parent)
+                .collect();
+            sensor.send_actor_ids(&ctx, a.parent, &others)
+        }
+        _ => Ok(()),
+    };
+    if let Err(e) = result {
+        eprintln!("host: sensor {} ({}): {}", a.sensor, a.blueprint, e);
+    }
+}

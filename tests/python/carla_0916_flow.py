@@ -1,0 +1,171 @@
+"""A 0.9.16 user's script, run with the unmodified `carla` package from PyPI
+against a host built on this library (tests/rpc_python.rs runs it against a
+Rust host and a C host). Every check raises on failure; the last line is OK.
+
+Usage: python carla_0916_flow.py HOST PORT
+Protocol with the test: after spawning, prints `SPAWNED <json>` and waits for
+one line on stdin (the test subscribes to the safe-distance stream then).
+"""
+import json
+import queue
+import subprocess
+import sys
+import time
+
+import carla
+
+host, port = sys.argv[1], int(sys.argv[2])
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+client = carla.Client(host, port)
+client.set_timeout(10.0)
+check(client.get_server_version() == "0.9.16", "server version")
+world = client.get_world()
+
+# Blueprints, as a user finds them.
+library = world.get_blueprint_library()
+ids = [bp.id for bp in library]
+for wanted in ("sensor.camera.rgb", "sensor.lidar.ray_cast_semantic",
+               "sensor.other.safe_distance", "vehicle.test.box"):
+    check(wanted in ids, "blueprint %s listed (%s)" % (wanted, ids))
+cam_bp = library.find("sensor.camera.rgb")
+check(cam_bp.get_attribute("image_size_x").as_int() == 800, "camera default width")
+cam_bp.set_attribute("image_size_x", "800")
+cam_bp.set_attribute("image_size_y", "600")
+lidar_bp = library.find("sensor.lidar.ray_cast_semantic")
+lidar_bp.set_attribute("channels", "32")
+lidar_bp.set_attribute("points_per_second", "100000")
+lidar_bp.set_attribute("range", "50")
+sd_bp = library.find("sensor.other.safe_distance")
+sd_bp.set_attribute("safe_distance_front", "3.0")
+vehicle_bp = library.filter("vehicle.*")[0]
+vehicle_bp.set_attribute("role_name", "hero")
+
+try:
+    world.spawn_actor(library.find("sensor.camera.depth"), carla.Transform(carla.Location(z=1)))
+except RuntimeError as e:  # the host refuses depth cameras: a clear error
+    check("refused by the test host" in str(e), "spawn refusal text: %s" % e)
+else:
+    raise AssertionError("a refused spawn raised nothing")
+
+# Spawn a vehicle with three sensors attached, and a second vehicle.
+hero = world.spawn_actor(vehicle_bp, carla.Transform(carla.Location(x=10, y=2, z=0.5), carla.Rotation(yaw=90)))
+other = world.spawn_actor(library.find("vehicle.test.box"), carla.Transform(carla.Location(x=10, y=6, z=0.5)))
+camera = world.spawn_actor(cam_bp, carla.Transform(carla.Location(x=1.5, z=2.4)), attach_to=hero)
+lidar = world.spawn_actor(lidar_bp, carla.Transform(carla.Location(z=2.5)), attach_to=hero)
+safe = world.spawn_actor(sd_bp, carla.Transform(), attach_to=hero)
+check(camera.parent.id == hero.id, "camera parent")
+check(camera.type_id == "sensor.camera.rgb", "camera type id")
+check(abs(hero.bounding_box.extent.x - 2.0) < 1e-6, "vehicle bounding box %s" % hero.bounding_box)
+print("SPAWNED " + json.dumps({"hero": hero.id, "other": other.id, "safe_distance": safe.id}), flush=True)
+sys.stdin.readline()
+
+# Synchronous mode with a fixed delta.
+frame_before = world.get_snapshot().frame
+settings = world.get_settings()
+settings.synchronous_mode = True
+settings.fixed_delta_seconds = 0.05
+started = time.time()
+world.apply_settings(settings)
+apply_seconds = time.time() - started
+check(world.get_settings().synchronous_mode, "settings read back")
+check(abs(world.get_settings().fixed_delta_seconds - 0.05) < 1e-9, "fixed delta read back")
+ticks_in_apply = world.get_snapshot().frame - frame_before
+
+images, points = queue.Queue(), queue.Queue()
+camera.listen(images.put)
+lidar.listen(points.put)
+# listen() returns before the stream connection exists (rpc-0.9.md 2.6):
+# tick until both streams deliver, then every tick must.
+for _ in range(100):
+    world.tick()
+    if not images.empty() and not points.empty():
+        break
+check(not images.empty() and not points.empty(), "streams connected")
+while not images.empty():
+    images.get()
+while not points.empty():
+    points.get()
+
+for i in range(100):
+    frame = world.tick()
+    image = images.get(timeout=10)
+    cloud = points.get(timeout=10)
+    check(image.frame == frame, "image frame %d == tick %d" % (image.frame, frame))
+    check(cloud.frame == frame, "lidar frame %d == tick %d" % (cloud.frame, frame))
+    check((image.width, image.height) == (800, 600), "image size")
+    raw = image.raw_data
+    check(len(raw) == 800 * 600 * 4 and raw[0] == frame % 256, "image pixels")
+    check(len(cloud) > 0, "lidar points")
+    snapshot = world.get_snapshot()
+    check(snapshot.frame == frame, "snapshot frame")
+    check(abs(snapshot.timestamp.delta_seconds - 0.05) < 1e-6, "snapshot delta")
+    for actor in (hero, other, camera, lidar, safe):
+        check(snapshot.has_actor(actor.id), "actor %d in snapshot" % actor.id)
+    check(snapshot.has_actor(world.get_spectator().id), "spectator in snapshot")
+hero_state = world.get_snapshot().find(hero.id)
+check(abs(hero_state.get_transform().location.x - 10) < 1e-3, "hero transform")
+check(abs(hero_state.get_velocity().y - 1.0) < 1e-3, "hero velocity")
+camera_state = world.get_snapshot().find(camera.id)
+check(abs(camera_state.get_transform().location.z - 2.9) < 1e-3, "camera follows its parent")
+
+# A second client at the same time sees the same world.
+second = carla.Client(host, port)
+second.set_timeout(10.0)
+world2 = second.get_world()
+check(world2.id == world.id, "same episode")
+frame = world.tick()
+time.sleep(0.2)
+check(world2.get_snapshot().frame == frame, "second client's snapshot follows the ticks")
+seen = {a.id: a.type_id for a in world2.get_actors()}
+check(seen.get(camera.id) == "sensor.camera.rgb", "second client resolves the camera: %s" % seen)
+check(seen.get(hero.id) == "vehicle.test.box", "second client resolves the hero")
+
+# A client killed while listening does not disturb the others.
+victim = subprocess.Popen([sys.executable, "-c", """
+import carla, sys, time
+c = carla.Client(sys.argv[1], int(sys.argv[2])); c.set_timeout(10.0)
+w = c.get_world()
+s = w.spawn_actor(w.get_blueprint_library().find('sensor.camera.rgb'), carla.Transform())
+s.listen(lambda image: None)
+print('ready', flush=True)
+time.sleep(60)
+""", host, str(port)], stdout=subprocess.PIPE)
+check(victim.stdout.readline().strip() == b"ready", "victim ready")
+for _ in range(3):
+    world.tick()
+victim.kill()
+victim.wait()
+while not images.empty():  # the frames ticked meanwhile
+    images.get()
+for _ in range(3):
+    frame = world.tick()
+    check(images.get(timeout=10).frame == frame, "camera after the kill")
+third = carla.Client(host, port)
+third.set_timeout(10.0)
+check(third.get_world().get_snapshot().frame >= 0, "a new client after the kill")
+
+# Destroy; one tick later the actors are gone from the snapshot.
+camera.stop()
+lidar.stop()
+for actor in (camera, lidar, safe, other):
+    check(actor.destroy(), "destroy %d" % actor.id)
+frame = world.tick()
+snapshot = world.get_snapshot()
+for actor_id in (camera.id, lidar.id, safe.id, other.id):
+    check(not snapshot.has_actor(actor_id), "destroyed actor %d gone" % actor_id)
+check(snapshot.has_actor(hero.id), "hero still there")
+
+settings.synchronous_mode = False
+settings.fixed_delta_seconds = None
+world.apply_settings(settings)
+world.wait_for_tick(10.0)
+check(hero.destroy(), "destroy hero")
+print("RESULT " + json.dumps({"ticks_in_apply_settings": ticks_in_apply,
+                              "apply_settings_seconds": apply_seconds}), flush=True)
+print("OK", flush=True)

@@ -1,0 +1,130 @@
+//! The unmodified `carla==0.9.16` package from PyPI drives a host built on
+//! the library: tests/python/carla_0916_flow.py (connect, blueprints, spawn
+//! a camera, a semantic lidar and the tutorial's safe-distance sensor,
+//! listen, synchronous mode, 100 ticks with matching frames, snapshots,
+//! a second client, a killed client, destroy). scripts/test.sh installs the
+//! package into target/venv-carla-0.9.16.
+
+mod common;
+
+use carla_server::client::StreamClient;
+use common::rpc_host::RpcHost;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The Python with `carla==0.9.16`: $CARLA_0916_PYTHON, else the venv
+/// scripts/test.sh makes.
+pub(crate) fn carla_python() -> PathBuf {
+    if let Some(p) = std::env::var_os("CARLA_0916_PYTHON") {
+        return p.into();
+    }
+    let venv =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/venv-carla-0.9.16/bin/python");
+    assert!(
+        venv.exists(),
+        "{} is missing: run scripts/test.sh (it installs carla==0.9.16 from PyPI), \
+         or set CARLA_0916_PYTHON to a Python that has it",
+        venv.display()
+    );
+    venv
+}
+
+fn number_after(line: &str, key: &str) -> u32 {
+    let at = line.find(key).unwrap_or_else(|| panic!("{key} in {line}")) + key.len();
+    let digits: String = line[at..]
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().unwrap()
+}
+
+#[test]
+fn the_unmodified_0_9_16_client_runs_a_users_script_against_a_rust_host() {
+    let host = RpcHost::start();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/carla_0916_flow.py");
+    let mut child = Command::new(carla_python())
+        .arg(&script)
+        .arg("127.0.0.1")
+        .arg(host.port().to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut output = Vec::new();
+    let mut safe_distance = None;
+    for line in stdout.lines() {
+        let line = line.unwrap();
+        if line.starts_with("SPAWNED ") {
+            let (actor, other) = (
+                number_after(&line, "\"safe_distance\""),
+                number_after(&line, "\"other\""),
+            );
+            let sensor = host
+                .server
+                .rpc_sensor_of(actor)
+                .expect("the safe-distance actor has a sensor");
+            let addr = host.server.streaming_addr().unwrap();
+            let mut sub = StreamClient::subscribe(addr, sensor, Duration::from_secs(30)).unwrap();
+            // Wait until the subscription exists before letting the script tick.
+            while host.server.sensor(sensor).unwrap().stats().subscribers == 0 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            safe_distance = Some((
+                other,
+                std::thread::spawn(move || {
+                    let mut frames = Vec::new();
+                    while let Ok(m) = sub.next_message() {
+                        frames.push((m.sensor_type(), m.frame(), m.payload().to_vec()));
+                    }
+                    frames
+                }),
+            ));
+            writeln!(stdin, "go").unwrap();
+        }
+        output.push(line);
+    }
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let all = output.join("\n");
+    assert!(
+        status.success() && output.last().map(String::as_str) == Some("OK"),
+        "script failed:\n{all}\n{stderr}"
+    );
+    assert!(
+        !all.contains("WARNING") && !stderr.contains("WARNING"),
+        "client warnings:\n{all}\n{stderr}"
+    );
+    let result = output.iter().find(|l| l.starts_with("RESULT ")).unwrap();
+    assert!(
+        number_after(result, "\"ticks_in_apply_settings\"") <= 2,
+        "{result}"
+    );
+
+    // The tutorial's sensor, byte for byte: id 22, one u32 per other vehicle.
+    let (other, reader) = safe_distance.expect("the script spawned its sensors");
+    drop(host); // closes the streams, so the reader ends
+    let messages = reader.join().unwrap();
+    assert!(
+        messages.len() >= 100,
+        "{} safe-distance messages",
+        messages.len()
+    );
+    for (i, (kind, frame, payload)) in messages.iter().enumerate() {
+        assert_eq!(*kind, 22, "sensor_type of message {i}");
+        assert_eq!(
+            payload,
+            &other.to_le_bytes().to_vec(),
+            "payload of frame {frame}"
+        );
+        if i > 0 {
+            assert!(*frame > messages[i - 1].1, "frames increase");
+        }
+    }
+}
