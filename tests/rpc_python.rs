@@ -8,8 +8,11 @@
 mod common;
 
 use carla_server::client::StreamClient;
+#[cfg(target_os = "linux")]
+use common::chost;
 use common::rpc_host::RpcHost;
 use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -41,14 +44,15 @@ fn number_after(line: &str, key: &str) -> u32 {
     digits.parse().unwrap()
 }
 
-#[test]
-fn the_unmodified_0_9_16_client_runs_a_users_script_against_a_rust_host() {
-    let host = RpcHost::start();
+/// Runs the user script against the host on `port`; `sensor_of` maps an
+/// actor id to its stream id. Checks the script's verdict and the
+/// safe-distance stream byte for byte.
+fn run_script(port: u16, stream: SocketAddr, sensor_of: &dyn Fn(u32) -> u32) {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/carla_0916_flow.py");
     let mut child = Command::new(carla_python())
         .arg(&script)
         .arg("127.0.0.1")
-        .arg(host.port().to_string())
+        .arg(port.to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -61,30 +65,18 @@ fn the_unmodified_0_9_16_client_runs_a_users_script_against_a_rust_host() {
     for line in stdout.lines() {
         let line = line.unwrap();
         if line.starts_with("SPAWNED ") {
-            let (actor, other) = (
-                number_after(&line, "\"safe_distance\""),
-                number_after(&line, "\"other\""),
-            );
-            let sensor = host
-                .server
-                .rpc_sensor_of(actor)
-                .expect("the safe-distance actor has a sensor");
-            let addr = host.server.streaming_addr().unwrap();
-            let mut sub = StreamClient::subscribe(addr, sensor, Duration::from_secs(30)).unwrap();
-            // Wait until the subscription exists before letting the script tick.
-            while host.server.sensor(sensor).unwrap().stats().subscribers == 0 {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            safe_distance = Some((
-                other,
-                std::thread::spawn(move || {
-                    let mut frames = Vec::new();
-                    while let Ok(m) = sub.next_message() {
-                        frames.push((m.sensor_type(), m.frame(), m.payload().to_vec()));
-                    }
-                    frames
-                }),
-            ));
+            let actor = number_after(&line, "\"safe_distance\"");
+            let other = number_after(&line, "\"other\"");
+            let mut sub =
+                StreamClient::subscribe(stream, sensor_of(actor), Duration::from_secs(60)).unwrap();
+            let reader = std::thread::spawn(move || {
+                let mut frames = Vec::new();
+                while let Ok(m) = sub.next_message() {
+                    frames.push((m.sensor_type(), m.frame(), m.payload().to_vec()));
+                }
+                frames
+            });
+            safe_distance = Some((other, reader));
             writeln!(stdin, "go").unwrap();
         }
         output.push(line);
@@ -106,11 +98,10 @@ fn the_unmodified_0_9_16_client_runs_a_users_script_against_a_rust_host() {
         number_after(result, "\"ticks_in_apply_settings\"") <= 2,
         "{result}"
     );
-
-    // The tutorial's sensor, byte for byte: id 22, one u32 per other vehicle.
     let (other, reader) = safe_distance.expect("the script spawned its sensors");
-    drop(host); // closes the streams, so the reader ends
+    // The script destroyed the sensor: its stream ended, so the reader did.
     let messages = reader.join().unwrap();
+    // The tutorial's sensor, byte for byte: id 22, one u32 per other vehicle.
     assert!(
         messages.len() >= 100,
         "{} safe-distance messages",
@@ -127,4 +118,41 @@ fn the_unmodified_0_9_16_client_runs_a_users_script_against_a_rust_host() {
             assert!(*frame > messages[i - 1].1, "frames increase");
         }
     }
+}
+
+#[test]
+fn the_unmodified_0_9_16_client_runs_a_users_script_against_a_rust_host() {
+    let host = RpcHost::start();
+    let stream = host.server.streaming_addr().unwrap();
+    run_script(host.port(), stream, &|actor| {
+        host.server.rpc_sensor_of(actor).expect("a sensor actor")
+    });
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_unmodified_0_9_16_client_runs_a_users_script_against_a_c_host() {
+    let exe = chost::build("rpc_host.c", "rpc_host", None);
+    let mut host = chost::Host::spawn(&exe, &[]);
+    let first = host.next_line();
+    let port = number_after(&first, "RPC") as u16;
+    let stream = SocketAddr::from(([127, 0, 0, 1], number_after(&first, "STREAM") as u16));
+    let sensors = std::sync::Mutex::new(std::collections::HashMap::new());
+    run_script(port, stream, &|actor| loop {
+        if let Some(s) = sensors.lock().unwrap().get(&actor) {
+            return *s;
+        }
+        let line = host.next_line();
+        if line.starts_with("SENSOR ") {
+            let mut it = line
+                .split_whitespace()
+                .skip(1)
+                .map(|n| n.parse::<u32>().unwrap());
+            let (a, s) = (it.next().unwrap(), it.next().unwrap());
+            sensors.lock().unwrap().insert(a, s);
+        }
+    });
+    host.assert_loaded_library();
+    host.close_stdin();
+    host.finish();
 }

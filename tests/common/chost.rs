@@ -196,6 +196,11 @@ impl Host {
             .expect("write to the host's stdin");
     }
 
+    /// Closes the host's stdin (hosts that serve until then exit).
+    pub(crate) fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
     /// The host runs the library of this build, not another copy.
     pub(crate) fn assert_loaded_library(&self) {
         let maps = std::fs::read_to_string(format!("/proc/{}/maps", self.child.id()))

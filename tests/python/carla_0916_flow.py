@@ -65,10 +65,15 @@ check(abs(hero.bounding_box.extent.x - 2.0) < 1e-6, "vehicle bounding box %s" % 
 print("SPAWNED " + json.dumps({"hero": hero.id, "other": other.id, "safe_distance": safe.id}), flush=True)
 sys.stdin.readline()
 
-# Synchronous mode with a fixed delta.
-frame_before = world.get_snapshot().frame
+# Synchronous mode, then another fixed delta: apply_settings ticks until the
+# snapshots carry the new delta, which must take at most 2 ticks (never the
+# client's 30 attempts).
 settings = world.get_settings()
 settings.synchronous_mode = True
+settings.fixed_delta_seconds = 0.1
+world.apply_settings(settings)
+time.sleep(0.2)  # a free-running state sent before the switch may still arrive
+frame_before = world.get_snapshot().frame
 settings.fixed_delta_seconds = 0.05
 started = time.time()
 world.apply_settings(settings)
@@ -87,10 +92,12 @@ for _ in range(100):
     if not images.empty() and not points.empty():
         break
 check(not images.empty() and not points.empty(), "streams connected")
-while not images.empty():
-    images.get()
-while not points.empty():
-    points.get()
+# Messages of the warm-up ticks may still be on their way: tick once more
+# and read each stream up to that frame; from then on nothing is pending.
+frame = world.tick()
+for q in (images, points):
+    while q.get(timeout=10).frame < frame:
+        pass
 
 for i in range(100):
     frame = world.tick()
@@ -119,9 +126,18 @@ second = carla.Client(host, port)
 second.set_timeout(10.0)
 world2 = second.get_world()
 check(world2.id == world.id, "same episode")
-frame = world.tick()
-time.sleep(0.2)
+# Its world stream connects asynchronously; once it has, it follows every tick.
+for _ in range(200):
+    frame = world.tick()
+    time.sleep(0.01)
+    if world2.get_snapshot().frame == frame:
+        break
 check(world2.get_snapshot().frame == frame, "second client's snapshot follows the ticks")
+frame = world.tick()
+deadline = time.time() + 10
+while world2.get_snapshot().frame != frame and time.time() < deadline:
+    time.sleep(0.005)
+check(world2.get_snapshot().frame == frame, "second client's snapshot of the next tick")
 seen = {a.id: a.type_id for a in world2.get_actors()}
 check(seen.get(camera.id) == "sensor.camera.rgb", "second client resolves the camera: %s" % seen)
 check(seen.get(hero.id) == "vehicle.test.box", "second client resolves the hero")
