@@ -1,7 +1,10 @@
-//! Rust clients of both protocols.
+//! Rust clients of the protocols: 0.8.4 (`legacy`), 0.9 streams (`stream`)
+//! and the 0.9.16 RPC port (`rpc`).
 
 pub mod legacy;
+pub mod rpc;
 pub mod stream;
 
 pub use legacy::*;
+pub use rpc::{RpcClient, RpcError};
 pub use stream::{SensorMessage, StreamClient};
