@@ -10,13 +10,17 @@ pub(crate) struct Counting;
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static ON: AtomicBool = AtomicBool::new(false);
 static TRACE: AtomicBool = AtomicBool::new(false);
+/// When set, only threads that called `mark_this_thread` are counted.
+static ONLY_MARKED: AtomicBool = AtomicBool::new(false);
 thread_local! {
     static IGNORED: Cell<bool> = const { Cell::new(false) };
+    static MARKED: Cell<bool> = const { Cell::new(false) };
 }
 
 impl Counting {
     fn count(&self) {
-        if ON.load(Ordering::Relaxed) && !IGNORED.with(Cell::get) {
+        let excluded = ONLY_MARKED.load(Ordering::Relaxed) && !MARKED.with(Cell::get);
+        if ON.load(Ordering::Relaxed) && !IGNORED.with(Cell::get) && !excluded {
             let n = ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
             if TRACE.load(Ordering::Relaxed) && n < 5 {
                 // Where the first counted allocations come from; the
@@ -61,6 +65,14 @@ pub(crate) fn ignore_this_thread() {
     IGNORED.with(|c| c.set(true));
 }
 
+/// Counts only this thread (and other marked ones) until `stop` (the game
+/// thread, when library threads allocate per request by design).
+pub(crate) fn start_marked() {
+    MARKED.with(|c| c.set(true));
+    ONLY_MARKED.store(true, Ordering::SeqCst);
+    start();
+}
+
 /// Starts counting from zero (`BENCH_ALLOC_TRACE=1` prints a backtrace
 /// of the first counted allocations).
 pub(crate) fn start() {
@@ -75,5 +87,6 @@ pub(crate) fn start() {
 /// Stops counting and returns the count.
 pub(crate) fn stop() -> u64 {
     ON.store(false, Ordering::SeqCst);
+    ONLY_MARKED.store(false, Ordering::SeqCst);
     ALLOCATIONS.load(Ordering::SeqCst)
 }

@@ -9,8 +9,11 @@
 //! 3. Fan-out: one camera stream to 1 and to 8 subscribers.
 //! 4. Lidar: 64 channels at 1.3 M points/s, CPU per second of sensor time.
 //! 5. The library threads' scheduling policy: batch (default) vs normal.
+//! 6. The 0.9.16 protocol: synchronous tick round trip through the RPC port
+//!    (no sensor, one 800x600 camera) beside raw TCP round trips, and the
+//!    game thread's time per tick with 100 actors.
 //!
-//! `BENCH_ONLY=legacy,cameras,fanout,lidar,policy` picks sections;
+//! `BENCH_ONLY=legacy,cameras,fanout,lidar,policy,rpc` picks sections;
 //! `BENCH_ALLOC_TRACE=1` prints where counted allocations come from.
 
 mod alloc;
@@ -18,6 +21,7 @@ mod baseline;
 #[path = "../../tests/common/capi_host.rs"]
 mod capi_host;
 mod legacy;
+mod rpc;
 mod sensors;
 mod stats;
 
@@ -287,6 +291,33 @@ fn thread_policy() {
     carla_server::set_yield_to_game_thread(true);
 }
 
+fn rpc_ticks() {
+    println!("\n## 6. CARLA 0.9.16 protocol: synchronous ticks through the RPC port, 100 actors per state\n");
+    println!("| sensors | ticks | round trip p50 µs | p99 | raw TCP round trip p50 | p99 | p50 ratio | game thread p50 µs | p99 | CPU p50 | CPU p99 | allocs/tick |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let ticks = scale(5_000);
+    for camera in [false, true] {
+        let o = rpc::ticks(camera, ticks, 100);
+        // A tick is a ~20-byte request, a 12 KiB state (+ a 1.9 MB image).
+        let bytes = 48 + 36 + 119 * 101 + if camera { 800 * 600 * 4 + 60 } else { 0 };
+        let raw = baseline::tcp_round_trips(bytes, ticks as usize);
+        println!(
+            "| {} | {ticks} | {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {:.3} |",
+            if camera { "1 camera 800x600" } else { "none" },
+            us(o.round_trip.p50),
+            us(o.round_trip.p99),
+            us(raw.p50),
+            us(raw.p99),
+            o.round_trip.p50.as_secs_f64() / raw.p50.as_secs_f64(),
+            us(o.game.p50),
+            us(o.game.p99),
+            us(o.game_cpu.p50),
+            us(o.game_cpu.p99),
+            o.allocations_per_tick
+        );
+    }
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list" || a == "--test") {
         return; // `cargo test --benches` probes; nothing to list
@@ -312,5 +343,8 @@ fn main() {
     }
     if run("policy") {
         thread_policy();
+    }
+    if run("rpc") {
+        rpc_ticks();
     }
 }
