@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [seconds-per-target] [target ...]
 #
 # Default: 600 s for each of framing protobuf settings_ini stream_handshake
-# stream_client c_api, one process each (-jobs=1 -workers=1), with
+# stream_client c_api rpc, one process each (-jobs=1 -workers=1), with
 # AddressSanitizer. New inputs go to fuzz/corpus-work/<target>/ (not
 # committed), findings to fuzz/artifacts/<target>/, libFuzzer's output to
 # fuzz/logs/<target>.log (final stats at the end). To refresh the committed
@@ -14,7 +14,7 @@ set -eu
 cd "$(dirname "$0")/../fuzz"
 seconds=${1:-600}
 [ $# -gt 0 ] && shift
-targets=${*:-framing protobuf settings_ini stream_handshake stream_client c_api}
+targets=${*:-framing protobuf settings_ini stream_handshake stream_client c_api rpc}
 
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz
 # cargo fuzz passes -Z flags (sanitizer, coverage instrumentation); the

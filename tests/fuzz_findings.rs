@@ -90,3 +90,51 @@ fn settings_refuse_values_that_round_onto_an_open_bound() {
     };
     assert_eq!(lidar.range_m, 1e-3);
 }
+
+/// fuzz/regressions/rpc/nested-56-deep-refused-by-the-decoder: the RPC
+/// port's framer lets a request nest 64 containers deep, but the decoder
+/// after it had 64 as its own recursion bound, which rmpv spends two at a
+/// time (three on a string), so a request nested 31 to 64 deep was framed
+/// as within bounds, then closed as "bytes that are not msgpack". The
+/// framer's bound is now the one that refuses, with its own message.
+#[test]
+fn rpc_requests_nested_as_deep_as_the_framer_allows_are_decoded() {
+    use carla_server::Server;
+    use std::io::BufReader;
+    let server = Server::new();
+    server.listen_streaming(0).unwrap();
+    let port = server.listen_rpc(0).unwrap().port();
+    // `[0, id, "version", [[false], [[[... "deep" ...]]]]]`: the request
+    // and its params are 2 levels, `levels` arrays of one value inside.
+    let request = |id: u8, levels: usize| {
+        let mut bytes = vec![0x94, 0x00, id, 0xa7];
+        bytes.extend_from_slice(b"version");
+        bytes.extend_from_slice(&[0x92, 0x91, 0xc2]);
+        bytes.extend(std::iter::repeat_n(0x91, levels));
+        bytes.extend_from_slice(&[0xa4, b'd', b'e', b'e', b'p']);
+        bytes
+    };
+    let socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut writer = socket.try_clone().unwrap();
+    let mut reader = BufReader::new(socket);
+    for (id, levels) in [(1, 30), (2, 40), (3, 62)] {
+        writer.write_all(&request(id, levels)).unwrap();
+        // Answered: `version` takes no argument, so an rpclib error.
+        let reply = rmpv::decode::read_value(&mut reader).unwrap();
+        assert_eq!(reply[1].as_u64(), Some(u64::from(id)), "{levels} levels");
+        assert_eq!(
+            reply[2].as_str(),
+            Some("rpclib: server could not find function 'version' with argument count 1."),
+            "{levels} levels"
+        );
+    }
+    // One level more is refused by the framer: the connection closes
+    // without a reply.
+    writer.write_all(&request(4, 63)).unwrap();
+    let mut rest = Vec::new();
+    let _ = reader.read_to_end(&mut rest);
+    assert!(rest.is_empty(), "a reply to a request 65 levels deep");
+}

@@ -16,6 +16,7 @@ mod c_api_legacy;
 mod codes;
 mod framing;
 mod proto;
+mod rpc;
 mod settings;
 mod stream;
 mod stream_client;
@@ -23,6 +24,7 @@ mod stream_client;
 pub use c_api::c_api;
 pub use framing::framing;
 pub use proto::protobuf;
+pub use rpc::rpc_stream;
 pub use settings::settings_ini;
 pub use stream::stream_handshake;
 pub use stream_client::stream_client;
@@ -34,7 +36,7 @@ use std::sync::{Arc, Once, OnceLock};
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its fuzz target and corpus directory.
-pub fn targets() -> [(&'static str, Target); 6] {
+pub fn targets() -> [(&'static str, Target); 7] {
     [
         ("framing", framing),
         ("protobuf", protobuf),
@@ -42,6 +44,7 @@ pub fn targets() -> [(&'static str, Target); 6] {
         ("stream_handshake", stream_handshake),
         ("stream_client", stream_client),
         ("c_api", c_api),
+        ("rpc", rpc_stream),
     ]
 }
 

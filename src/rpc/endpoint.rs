@@ -36,6 +36,9 @@ pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn) {
         Err(e) => e,
     };
     crate::log_info!("rpc: client {} {}", peer, why);
+    // The server's list holds a clone of the socket (to abort it when the
+    // server closes), so dropping `conn` alone would not close it.
+    let _ = conn.aborter().map(|a| a.abort());
 }
 
 fn serve_requests(s: &RpcShared, conn: &Conn) -> Result<(), String> {
@@ -76,34 +79,82 @@ fn rpclib_unknown(method: &str, args: usize) -> String {
     format!("rpclib: server could not find function '{method}' with argument count {args}.")
 }
 
-/// Decodes and answers one request (or runs one notification).
-fn request(s: &RpcShared, conn: &Conn, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-    let value = rmpv::decode::read_value_with_max_depth(&mut &bytes[..], LIMITS.max_depth)
+/// One decoded request, or a notification (`msgid` is `None`).
+#[derive(Debug)]
+pub(crate) struct Request {
+    pub(crate) msgid: Option<u32>,
+    pub(crate) method: String,
+    /// The metadata `[true]` came first (answered at once, then run).
+    pub(crate) is_async: bool,
+    /// The arguments after the metadata.
+    pub(crate) args: Vec<Value>,
+}
+
+/// The decoder's recursion bound for an object the framer accepted (at
+/// most `LIMITS.max_depth` open containers): rmpv spends 2 levels per
+/// container and up to 3 on the innermost value (a str or ext), so the
+/// framer's bound is the one that refuses.
+pub(crate) const DECODE_DEPTH: usize = 2 * LIMITS.max_depth + 3;
+
+/// Decodes one whole msgpack object (as [`Framer`] delimits it) into a
+/// request; `Err` says why the connection is closed.
+pub(crate) fn parse_request(bytes: &[u8]) -> Result<Request, String> {
+    let value = rmpv::decode::read_value_with_max_depth(&mut &bytes[..], DECODE_DEPTH)
         .map_err(|e| format!("sent bytes that are not msgpack ({e}); connection closed"))?;
     let not_rpc =
         || "sent a msgpack object that is not an RPC request; connection closed".to_owned();
-    let items = value.as_array().ok_or_else(not_rpc)?;
-    let (msgid, method, params) = match items.as_slice() {
-        [Value::Integer(t), id, m, Value::Array(p)] if t.as_u64() == Some(0) => (
-            Some(
-                id.as_u64()
-                    .and_then(|i| u32::try_from(i).ok())
-                    .ok_or_else(not_rpc)?,
-            ),
-            m,
-            p,
-        ),
-        [Value::Integer(t), m, Value::Array(p)] if t.as_u64() == Some(2) => (None, m, p),
+    let Value::Array(items) = value else {
+        return Err(not_rpc());
+    };
+    let mut items = items.into_iter();
+    let fields = (
+        items.next(),
+        items.next(),
+        items.next(),
+        items.next(),
+        items.next(),
+    );
+    let (msgid, method, mut params) = match fields {
+        (Some(Value::Integer(t)), Some(id), Some(m), Some(Value::Array(p)), None)
+            if t.as_u64() == Some(0) =>
+        {
+            let id = id.as_u64().and_then(|i| u32::try_from(i).ok());
+            (Some(id.ok_or_else(not_rpc)?), m, p)
+        }
+        (Some(Value::Integer(t)), Some(m), Some(Value::Array(p)), None, None)
+            if t.as_u64() == Some(2) =>
+        {
+            (None, m, p)
+        }
         _ => return Err(not_rpc()),
     };
-    let method = method.as_str().ok_or_else(not_rpc)?;
-    // rpclib of CARLA puts `[asynchronous: bool]` before the arguments.
-    let (is_async, args) = match params.split_first() {
-        Some((Value::Array(meta), rest)) if matches!(meta.as_slice(), [Value::Boolean(_)]) => {
-            (meta[0].as_bool() == Some(true), rest)
-        }
-        _ => (false, params.as_slice()),
+    let method = match method {
+        Value::String(m) => m.into_str().ok_or_else(not_rpc)?,
+        _ => return Err(not_rpc()),
     };
+    // rpclib of CARLA puts `[asynchronous: bool]` before the arguments.
+    let meta = match params.first() {
+        Some(Value::Array(meta)) => match meta.as_slice() {
+            [Value::Boolean(b)] => Some(*b),
+            _ => None,
+        },
+        _ => None,
+    };
+    if meta.is_some() {
+        params.remove(0);
+    }
+    Ok(Request {
+        msgid,
+        method,
+        is_async: meta == Some(true),
+        args: params,
+    })
+}
+
+/// Decodes and answers one request (or runs one notification).
+fn request(s: &RpcShared, conn: &Conn, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let req = parse_request(bytes)?;
+    let (msgid, method, is_async, args) = (req.msgid, &req.method[..], req.is_async, &req.args[..]);
     out.clear();
     if let Some(id) = msgid {
         wire::reply_head(out, id);

@@ -163,6 +163,19 @@ impl Framer {
             if self.pos.saturating_add(size) > l.max_bytes {
                 return Err(FrameError::TooLarge { limit: l.max_bytes });
             }
+            if let Item::Container { values, .. } = found {
+                // Each declared value is one more value and at least one
+                // more byte: a header declaring too many is refused at once.
+                let values = usize::try_from(values).unwrap_or(usize::MAX);
+                if self.elements.saturating_add(values) > l.max_elements {
+                    return Err(FrameError::TooManyElements {
+                        limit: l.max_elements,
+                    });
+                }
+                if self.pos.saturating_add(size).saturating_add(values) > l.max_bytes {
+                    return Err(FrameError::TooLarge { limit: l.max_bytes });
+                }
+            }
             if rest.len() < size {
                 self.elements -= 1;
                 return self.need(buf.len());
@@ -256,11 +269,32 @@ mod tests {
         // A bin32 declaring 4 GiB: refused from its 5-byte header.
         let huge = hex("c6 ff ff ff ff");
         assert_eq!(whole(&huge), Err(FrameError::TooLarge { limit: 1 << 20 }));
-        // An array32 declaring 4 G nils: refused when the values exceed the bound.
-        let mut many = hex("dd ff ff ff ff");
-        many.extend(std::iter::repeat_n(0xc0, 20_000));
+        // An array32 declaring 4 G nils: refused from its header too.
         let limit = LIMITS.max_elements;
+        let many = hex("dd ff ff ff ff");
         assert_eq!(whole(&many), Err(FrameError::TooManyElements { limit }));
+        let map = hex("92 01 df 80 00 00 00");
+        assert_eq!(whole(&map), Err(FrameError::TooManyElements { limit }));
+        // Declared values within the count bound but not the byte bound.
+        let wide = Limits {
+            max_elements: usize::MAX,
+            ..LIMITS
+        };
+        let bytes = hex("dd 00 10 00 00");
+        let too_large = Err(FrameError::TooLarge { limit: 1 << 20 });
+        assert_eq!(Framer::new(wide).advance(&bytes), too_large);
+        // The header check is exact: 9 999 values and their array are
+        // 10 000; an array inside another counts with it.
+        assert_eq!(whole(&hex("dc 27 0f")), Ok(None));
+        assert_eq!(
+            whole(&hex("dc 27 10")),
+            Err(FrameError::TooManyElements { limit })
+        );
+        let mut nested = hex("92 dc 27 0e");
+        nested.extend(std::iter::repeat_n(0xc0, 9_998));
+        assert_eq!(whole(&nested), Ok(None));
+        nested.push(0x91);
+        assert_eq!(whole(&nested), Err(FrameError::TooManyElements { limit }));
         let deep = vec![0x91; 100];
         assert_eq!(whole(&deep), Err(FrameError::TooDeep { limit: 16 }));
         let bad = hex("93 01 c1 02");

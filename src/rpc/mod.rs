@@ -35,8 +35,10 @@ pub use world::{
     Blueprint, BlueprintAttribute, ATTR_BOOL, ATTR_FLOAT, ATTR_INT, ATTR_RGB, ATTR_STRING,
 };
 
-#[cfg(fuzzing)]
-pub(crate) use framing::{Framer, Limits};
+#[cfg(any(fuzzing, test))]
+pub(crate) use endpoint::{parse_request, DECODE_DEPTH, LIMITS};
+#[cfg(any(fuzzing, test))]
+pub(crate) use framing::{FrameError, Framer, Limits};
 
 use crate::net::port::Port;
 use crate::net::Aborter;
