@@ -157,8 +157,11 @@ for _ in range(3):
     world.tick()
 victim.kill()
 victim.wait()
-while not images.empty():  # the frames ticked meanwhile
-    images.get()
+# Images of the ticks meanwhile may still be on their way: read up to the
+# next tick's frame, then every tick must deliver exactly its own.
+frame = world.tick()
+while images.get(timeout=10).frame < frame:
+    pass
 for _ in range(3):
     frame = world.tick()
     check(images.get(timeout=10).frame == frame, "camera after the kill")
