@@ -51,6 +51,45 @@ static void check(int32_t rc, const char *what) {
   }
 }
 
+static void expect(int32_t rc, int32_t want, const char *what) {
+  if (rc != want) {
+    fprintf(stderr, "rpc_host.c: %s returned %d, expected %d\n", what, (int)rc,
+            (int)want);
+    exit(1);
+  }
+}
+
+/* NULL pointers, unknown ids and bad types get their codes, never a crash. */
+static void check_bad_arguments(CarlaServerPtr server) {
+  struct carla_rpc_request req;
+  struct carla_episode_frame frame;
+  struct carla_episode_settings settings;
+  static const char *const keys[] = {"x"};
+  static const uint8_t bad_type[] = {9};
+  static const char *const values[] = {"1"};
+  memset(&frame, 0, sizeof frame);
+  expect(carla_rpc_listen(NULL, 0, NULL), CARLA_SERVER_NULL_ARGUMENT, "listen(NULL)");
+  expect(carla_rpc_poll(NULL, 0, &req), CARLA_SERVER_NULL_ARGUMENT, "poll(NULL)");
+  expect(carla_rpc_poll(server, 0, NULL), CARLA_SERVER_NULL_ARGUMENT, "poll(, NULL)");
+  expect(carla_rpc_poll(server, 0, &req), CARLA_SERVER_TRY_AGAIN, "poll, none queued");
+  expect(carla_rpc_answer(server, 12345, 0, NULL), CARLA_SERVER_INVALID_ARGUMENT,
+         "answer(unknown id)");
+  expect(carla_rpc_send_episode_state(server, NULL, NULL, 0),
+         CARLA_SERVER_NULL_ARGUMENT, "state(NULL frame)");
+  expect(carla_rpc_send_episode_state(server, &frame, NULL, 3),
+         CARLA_SERVER_NULL_ARGUMENT, "state(NULL states, 3)");
+  expect(carla_rpc_add_blueprint(server, NULL, NULL, NULL, NULL, 0, NULL),
+         CARLA_SERVER_NULL_ARGUMENT, "blueprint(NULL id)");
+  expect(carla_rpc_add_blueprint(server, "prop.x", keys, bad_type, values, 1, NULL),
+         CARLA_SERVER_INVALID_ARGUMENT, "blueprint(type 9)");
+  expect(carla_rpc_set_map(server, NULL, NULL, 0, NULL), CARLA_SERVER_NULL_ARGUMENT,
+         "set_map(NULL name)");
+  expect(carla_rpc_settings(server, NULL), CARLA_SERVER_NULL_ARGUMENT,
+         "settings(NULL)");
+  expect(carla_rpc_settings(NULL, &settings), CARLA_SERVER_NULL_ARGUMENT,
+         "settings(NULL server)");
+}
+
 static struct actor *find(uint32_t id) {
   int i;
   for (i = 0; i < actor_count; ++i) {
@@ -130,6 +169,7 @@ int main(void) {
                                 3, &box),
         "blueprint");
   check(carla_rpc_settings(server, &settings), "settings");
+  check_bad_arguments(server);
   printf("RPC %u STREAM %u\n", (unsigned)port, (unsigned)stream_port);
   fflush(stdout);
   pthread_create(&watcher, NULL, watch_stdin, NULL);
