@@ -145,6 +145,22 @@ impl Conn {
         }
     }
 
+    /// Copies what is queued into `buf` without consuming it (waiting up to
+    /// the deadline for at least one byte). A closed peer is `END_OF_FILE`.
+    pub(crate) fn peek(&self, buf: &mut [u8], deadline: Deadline) -> Result<usize, Error> {
+        loop {
+            match self.stream.peek(buf) {
+                Ok(0) => return Err(Error::PeerClosed),
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    wait_fd(self.stream.as_raw_fd(), libc::POLLIN, deadline)?
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::from_io(&e)),
+            }
+        }
+    }
+
     /// Writes every byte of every slice, in order, with as few `sendmsg`
     /// calls as the kernel allows.
     pub(crate) fn write_all_vectored(

@@ -4,5 +4,6 @@
 
 pub(crate) mod conn;
 pub(crate) mod port;
+pub(crate) mod sniff;
 
 pub(crate) use conn::*;

@@ -7,13 +7,15 @@
 //! e.g. the agent ports between episodes), a new connection is closed at
 //! once with a log line instead of hanging in the kernel backlog.
 
+use crate::net::sniff::{self, Protocol};
 use crate::net::Conn;
 use crate::Error;
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, RwLock};
 use std::io;
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -152,6 +154,38 @@ impl GraceWindow {
     }
 }
 
+/// Gives `conn` to the port's worker (see [`Rendezvous::offer`]) or closes
+/// it with a log line; `accepted` runs when the worker took it.
+fn offer(
+    clients: &Rendezvous,
+    conn: Conn,
+    grace: Duration,
+    name: &str,
+    port: u16,
+    accepted: &mut dyn FnMut(),
+) {
+    match clients.offer(conn, grace) {
+        Ok(()) => accepted(),
+        Err(conn) => crate::log_warn!(
+            "{} port {}: surplus connection from {} closed (the port is busy or no episode is running)",
+            name,
+            port,
+            conn.peer()
+        ),
+    }
+}
+
+/// Where a shared port sends the connections of the other protocol: a
+/// handler, set while that protocol's endpoint shares the port.
+pub(crate) type Divert = Arc<RwLock<Option<Arc<dyn Fn(Conn) + Send + Sync>>>>;
+
+/// Connections on a shared port waiting to be classified, at most; more are
+/// closed on arrival.
+pub(crate) const MAX_SNIFFING: usize = 64;
+/// How long a new connection on a shared port has to send its first four
+/// bytes.
+pub(crate) const SNIFF_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// A bound port with its accept thread.
 pub(crate) struct Port {
     addr: SocketAddr,
@@ -168,17 +202,59 @@ impl Port {
         name: &'static str,
         clients: Arc<Rendezvous>,
     ) -> Result<Port, Error> {
+        Port::bind_shared(ip, port, name, clients, Divert::default())
+    }
+
+    /// [`Port::bind`], for a port another protocol may share: while
+    /// `divert` holds a handler, each new connection is classified by its
+    /// first bytes on a thread of its own ([`sniff`]) and a CARLA 0.9
+    /// client is handed to the handler; 0.8 clients go to `clients` as
+    /// usual. While it is empty nothing changes (no sniffing).
+    pub(crate) fn bind_shared(
+        ip: IpAddr,
+        port: u16,
+        name: &'static str,
+        clients: Arc<Rendezvous>,
+        divert: Divert,
+    ) -> Result<Port, Error> {
         let mut window = GraceWindow::default();
+        let sniffing = Arc::new(AtomicUsize::new(0));
         Port::bind_with(ip, port, name, move |conn| {
-            let grace = window.grace(Instant::now());
-            match clients.offer(conn, grace) {
-                Ok(()) => window.reset(),
-                Err(conn) => crate::log_warn!(
-                    "{} port {}: surplus connection from {} closed (the port is busy or no episode is running)",
+            let Some(other) = divert.read().clone() else {
+                let grace = window.grace(Instant::now());
+                return offer(&clients, conn, grace, name, port, &mut || window.reset());
+            };
+            if sniffing.fetch_add(1, Ordering::Relaxed) >= MAX_SNIFFING {
+                sniffing.fetch_sub(1, Ordering::Relaxed);
+                crate::log_warn!(
+                    "{} port {}: {} closed: {} connections have not said which protocol they speak yet",
                     name,
                     port,
-                    conn.peer()
-                ),
+                    conn.peer(),
+                    MAX_SNIFFING
+                );
+                return;
+            }
+            let (clients, sniffing2) = (clients.clone(), sniffing.clone());
+            let spawned = crate::threads::spawn(format!("carla-{name}-sniff"), move || {
+                match sniff::sniff(&conn, SNIFF_TIMEOUT) {
+                    Ok(Protocol::Rpc) => other(conn),
+                    Ok(Protocol::Legacy) => {
+                        offer(&clients, conn, SURPLUS_GRACE, name, port, &mut || {})
+                    }
+                    Err(e) => crate::log_warn!(
+                        "{} port {}: {} closed: no first request ({})",
+                        name,
+                        port,
+                        conn.peer(),
+                        e
+                    ),
+                }
+                sniffing2.fetch_sub(1, Ordering::Relaxed);
+            });
+            if let Err(e) = spawned {
+                sniffing.fetch_sub(1, Ordering::Relaxed);
+                crate::log_error!("{} port {}: cannot start a thread: {}", name, port, e);
             }
         })
     }

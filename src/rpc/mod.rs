@@ -41,7 +41,7 @@ pub(crate) use endpoint::{parse_request, DECODE_DEPTH, LIMITS};
 pub(crate) use framing::{FrameError, Framer, Limits};
 
 use crate::net::port::Port;
-use crate::net::Aborter;
+use crate::net::{Aborter, Conn};
 use crate::streaming::sensor_table::SensorTable;
 use crate::streaming::stream::Stream;
 use crate::streaming::{SensorHeader, SensorType};
@@ -125,7 +125,9 @@ impl RpcShared {
 /// The RPC endpoint of a server.
 pub(crate) struct RpcServer {
     shared: Arc<RpcShared>,
+    /// Its own port, unless it shares the 0.8 world port.
     port: Option<Port>,
+    addr: SocketAddr,
     connections: Arc<Mutex<Vec<Client>>>,
 }
 
@@ -142,6 +144,34 @@ impl RpcServer {
         stream_port: u16,
         timeout: Duration,
     ) -> Result<RpcServer, Error> {
+        let mut rpc = RpcServer::unbound(sensors, stream_port, timeout)?;
+        let bound = Port::bind_with(ip, port, "rpc", rpc.acceptor())?;
+        rpc.addr = bound.addr();
+        rpc.port = Some(bound);
+        rpc.log_listening();
+        Ok(rpc)
+    }
+
+    /// An endpoint without a port of its own: it serves the connections
+    /// handed to its [`acceptor`](Self::acceptor) (a port shared with the
+    /// 0.8 world port, whose address is `addr`).
+    pub(crate) fn on_shared_port(
+        addr: SocketAddr,
+        sensors: Arc<SensorTable>,
+        stream_port: u16,
+        timeout: Duration,
+    ) -> Result<RpcServer, Error> {
+        let mut rpc = RpcServer::unbound(sensors, stream_port, timeout)?;
+        rpc.addr = addr;
+        rpc.log_listening();
+        Ok(rpc)
+    }
+
+    fn unbound(
+        sensors: Arc<SensorTable>,
+        stream_port: u16,
+        timeout: Duration,
+    ) -> Result<RpcServer, Error> {
         let observer = sensors.create_stream()?;
         let shared = Arc::new(RpcShared {
             world: World::new(),
@@ -153,9 +183,35 @@ impl RpcServer {
             clients: AtomicUsize::new(0),
             scratch: Mutex::new(Vec::with_capacity(256)),
         });
-        let connections: Arc<Mutex<Vec<Client>>> = Arc::default();
-        let (s, conns) = (shared.clone(), connections.clone());
-        let port = Port::bind_with(ip, port, "rpc", move |conn| {
+        Ok(RpcServer {
+            shared,
+            port: None,
+            addr: SocketAddr::from(([0, 0, 0, 0], 0)),
+            connections: Arc::default(),
+        })
+    }
+
+    fn log_listening(&self) {
+        crate::log_info!(
+            "rpc: CARLA {} world protocol listening on {} (streams on port {})",
+            calls::VERSION,
+            self.addr,
+            self.shared.stream_port
+        );
+    }
+
+    /// What serves a new client connection: one thread per client, at
+    /// most `MAX_CLIENTS`. It holds the endpoint weakly: once the endpoint
+    /// is dropped, connections handed to it are closed.
+    pub(crate) fn acceptor(&self) -> impl Fn(Conn) + Send + Sync + 'static {
+        let (shared, conns) = (
+            Arc::downgrade(&self.shared),
+            Arc::downgrade(&self.connections),
+        );
+        move |conn| {
+            let (Some(s), Some(conns)) = (shared.upgrade(), conns.upgrade()) else {
+                return;
+            };
             if s.clients.load(Ordering::Relaxed) >= endpoint::MAX_CLIENTS {
                 crate::log_warn!(
                     "rpc: {} refused: {} clients are connected already (the most this server serves)",
@@ -182,22 +238,11 @@ impl RpcServer {
                     crate::log_error!("rpc: cannot start a client thread: {}", e);
                 }
             }
-        })?;
-        crate::log_info!(
-            "rpc: CARLA {} world protocol listening on {} (streams on port {})",
-            calls::VERSION,
-            port.addr(),
-            stream_port
-        );
-        Ok(RpcServer {
-            shared,
-            port: Some(port),
-            connections,
-        })
+        }
     }
 
     pub(crate) fn addr(&self) -> SocketAddr {
-        self.port.as_ref().map(Port::addr).expect("bound")
+        self.addr
     }
 
     pub(crate) fn poll(&self, timeout: Duration) -> Option<EngineRequest> {

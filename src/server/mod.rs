@@ -15,7 +15,7 @@ use crate::legacy::agent::{AgentServer, AgentStats};
 use crate::legacy::encode;
 use crate::legacy::framing::DEFAULT_MAX_MESSAGE;
 use crate::legacy::world_port::{self, NetConfig, Outgoing, WorldShared};
-use crate::net::port::{Port, Rendezvous};
+use crate::net::port::{Divert, Port, Rendezvous};
 use crate::streaming::sensor_table::SensorTable;
 use crate::streaming::stream::Message;
 use crate::types::{Agent, Control, MeasurementsHeader, SensorDefinition, Transform};
@@ -86,6 +86,9 @@ pub struct Server {
     sensors: Arc<SensorTable>,
     /// The 0.9.16 world protocol's RPC endpoint, once bound.
     rpc: RwLock<Option<Arc<crate::rpc::RpcServer>>>,
+    /// Where the world port sends 0.9 clients while the RPC endpoint
+    /// shares it (see `listen_rpc`).
+    divert: Divert,
 }
 
 fn millis(ms: u32) -> Duration {
@@ -143,7 +146,13 @@ impl Server {
         let control_clients = Arc::new(Rendezvous::default());
         let port = world_port as u16;
         let ports = vec![
-            Port::bind(config.bind_ip, port, "world", world.clients.clone())?,
+            Port::bind_shared(
+                config.bind_ip,
+                port,
+                "world",
+                world.clients.clone(),
+                self.divert.clone(),
+            )?,
             Port::bind(config.bind_ip, port + 1, "stream", stream_clients.clone())?,
             Port::bind(config.bind_ip, port + 2, "control", control_clients.clone())?,
         ];
@@ -330,6 +339,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        self.divert.write().take();
         self.rpc.write().take();
         self.sensors.shutdown();
         self.disconnect();

@@ -15,24 +15,49 @@ impl Server {
     /// configured address and returns its address. Streams (sensors and the
     /// world observer) go out on the streaming port, which is bound here on
     /// `port + 1` (CARLA's default) if it is not listening yet.
+    ///
+    /// One port for both protocols: if `port` is the 0.8 world port of this
+    /// server (`connect` first), the two share it. Each new connection is
+    /// told apart by its first four bytes (`net::sniff`); 0.8 clients are
+    /// served as before, 0.9 clients by this endpoint. The streaming port
+    /// must then be another than P + 1 (0.8's stream port): bind it first
+    /// with `listen_streaming`, or it is bound on P + 3.
     pub fn listen_rpc(&self, port: u16) -> Result<SocketAddr, Error> {
         let mut slot = self.rpc.write();
         if let Some(r) = slot.as_ref() {
             crate::log_error!("the RPC port is already listening on {}", r.addr());
             return Err(Error::AlreadyConnected);
         }
+        let world = self
+            .local_addrs()
+            .map(|a| a[0])
+            .filter(|a| port != 0 && a.port() == port);
         let stream_addr = match self.streaming_addr() {
             Some(a) => a,
-            None => self.listen_streaming(if port == 0 { 0 } else { port.saturating_add(1) })?,
+            None if port == 0 => self.listen_streaming(0)?,
+            None if world.is_some() => self.listen_streaming(port.saturating_add(3))?,
+            None => self.listen_streaming(port.saturating_add(1))?,
         };
         let config = self.config();
-        let rpc = RpcServer::bind(
-            config.bind_ip,
-            port,
-            self.sensors.clone(),
-            stream_addr.port(),
-            config.stream_timeout,
-        )?;
+        let rpc = match world {
+            Some(addr) => {
+                let rpc = RpcServer::on_shared_port(
+                    addr,
+                    self.sensors.clone(),
+                    stream_addr.port(),
+                    config.stream_timeout,
+                )?;
+                *self.divert.write() = Some(Arc::new(rpc.acceptor()));
+                rpc
+            }
+            None => RpcServer::bind(
+                config.bind_ip,
+                port,
+                self.sensors.clone(),
+                stream_addr.port(),
+                config.stream_timeout,
+            )?,
+        };
         let addr = rpc.addr();
         *slot = Some(Arc::new(rpc));
         Ok(addr)
