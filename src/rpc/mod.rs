@@ -260,6 +260,53 @@ impl RpcServer {
         map.opendrive = opendrive.to_owned();
     }
 
+    pub(crate) fn add_host_actor(
+        &self,
+        id: u32,
+        blueprint: &str,
+        attributes: &[(&str, &str)],
+        transform: ActorTransform,
+    ) -> Result<(), Error> {
+        self.shared
+            .world
+            .add_host_actor(id, blueprint, attributes, transform)
+            .map_err(|e| {
+                crate::log_error!("rpc: cannot add actor {}: {}", id, e);
+                Error::InvalidArgument(e)
+            })
+    }
+
+    /// Forgets actor `id` (and its sensor, whose stream ends).
+    pub(crate) fn remove_actor(&self, id: u32) -> bool {
+        if id == self.shared.world.spectator {
+            return false;
+        }
+        let removed = self.shared.world.actors.write().remove(&id);
+        if let Some(a) = &removed {
+            if a.sensor != 0 {
+                let _ = self.shared.sensors.destroy(a.sensor);
+            }
+        }
+        removed.is_some()
+    }
+
+    /// A new episode: every actor but the spectator is forgotten (sensor
+    /// streams end) and the episode id changes, so clients see a new world.
+    pub(crate) fn new_episode(&self) -> u64 {
+        let w = &self.shared.world;
+        let gone: Vec<u32> = w
+            .actors
+            .read()
+            .keys()
+            .copied()
+            .filter(|id| *id != w.spectator)
+            .collect();
+        for id in gone {
+            self.remove_actor(id);
+        }
+        w.episode_id.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
     pub(crate) fn settings(&self) -> EpisodeSettings {
         *self.shared.world.settings.lock()
     }

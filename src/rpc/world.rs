@@ -154,8 +154,60 @@ impl World {
         world
     }
 
+    /// A fresh id for an actor a client spawns: the next one not used by
+    /// a live actor (the host's own actors take ids of their choice).
     pub(crate) fn new_actor_id(&self) -> u32 {
-        self.next_actor.fetch_add(1, Ordering::Relaxed)
+        let actors = self.actors.read();
+        loop {
+            let id = self.next_actor.fetch_add(1, Ordering::Relaxed);
+            if id != 0 && !actors.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
+    /// Makes an actor of the host's known to clients (listed by
+    /// `get_actors_by_id`, destroyable): id `id` (not in use), made from
+    /// blueprint `blueprint` with `attributes` over its defaults.
+    pub(crate) fn add_host_actor(
+        &self,
+        id: u32,
+        blueprint: &str,
+        attributes: &[(&str, &str)],
+        transform: ActorTransform,
+    ) -> Result<(), String> {
+        let (uid, bp) = self
+            .blueprint(blueprint)
+            .ok_or_else(|| format!("unknown blueprint {blueprint:?} (add it first)"))?;
+        let mut actors = self.actors.write();
+        if id == 0 || actors.contains_key(&id) {
+            return Err(format!("actor id {id} is 0 or in use"));
+        }
+        let attributes = bp
+            .attributes
+            .iter()
+            .map(|a| {
+                let value = attributes
+                    .iter()
+                    .find(|(k, _)| *k == a.id)
+                    .map_or(a.value.as_str(), |(_, v)| *v);
+                (a.id.clone(), a.kind, value.to_owned())
+            })
+            .collect();
+        actors.insert(
+            id,
+            Actor {
+                id,
+                parent: 0,
+                uid,
+                blueprint: bp.id,
+                attributes,
+                bounding_box: bp.bounding_box,
+                sensor: 0,
+                transform,
+            },
+        );
+        Ok(())
     }
 
     /// Adds (or replaces, by id) a blueprint of the host's.

@@ -117,6 +117,41 @@ impl Server {
         Ok(self.rpc()?.settings())
     }
 
+    /// Makes one of the host's own actors (traffic, pedestrians, traffic
+    /// lights, a player) known to 0.9 clients: `get_actors` lists it with
+    /// blueprint `blueprint` (added before with [`Server::rpc_add_blueprint`])
+    /// and `attributes` over the blueprint's defaults. `id` is the host's
+    /// choice (not 0, not in use); send its state each tick with
+    /// [`Server::rpc_send_episode_state`]. A client's `destroy()` of it is a
+    /// `DestroyActor` request like any other.
+    pub fn rpc_add_actor(
+        &self,
+        id: u32,
+        blueprint: &str,
+        attributes: &[(&str, &str)],
+        transform: ActorTransform,
+    ) -> Result<(), Error> {
+        self.rpc()?
+            .add_host_actor(id, blueprint, attributes, transform)
+    }
+
+    /// Forgets actor `id` (a host actor gone, or any actor the host
+    /// removed itself); its sensor's stream, if any, ends.
+    pub fn rpc_remove_actor(&self, id: u32) -> Result<(), Error> {
+        if self.rpc()?.remove_actor(id) {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument(format!("no actor {id} to remove")))
+        }
+    }
+
+    /// Starts a new episode for 0.9 clients: every actor but the spectator
+    /// is forgotten (client sensors' streams end) and the episode id
+    /// changes (clients see a new world). Returns the new episode id.
+    pub fn rpc_new_episode(&self) -> Result<u64, Error> {
+        Ok(self.rpc()?.new_episode())
+    }
+
     /// The library sensor (its id for [`Server::sensor`]) of a spawned actor.
     pub fn rpc_sensor_of(&self, actor_id: u32) -> Result<u32, Error> {
         self.rpc()?

@@ -35,7 +35,6 @@ struct SensorRun {
 /// A running episode.
 pub(crate) struct Episode {
     pub settings: Settings,
-    pub world: World,
     sensors: Vec<SensorRun>,
     agents: Vec<Agent>,
     rays: Vec<PlannedRay>,
@@ -65,14 +64,15 @@ fn refuse(server: &Server, reason: &str, timeout: u32) -> Error {
 }
 
 impl Episode {
-    /// Runs the handshake for a request's settings and creates the sensors.
+    /// Runs the handshake for a request's settings and creates the sensors
+    /// and the episode's world (the player at the chosen start).
     pub(crate) fn begin(
         server: &Server,
         ini: &[u8],
         previous: &Settings,
         budget: &Budget,
         timeout: u32,
-    ) -> Result<Episode, Error> {
+    ) -> Result<(Episode, World), Error> {
         let text = String::from_utf8_lossy(ini);
         let settings = match settings::parse_within(&text, previous, budget) {
             Ok(s) => s,
@@ -127,16 +127,16 @@ impl Episode {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        Ok(Episode {
+        let episode = Episode {
             settings,
-            world,
             sensors,
             agents: Vec::new(),
             rays: Vec::new(),
             hits: Vec::new(),
             header: Vec::new(),
             data: Vec::new(),
-        })
+        };
+        Ok((episode, world))
     }
 
     fn create_sensor(
@@ -233,10 +233,15 @@ impl Episode {
 
     /// Sends one frame: every sensor, then the measurement that closes it.
     /// An error means the episode is over (the library logged why).
-    pub(crate) fn send_frame(&mut self, server: &Server, dt: f32) -> Result<(), Error> {
-        let player = self.world.player_transform();
-        let frame = self.world.frame;
-        let timestamp = f64::from(self.world.time());
+    pub(crate) fn send_frame(
+        &mut self,
+        server: &Server,
+        world: &World,
+        dt: f32,
+    ) -> Result<(), Error> {
+        let player = world.player_transform();
+        let frame = world.frame;
+        let timestamp = f64::from(world.time());
         for s in &mut self.sensors {
             let Ok(sensor) = server.sensor(s.stream_id) else {
                 continue;
@@ -255,7 +260,7 @@ impl Episode {
                     let Ok(mut image) = sensor.acquire_image() else {
                         continue;
                     };
-                    self.world.render(spec, image.pixels_mut());
+                    world.render(spec, image.pixels_mut());
                     if let Err(e) = sensor.commit_image(&ctx, image) {
                         log_warn!("camera {}: {}", s.name, e);
                     }
@@ -280,8 +285,7 @@ impl Episode {
                     if planned.is_err() {
                         continue;
                     }
-                    self.world
-                        .trace_lidar(mount, &self.rays, *range, &mut self.hits);
+                    world.trace_lidar(mount, &self.rays, *range, &mut self.hits);
                     if let Err(e) = sensor.send_lidar_hits(&ctx, &self.hits) {
                         log_warn!("lidar {}: {}", s.name, e);
                     }
@@ -300,9 +304,7 @@ impl Episode {
             }
         }
         let with_agents = self.settings.send_non_player_agents_info;
-        let m = self
-            .world
-            .measurements(platform_ms(), with_agents, &mut self.agents);
+        let m = world.measurements(platform_ms(), with_agents, &mut self.agents);
         server.write_measurements(&m, &self.agents)
     }
 

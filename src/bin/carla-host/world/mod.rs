@@ -7,6 +7,7 @@
 //! [`World::measurements`], [`World::render`] for each camera and
 //! [`World::trace_lidar`] for each lidar.
 
+pub(crate) mod fleet;
 pub(crate) mod geometry;
 pub(crate) mod horizon;
 pub(crate) mod lidar;
@@ -14,6 +15,8 @@ pub(crate) mod math;
 pub(crate) mod pedestrians;
 pub(crate) mod render;
 pub(crate) mod scene;
+pub(crate) mod sensing;
+pub(crate) mod tags;
 pub(crate) mod town;
 pub(crate) mod traffic;
 pub(crate) mod vehicle;
@@ -30,7 +33,7 @@ use scene::ActorBox;
 use scene::Scene;
 use town::{Light, LightSpot, SignSpot};
 use traffic::{Obstacle, Vehicle};
-use vehicle::{Car, Collision};
+use vehicle::Car;
 
 /// Most pedestrians spawned.
 pub(crate) const MAX_PEDESTRIANS: u32 = 1000;
@@ -38,7 +41,8 @@ pub(crate) const MAX_PEDESTRIANS: u32 = 1000;
 pub(crate) const MAX_SUBSTEP: f32 = 0.05;
 
 /// Actor ids: the player, then ranges per kind.
-pub(crate) const PLAYER_ID: u32 = 1;
+/// (Not 1: that is the 0.9 spectator's id.)
+pub(crate) const PLAYER_ID: u32 = 999;
 pub(crate) const VEHICLE_ID0: u32 = 1000;
 pub(crate) const PEDESTRIAN_ID0: u32 = 2000;
 pub(crate) const LIGHT_ID0: u32 = 3000;
@@ -80,6 +84,12 @@ pub(crate) struct World {
     scene: Scene,
     obstacles: Vec<Obstacle>,
     actor_buf: Vec<ActorBox>,
+    /// Whether the 0.8 player's car is in the world (a 0.8 episode runs).
+    player_active: bool,
+    /// Vehicles 0.9 clients spawned.
+    fleet: Vec<fleet::Driven>,
+    /// This tick's collisions.
+    contacts: Vec<fleet::Contact>,
 }
 
 fn light_colour(l: Light) -> [u8; 3] {
@@ -96,6 +106,17 @@ impl World {
     /// (about 400 in all) is spawned, none within 25 m of the player; at
     /// most `MAX_PEDESTRIANS` pedestrians.
     pub(crate) fn new(config: &WorldConfig, start: usize) -> World {
+        World::build(config, start, true)
+    }
+
+    /// The town without the 0.8 player's car (what 0.9 clients see while no
+    /// 0.8 episode runs); traffic is spawned as if the player stood at
+    /// start spot 0.
+    pub(crate) fn town(config: &WorldConfig) -> World {
+        World::build(config, 0, false)
+    }
+
+    fn build(config: &WorldConfig, start: usize, player_active: bool) -> World {
         let spots = player_start_spots();
         let spot = spots[start % spots.len()];
         let car = Car::at(&spot);
@@ -128,6 +149,9 @@ impl World {
             scene: Scene::new(geometry::static_geometry(), scene::CELL),
             obstacles: Vec::new(),
             actor_buf: Vec::new(),
+            player_active,
+            fleet: Vec::new(),
+            contacts: Vec::new(),
         };
         world.refresh();
         world
@@ -154,6 +178,7 @@ impl World {
         if !(dt > 0.0 && dt.is_finite()) {
             return;
         }
+        self.contacts.clear();
         let n = (dt / MAX_SUBSTEP).ceil().clamp(1.0, 1000.0);
         for _ in 0..n as usize {
             self.substep(control, dt / n);
@@ -170,19 +195,25 @@ impl World {
         for w in &mut self.walkers {
             w.step(dt);
         }
-        let (scene, vehicles, walkers) = (&self.scene, &self.vehicles, &self.walkers);
-        self.car.step(control, dt, |r| {
-            if vehicles.iter().any(|v| v.rect().overlaps(r)) {
-                Some(Collision::Vehicle)
-            } else if walkers.iter().any(|w| w.rect().overlaps(r)) {
-                Some(Collision::Pedestrian)
-            } else {
-                scene
-                    .static_overlap(r, 0.0, 2.0 * vehicle::EXTENT.z)
-                    .map(|_| Collision::Other)
+        if self.player_active {
+            let mut car = self.car;
+            car.step(control, dt, |r| self.collision(r, PLAYER_ID));
+            self.car = car;
+            if let Some((other, impulse)) = car.hit {
+                self.contacts.push(fleet::Contact {
+                    actor: PLAYER_ID,
+                    other,
+                    impulse,
+                });
             }
-        });
+        }
+        self.step_fleet(dt);
         self.refresh();
+    }
+
+    /// Whether the 0.8 player's car is in the world.
+    pub(crate) fn player_active(&self) -> bool {
+        self.player_active
     }
 
     /// Rebuilds the scene's actors, lamp colours and the obstacle list.
@@ -194,11 +225,18 @@ impl World {
             .map(|l| light_colour(town::light_state(l.node, l.dir, t)));
         self.scene.set_light_colours(colours);
         self.obstacles.clear();
-        self.obstacles.push(Obstacle {
-            rect: self.car.footprint(),
-            id: PLAYER_ID,
-            speed: self.car.speed.abs(),
-        });
+        if self.player_active {
+            self.obstacles.push(Obstacle {
+                rect: self.car.footprint(),
+                id: PLAYER_ID,
+                speed: self.car.speed.abs(),
+            });
+        }
+        self.obstacles.extend(self.fleet.iter().map(|d| Obstacle {
+            rect: d.car.footprint(),
+            id: d.id,
+            speed: d.car.speed.abs(),
+        }));
         self.obstacles
             .extend(self.vehicles.iter().map(|v| Obstacle {
                 rect: v.rect(),
@@ -208,15 +246,26 @@ impl World {
         let b = &mut self.actor_buf;
         b.clear();
         let e = vehicle::EXTENT;
-        let car = self.car.footprint();
-        b.push(actor(
-            PLAYER_ID,
-            car,
-            2.0 * e.z,
-            town::tag::VEHICLES,
-            [200, 200, 205],
-            1.0,
-        ));
+        if self.player_active {
+            b.push(actor(
+                PLAYER_ID,
+                self.car.footprint(),
+                2.0 * e.z,
+                town::tag::VEHICLES,
+                [200, 200, 205],
+                1.0,
+            ));
+        }
+        for d in &self.fleet {
+            b.push(actor(
+                d.id,
+                d.car.footprint(),
+                2.0 * e.z,
+                town::tag::VEHICLES,
+                d.albedo,
+                1.0,
+            ));
+        }
         for v in &self.vehicles {
             let h = 2.0 * v.extent.2;
             b.push(actor(

@@ -18,6 +18,8 @@ pub(crate) struct Walker {
     block: Node,
     s: f32,
     sign: f32,
+    /// Placed by a client: stands where it was put.
+    still: bool,
 }
 
 impl Walker {
@@ -34,6 +36,7 @@ impl Walker {
             block,
             s: rng.range(0.0, 4.0 * Self::side()),
             sign: if rng.unit() < 0.5 { 1.0 } else { -1.0 },
+            still: false,
         };
         w.step(0.0);
         w
@@ -43,7 +46,26 @@ impl Walker {
         town::SPACING - 2.0 * WALK_OFFSET
     }
 
+    /// A pedestrian a client placed at `(x, y)` facing `yaw` (radians).
+    pub(crate) fn standing(id: u32, x: f32, y: f32, yaw: f32) -> Walker {
+        Walker {
+            id,
+            x,
+            y,
+            yaw,
+            speed: 0.0,
+            albedo: [90, 60, 40],
+            block: (0, 0),
+            s: 0.0,
+            sign: 1.0,
+            still: true,
+        }
+    }
+
     pub(crate) fn step(&mut self, dt: f32) {
+        if self.still {
+            return;
+        }
         let side = Self::side();
         self.s = (self.s + self.sign * self.speed * dt).rem_euclid(4.0 * side);
         let edge = ((self.s / side) as u8).min(3);

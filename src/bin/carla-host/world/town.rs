@@ -203,17 +203,22 @@ pub(crate) enum Light {
 /// `n` heading `d`. Roads along x and along y alternate; each junction has
 /// its own phase offset.
 pub(crate) fn light_state(n: Node, d: u8, t: f32) -> Light {
+    light_phase(n, d, t).0
+}
+
+/// [`light_state`] and the seconds the light has been in that state.
+pub(crate) fn light_phase(n: Node, d: u8, t: f32) -> (Light, f32) {
     let offset = ((n.0 * 5 + n.1 * 3) % 13) as f32 * 2.0;
     let mut phase = (t + offset).rem_euclid(CYCLE_S);
     if d % 2 == 1 {
         phase = (phase + GREEN_S + YELLOW_S) % CYCLE_S;
     }
     if phase < GREEN_S {
-        Light::Green
+        (Light::Green, phase)
     } else if phase < GREEN_S + YELLOW_S {
-        Light::Yellow
+        (Light::Yellow, phase - GREEN_S)
     } else {
-        Light::Red
+        (Light::Red, phase - GREEN_S - YELLOW_S)
     }
 }
 

@@ -33,11 +33,12 @@ pub(crate) const EXTENT: Vector3D = Vector3D {
 /// The autopilot's cruising speed (30 km/h).
 pub(crate) const AUTOPILOT_SPEED: f32 = 30.0 / 3.6;
 
-/// What the player ran into.
+/// What a car ran into (with the other actor's id; static geometry has
+/// none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Collision {
-    Vehicle,
-    Pedestrian,
+    Vehicle(u32),
+    Pedestrian(u32),
     Other,
 }
 
@@ -64,6 +65,9 @@ pub(crate) struct Car {
     pub collision_vehicles: f32,
     pub collision_pedestrians: f32,
     pub collision_other: f32,
+    /// The last step's collision: the other actor (0: static) and the
+    /// impulse, kg·m/s.
+    pub hit: Option<(u32, f32)>,
 }
 
 impl Car {
@@ -77,6 +81,7 @@ impl Car {
             collision_vehicles: 0.0,
             collision_pedestrians: 0.0,
             collision_other: 0.0,
+            hit: None,
         }
     }
 
@@ -111,6 +116,7 @@ impl Car {
         } else {
             (1.0, MAX_SPEED)
         };
+        self.hit = None;
         let before = *self;
         let along_gear = (self.speed * gear).max(0.0);
         let engine = gear * throttle * ENGINE * (1.0 - along_gear / top).max(0.0);
@@ -135,11 +141,21 @@ impl Car {
                     speed: 0.0,
                     ..before
                 };
-                match kind {
-                    Collision::Vehicle => self.collision_vehicles += impulse,
-                    Collision::Pedestrian => self.collision_pedestrians += impulse,
-                    Collision::Other => self.collision_other += impulse,
-                }
+                let other = match kind {
+                    Collision::Vehicle(id) => {
+                        self.collision_vehicles += impulse;
+                        id
+                    }
+                    Collision::Pedestrian(id) => {
+                        self.collision_pedestrians += impulse;
+                        id
+                    }
+                    Collision::Other => {
+                        self.collision_other += impulse;
+                        0
+                    }
+                };
+                self.hit = Some((other, impulse));
             }
         }
         let (v0x, v0y) = (
