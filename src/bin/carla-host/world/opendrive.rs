@@ -243,3 +243,7 @@ pub(crate) fn spawn_points() -> Vec<Transform> {
 
 #[path = "opendrive_xml.rs"]
 mod xml;
+
+#[cfg(test)]
+#[path = "opendrive_tests.rs"]
+mod tests;
