@@ -245,5 +245,8 @@ pub(crate) fn spawn_points() -> Vec<Transform> {
 mod xml;
 
 #[cfg(test)]
+#[path = "opendrive_client_tests.rs"]
+mod client_tests;
+#[cfg(test)]
 #[path = "opendrive_tests.rs"]
 mod tests;
