@@ -12,6 +12,7 @@ pub(crate) mod geometry;
 pub(crate) mod horizon;
 pub(crate) mod lidar;
 pub(crate) mod math;
+pub(crate) mod opendrive;
 pub(crate) mod pedestrians;
 pub(crate) mod render;
 pub(crate) mod scene;
