@@ -48,9 +48,16 @@ fn server() -> CarlaServerPtr {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Kind {
-    Camera { width: u32, height: u32 },
-    Lidar { rays: u32 },
+    Camera {
+        width: u32,
+        height: u32,
+    },
+    Lidar {
+        rays: u32,
+    },
     SafeDistance,
+    /// GNSS, IMU, collision, obstacle, radar, lane invasion: `send_raw` only.
+    Raw,
 }
 
 pub(super) struct Sensor {
@@ -238,7 +245,12 @@ fn create_known(server: CarlaServerPtr, input: &mut Input<'_>, run: &mut Run) {
         ));
     }
     for _ in 0..input.u8() % 3 {
-        let attribute = &def.attributes[usize::from(input.u8()) % def.attributes.len()];
+        let Some(attribute) = def
+            .attributes
+            .get(usize::from(input.u8()) % def.attributes.len().max(1))
+        else {
+            continue; // collision, lane invasion: no attributes
+        };
         if matches!(
             attribute.id,
             "image_size_x" | "image_size_y" | "channels" | "points_per_second"
@@ -291,8 +303,10 @@ fn create_known(server: CarlaServerPtr, input: &mut Input<'_>, run: &mut Run) {
         }
     } else if def.id.starts_with("sensor.lidar") {
         Kind::Lidar { rays: 0 }
-    } else {
+    } else if kind == SensorType::SafeDistance {
         Kind::SafeDistance
+    } else {
+        Kind::Raw
     };
     run.sensors.push(Sensor { id, kind });
 }

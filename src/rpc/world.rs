@@ -325,13 +325,16 @@ mod tests {
 
     #[test]
     fn every_library_blueprint_value_parses_as_its_type() {
-        // The client refuses the whole library if one value does not.
-        for b in World::new().blueprints.read().iter() {
+        // The client refuses the whole library if one value does not: it
+        // reads ints as int32, floats as float and bools as true/false.
+        let world = World::new();
+        let list = world.blueprints.read();
+        for b in list.iter() {
             for a in &b.attributes {
                 let ok = match a.kind {
                     ATTR_BOOL => a.value == "true" || a.value == "false",
-                    ATTR_INT => a.value.parse::<i64>().is_ok(),
-                    ATTR_FLOAT => a.value.parse::<f32>().is_ok(),
+                    ATTR_INT => a.value.parse::<i32>().is_ok(),
+                    ATTR_FLOAT => a.value.parse::<f32>().is_ok_and(f32::is_finite),
                     ATTR_STRING => true,
                     _ => false,
                 };
@@ -340,6 +343,32 @@ mod tests {
                 assert!(!restricted || a.recommended.contains(&a.value), "{}", a.id);
             }
         }
+        // Every sensor blueprint is listed with all its attributes and role_name.
+        assert_eq!(list.len(), DEFINITIONS.len());
+        for (b, d) in list.iter().zip(DEFINITIONS) {
+            assert_eq!(
+                (b.id.as_str(), b.attributes.len()),
+                (d.id, d.attributes.len() + 1)
+            );
+            assert!(b.library_sensor && b.attributes.iter().any(|a| a.id == "role_name"));
+        }
+        let find = |id: &str| list.iter().find(|b| b.id == id).unwrap();
+        let radar = find("sensor.other.radar");
+        let range = radar.attributes.iter().find(|a| a.id == "range").unwrap();
+        assert_eq!((range.kind, range.value.as_str()), (ATTR_FLOAT, "100"));
+        let obstacle = find("sensor.other.obstacle");
+        let only = obstacle.attributes.iter().find(|a| a.id == "only_dynamics");
+        assert_eq!(
+            only.map(|a| (a.kind, a.value.as_str())),
+            Some((ATTR_BOOL, "false"))
+        );
+        let ids: Vec<&str> = find("sensor.other.collision")
+            .attributes
+            .iter()
+            .map(|a| a.id.as_str())
+            .collect();
+        assert_eq!(ids, ["role_name"]);
+        assert_eq!(find("sensor.camera.rgb").attributes.len(), 42);
     }
 
     #[test]

@@ -6,7 +6,9 @@
 use super::Server;
 use crate::streaming::sensor_table::SensorEntry;
 use crate::streaming::stream::{Message, StreamStats};
-use crate::streaming::{CaptureContext, LidarHit, PendingImage, PlannedRay, SensorType};
+use crate::streaming::{
+    CaptureContext, LidarHit, PendingImage, PlannedRay, SensorAttributes, SensorType,
+};
 use crate::types::Vector3D;
 use crate::Error;
 use std::net::SocketAddr;
@@ -72,6 +74,39 @@ impl Sensor<'_> {
     /// Its registry type (the `sensor_type` of its headers).
     pub fn sensor_type(&self) -> SensorType {
         self.entry.instance.sensor_type()
+    }
+
+    /// Every attribute of its blueprint as resolved at creation (the given
+    /// values, defaults for the rest), e.g. `attributes().iter()`.
+    pub fn attributes(&self) -> &SensorAttributes {
+        self.entry.instance.attributes()
+    }
+
+    /// The float attribute `key` (`None`: no such attribute, or not a float).
+    pub fn attribute_f64(&self, key: &str) -> Option<f64> {
+        self.attributes().get_f64(key)
+    }
+
+    /// The int attribute `key` (`None`: no such attribute, or not an int).
+    pub fn attribute_i64(&self, key: &str) -> Option<i64> {
+        self.attributes().get_i64(key)
+    }
+
+    /// The bool attribute `key` (`None`: no such attribute, or not a bool).
+    pub fn attribute_bool(&self, key: &str) -> Option<bool> {
+        self.attributes().get_bool(key)
+    }
+
+    /// The string attribute `key` (`None`: no such attribute, or not a string).
+    pub fn attribute_str(&self, key: &str) -> Option<&str> {
+        self.attributes().get_str(key)
+    }
+
+    /// Simulation seconds between captures (`sensor_tick`; 0 = every tick,
+    /// also for sensors without the attribute). The host decides when to
+    /// capture; the library sends whatever it is given.
+    pub fn sensor_tick(&self) -> f64 {
+        self.attributes().sensor_tick()
     }
 
     /// Camera geometry: width, height, horizontal FOV and 0.8.4 image type.
@@ -169,5 +204,131 @@ impl Sensor<'_> {
                 crate::log_debug!("0.8 mirror of sensor {}: {}", id, e);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::streaming::{serialize, CaptureContext, SensorType};
+    use crate::{Config, Error, Server};
+    use std::time::Duration;
+
+    fn server() -> Server {
+        let server = Server::with_config(Config {
+            bind_ip: "127.0.0.1".parse().unwrap(),
+            stream_timeout: Duration::from_secs(5),
+            ..Config::default()
+        });
+        server.listen_streaming(0).unwrap();
+        server
+    }
+
+    #[test]
+    fn every_new_blueprint_makes_a_sensor_of_its_0_9_16_type() {
+        let server = server();
+        let cases = [
+            (
+                "sensor.camera.instance_segmentation",
+                SensorType::InstanceSegmentationCamera,
+                15,
+            ),
+            ("sensor.other.gnss", SensorType::Gnss, 4),
+            ("sensor.other.imu", SensorType::Imu, 5),
+            ("sensor.other.collision", SensorType::Collision, 0),
+            ("sensor.other.obstacle", SensorType::ObstacleDetection, 7),
+            ("sensor.other.radar", SensorType::Radar, 9),
+            ("sensor.other.lane_invasion", SensorType::LaneInvasion, 6),
+        ];
+        let ctx = CaptureContext::default();
+        for (blueprint, kind, id) in cases {
+            let sensor = server.sensor(server.create_sensor(blueprint, &[]).unwrap());
+            let sensor = sensor.unwrap();
+            assert_eq!((sensor.sensor_type(), kind.id()), (kind, id), "{blueprint}");
+            assert_eq!(sensor.attributes().id(), blueprint);
+            // Every one of them takes a payload the host serialized.
+            sensor.send_raw(&ctx, &[1, 2, 3]).unwrap();
+            assert_eq!(sensor.stats().messages, 1, "{blueprint}");
+            let camera = kind == SensorType::InstanceSegmentationCamera;
+            assert_eq!(sensor.camera().is_some(), camera, "{blueprint}");
+            assert_eq!(sensor.acquire_image().is_ok(), camera, "{blueprint}");
+            let not_lidar = sensor.send_lidar_hits(&ctx, &[]).unwrap_err();
+            assert!(matches!(not_lidar, Error::WrongSensorKind { .. }));
+        }
+    }
+
+    #[test]
+    fn an_instance_segmentation_camera_sends_images_of_its_size() {
+        let server = server();
+        let pairs = [("image_size_x", "4"), ("image_size_y", "2"), ("fov", "60")];
+        let id = server
+            .create_sensor("sensor.camera.instance_segmentation", &pairs)
+            .unwrap();
+        let camera = server.sensor(id).unwrap();
+        assert_eq!(camera.camera().map(|c| (c.0, c.1, c.2)), Some((4, 2, 60.0)));
+        let mut image = camera.acquire_image().unwrap();
+        assert_eq!(image.pixels_mut().len(), 4 * 2 * 4);
+        camera
+            .commit_image(&CaptureContext::default(), image)
+            .unwrap();
+        let ctx = CaptureContext::default();
+        assert!(
+            camera.send_image(&ctx, &[0; 31]).is_err(),
+            "4x2 BGRA is 32 bytes"
+        );
+        camera.send_image(&ctx, &[0; 32]).unwrap();
+        assert_eq!(camera.stats().messages, 2);
+    }
+
+    #[test]
+    fn hosts_read_the_resolved_attributes() {
+        let server = server();
+        let pairs = [
+            ("range", "150"),
+            ("sensor_tick", "0.05"),
+            ("noise_seed", "7"),
+        ];
+        let radar = server.create_sensor("sensor.other.radar", &pairs).unwrap();
+        let radar = server.sensor(radar).unwrap();
+        assert_eq!(radar.attribute_f64("range"), Some(150.0));
+        assert_eq!(radar.attribute_f64("vertical_fov"), Some(30.0), "default");
+        assert_eq!(radar.attribute_i64("points_per_second"), Some(1500));
+        assert_eq!(radar.attribute_i64("noise_seed"), Some(7));
+        assert_eq!(radar.sensor_tick(), 0.05);
+        assert_eq!(radar.attribute_f64("points_per_second"), None, "an int");
+        assert_eq!(radar.attribute_f64("zoom"), None);
+        assert_eq!(radar.attributes().iter().count(), 6);
+        let pairs = [("only_dynamics", "true")];
+        let obstacle = server.create_sensor("sensor.other.obstacle", &pairs);
+        let obstacle = server.sensor(obstacle.unwrap()).unwrap();
+        assert_eq!(obstacle.attribute_bool("only_dynamics"), Some(true));
+        assert_eq!(obstacle.attribute_bool("debug_linetrace"), Some(false));
+        assert_eq!(obstacle.attribute_f64("hit_radius"), Some(0.5));
+        let rgb = server.create_sensor("sensor.camera.rgb", &[]).unwrap();
+        let rgb = server.sensor(rgb).unwrap();
+        assert_eq!(rgb.attribute_str("exposure_mode"), Some("histogram"));
+        assert_eq!(rgb.attribute_i64("blade_count"), Some(5));
+        let collision = server.create_sensor("sensor.other.collision", &[]).unwrap();
+        assert_eq!(server.sensor(collision).unwrap().sensor_tick(), 0.0);
+
+        let unknown = server.create_sensor("sensor.other.imu", &[("range", "5")]);
+        let text = unknown.unwrap_err().to_string();
+        assert!(
+            text.contains("\"sensor.other.imu\" has no attribute \"range\""),
+            "{text}"
+        );
+        let bad = server.create_sensor("sensor.other.gnss", &[("noise_seed", "x")]);
+        assert!(bad.unwrap_err().to_string().contains("noise_seed"));
+    }
+
+    #[test]
+    fn the_serializers_make_payloads_for_send_raw() {
+        let server = server();
+        let gnss = server.create_sensor("sensor.other.gnss", &[]).unwrap();
+        let gnss = server.sensor(gnss).unwrap();
+        let mut payload = Vec::new();
+        serialize::gnss(&mut payload, 48.1, 11.5, 520.0);
+        assert_eq!(payload.len(), 28);
+        gnss.send_raw(&CaptureContext::default(), &payload).unwrap();
+        assert_eq!(gnss.stats().messages, 1);
     }
 }

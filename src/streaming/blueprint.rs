@@ -3,14 +3,15 @@
 //! resolves user-supplied `key = value` strings against a definition into a
 //! fully populated [`SensorAttributes`] (defaults filled in).
 //!
-//! Defaults follow the CARLA 0.9 sensor reference (lidar: the lidar attributes table; cameras:
-//! the "basic camera attributes" table) and the "add a new sensor" tutorial
-//! for `sensor.other.safe_distance`. Bounds are our own sanity limits.
+//! The table itself ([`DEFINITIONS`], in `blueprint_table.rs`) follows CARLA
+//! 0.9.16's blueprint library (names, types, default values) and the "add a
+//! new sensor" tutorial for `sensor.other.safe_distance`. Bounds are our own
+//! sanity limits.
 
 use std::fmt;
 use std::ops::{Bound, RangeBounds};
 
-pub use table::DEFINITIONS;
+pub use super::blueprint_table::DEFINITIONS;
 
 /// The value type of an attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,77 +248,12 @@ impl SensorAttributes {
             _ => None,
         }
     }
-}
 
-/// The static definition tables, laid out one attribute per line.
-#[rustfmt::skip]
-mod table {
-    use super::{AttributeDefinition as Def, AttributeType as Ty, SensorDefinition};
-    use std::ops::Bound::{self, Excluded as Exc, Included as Inc, Unbounded as Unb};
-
-    const fn float(id: &'static str, default: &'static str, lo: Bound<f64>, hi: Bound<f64>, doc: &'static str) -> Def {
-        Def { id, ty: Ty::Float, default, range: (lo, hi), allowed: &[], doc }
+    /// Simulation seconds between captures (`sensor_tick`); 0 (every tick)
+    /// for sensors without one (collision, lane invasion, safe distance).
+    pub fn sensor_tick(&self) -> f64 {
+        self.get_f64("sensor_tick").unwrap_or(0.0)
     }
-    const fn int(id: &'static str, default: &'static str, lo: i64, hi: i64, doc: &'static str) -> Def {
-        Def { id, ty: Ty::Int, default, range: (Inc(lo as f64), Inc(hi as f64)), allowed: &[], doc }
-    }
-    const fn boolean(id: &'static str, default: &'static str, doc: &'static str) -> Def {
-        Def { id, ty: Ty::Bool, default, range: (Unb, Unb), allowed: &[], doc }
-    }
-    const fn string(id: &'static str, default: &'static str, allowed: &'static [&'static str], doc: &'static str) -> Def {
-        Def { id, ty: Ty::String, default, range: (Unb, Unb), allowed, doc }
-    }
-
-    const SENSOR_TICK: Def = float("sensor_tick", "0.0", Inc(0.0), Unb, "simulation seconds between captures (0 = every tick)");
-    const IMAGE_SIZE_X: Def = int("image_size_x", "800", 1, 16384, "image width in pixels");
-    const IMAGE_SIZE_Y: Def = int("image_size_y", "600", 1, 16384, "image height in pixels");
-    const CAMERA_FOV: Def = float("fov", "90.0", Exc(0.0), Exc(180.0), "horizontal field of view, degrees");
-    const CHANNELS: Def = int("channels", "32", 1, 256, "number of lasers");
-    const RANGE: Def = float("range", "10.0", Exc(0.0), Inc(1000.0), "maximum ray-cast distance, metres");
-    const POINTS_PER_SECOND: Def = int("points_per_second", "56000", 1, 10_000_000, "points per second, all lasers together");
-    const ROTATION_FREQUENCY: Def = float("rotation_frequency", "10.0", Exc(0.0), Inc(1000.0), "rotation frequency, Hz");
-    const UPPER_FOV: Def = float("upper_fov", "10.0", Inc(-90.0), Inc(90.0), "angle of the highest laser, degrees");
-    const LOWER_FOV: Def = float("lower_fov", "-30.0", Inc(-90.0), Inc(90.0), "angle of the lowest laser, degrees");
-    const HORIZONTAL_FOV: Def = float("horizontal_fov", "360.0", Exc(0.0), Inc(360.0), "horizontal field of view, degrees");
-
-    static SAFE_DISTANCE: [Def; 3] = [
-        float("safe_distance_front", "1.0", Inc(0.0), Unb, "extent of the box ahead of the vehicle, metres"),
-        float("safe_distance_back", "0.5", Inc(0.0), Unb, "extent of the box behind the vehicle, metres"),
-        float("safe_distance_lateral", "0.5", Inc(0.0), Unb, "extent of the box to each side, metres"),
-    ];
-
-    static RAY_CAST_LIDAR: [Def; 14] = [
-        CHANNELS, RANGE, POINTS_PER_SECOND, ROTATION_FREQUENCY, UPPER_FOV, LOWER_FOV, HORIZONTAL_FOV,
-        float("atmosphere_attenuation_rate", "0.004", Inc(0.0), Unb, "intensity loss per metre, 1/m"),
-        float("dropoff_general_rate", "0.45", Inc(0.0), Inc(1.0), "proportion of points dropped at random"),
-        float("dropoff_intensity_limit", "0.8", Inc(0.0), Inc(1.0), "intensity above which no point is dropped"),
-        float("dropoff_zero_intensity", "0.4", Inc(0.0), Inc(1.0), "drop probability of a zero-intensity point"),
-        float("noise_stddev", "0.0", Inc(0.0), Unb, "std. deviation of the range noise, metres"),
-        int("noise_seed", "0", 0, u32::MAX as i64, "seed of the noise generator"),
-        SENSOR_TICK,
-    ];
-
-    static SEMANTIC_LIDAR: [Def; 8] =
-        [CHANNELS, RANGE, POINTS_PER_SECOND, ROTATION_FREQUENCY, UPPER_FOV, LOWER_FOV, HORIZONTAL_FOV, SENSOR_TICK];
-
-    static RGB_CAMERA: [Def; 7] = [
-        IMAGE_SIZE_X, IMAGE_SIZE_Y, CAMERA_FOV, SENSOR_TICK,
-        float("gamma", "2.2", Exc(0.0), Inc(10.0), "target gamma of the camera"),
-        boolean("enable_postprocess_effects", "true", "apply the post-processing effects"),
-        string("exposure_mode", "histogram", &["manual", "histogram"], "auto-exposure mode"),
-    ];
-
-    static BASIC_CAMERA: [Def; 4] = [IMAGE_SIZE_X, IMAGE_SIZE_Y, CAMERA_FOV, SENSOR_TICK];
-
-    /// Every sensor blueprint this server knows.
-    pub static DEFINITIONS: &[SensorDefinition] = &[
-        SensorDefinition { id: "sensor.other.safe_distance", attributes: &SAFE_DISTANCE },
-        SensorDefinition { id: "sensor.lidar.ray_cast", attributes: &RAY_CAST_LIDAR },
-        SensorDefinition { id: "sensor.lidar.ray_cast_semantic", attributes: &SEMANTIC_LIDAR },
-        SensorDefinition { id: "sensor.camera.rgb", attributes: &RGB_CAMERA },
-        SensorDefinition { id: "sensor.camera.depth", attributes: &BASIC_CAMERA },
-        SensorDefinition { id: "sensor.camera.semantic_segmentation", attributes: &BASIC_CAMERA },
-    ];
 }
 
 /// Looks up a sensor definition by blueprint id (exact match).
@@ -362,206 +298,5 @@ pub fn describe_all() -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const RGB: &str = "sensor.camera.rgb";
-    const LIDAR: &str = "sensor.lidar.ray_cast";
-
-    fn one(id: &str, key: &str, value: &str) -> Result<SensorAttributes, BlueprintError> {
-        create(id, &[(key, value)])
-    }
-
-    fn message(id: &str, key: &str, value: &str) -> String {
-        one(id, key, value).unwrap_err().to_string()
-    }
-
-    fn assert_tail(msg: &str, tail: &str) {
-        assert!(msg.ends_with(tail), "{msg:?} should end with {tail:?}");
-    }
-
-    #[test]
-    fn ids_are_unique_and_defaults_are_valid() {
-        for (i, def) in DEFINITIONS.iter().enumerate() {
-            let unique = DEFINITIONS[..i].iter().all(|d| d.id != def.id);
-            assert!(unique, "{}", def.id);
-            for (j, a) in def.attributes.iter().enumerate() {
-                let name = format!("{}.{}", def.id, a.id);
-                assert!(def.attributes[..j].iter().all(|b| b.id != a.id), "{name}");
-                assert!(a.parse(a.default).is_ok(), "{name} default");
-                assert!(!a.default.contains(char::is_whitespace) && !a.doc.is_empty());
-            }
-        }
-    }
-
-    #[test]
-    fn defaults_are_filled_in() {
-        let sd = create("sensor.other.safe_distance", &[]).unwrap();
-        assert_eq!(sd.get_f32("safe_distance_front"), Some(1.0));
-        assert_eq!(sd.get_f32("safe_distance_back"), Some(0.5));
-        assert_eq!(sd.get_f32("safe_distance_lateral"), Some(0.5));
-        let lidar = create(LIDAR, &[]).unwrap();
-        assert_eq!(lidar.get_f32("range"), Some(10.0));
-        assert_eq!(lidar.get_u32("channels"), Some(32));
-        assert_eq!(lidar.get_u32("points_per_second"), Some(56000));
-        assert_eq!(lidar.get_f64("lower_fov"), Some(-30.0));
-        assert_eq!(lidar.get_f64("atmosphere_attenuation_rate"), Some(0.004));
-        assert_eq!(lidar.get_u32("noise_seed"), Some(0));
-        assert_eq!(lidar.iter().count(), 14);
-        let semantic = create("sensor.lidar.ray_cast_semantic", &[]).unwrap();
-        assert_eq!(semantic.get_f32("horizontal_fov"), Some(360.0));
-        assert_eq!(semantic.get("dropoff_general_rate"), None);
-        let cameras = [
-            RGB,
-            "sensor.camera.depth",
-            "sensor.camera.semantic_segmentation",
-        ];
-        for id in cameras {
-            let cam = create(id, &[]).unwrap();
-            assert_eq!(cam.get_u32("image_size_x"), Some(800), "{id}");
-            assert_eq!(cam.get_u32("image_size_y"), Some(600), "{id}");
-            assert_eq!(cam.get_f32("fov"), Some(90.0), "{id}");
-            assert_eq!(cam.get_f32("sensor_tick"), Some(0.0), "{id}");
-            assert_eq!(cam.id(), id);
-        }
-        let rgb = create(RGB, &[]).unwrap();
-        assert_eq!(rgb.get_bool("enable_postprocess_effects"), Some(true));
-        assert_eq!(rgb.get_str("exposure_mode"), Some("histogram"));
-    }
-
-    #[test]
-    fn overrides_and_typed_getters() {
-        let pairs = [
-            ("range", "50"),
-            ("channels", " 64 "),
-            ("noise_stddev", "0.02"),
-        ];
-        let lidar = create(LIDAR, &pairs).unwrap();
-        assert_eq!(lidar.get_f32("range"), Some(50.0));
-        assert_eq!(lidar.get_u32("channels"), Some(64));
-        assert_eq!(lidar.get_f64("noise_stddev"), Some(0.02));
-        assert_eq!(lidar.get_f32("upper_fov"), Some(10.0));
-        // Wrong type or unknown key: None, never a panic.
-        assert_eq!(lidar.get_u32("range"), None);
-        assert_eq!(lidar.get_f32("channels"), None);
-        assert_eq!(lidar.get_bool("range"), None);
-        assert_eq!(lidar.get_str("nope"), None);
-        let pairs = [("image_size_x", "1920"), ("exposure_mode", "manual")];
-        let rgb = create(RGB, &pairs).unwrap();
-        assert_eq!(rgb.get_u32("image_size_x"), Some(1920));
-        assert_eq!(rgb.get_str("exposure_mode"), Some("manual"));
-        assert_eq!(rgb.get("fov"), Some(&AttributeValue::Float(90.0)));
-        assert!(find(RGB).unwrap().attribute("gamma").is_some());
-        assert!(find("sensor.camera.thermal").is_none());
-    }
-
-    #[test]
-    fn booleans_ignore_case() {
-        let key = "enable_postprocess_effects";
-        let cases = [
-            ("true", true),
-            ("TRUE", true),
-            ("True", true),
-            ("1", true),
-            ("false", false),
-            ("FaLsE", false),
-            ("0", false),
-        ];
-        for (text, expected) in cases {
-            let rgb = one(RGB, key, text).unwrap();
-            assert_eq!(rgb.get_bool(key), Some(expected), "{text}");
-        }
-        for text in ["yes", "2", "", "t", "on"] {
-            let err = one(RGB, key, text).unwrap_err();
-            assert!(matches!(err, BlueprintError::BadValue { .. }), "{text}");
-        }
-    }
-
-    #[test]
-    fn values_at_bounds() {
-        let depth = "sensor.camera.depth";
-        let cases = [
-            (depth, "image_size_x", "16384", true),
-            (depth, "image_size_x", "16385", false),
-            (depth, "image_size_y", "1", true),
-            (depth, "image_size_y", "0", false),
-            (depth, "fov", "179.9", true),
-            (depth, "fov", "180", false),
-            (depth, "fov", "0", false),
-            (LIDAR, "dropoff_general_rate", "1.0", true),
-            (LIDAR, "dropoff_general_rate", "1.0001", false),
-            (LIDAR, "horizontal_fov", "360", true),
-            (LIDAR, "channels", "1", true),
-            (LIDAR, "channels", "0", false),
-            (LIDAR, "channels", "32.0", false),
-            (LIDAR, "sensor_tick", "0", true),
-            (LIDAR, "sensor_tick", "-0.1", false),
-            (LIDAR, "noise_seed", "4294967295", true),
-            (LIDAR, "noise_seed", "4294967296", false),
-            (LIDAR, "range", "NaN", false),
-            (LIDAR, "range", "inf", false),
-            (LIDAR, "range", "", false),
-        ];
-        for (id, key, value, ok) in cases {
-            assert_eq!(one(id, key, value).is_ok(), ok, "{id} {key}={value:?}");
-        }
-    }
-
-    #[test]
-    fn errors_and_messages() {
-        let err = create("sensor.camera.thermal", &[]).unwrap_err();
-        let thermal = "sensor.camera.thermal".to_owned();
-        assert_eq!(err, BlueprintError::UnknownSensor(thermal));
-        let msg = err.to_string();
-        let head = "unknown sensor blueprint \"sensor.camera.thermal\" (known: sensor.other";
-        assert!(msg.starts_with(head), "{msg}");
-        assert_tail(&msg, " sensor.camera.semantic_segmentation)");
-
-        let sensor = "sensor.lidar.ray_cast_semantic";
-        let err = one(sensor, "noise_stddev", "0.1").unwrap_err();
-        let key = "noise_stddev".to_owned();
-        assert_eq!(err, BlueprintError::UnknownAttribute { sensor, key });
-        let msg = "sensor \"sensor.lidar.ray_cast_semantic\" has no attribute \"noise_stddev\"";
-        assert_eq!(err.to_string(), msg);
-
-        let err = one(RGB, "exposure_mode", "Manual").unwrap_err();
-        assert!(matches!(&err, BlueprintError::BadValue { .. }));
-        let msg = "invalid value \"Manual\" for attribute \"exposure_mode\": expected one of: ";
-        assert_eq!(err.to_string(), format!("{msg}manual, histogram"));
-        let msg = "invalid value \"-3\" for attribute \"channels\": expected an int in [1, 256]";
-        assert_eq!(message(LIDAR, "channels", "-3"), msg);
-        let msg = message(RGB, "fov", "200");
-        assert_tail(&msg, "\"fov\": expected a finite float in (0, 180)");
-        let msg = message("sensor.other.safe_distance", "safe_distance_back", "x");
-        assert_tail(&msg, "expected a finite float in [0, inf)");
-        let msg = message(RGB, "enable_postprocess_effects", "on");
-        assert_tail(&msg, "expected a bool (true/false/1/0)");
-        let msg = message(RGB, "exposure_mode", "auto");
-        assert_tail(&msg, "expected one of: manual, histogram");
-
-        let pairs = [("fov", "60"), ("image_size_x", "10"), ("fov", "70")];
-        let err = create(RGB, &pairs).unwrap_err();
-        let (sensor, key) = (RGB, "fov".to_owned());
-        assert_eq!(err, BlueprintError::DuplicateAttribute { sensor, key });
-        let msg = "attribute \"fov\" of sensor \"sensor.camera.rgb\" is given more than once";
-        assert_eq!(err.to_string(), msg);
-    }
-
-    #[test]
-    fn describe_all_lists_every_attribute() {
-        let text = describe_all();
-        let total: usize = DEFINITIONS.iter().map(|d| d.attributes.len()).sum();
-        assert_eq!(text.lines().count(), total);
-        assert!(text.lines().all(|l| l.split(' ').count() == 4));
-        for line in [
-            "sensor.lidar.ray_cast range float 10.0",
-            "sensor.other.safe_distance safe_distance_front float 1.0",
-            "sensor.camera.rgb image_size_x int 800",
-            "sensor.camera.rgb enable_postprocess_effects bool true",
-            "sensor.camera.rgb exposure_mode string histogram",
-            "sensor.camera.semantic_segmentation sensor_tick float 0.0",
-        ] {
-            assert!(text.lines().any(|l| l == line), "{line}");
-        }
-    }
-}
+#[path = "blueprint_tests.rs"]
+mod tests;

@@ -4,6 +4,8 @@
 //! pooled buffers and per-sensor streams that many clients subscribe to.
 
 pub mod blueprint;
+#[rustfmt::skip]
+mod blueprint_table;
 pub mod header;
 pub mod models;
 pub(crate) mod msgpack;
@@ -15,7 +17,7 @@ pub mod serialize;
 pub(crate) mod stream;
 
 pub use crate::types::{ActorTransform, CaptureContext, LidarHit, PlannedRay};
-pub use blueprint::BlueprintError;
+pub use blueprint::{AttributeValue, BlueprintError, SensorAttributes};
 pub use header::SensorHeader;
 pub use models::lidar::{
     ray_end_world, rotate_to_local, rotate_to_world, world_point_to_sensor, Lidar, LidarSettings,

@@ -1,5 +1,7 @@
-//! A created sensor: its registry type, stream and
-//! model (lidar, safe-distance box, camera geometry). Every send takes the
+//! A created sensor: its registry type, resolved blueprint attributes,
+//! stream and model (lidar, safe-distance box, camera geometry; `Raw` for
+//! the sensors whose payloads the host serializes itself with
+//! [`super::serialize`] and sends with `send_raw`). Every send takes the
 //! capture-time context (frame, simulation time, transform) from the engine,
 //! so each message carries the frame it belongs to.
 
@@ -28,12 +30,15 @@ enum Model {
     },
     Lidar(Box<Mutex<Lidar>>),
     SafeDistance(SafeDistanceSettings),
+    /// GNSS, IMU, collision, obstacle, radar, lane invasion: the host sends
+    /// payloads it serialized itself.
     Raw,
 }
 
 /// A sensor instance.
 pub(crate) struct SensorInstance {
     kind: SensorType,
+    attributes: SensorAttributes,
     stream: Stream,
     model: Model,
 }
@@ -98,11 +103,14 @@ impl SensorInstance {
                 back: attributes.get_f32("safe_distance_back").unwrap_or(0.5),
                 lateral: attributes.get_f32("safe_distance_lateral").unwrap_or(0.5),
             }),
+            // GNSS, IMU, collision, obstacle, radar, lane invasion: payloads
+            // the host serializes (`serialize::gnss`, `imu`, ...).
             _ => Model::Raw,
         };
         let stream = streams.create_stream();
         Ok(SensorInstance {
             kind,
+            attributes,
             stream,
             model,
         })
@@ -111,6 +119,11 @@ impl SensorInstance {
     /// Registry type.
     pub(crate) fn sensor_type(&self) -> SensorType {
         self.kind
+    }
+
+    /// Every attribute of its blueprint, as resolved at creation.
+    pub(crate) fn attributes(&self) -> &SensorAttributes {
+        &self.attributes
     }
 
     /// The stream clients subscribe to.

@@ -255,7 +255,8 @@ static void bad_input(CarlaServerPtr server, uint32_t safe, uint32_t lidar,
   /* Creation errors name what is wrong. */
   expect_create_error(server, "sensor.camera.nope", NULL, NULL,
                       "sensor.camera.nope", __LINE__);
-  expect_create_error(server, "sensor.camera.rgb", "shutter_speed", "100",
+  /* Only the RGB camera has post-processing attributes (as in CARLA). */
+  expect_create_error(server, "sensor.camera.depth", "shutter_speed", "100",
                       "shutter_speed", __LINE__);
   expect_create_error(server, "sensor.lidar.ray_cast_semantic", "channels",
                       "0", "channels", __LINE__);

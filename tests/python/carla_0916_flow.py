@@ -35,6 +35,34 @@ for wanted in ("sensor.camera.rgb", "sensor.lidar.ray_cast_semantic",
     check(wanted in ids, "blueprint %s listed (%s)" % (wanted, ids))
 cam_bp = library.find("sensor.camera.rgb")
 check(cam_bp.get_attribute("image_size_x").as_int() == 800, "camera default width")
+# Every 0.9.16 sensor the library offers, with 0.9.16's attributes.
+for wanted in ("sensor.camera.depth", "sensor.camera.semantic_segmentation",
+               "sensor.camera.instance_segmentation", "sensor.lidar.ray_cast",
+               "sensor.other.gnss", "sensor.other.imu", "sensor.other.collision",
+               "sensor.other.obstacle", "sensor.other.radar", "sensor.other.lane_invasion"):
+    check(wanted in ids, "blueprint %s listed" % wanted)
+check(cam_bp.get_attribute("lens_k").as_float() == -1.0, "rgb lens_k")
+check(cam_bp.get_attribute("exposure_mode").as_str() == "histogram", "rgb exposure_mode")
+check(cam_bp.get_attribute("blade_count").as_int() == 5, "rgb blade_count")
+check(cam_bp.get_attribute("enable_postprocess_effects").as_bool(), "rgb post-processing")
+radar_bp = library.find("sensor.other.radar")
+check(radar_bp.get_attribute("range").as_float() == 100.0, "radar range")
+check(radar_bp.get_attribute("points_per_second").as_int() == 1500, "radar points")
+check(not library.find("sensor.other.obstacle").get_attribute("only_dynamics").as_bool(),
+      "obstacle only_dynamics")
+gnss_names = {a.id for a in library.find("sensor.other.gnss")}
+check(gnss_names == {"role_name", "sensor_tick", "noise_seed", "noise_lat_stddev",
+                     "noise_lat_bias", "noise_lon_stddev", "noise_lon_bias",
+                     "noise_alt_stddev", "noise_alt_bias"}, "gnss attributes %s" % gnss_names)
+imu_names = {a.id for a in library.find("sensor.other.imu")}
+check(imu_names == {"role_name", "sensor_tick", "noise_seed"}
+      | {"noise_accel_stddev_" + c for c in "xyz"}
+      | {"noise_gyro_stddev_" + c for c in "xyz"}
+      | {"noise_gyro_bias_" + c for c in "xyz"}, "imu attributes %s" % imu_names)
+check([a.id for a in library.find("sensor.other.collision")] == ["role_name"], "collision")
+instance_bp = library.find("sensor.camera.instance_segmentation")
+check(instance_bp.has_attribute("lens_circle_falloff") and not instance_bp.has_attribute("gamma"),
+      "instance segmentation camera attributes")
 cam_bp.set_attribute("image_size_x", "800")
 cam_bp.set_attribute("image_size_y", "600")
 lidar_bp = library.find("sensor.lidar.ray_cast_semantic")
