@@ -3,9 +3,11 @@
 //! with one `CommandResponse` (`Response<ActorId>`) per command, not
 //! wrapped in another envelope.
 //!
-//! Supported: SpawnActor (0, with its `do_after` commands, where actor id 0
-//! means the new actor), DestroyActor (1), ApplyVehicleControl (2),
-//! ApplyTransform (6), ApplyTargetVelocity (8). Any other command gets a
+//! Supported: SpawnActor (0: `[description, transform, [has parent, id?],
+//! attachment type, socket name, do_after]` as the 0.9.16 client sends it
+//! (verified), where actor id 0 in `do_after` means the new actor), DestroyActor (1), ApplyVehicleControl (2),
+//! ApplyTransform (6), ApplyTargetVelocity (8) (indices verified with
+//! the 0.9.16 client's `carla.command` classes). Any other command gets a
 //! failed response naming its index; the batch goes on.
 
 use super::calls::{destroy, spawn_actor};
@@ -79,7 +81,9 @@ fn run(s: &RpcShared, command: &Value, new_actor: Option<u32>, depth: usize) -> 
                 _ => 0,
             };
             let spawned = spawn_actor(s, field(0)?, field(1)?, parent, 0)?;
-            if let Some(after) = f.get(3) {
+            // 0.9.16: [description, transform, parent, attachment type,
+            // socket name, do_after]; older clients: do_after at 3.
+            if let Some(after) = f.get(5).or(f.get(3)).filter(|v| v.is_array()) {
                 if depth < MAX_NESTING {
                     for c in as_array(after, "do_after")? {
                         if let Err(e) = run(s, c, Some(spawned.id), depth + 1) {
