@@ -138,3 +138,124 @@ fn a_08_episode_on_the_same_port_is_a_new_09_episode() {
     );
     drop(client);
 }
+
+/// Runs an example script against a fresh host; returns its stdout.
+fn example(name: &str, args: &[&str]) -> String {
+    let host = Host::start();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(python())
+        .arg(root.join("examples").join(name))
+        .args(["--port", &host.port.to_string()])
+        .args(args)
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{name}: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn number_after(text: &str, key: &str) -> f64 {
+    let at = text
+        .find(key)
+        .unwrap_or_else(|| panic!("{key:?} in {text}"))
+        + key.len();
+    let num: String = text[at..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    num.parse().unwrap()
+}
+
+#[test]
+fn example_sync_camera_lidar_saves_images_and_a_point_cloud() {
+    let dir = std::env::temp_dir().join(format!("town09-{}", std::process::id()));
+    let stdout = example(
+        "sync_camera_lidar.py",
+        &["--ticks", "20", "--out", dir.to_str().unwrap()],
+    );
+    assert!(number_after(&stdout, "frame") > 0.0, "{stdout}");
+    let files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let pngs = files.iter().filter(|f| f.ends_with(".png")).count();
+    assert_eq!(pngs, 2, "{files:?}");
+    assert!(files.iter().any(|f| f.ends_with(".ply")), "{files:?}");
+    let png = std::fs::read(dir.join(files.iter().find(|f| f.ends_with(".png")).unwrap())).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn example_traffic_waypoints_follows_its_lane() {
+    let stdout = example(
+        "traffic_waypoints.py",
+        &["--ticks", "200", "--vehicles", "10"],
+    );
+    assert!(number_after(&stdout, "spawned") >= 5.0, "{stdout}");
+    assert!(number_after(&stdout, "travelled") > 20.0, "{stdout}");
+    let off: f64 = stdout
+        .split(", ")
+        .find(|s| s.contains("from the lane centre"))
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("distance from the lane centre");
+    assert!(off < 1.5, "{stdout}");
+}
+
+#[test]
+fn example_safe_distance_ids_reads_the_car_behind() {
+    let host = Host::start();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut py = Command::new(python())
+        .arg(root.join("examples/safe_distance.py"))
+        .args(["--port", &host.port.to_string(), "--ticks", "100"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run python");
+    let line = BufReader::new(py.stdout.take().unwrap())
+        .lines()
+        .next()
+        .expect("a line")
+        .unwrap();
+    let sensor = number_after(&line, "sensor: actor") as u32;
+    let behind = number_after(&line, "; car") as u32;
+    // The example binary sits next to this test's deps directory.
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/safe_distance_ids");
+    if !bin.exists() {
+        // `cargo test` builds the examples; `cargo test --test town_09` not.
+        let built = Command::new(env!("CARGO"))
+            .args(["build", "--example", "safe_distance_ids"])
+            .current_dir(&root)
+            .status()
+            .expect("cargo build --example");
+        assert!(built.success());
+    }
+    let out = Command::new(&bin)
+        .args([host.port.to_string(), sensor.to_string(), "3".into()])
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let _ = py.kill();
+    let _ = py.wait();
+    assert!(out.status.success(), "{stdout}");
+    let frames: Vec<&str> = stdout.lines().filter(|l| l.starts_with("frame")).collect();
+    assert_eq!(frames.len(), 3, "{stdout}");
+    assert!(
+        frames.iter().all(|l| l.ends_with(&format!("[{behind}]"))),
+        "{stdout}"
+    );
+}
