@@ -8,6 +8,8 @@
 //!
 //! Each workload runs the `carla-host` binary of this build in its own
 //! process and a client that reads every frame and sends a control back.
+//! Then the unmodified 0.9.16 Python client ticks the same binary in
+//! synchronous mode with no sensors and with a camera and a semantic lidar.
 
 use carla_server::client::Client;
 use carla_server::types::Control;
@@ -86,6 +88,60 @@ fn run(name: &str, port: u16, ini: &str) -> (f64, f64) {
     (fps, mbs)
 }
 
+/// The 0.9.16 Python client in a synchronous loop against the binary
+/// (benches/python/sync_loop.py), if a Python with `carla==0.9.16` is
+/// there ($CARLA_0916_PYTHON or the venv scripts/test.sh makes).
+fn python_09(port: u16) {
+    let python = std::env::var_os("CARLA_0916_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("target/venv-carla-0.9.16/bin/python")
+        });
+    if !python.exists() {
+        println!(
+            "0.9.16 client: skipped ({} missing; run scripts/test.sh)",
+            python.display()
+        );
+        return;
+    }
+    let mut host = Command::new(env!("CARGO_BIN_EXE_carla-host"))
+        .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+        .args(["--stream-port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start carla-host");
+    let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
+    lines.next().expect("banner").expect("stdout");
+    std::thread::spawn(move || for _ in lines.by_ref() {});
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/python/sync_loop.py");
+    println!("0.9.16 Python client, synchronous loop (its own decoding included):");
+    for (workload, ticks, target) in [("none", "3000", 500.0), ("camera_lidar", "200", 60.0)] {
+        let out = Command::new(&python)
+            .args([script, &port.to_string(), workload, ticks])
+            .output()
+            .expect("run python");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let rate: f64 = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0.0);
+        println!(
+            "  {:<44} {rate:8.1} ticks/s  ({:.2} x the target of {target})",
+            if workload == "none" {
+                "no sensors"
+            } else {
+                "800x600 RGB camera + semantic lidar 32ch 100k"
+            },
+            rate / target
+        );
+    }
+    let _ = host.kill();
+    let _ = host.wait();
+}
+
 fn main() {
     let base: u16 = 23000 + (std::process::id() % 1000) as u16 * 3;
     println!("synchronous mode, {FRAMES} frames after {WARM_UP} warm-up, one client on loopback");
@@ -114,4 +170,5 @@ fn main() {
         default_fps / 30.0,
         100.0 * default_fps / baseline
     );
+    python_09(base + 30);
 }
