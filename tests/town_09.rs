@@ -259,3 +259,33 @@ fn example_safe_distance_ids_reads_the_car_behind() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_script_that_left_in_synchronous_mode_does_not_freeze_a_08_client() {
+    let host = Host::start();
+    let out = script("leave_synchronous.py")
+        .arg(host.port.to_string())
+        .output()
+        .expect("run python");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("OK"));
+    let mut client =
+        Client::connect("127.0.0.1", host.port, Duration::from_secs(10)).expect("0.8 connect");
+    client
+        .load_settings(&common::ini(false, &[], ""))
+        .expect("settings");
+    client.start_episode(0).expect("episode");
+    let first = client
+        .read_frame()
+        .expect("frame")
+        .measurements
+        .frame_number;
+    let mut last = first;
+    for _ in 0..10 {
+        last = client
+            .read_frame()
+            .expect("frame")
+            .measurements
+            .frame_number;
+    }
+    assert!(last >= first + 10, "frames {first}..{last}");
+}

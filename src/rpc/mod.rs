@@ -307,6 +307,11 @@ impl RpcServer {
         w.episode_id.fetch_add(1, Ordering::Relaxed) + 1
     }
 
+    /// 0.9 clients connected now.
+    pub(crate) fn client_count(&self) -> usize {
+        self.shared.clients.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn settings(&self) -> EpisodeSettings {
         *self.shared.world.settings.lock()
     }

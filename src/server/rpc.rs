@@ -152,6 +152,11 @@ impl Server {
         Ok(self.rpc()?.new_episode())
     }
 
+    /// How many 0.9 clients are connected now (0 if not listening).
+    pub fn rpc_client_count(&self) -> usize {
+        self.rpc.read().as_ref().map_or(0, |r| r.client_count())
+    }
+
     /// The library sensor (its id for [`Server::sensor`]) of a spawned actor.
     pub fn rpc_sensor_of(&self, actor_id: u32) -> Result<u32, Error> {
         self.rpc()?

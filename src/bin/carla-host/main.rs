@@ -264,7 +264,11 @@ fn main() {
         }
         // What 0.9 clients asked for; a synchronous tick waits in `ticks`.
         let settings = Serve09::settings(&server);
-        let sync09 = settings.synchronous_mode.get();
+        // Synchronous mode waits for a 0.9 client's ticks; with none
+        // connected (a script that left in synchronous mode), the world
+        // runs on by itself so 0.8 clients are not frozen.
+        let sync09 =
+            settings.synchronous_mode.get() && (server.rpc_client_count() > 0 || !ticks.is_empty());
         let wait = if awaiting_control.is_some() || !ticks.is_empty() {
             Duration::ZERO
         } else if sync09 {

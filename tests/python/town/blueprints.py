@@ -13,7 +13,7 @@ for b in vehicles:
     check(b.get_attribute("number_of_wheels").as_int() == 4, "4 wheels")
     check(b.get_attribute("color").type == carla.ActorAttributeType.RGBColor, "color is RGB")
 check(len(bl.filter("walker.pedestrian.*")) >= 1, "pedestrians")
-check("traffic.traffic_light" in ids, "traffic light blueprint")
+check("traffic.traffic_light" in ids and "spectator" in ids, "traffic light and spectator blueprints")
 sensors = ["sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_segmentation",
            "sensor.camera.instance_segmentation", "sensor.lidar.ray_cast",
            "sensor.lidar.ray_cast_semantic", "sensor.other.gnss", "sensor.other.imu",

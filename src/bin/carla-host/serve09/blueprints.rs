@@ -105,6 +105,12 @@ pub(crate) fn all(car_extent: Vector3D, walker_extent: Vector3D) -> Vec<Blueprin
         });
     }
     out.push(Blueprint {
+        id: "spectator".into(),
+        attributes: vec![modifiable(attr("role_name", ATTR_STRING, ""))],
+        bounding_box: ActorBox::default(),
+        library_sensor: false,
+    });
+    out.push(Blueprint {
         id: TRAFFIC_LIGHT.into(),
         attributes: vec![modifiable(attr("role_name", ATTR_STRING, ""))],
         bounding_box: boxed(Vector3D {

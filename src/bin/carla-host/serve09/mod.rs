@@ -157,6 +157,8 @@ impl Serve09 {
                     }
                 } else if blueprint.starts_with("vehicle.") {
                     world.spawn_car(actor_id, &to_transform(&transform), colour(&attributes))
+                } else if blueprint == "spectator" {
+                    Ok(())
                 } else if blueprint.starts_with("walker.") {
                     world.spawn_walker(actor_id, &to_transform(&transform))
                 } else {
