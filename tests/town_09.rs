@@ -289,3 +289,8 @@ fn a_script_that_left_in_synchronous_mode_does_not_freeze_a_08_client() {
     }
     assert!(last >= first + 10, "frames {first}..{last}");
 }
+
+#[test]
+fn bad_requests_get_clear_errors_and_the_world_goes_on() {
+    run("bad_input.py");
+}

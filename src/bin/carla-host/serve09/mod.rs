@@ -19,6 +19,29 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The spectator's id (the library's).
 const SPECTATOR: u32 = 1;
+/// Pixels of one camera, at most (4096 × 2048), and of all cameras
+/// clients spawned together: what they may make the world allocate.
+pub(crate) const MAX_CAMERA_PIXELS: u64 = 4096 * 2048;
+pub(crate) const MAX_TOTAL_CAMERA_PIXELS: u64 = 4 * MAX_CAMERA_PIXELS;
+/// Positions further than this from the origin are refused, metres.
+const MAX_COORDINATE: f32 = 1.0e5;
+
+/// Whether a client's transform is one the world can hold.
+fn sane(t: &ActorTransform) -> Result<(), String> {
+    let l = t.location;
+    let r = t.rotation;
+    let finite = [l.x, l.y, l.z, r.pitch, r.yaw, r.roll]
+        .iter()
+        .all(|v| v.is_finite());
+    if !finite || l.x.abs().max(l.y.abs()).max(l.z.abs()) > MAX_COORDINATE {
+        return Err(format!(
+            "transform out of this world: location ({}, {}, {}), rotation ({}, {}, {}); \
+             coordinates must be finite and within {MAX_COORDINATE} m",
+            l.x, l.y, l.z, r.pitch, r.yaw, r.roll
+        ));
+    }
+    Ok(())
+}
 
 /// The 0.9 side of the demo world.
 pub(crate) struct Serve09 {
@@ -140,15 +163,18 @@ impl Serve09 {
                 sensor_id,
                 ..
             } => {
-                let result = if sensor_id != 0 {
-                    match Sensor09::new(
-                        actor_id,
-                        sensor_id,
-                        &blueprint,
-                        &attributes,
-                        parent_id,
-                        transform,
-                    ) {
+                let pixels = sensors::camera_pixels(&blueprint, &attributes);
+                let total = self.sensors.iter().map(|s| s.pixels).sum::<u64>() + pixels;
+                let result = if let Err(e) = sane(&transform) {
+                    Err(e)
+                } else if pixels > MAX_CAMERA_PIXELS || total > MAX_TOTAL_CAMERA_PIXELS {
+                    Err(format!(
+                        "camera too large: {pixels} pixels (at most {MAX_CAMERA_PIXELS} per camera \
+                         and {MAX_TOTAL_CAMERA_PIXELS} for all cameras together, {total} asked)"
+                    ))
+                } else if sensor_id != 0 {
+                    let mount = (parent_id, transform);
+                    match Sensor09::new(actor_id, sensor_id, &blueprint, &attributes, mount) {
                         Some(s) => {
                             self.sensors.push(s);
                             Ok(())
@@ -198,7 +224,9 @@ impl Serve09 {
                 actor_id,
                 transform,
             } => {
-                if actor_id == SPECTATOR {
+                if let Err(e) = sane(&transform) {
+                    log_warn!("set_transform of actor {}: {}", actor_id, e);
+                } else if actor_id == SPECTATOR {
                     self.spectator = transform;
                 } else if let Some(s) = self.sensors.iter_mut().find(|s| s.actor == actor_id) {
                     s.mount = transform;
@@ -211,7 +239,13 @@ impl Serve09 {
                 req.succeed(0)
             }
             EngineCall::SetActorTargetVelocity { actor_id, velocity } => {
-                world.set_velocity(actor_id, velocity.x, velocity.y);
+                if velocity.x.is_finite() && velocity.y.is_finite() {
+                    world.set_velocity(
+                        actor_id,
+                        velocity.x.clamp(-100.0, 100.0),
+                        velocity.y.clamp(-100.0, 100.0),
+                    );
+                }
                 req.succeed(0)
             }
             EngineCall::ApplyVehicleControl { actor_id, control } => {

@@ -63,7 +63,20 @@ pub(crate) struct Sensor09 {
     /// `sensor_tick`: seconds between captures (0: every tick).
     pub period: f32,
     pub next: f32,
+    /// Image pixels (cameras), 0 otherwise.
+    pub pixels: u64,
     rng: u64,
+}
+
+/// The pixels a camera blueprint with these attributes renders (0 for
+/// other sensors).
+pub(crate) fn camera_pixels(blueprint: &str, pairs: &[(String, String)]) -> u64 {
+    if !blueprint.starts_with("sensor.camera.") {
+        return 0;
+    }
+    let w = attr(pairs, "image_size_x", 800.0).max(0.0) as u64;
+    let h = attr(pairs, "image_size_y", 600.0).max(0.0) as u64;
+    w * h
 }
 
 fn attr(pairs: &[(String, String)], key: &str, default: f32) -> f32 {
@@ -82,8 +95,7 @@ impl Sensor09 {
         stream: u32,
         blueprint: &str,
         pairs: &[(String, String)],
-        parent: u32,
-        mount: ActorTransform,
+        (parent, mount): (u32, ActorTransform),
     ) -> Option<Sensor09> {
         let a = |k, d| attr(pairs, k, d);
         let kind = match blueprint {
@@ -127,6 +139,7 @@ impl Sensor09 {
             kind,
             period: a("sensor_tick", 0.0).max(0.0),
             next: 0.0,
+            pixels: camera_pixels(blueprint, pairs),
             rng: 0x9E37_79B9_7F4A_7C15 ^ u64::from(actor),
         })
     }
