@@ -7,6 +7,7 @@
 //! client's controls. Runs until Ctrl-C. It uses the library's public API
 //! only, so it is also the reference example of how an engine uses it.
 
+mod bench_render;
 mod episode;
 mod world;
 
@@ -129,6 +130,7 @@ fn print_status(server: &Server, ep: &Episode, status: &mut Status) {
 }
 
 fn main() {
+    bench_render::run_if_asked(); // hidden: --bench-render FRAMES, then exits
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

@@ -1,31 +1,40 @@
 //! The demo world the host serves: a small procedural town (see [`town`])
 //! with seeded traffic ([`traffic`]), the player's car ([`vehicle`]), ray
-//! queries ([`scene`]), camera rendering ([`render`]) and lidar tracing
-//! ([`lidar`]).
+//! queries ([`scene`]), cameras (conventions in [`render`], drawn by the
+//! rasterizer [`raster`] into a [`gbuffer::GBuffer`] each output is written
+//! from) and lidar tracing ([`lidar`]).
 //!
 //! Per frame the host calls [`World::step`] with the client's control, then
-//! [`World::measurements`], [`World::render`] for each camera and
-//! [`World::trace_lidar`] for each lidar.
+//! [`World::measurements`], [`World::render_gbuffer`] (or [`World::render`])
+//! for each camera and [`World::trace_lidar`] for each lidar.
 
+pub(crate) mod gbuffer;
 pub(crate) mod geometry;
 pub(crate) mod horizon;
 pub(crate) mod lidar;
 pub(crate) mod math;
 pub(crate) mod pedestrians;
+pub(crate) mod raster;
+pub(crate) mod raycast;
 pub(crate) mod render;
 pub(crate) mod scene;
+pub(crate) mod shade;
 pub(crate) mod town;
 pub(crate) mod traffic;
 pub(crate) mod vehicle;
 
 pub(crate) use town::player_start_spots;
+#[allow(unused_imports)] // for the lidar's 0.9.16 tags
+pub(crate) use town::tag_0916;
 
 use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::*;
+use gbuffer::GBuffer;
 use lidar::Mount;
 use math::{v3, Rect, Rng};
+use parking_lot::Mutex;
 use pedestrians::Walker;
-use render::CameraSpec;
+use render::{CameraPose, CameraSpec};
 use scene::ActorBox;
 use scene::Scene;
 use town::{Light, LightSpot, SignSpot};
@@ -80,6 +89,8 @@ pub(crate) struct World {
     scene: Scene,
     obstacles: Vec<Obstacle>,
     actor_buf: Vec<ActorBox>,
+    /// The G-buffer of [`World::render`].
+    scratch: Mutex<GBuffer>,
 }
 
 fn light_colour(l: Light) -> [u8; 3] {
@@ -128,6 +139,7 @@ impl World {
             scene: Scene::new(geometry::static_geometry(), scene::CELL),
             obstacles: Vec::new(),
             actor_buf: Vec::new(),
+            scratch: Mutex::new(GBuffer::new()),
         };
         world.refresh();
         world
@@ -322,10 +334,30 @@ impl World {
         }
     }
 
-    /// Renders camera `camera` (mounted on the player) into `out`
-    /// (`width · height · 4` BGRA bytes).
+    /// Renders 0.8 camera `camera` (mounted on the player) into `out`
+    /// (`width · height · 4` BGRA bytes), through a G-buffer of the
+    /// world's own. To write several outputs of one view, use
+    /// [`World::render_gbuffer`] and [`GBuffer::write`] instead.
     pub(crate) fn render(&self, camera: &CameraSpec, out: &mut [u8]) {
-        render::render(&self.scene, camera, &self.car.transform(), out);
+        let pose = CameraPose::on_player(camera, &self.car.transform());
+        let mut g = self.scratch.lock();
+        self.render_gbuffer(&pose, camera.width, camera.height, camera.fov_deg, &mut g);
+        g.write_08(camera.post, out);
+    }
+
+    /// Renders the view of a camera at `pose` (anywhere: on the player,
+    /// on another actor, free), `width × height` pixels with horizontal
+    /// field of view `fov_deg`, into `out`. A camera inside an actor's box
+    /// does not see that actor.
+    pub(crate) fn render_gbuffer(
+        &self,
+        pose: &CameraPose,
+        width: u32,
+        height: u32,
+        fov_deg: f32,
+        out: &mut GBuffer,
+    ) {
+        raster::rasterize(&self.scene, pose, width, height, fov_deg, out);
     }
 
     /// Traces `rays` (a lidar plan, sensor frame) from a lidar mounted on the

@@ -54,6 +54,52 @@ pub(crate) mod tag {
     pub(crate) const VEHICLES: u8 = 10;
     pub(crate) const WALLS: u8 = 11;
     pub(crate) const TRAFFIC_SIGNS: u8 = 12;
+    // Finer classes of the demo world's own, beyond 0.8's table: 0.8
+    // outputs report them as the 0.8 tag named (see `tag_08`), 0.9.16
+    // outputs as their own class (see `tag_0916`).
+    /// No surface at all (0.8: NONE; 0.9.16: Sky).
+    pub(crate) const SKY: u8 = 13;
+    /// Grass ground (0.8: VEGETATION; 0.9.16: Terrain).
+    pub(crate) const TERRAIN: u8 = 14;
+    /// Traffic-light lamp housings (0.8: TRAFFIC_SIGNS; 0.9.16: TrafficLight).
+    pub(crate) const TRAFFIC_LIGHTS: u8 = 15;
+}
+
+/// CARLA 0.8's tag of an internal tag ([`tag`]); unknown tags are 0.
+pub(crate) const fn tag_08(internal: u8) -> u8 {
+    match internal {
+        tag::SKY => tag::NONE,
+        tag::TERRAIN => tag::VEGETATION,
+        tag::TRAFFIC_LIGHTS => tag::TRAFFIC_SIGNS,
+        t if t <= tag::TRAFFIC_SIGNS => t,
+        _ => tag::NONE,
+    }
+}
+
+/// CARLA 0.9.16's semantic tag (CityScapes-like: 1 Roads, 2 SideWalks,
+/// 3 Building, 4 Wall, 5 Fence, 6 Pole, 7 TrafficLight, 8 TrafficSign,
+/// 9 Vegetation, 10 Terrain, 11 Sky, 12 Pedestrian, 14 Car, 22 Other,
+/// 24 RoadLine, ...) of an internal tag ([`tag`]): the one table every
+/// 0.9.16 output uses. Unknown tags are 0 (Unlabeled).
+pub(crate) const fn tag_0916(internal: u8) -> u8 {
+    match internal {
+        tag::BUILDINGS => 3,
+        tag::FENCES => 5,
+        tag::OTHER => 22,
+        tag::PEDESTRIANS => 12,
+        tag::POLES => 6,
+        tag::ROAD_LINES => 24,
+        tag::ROADS => 1,
+        tag::SIDEWALKS => 2,
+        tag::VEGETATION => 9,
+        tag::VEHICLES => 14,
+        tag::WALLS => 4,
+        tag::TRAFFIC_SIGNS => 8,
+        tag::SKY => 11,
+        tag::TERRAIN => 10,
+        tag::TRAFFIC_LIGHTS => 7,
+        _ => 0,
+    }
 }
 
 /// What the flat ground is at a point.
@@ -62,7 +108,8 @@ pub(crate) enum Ground {
     Road,
     LaneMark,
     Sidewalk,
-    /// Grass (inside the blocks and outside the town), tagged Vegetation.
+    /// Grass (inside the blocks and outside the town), tagged Vegetation
+    /// (finer: [`tag::TERRAIN`], see [`Ground::fine_tag`]).
     Grass,
 }
 
@@ -81,6 +128,13 @@ impl Ground {
             Ground::LaneMark => [235, 235, 225],
             Ground::Sidewalk => [165, 160, 150],
             Ground::Grass => [80, 128, 56],
+        }
+    }
+    /// The finer internal tag: grass is [`tag::TERRAIN`].
+    pub(crate) fn fine_tag(self) -> u8 {
+        match self {
+            Ground::Grass => tag::TERRAIN,
+            g => g.tag(),
         }
     }
     pub(crate) fn is_road(self) -> bool {
@@ -108,6 +162,7 @@ fn within(c: f32, half: f32) -> bool {
 }
 
 /// Classifies the ground at `(x, y)`.
+#[inline]
 pub(crate) fn surface(x: f32, y: f32) -> Surface {
     let (_, ox) = nearest(x);
     let (_, oy) = nearest(y);

@@ -1,0 +1,214 @@
+//! The G-buffer: one camera's view, rendered once per tick by the
+//! rasterizer ([`super::raster`]), holding per pixel the planar depth, the
+//! internal semantic tag ([`town::tag`]), the actor id and the shaded
+//! colour. Every camera output is written from it into a caller's buffer,
+//! without allocating: the 0.8 post-processings and the 0.9.16 rgb, depth,
+//! semantic and instance segmentation images (encodings in
+//! [`super::render`]).
+
+use super::raster::Face;
+use super::render::{depth_code, PostProcessing};
+use super::town;
+
+/// An image derived from a G-buffer (BGRA bytes, alpha 255).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// The shaded colour (0.8 None/SceneFinal, 0.9.16 rgb).
+    Rgb,
+    /// CARLA's 24-bit depth (0.8 and 0.9.16 alike).
+    Depth,
+    /// 0.8 semantic segmentation: the 0.8 tag in R.
+    Semantic08,
+    /// 0.9.16 semantic segmentation: the 0.9.16 tag in R.
+    Semantic0916,
+    /// 0.9.16 instance segmentation: R the 0.9.16 tag, G and B the low and
+    /// second byte of the actor id.
+    Instance0916,
+}
+
+impl Output {
+    /// The output of a 0.8 post-processing.
+    pub(crate) fn from_08(post: PostProcessing) -> Output {
+        match post {
+            PostProcessing::None | PostProcessing::SceneFinal => Output::Rgb,
+            PostProcessing::Depth => Output::Depth,
+            PostProcessing::SemanticSegmentation => Output::Semantic08,
+        }
+    }
+}
+
+const fn table(of_0916: bool) -> [u8; 256] {
+    let mut t = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = if of_0916 {
+            town::tag_0916(i as u8)
+        } else {
+            town::tag_08(i as u8)
+        };
+        i += 1;
+    }
+    t
+}
+const TAGS_08: [u8; 256] = table(false);
+const TAGS_0916: [u8; 256] = table(true);
+
+/// One camera's rendered view (see the module doc). Reuse it from tick to
+/// tick: it allocates only when the image size grows.
+#[derive(Default)]
+pub(crate) struct GBuffer {
+    pub(super) width: usize,
+    pub(super) height: usize,
+    /// Planar depth, metres; infinity where the sky is seen.
+    pub(super) depth: Vec<f32>,
+    pub(super) tag: Vec<u8>,
+    pub(super) actor: Vec<u32>,
+    pub(super) colour: Vec<[u8; 4]>,
+    /// The rasterizer's face list (kept to avoid allocating).
+    pub(super) faces: Vec<Face>,
+}
+
+impl GBuffer {
+    pub(crate) fn new() -> GBuffer {
+        GBuffer::default()
+    }
+
+    /// Sets the image size (contents unspecified until rendered).
+    pub(super) fn resize(&mut self, width: usize, height: usize) {
+        let n = width * height;
+        (self.width, self.height) = (width, height);
+        self.depth.resize(n, 0.0);
+        self.tag.resize(n, 0);
+        self.actor.resize(n, 0);
+        self.colour.resize(n, [0; 4]);
+    }
+
+    #[allow(dead_code)] // for 0.9 sensors of the host's own
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+    #[allow(dead_code)] // for 0.9 sensors of the host's own
+    pub(crate) fn height(&self) -> usize {
+        self.height
+    }
+    /// Planar depth (metres along the camera's forward axis) per pixel,
+    /// row by row from the top-left; `f32::INFINITY` for the sky.
+    #[allow(dead_code)] // for 0.9 sensors of the host's own
+    pub(crate) fn depth(&self) -> &[f32] {
+        &self.depth
+    }
+    /// Internal semantic tag ([`town::tag`]) per pixel.
+    #[allow(dead_code)] // for 0.9 sensors of the host's own
+    pub(crate) fn tags(&self) -> &[u8] {
+        &self.tag
+    }
+    /// Actor id per pixel, 0 for the map and the sky.
+    #[allow(dead_code)] // for 0.9 sensors of the host's own
+    pub(crate) fn actors(&self) -> &[u32] {
+        &self.actor
+    }
+    /// Shaded colour per pixel, BGRA.
+    #[allow(dead_code)] // for 0.9 sensors of the host's own
+    pub(crate) fn colours(&self) -> &[[u8; 4]] {
+        &self.colour
+    }
+
+    /// Writes `output` into `out` (`width · height · 4` BGRA bytes).
+    /// Panics if `out` has another length.
+    pub(crate) fn write(&self, output: Output, out: &mut [u8]) {
+        assert_eq!(out.len(), self.colour.len() * 4, "camera buffer size");
+        let px = out.chunks_exact_mut(4);
+        match output {
+            Output::Rgb => out.copy_from_slice(self.colour.as_flattened()),
+            Output::Depth => {
+                for (p, &d) in px.zip(&self.depth) {
+                    let n = depth_code(d);
+                    p.copy_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8, 255]);
+                }
+            }
+            Output::Semantic08 | Output::Semantic0916 => {
+                let table = if output == Output::Semantic08 {
+                    &TAGS_08
+                } else {
+                    &TAGS_0916
+                };
+                for (p, &t) in px.zip(&self.tag) {
+                    p.copy_from_slice(&[0, 0, table[t as usize], 255]);
+                }
+            }
+            Output::Instance0916 => {
+                for ((p, &t), &id) in px.zip(&self.tag).zip(&self.actor) {
+                    let r = TAGS_0916[t as usize];
+                    p.copy_from_slice(&[(id >> 8) as u8, id as u8, r, 255]);
+                }
+            }
+        }
+    }
+
+    /// Writes the image of 0.8 post-processing `post` into `out`.
+    pub(crate) fn write_08(&self, post: PostProcessing, out: &mut [u8]) {
+        self.write(Output::from_08(post), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::town::tag;
+
+    #[test]
+    fn tag_tables_follow_0_8_and_0_9_16() {
+        assert_eq!(TAGS_08[tag::SKY as usize], 0);
+        assert_eq!(TAGS_08[tag::TERRAIN as usize], tag::VEGETATION);
+        assert_eq!(TAGS_08[tag::TRAFFIC_LIGHTS as usize], tag::TRAFFIC_SIGNS);
+        for t in 0..=tag::TRAFFIC_SIGNS {
+            assert_eq!(TAGS_08[t as usize], t);
+        }
+        let expect = [
+            (tag::NONE, 0),
+            (tag::ROADS, 1),
+            (tag::SIDEWALKS, 2),
+            (tag::BUILDINGS, 3),
+            (tag::WALLS, 4),
+            (tag::FENCES, 5),
+            (tag::POLES, 6),
+            (tag::TRAFFIC_LIGHTS, 7),
+            (tag::TRAFFIC_SIGNS, 8),
+            (tag::VEGETATION, 9),
+            (tag::TERRAIN, 10),
+            (tag::SKY, 11),
+            (tag::PEDESTRIANS, 12),
+            (tag::VEHICLES, 14),
+            (tag::OTHER, 22),
+            (tag::ROAD_LINES, 24),
+            (200, 0),
+        ];
+        for (internal, carla) in expect {
+            assert_eq!(town::tag_0916(internal), carla, "{internal}");
+            assert_eq!(TAGS_0916[internal as usize], carla);
+        }
+    }
+
+    #[test]
+    fn outputs_encode_each_pixel() {
+        let mut g = GBuffer::new();
+        g.resize(2, 1);
+        g.depth.copy_from_slice(&[20.0, f32::INFINITY]);
+        g.tag.copy_from_slice(&[tag::VEHICLES, tag::SKY]);
+        g.actor.copy_from_slice(&[0x0102_0304, 0]);
+        g.colour.copy_from_slice(&[[1, 2, 3, 255], [4, 5, 6, 255]]);
+        let mut out = [0; 8];
+        g.write(Output::Rgb, &mut out);
+        assert_eq!(out, [1, 2, 3, 255, 4, 5, 6, 255]);
+        g.write(Output::Depth, &mut out);
+        let n = (20.0f64 / 1000.0 * 16_777_215.0).round() as u32;
+        let near = [(n >> 16) as u8, (n >> 8) as u8, n as u8, 255];
+        assert_eq!(out, [near, [255; 4]].concat()[..]);
+        g.write_08(PostProcessing::SemanticSegmentation, &mut out);
+        assert_eq!(out, [0, 0, 10, 255, 0, 0, 0, 255]);
+        g.write(Output::Semantic0916, &mut out);
+        assert_eq!(out, [0, 0, 14, 255, 0, 0, 11, 255]);
+        g.write(Output::Instance0916, &mut out);
+        assert_eq!(out, [3, 4, 14, 255, 0, 0, 11, 255]);
+    }
+}
