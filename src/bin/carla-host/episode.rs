@@ -1,9 +1,13 @@
 //! One episode of the demo world: the client's settings, the 0.8 handshake,
 //! the sensors (each offered on the 0.8 stream port and as a 0.9 stream),
-//! and one frame's worth of sending.
+//! and one frame's worth of sending. Cameras with the same pose, size and
+//! FOV (an RGB and a Depth camera side by side, as in the 0.8 client
+//! example) share one view: rendered once per frame into a G-buffer, each
+//! camera's image written from it.
 
+use crate::world::gbuffer::GBuffer;
 use crate::world::lidar::{legacy_record, Mount};
-use crate::world::render::{CameraSpec, PostProcessing};
+use crate::world::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::{player_start_spots, World, WorldConfig};
 use carla_server::legacy::settings::{self, Budget, SensorSettings, Settings};
 use carla_server::streaming::CaptureContext;
@@ -15,7 +19,8 @@ use carla_server::{log_info, log_warn, Error, Server};
 use std::time::SystemTime;
 
 enum Kind {
-    Camera(CameraSpec),
+    /// A camera and the index of its view in `Episode::views`.
+    Camera(CameraSpec, usize),
     Lidar {
         mount: Mount,
         range: f32,
@@ -32,11 +37,21 @@ struct SensorRun {
     kind: Kind,
 }
 
+/// What the cameras sharing a pose, size and FOV see.
+struct View {
+    /// The cameras' spec, post-processing aside (`SceneFinal`).
+    key: CameraSpec,
+    gbuffer: GBuffer,
+    /// Rendered for the frame being sent.
+    fresh: bool,
+}
+
 /// A running episode.
 pub(crate) struct Episode {
     pub settings: Settings,
     pub world: World,
     sensors: Vec<SensorRun>,
+    views: Vec<View>,
     agents: Vec<Agent>,
     rays: Vec<PlannedRay>,
     hits: Vec<LidarHit>,
@@ -110,6 +125,26 @@ impl Episode {
                 Err(e) => log_warn!("sensor {}: no 0.9 stream: {}", s.name(), e),
             }
         }
+        let mut views: Vec<View> = Vec::new();
+        for s in &mut sensors {
+            if let Kind::Camera(spec, view) = &mut s.kind {
+                let key = CameraSpec {
+                    post: PostProcessing::SceneFinal,
+                    ..*spec
+                };
+                *view = match views.iter().position(|v| v.key == key) {
+                    Some(i) => i,
+                    None => {
+                        views.push(View {
+                            key,
+                            gbuffer: GBuffer::new(),
+                            fresh: false,
+                        });
+                        views.len() - 1
+                    }
+                };
+            }
+        }
         log_info!(
             "episode: {} mode, start {}, sensors: {}",
             if settings.synchronous_mode {
@@ -131,6 +166,7 @@ impl Episode {
             settings,
             world,
             sensors,
+            views,
             agents: Vec::new(),
             rays: Vec::new(),
             hits: Vec::new(),
@@ -183,7 +219,7 @@ impl Episode {
                     name,
                     legacy_id,
                     stream_id,
-                    kind: Kind::Camera(spec),
+                    kind: Kind::Camera(spec, 0),
                 })
             }
             SensorSettings::Lidar(l) => {
@@ -237,12 +273,15 @@ impl Episode {
         let player = self.world.player_transform();
         let frame = self.world.frame;
         let timestamp = f64::from(self.world.time());
+        for v in &mut self.views {
+            v.fresh = false;
+        }
         for s in &mut self.sensors {
             let Ok(sensor) = server.sensor(s.stream_id) else {
                 continue;
             };
             match &mut s.kind {
-                Kind::Camera(spec) => {
+                Kind::Camera(spec, view) => {
                     let mount = Mount {
                         position: spec.position,
                         rotation: spec.rotation,
@@ -255,7 +294,15 @@ impl Episode {
                     let Ok(mut image) = sensor.acquire_image() else {
                         continue;
                     };
-                    self.world.render(spec, image.pixels_mut());
+                    let view = &mut self.views[*view];
+                    if !view.fresh {
+                        let pose = CameraPose::on_player(spec, &player);
+                        let (w, h, fov) = (spec.width, spec.height, spec.fov_deg);
+                        self.world
+                            .render_gbuffer(&pose, w, h, fov, &mut view.gbuffer);
+                        view.fresh = true;
+                    }
+                    view.gbuffer.write_08(spec.post, image.pixels_mut());
                     if let Err(e) = sensor.commit_image(&ctx, image) {
                         log_warn!("camera {}: {}", s.name, e);
                     }

@@ -90,6 +90,7 @@ pub(crate) struct World {
     obstacles: Vec<Obstacle>,
     actor_buf: Vec<ActorBox>,
     /// The G-buffer of [`World::render`].
+    #[allow(dead_code)] // see `render`
     scratch: Mutex<GBuffer>,
 }
 
@@ -338,6 +339,7 @@ impl World {
     /// (`width · height · 4` BGRA bytes), through a G-buffer of the
     /// world's own. To write several outputs of one view, use
     /// [`World::render_gbuffer`] and [`GBuffer::write`] instead.
+    #[allow(dead_code)] // one camera at a time: the tests, simple hosts
     pub(crate) fn render(&self, camera: &CameraSpec, out: &mut [u8]) {
         let pose = CameraPose::on_player(camera, &self.car.transform());
         let mut g = self.scratch.lock();
