@@ -7,7 +7,7 @@
 //! [`super::render`]).
 
 use super::raster::Face;
-use super::render::{depth_code, PostProcessing};
+use super::render::{depth_word, PostProcessing};
 use super::town;
 
 /// An image derived from a G-buffer (BGRA bytes, alpha 255).
@@ -122,8 +122,7 @@ impl GBuffer {
             Output::Rgb => out.copy_from_slice(self.colour.as_flattened()),
             Output::Depth => {
                 for (p, &d) in px.zip(&self.depth) {
-                    let n = depth_code(d);
-                    p.copy_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8, 255]);
+                    p.copy_from_slice(&depth_word(d).to_le_bytes());
                 }
             }
             Output::Semantic08 | Output::Semantic0916 => {
@@ -133,13 +132,15 @@ impl GBuffer {
                     &TAGS_0916
                 };
                 for (p, &t) in px.zip(&self.tag) {
-                    p.copy_from_slice(&[0, 0, table[t as usize], 255]);
+                    let r = u32::from(table[t as usize]);
+                    p.copy_from_slice(&(r << 16 | 0xFF00_0000).to_le_bytes());
                 }
             }
             Output::Instance0916 => {
                 for ((p, &t), &id) in px.zip(&self.tag).zip(&self.actor) {
-                    let r = TAGS_0916[t as usize];
-                    p.copy_from_slice(&[(id >> 8) as u8, id as u8, r, 255]);
+                    let r = u32::from(TAGS_0916[t as usize]);
+                    let word = (id >> 8 & 0xFF) | (id & 0xFF) << 8 | r << 16 | 0xFF00_0000;
+                    p.copy_from_slice(&word.to_le_bytes());
                 }
             }
         }

@@ -7,7 +7,7 @@ use crate::world::geometry::{StaticBox, NO_LIGHT};
 use crate::world::math::Rect;
 use crate::world::render::{pixel_ray, CameraSpec, PostProcessing};
 use crate::world::scene::{ActorBox, CELL};
-use crate::world::town::{ground_transform, tag_08};
+use crate::world::town::{ground_transform, tag, tag_08};
 use crate::world::{World, WorldConfig};
 use carla_server::types::{Control, Rotation3D, Transform};
 

@@ -105,15 +105,24 @@ impl CameraPose {
 
 /// CARLA's 24-bit depth code of `metres` (sky: infinity, saturated).
 #[inline(always)]
-pub(crate) fn depth_code(metres: f32) -> u32 {
-    // For x ≥ 0, `(x + 0.5) as u32` rounds like `round` without a libm call.
-    ((metres / FAR_M).clamp(0.0, 1.0) as f64 * 16_777_215.0 + 0.5) as u32
+#[allow(clippy::manual_clamp)] // NaN must give 0, which `clamp` does not
+fn depth_code(metres: f32) -> u32 {
+    // max/min: NaN is 0. Adding 1.5 · 2⁵² rounds to the nearest integer,
+    // left in the low bits: no float-to-int conversion, so it vectorizes.
+    let x = (metres / FAR_M).max(0.0).min(1.0) as f64 * 16_777_215.0;
+    (x + 6_755_399_441_055_744.0).to_bits() as u32
+}
+
+/// [`depth_bgra`] as a little-endian word.
+#[inline(always)]
+pub(crate) fn depth_word(metres: f32) -> u32 {
+    let n = depth_code(metres);
+    n >> 16 | (n & 0xFF00) | (n & 0xFF) << 16 | 0xFF00_0000
 }
 
 /// CARLA's 24-bit depth of `metres`, as BGRA bytes.
 pub(crate) fn depth_bgra(metres: f32) -> [u8; 4] {
-    let n = depth_code(metres);
-    [(n >> 16) as u8, (n >> 8) as u8, n as u8, 255]
+    depth_word(metres).to_le_bytes()
 }
 
 /// Inverse of [`depth_bgra`] (what a client computes), metres.
@@ -156,6 +165,9 @@ mod tests {
             assert!((decode_depth(&depth_bgra(m)) - m).abs() < 1e-3, "{m}");
         }
         assert_eq!(depth_bgra(2000.0), [255, 255, 255, 255]);
+        assert_eq!(depth_bgra(f32::INFINITY), [255, 255, 255, 255], "sky");
+        assert_eq!(depth_bgra(f32::NAN), [0, 0, 0, 255]);
+        assert_eq!(depth_bgra(-1.0), [0, 0, 0, 255]);
         // 1000 m · 65536/16777215 ≈ 3.9 m: exactly the B byte's unit.
         assert_eq!(depth_bgra(FAR_M * 65536.0 / 16_777_215.0), [1, 0, 0, 255]);
     }

@@ -105,12 +105,27 @@ impl Detail {
     }
 }
 
+/// The nearest colour level to `x` in [0, 255]: one add and a mask,
+/// vectorizable (no float-to-int conversion).
+#[inline(always)]
+pub(crate) fn level(x: f32) -> u32 {
+    // 1.5 · 2²³ has unit spacing: the sum is rounded to an integer, which
+    // sits in the low bits of the mantissa.
+    (x + 12_582_912.0).to_bits() & 0xFF
+}
+
+/// BGRA bytes of RGB levels in [0, 255], as a little-endian word.
+#[inline(always)]
+pub(crate) fn bgra(r: f32, g: f32, b: f32) -> u32 {
+    level(b) | level(g) << 8 | level(r) << 16 | 0xFF00_0000
+}
+
 /// The sky seen along `d` (any length; `len` = |d|).
 #[inline]
 pub(crate) fn sky(d: Vector3D, len: f32) -> [u8; 4] {
     let k = (d.z / len).clamp(0.0, 1.0).sqrt();
-    let c: [f32; 3] = std::array::from_fn(|i| HORIZON[i] + (ZENITH[i] - HORIZON[i]) * k);
-    [c[2] as u8, c[1] as u8, c[0] as u8, 255]
+    let c: [f32; 3] = std::array::from_fn(|i| ZENITH[i] + (HORIZON[i] - ZENITH[i]) * (1.0 - k));
+    bgra(c[0], c[1], c[2]).to_le_bytes()
 }
 
 /// Sky ambient plus sun Lambert on a face of unit normal `n`.
@@ -134,7 +149,7 @@ pub(crate) fn blend(lit: [f32; 3], detail: f32, fog: f32) -> [u8; 4] {
         let lit = (lit[i] * detail).min(255.0);
         lit + (HORIZON[i] - lit) * fog
     });
-    [c[2] as u8, c[1] as u8, c[0] as u8, 255]
+    bgra(c[0], c[1], c[2]).to_le_bytes()
 }
 
 /// A surface of internal tag `t` and base colour `albedo` at point `p`
@@ -162,6 +177,10 @@ mod tests {
         let zenith = sky(v3(0.0, 0.0, 2.0), 2.0);
         assert_eq!(horizon, [225, 215, 205, 255]);
         assert_eq!(zenith, [205, 140, 95, 255]);
+        assert_eq!(
+            [0.0, 0.49, 0.51, 254.5, 255.0].map(level),
+            [0, 0, 1, 254, 255]
+        );
         let red = [200, 0, 0];
         let near = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 1.0);
         let far = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 5000.0);
