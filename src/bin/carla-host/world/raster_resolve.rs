@@ -4,7 +4,7 @@
 use super::{Band, FIRST_FACE, GROUND, SKY};
 use crate::world::math::{add, length, scale, v3};
 use crate::world::shade;
-use crate::world::town::{self, tag, Ground};
+use crate::world::town::{self, tag};
 
 impl Band<'_> {
     /// Turns rows `v0..` of `1/t` and primitives into depth, tag, actor
@@ -56,12 +56,7 @@ impl Band<'_> {
                     }
                     let p = v3(s.x[j], s.y[j], s.z[j]);
                     let look = if prim == GROUND {
-                        &self.ground[match town::surface(p.x, p.y).ground {
-                            Ground::Road => 0,
-                            Ground::LaneMark => 1,
-                            Ground::Sidewalk => 2,
-                            Ground::Grass => 3,
-                        }]
+                        &self.ground[town::ground_index(p.x, p.y) as usize]
                     } else {
                         &self.faces[(prim - FIRST_FACE) as usize].look
                     };

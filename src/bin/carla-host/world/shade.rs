@@ -5,7 +5,7 @@
 //! distance; the sky is a gradient from the horizon to the zenith. Colours
 //! are BGRA bytes.
 
-use super::math::dot;
+use super::math::{dot, floor, floor_i32};
 use super::town::tag;
 use carla_server::types::Vector3D;
 
@@ -20,17 +20,6 @@ pub(crate) const ZENITH: [f32; 3] = [95.0, 140.0, 205.0];
 /// Dark glass of vehicle windows.
 pub(crate) const WINDOW: [u8; 3] = [38, 46, 56];
 
-/// `floor` for |x| < 2³¹ without a libm call (baseline x86-64 has no
-/// rounding instruction).
-fn floor(x: f32) -> f32 {
-    let t = x as i32 as f32;
-    if t > x {
-        t - 1.0
-    } else {
-        t
-    }
-}
-
 /// `x mod k` in [0, k) for k > 0.
 fn wrap(x: f32, k: f32) -> f32 {
     x - floor(x * (1.0 / k)) * k
@@ -38,7 +27,7 @@ fn wrap(x: f32, k: f32) -> f32 {
 
 /// A cheap hash of a lattice point, in [0, 1).
 fn hash(x: f32, y: f32) -> f32 {
-    let (a, b) = (floor(x) as i32 as u32, floor(y) as i32 as u32);
+    let (a, b) = (floor_i32(x) as u32, floor_i32(y) as u32);
     let mut h = a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77);
     h ^= h >> 15;
     h = h.wrapping_mul(0x2C1B_3C6D);
@@ -87,22 +76,36 @@ impl Detail {
                     p.x
                 };
                 let (wa, wz) = (wrap(along, 3.0), wrap(p.z, 3.2));
-                if p.z > 1.0 && (0.8..2.2).contains(&wa) && (1.0..2.3).contains(&wz) {
+                // `&`, not `&&`: no branches to mispredict pixel by pixel.
+                let window = (p.z > 1.0) & (0.8..2.2).contains(&wa) & (1.0..2.3).contains(&wz);
+                if window {
                     0.45
                 } else {
                     1.0
                 }
             }
-            Detail::Paving => {
-                if wrap(p.x, 1.0) < 0.04 || wrap(p.y, 1.0) < 0.04 {
-                    0.8
-                } else {
-                    0.95 + 0.1 * hash(p.x, p.y)
-                }
-            }
-            Detail::Grain => 0.95 + 0.08 * hash(p.x * 3.0, p.y * 3.0),
+            Detail::Paving => paving(p.x, p.y),
+            Detail::Grain => grain(p.x, p.y),
         }
     }
+}
+
+/// [`Detail::Paving`] at `(x, y)`: slabs with darker joints.
+#[inline(always)]
+pub(crate) fn paving(x: f32, y: f32) -> f32 {
+    let joint = (wrap(x, 1.0) < 0.04) | (wrap(y, 1.0) < 0.04);
+    let slab = 0.95 + 0.1 * hash(x, y);
+    if joint {
+        0.8
+    } else {
+        slab
+    }
+}
+
+/// [`Detail::Grain`] at `(x, y)`.
+#[inline(always)]
+pub(crate) fn grain(x: f32, y: f32) -> f32 {
+    0.95 + 0.08 * hash(x * 3.0, y * 3.0)
 }
 
 /// The nearest colour level to `x` in [0, 255]: one add and a mask,

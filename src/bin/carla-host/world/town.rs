@@ -12,7 +12,7 @@
 //! The layout comes from `TOWN_SEED`: the same town every episode, like
 //! CARLA's maps; only the traffic depends on the episode's seeds.
 
-use super::math::v3;
+use super::math::{floor, v3};
 use carla_server::types::{Rotation3D, Transform};
 
 /// Roads per axis.
@@ -210,6 +210,37 @@ pub(crate) fn surface(x: f32, y: f32) -> Surface {
     }
 }
 
+/// `surface(x, y).ground` as an index in `Ground` order (road, lane
+/// mark, sidewalk, grass), the same classification without branches (the
+/// rasterizer's per-pixel path, where ground classes change from pixel to
+/// pixel and branches mispredict).
+#[inline(always)]
+pub(crate) fn ground_index(x: f32, y: f32) -> u32 {
+    let off = |c: f32| {
+        let k = floor((c * (1.0 / SPACING)).clamp(0.0, (ROADS - 1) as f32) + 0.5);
+        c - k * SPACING
+    };
+    let within = |c: f32, half: f32| (c >= -half) & (c <= LAST + half);
+    let (ox, oy) = (off(x), off(y));
+    let on_ns = (ox.abs() <= ROAD_HALF) & within(y, ROAD_HALF);
+    let on_ew = (oy.abs() <= ROAD_HALF) & within(x, ROAD_HALF);
+    let (across, along) = if on_ew { (oy, x) } else { (ox, y) };
+    let a = across.abs();
+    let shifted = along + 60.0;
+    let dashed = shifted - floor(shifted * (1.0 / 6.0)) * 6.0 < 3.0;
+    let mark = ((a < 0.08) & dashed) | (ROAD_HALF - 0.3..ROAD_HALF - 0.15).contains(&a);
+    let lane_mark = mark & (off(along).abs() > WALK_HALF) & !(on_ns & on_ew);
+    let walk = ((ox.abs() <= WALK_HALF) & within(y, WALK_HALF))
+        | ((oy.abs() <= WALK_HALF) & within(x, WALK_HALF));
+    let road = on_ns | on_ew;
+    let off_road = 2 + u32::from(!walk);
+    if road {
+        u32::from(lane_mark)
+    } else {
+        off_road
+    }
+}
+
 /// A junction of the grid.
 pub(crate) type Node = (i32, i32);
 
@@ -387,6 +418,40 @@ mod tests {
         assert_eq!(surface(30.0, 5.0).ground, Ground::Sidewalk);
         assert_eq!(surface(30.0, 30.0).ground, Ground::Grass);
         assert_eq!(surface(-20.0, 30.0).ground, Ground::Grass);
+    }
+
+    #[test]
+    fn the_branch_free_ground_index_classifies_like_surface() {
+        let index = |g| {
+            [
+                Ground::Road,
+                Ground::LaneMark,
+                Ground::Sidewalk,
+                Ground::Grass,
+            ]
+            .iter()
+            .position(|&h| h == g)
+            .unwrap() as u32
+        };
+        let mut rng = crate::world::math::Rng::new(8);
+        let lines = [
+            0.0, 1.75, 3.2, 3.35, 3.5, 5.0, 6.5, 30.0, 60.0, 63.4, 240.0, 243.5,
+        ];
+        let mut points: Vec<(f32, f32)> = Vec::new();
+        for &c in &lines {
+            for i in 0..40_000 {
+                let t = -40.0 + i as f32 * 0.008;
+                points.extend([(t, c), (c, t), (t, -c), (-c, t)]);
+            }
+        }
+        points.extend((0..200_000).map(|_| (rng.range(-40.0, 290.0), rng.range(-40.0, 290.0))));
+        let mut classes = [0; 4];
+        for (x, y) in points {
+            let want = index(surface(x, y).ground);
+            assert_eq!(ground_index(x, y), want, "({x}, {y})");
+            classes[want as usize] += 1;
+        }
+        assert!(classes.iter().all(|&n| n > 1000), "{classes:?}");
     }
 
     #[test]
