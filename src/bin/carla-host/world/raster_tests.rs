@@ -304,3 +304,24 @@ fn the_outputs_are_deterministic_and_the_0_8_render_is_the_gbuffers() {
     w.render(&spec, &mut old);
     assert_eq!(old, image(Output::Depth));
 }
+
+#[test]
+fn odd_poses_and_lenses_render_without_panicking() {
+    let w = World::new(&WorldConfig::default(), 1);
+    let mut g = GBuffer::new();
+    let level = Rotation3D::default();
+    let nan = CameraPose::new(v3(f32::NAN, 5.0, 1.0), &level);
+    w.render_gbuffer(&nan, 40, 30, 90.0, &mut g);
+    let below = CameraPose::new(v3(30.0, 30.0, -2.0), &level);
+    w.render_gbuffer(&below, 40, 30, 90.0, &mut g);
+    assert!(
+        g.tags().iter().all(|&t| t != tag::ROADS),
+        "no ground from below"
+    );
+    let inside = CameraPose::new(v3(30.0, 1.75, 0.5), &level);
+    for (width, height, fov) in [(1, 1, 90.0), (3, 200, 0.0), (200, 3, 180.0), (0, 5, 90.0)] {
+        w.render_gbuffer(&inside, width, height, fov, &mut g);
+        assert_eq!(g.depth().len(), (width * height) as usize);
+        assert!(g.depth().iter().all(|z| !z.is_nan()));
+    }
+}
