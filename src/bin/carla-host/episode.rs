@@ -2,18 +2,18 @@
 //! the sensors (each offered on the 0.8 stream port and as a 0.9 stream),
 //! and one frame's worth of sending. Cameras with the same pose, size and
 //! FOV (an RGB and a Depth camera side by side, as in the 0.8 client
-//! example) share one view: rendered once per frame into a G-buffer, each
-//! camera's image written from it.
+//! example) share one view: rendered once per frame, stripe by stripe,
+//! into a G-buffer each camera's image is written from.
 
 use crate::world::gbuffer::GBuffer;
 use crate::world::lidar::{legacy_record, Mount};
 use crate::world::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::{player_start_spots, World, WorldConfig};
 use carla_server::legacy::settings::{self, Budget, SensorSettings, Settings};
-use carla_server::streaming::CaptureContext;
+use carla_server::streaming::{CaptureContext, PendingImage};
 use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::{
-    Agent, SensorDefinition, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST,
+    Agent, SensorDefinition, Transform, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST,
 };
 use carla_server::{log_info, log_warn, Error, Server};
 use std::time::SystemTime;
@@ -37,21 +37,18 @@ struct SensorRun {
     kind: Kind,
 }
 
-/// What the cameras sharing a pose, size and FOV see.
-struct View {
-    /// The cameras' spec, post-processing aside (`SceneFinal`).
-    key: CameraSpec,
-    gbuffer: GBuffer,
-    /// Rendered for the frame being sent.
-    fresh: bool,
-}
-
 /// A running episode.
 pub(crate) struct Episode {
     pub settings: Settings,
     pub world: World,
     sensors: Vec<SensorRun>,
-    views: Vec<View>,
+    /// The views of the cameras: their spec, post-processing aside
+    /// (`SceneFinal`), and whether this frame sent it yet.
+    views: Vec<(CameraSpec, bool)>,
+    /// One stripe of the view being rendered.
+    gbuffer: GBuffer,
+    /// The images of that view's cameras, by sensor index.
+    images: Vec<(usize, PendingImage)>,
     agents: Vec<Agent>,
     rays: Vec<PlannedRay>,
     hits: Vec<LidarHit>,
@@ -125,24 +122,17 @@ impl Episode {
                 Err(e) => log_warn!("sensor {}: no 0.9 stream: {}", s.name(), e),
             }
         }
-        let mut views: Vec<View> = Vec::new();
+        let mut views: Vec<(CameraSpec, bool)> = Vec::new();
         for s in &mut sensors {
             if let Kind::Camera(spec, view) = &mut s.kind {
                 let key = CameraSpec {
                     post: PostProcessing::SceneFinal,
                     ..*spec
                 };
-                *view = match views.iter().position(|v| v.key == key) {
-                    Some(i) => i,
-                    None => {
-                        views.push(View {
-                            key,
-                            gbuffer: GBuffer::new(),
-                            fresh: false,
-                        });
-                        views.len() - 1
-                    }
-                };
+                *view = views.iter().position(|v| v.0 == key).unwrap_or_else(|| {
+                    views.push((key, false));
+                    views.len() - 1
+                });
             }
         }
         log_info!(
@@ -167,6 +157,8 @@ impl Episode {
             world,
             sensors,
             views,
+            gbuffer: GBuffer::new(),
+            images: Vec::new(),
             agents: Vec::new(),
             rays: Vec::new(),
             hits: Vec::new(),
@@ -274,37 +266,19 @@ impl Episode {
         let frame = self.world.frame;
         let timestamp = f64::from(self.world.time());
         for v in &mut self.views {
-            v.fresh = false;
+            v.1 = false;
         }
-        for s in &mut self.sensors {
+        for i in 0..self.sensors.len() {
+            let s = &mut self.sensors[i];
             let Ok(sensor) = server.sensor(s.stream_id) else {
                 continue;
             };
             match &mut s.kind {
-                Kind::Camera(spec, view) => {
-                    let mount = Mount {
-                        position: spec.position,
-                        rotation: spec.rotation,
-                    };
-                    let ctx = CaptureContext {
-                        frame,
-                        timestamp,
-                        transform: mount.world(&player),
-                    };
-                    let Ok(mut image) = sensor.acquire_image() else {
-                        continue;
-                    };
-                    let view = &mut self.views[*view];
-                    if !view.fresh {
-                        let pose = CameraPose::on_player(spec, &player);
-                        let (w, h, fov) = (spec.width, spec.height, spec.fov_deg);
-                        self.world
-                            .render_gbuffer(&pose, w, h, fov, &mut view.gbuffer);
-                        view.fresh = true;
-                    }
-                    view.gbuffer.write_08(spec.post, image.pixels_mut());
-                    if let Err(e) = sensor.commit_image(&ctx, image) {
-                        log_warn!("camera {}: {}", s.name, e);
+                Kind::Camera(_, view) => {
+                    let view = *view;
+                    if !self.views[view].1 {
+                        self.views[view].1 = true;
+                        self.send_view(server, view, i, &player);
                     }
                 }
                 Kind::Lidar {
@@ -351,6 +325,59 @@ impl Episode {
             .world
             .measurements(platform_ms(), with_agents, &mut self.agents);
         server.write_measurements(&m, &self.agents)
+    }
+
+    /// Renders view `view` once, stripe by stripe, into the images of its
+    /// cameras (sensors `first..`), and sends them.
+    fn send_view(&mut self, server: &Server, view: usize, first: usize, player: &Transform) {
+        let spec = self.views[view].0;
+        let (w, h) = (spec.width, spec.height);
+        let size = w as usize * h as usize * 4;
+        self.images.clear();
+        for (i, s) in self.sensors.iter().enumerate().skip(first) {
+            if !matches!(s.kind, Kind::Camera(_, v) if v == view) {
+                continue;
+            }
+            let Ok(sensor) = server.sensor(s.stream_id) else {
+                continue;
+            };
+            let Ok(mut image) = sensor.acquire_image() else {
+                continue;
+            };
+            if image.pixels_mut().len() == size {
+                self.images.push((i, image));
+            } else {
+                log_warn!("camera {}: image buffer of another size", s.name);
+            }
+        }
+        if self.images.is_empty() {
+            return;
+        }
+        let pose = CameraPose::on_player(&spec, player);
+        let (sensors, images) = (&self.sensors, &mut self.images);
+        self.world
+            .render_stripes(&pose, w, h, spec.fov_deg, &mut self.gbuffer, |g| {
+                for (i, image) in images.iter_mut() {
+                    if let Kind::Camera(spec, _) = &sensors[*i].kind {
+                        g.write_08(spec.post, g.rows_of(image.pixels_mut()));
+                    }
+                }
+            });
+        let (position, rotation) = (spec.position, spec.rotation);
+        let ctx = CaptureContext {
+            frame: self.world.frame,
+            timestamp: f64::from(self.world.time()),
+            transform: Mount { position, rotation }.world(player),
+        };
+        for (i, image) in self.images.drain(..) {
+            let s = &self.sensors[i];
+            let sent = server
+                .sensor(s.stream_id)
+                .and_then(|sensor| sensor.commit_image(&ctx, image));
+            if let Err(e) = sent {
+                log_warn!("camera {}: {}", s.name, e);
+            }
+        }
     }
 
     /// Destroys the episode's 0.9 sensors (their streams end).

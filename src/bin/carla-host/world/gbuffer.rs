@@ -8,7 +8,7 @@
 
 use super::raster::Face;
 use super::render::{depth_word, PostProcessing};
-use super::town;
+use super::tags::{TAGS_08, TAGS_0916};
 
 /// An image derived from a G-buffer (BGRA bytes, alpha 255).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,27 +37,14 @@ impl Output {
     }
 }
 
-const fn table(of_0916: bool) -> [u8; 256] {
-    let mut t = [0; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = if of_0916 {
-            town::tag_0916(i as u8)
-        } else {
-            town::tag_08(i as u8)
-        };
-        i += 1;
-    }
-    t
-}
-const TAGS_08: [u8; 256] = table(false);
-const TAGS_0916: [u8; 256] = table(true);
-
 /// One camera's rendered view (see the module doc). Reuse it from tick to
 /// tick: it allocates only when the image size grows.
 #[derive(Default)]
 pub(crate) struct GBuffer {
     pub(super) width: usize,
+    /// Rows held: `row0..row0 + height` of the image (all of it unless
+    /// rendered in stripes).
+    pub(super) row0: usize,
     pub(super) height: usize,
     /// Planar depth, metres; infinity where the sky is seen.
     pub(super) depth: Vec<f32>,
@@ -73,10 +60,11 @@ impl GBuffer {
         GBuffer::default()
     }
 
-    /// Sets the image size (contents unspecified until rendered).
-    pub(super) fn resize(&mut self, width: usize, height: usize) {
-        let n = width * height;
-        (self.width, self.height) = (width, height);
+    /// Holds `rows` rows from `row0` of an image `width` wide (contents
+    /// unspecified until rendered).
+    pub(super) fn resize(&mut self, width: usize, row0: usize, rows: usize) {
+        let n = width * rows;
+        (self.width, self.row0, self.height) = (width, row0, rows);
         self.depth.resize(n, 0.0);
         self.tag.resize(n, 0);
         self.actor.resize(n, 0);
@@ -87,9 +75,22 @@ impl GBuffer {
     pub(crate) fn width(&self) -> usize {
         self.width
     }
+    /// Rows held.
     #[allow(dead_code)] // for 0.9 sensors of the host's own
     pub(crate) fn height(&self) -> usize {
         self.height
+    }
+    /// The image row of the first row held (0 for a whole image).
+    #[allow(dead_code)] // for 0.9 sensors of the host's own
+    pub(crate) fn first_row(&self) -> usize {
+        self.row0
+    }
+    /// The part of a whole image's BGRA bytes (`width · 4` per row) this
+    /// G-buffer holds: where [`GBuffer::write`] should write a stripe.
+    /// Panics if `image` is too short.
+    pub(crate) fn rows_of<'a>(&self, image: &'a mut [u8]) -> &'a mut [u8] {
+        let row = self.width * 4;
+        &mut image[self.row0 * row..(self.row0 + self.height) * row]
     }
     /// Planar depth (metres along the camera's forward axis) per pixel,
     /// row by row from the top-left; `f32::INFINITY` for the sky.
@@ -113,8 +114,9 @@ impl GBuffer {
         &self.colour
     }
 
-    /// Writes `output` into `out` (`width · height · 4` BGRA bytes).
-    /// Panics if `out` has another length.
+    /// Writes `output` of the rows held into `out` (`width · height · 4`
+    /// BGRA bytes; see [`GBuffer::rows_of`]). Panics if `out` has another
+    /// length.
     pub(crate) fn write(&self, output: Output, out: &mut [u8]) {
         assert_eq!(out.len(), self.colour.len() * 4, "camera buffer size");
         let px = out.chunks_exact_mut(4);
@@ -158,42 +160,9 @@ mod tests {
     use crate::world::town::tag;
 
     #[test]
-    fn tag_tables_follow_0_8_and_0_9_16() {
-        assert_eq!(TAGS_08[tag::SKY as usize], 0);
-        assert_eq!(TAGS_08[tag::TERRAIN as usize], tag::VEGETATION);
-        assert_eq!(TAGS_08[tag::TRAFFIC_LIGHTS as usize], tag::TRAFFIC_SIGNS);
-        for t in 0..=tag::TRAFFIC_SIGNS {
-            assert_eq!(TAGS_08[t as usize], t);
-        }
-        let expect = [
-            (tag::NONE, 0),
-            (tag::ROADS, 1),
-            (tag::SIDEWALKS, 2),
-            (tag::BUILDINGS, 3),
-            (tag::WALLS, 4),
-            (tag::FENCES, 5),
-            (tag::POLES, 6),
-            (tag::TRAFFIC_LIGHTS, 7),
-            (tag::TRAFFIC_SIGNS, 8),
-            (tag::VEGETATION, 9),
-            (tag::TERRAIN, 10),
-            (tag::SKY, 11),
-            (tag::PEDESTRIANS, 12),
-            (tag::VEHICLES, 14),
-            (tag::OTHER, 22),
-            (tag::ROAD_LINES, 24),
-            (200, 0),
-        ];
-        for (internal, carla) in expect {
-            assert_eq!(town::tag_0916(internal), carla, "{internal}");
-            assert_eq!(TAGS_0916[internal as usize], carla);
-        }
-    }
-
-    #[test]
     fn outputs_encode_each_pixel() {
         let mut g = GBuffer::new();
-        g.resize(2, 1);
+        g.resize(2, 0, 1);
         g.depth.copy_from_slice(&[20.0, f32::INFINITY]);
         g.tag.copy_from_slice(&[tag::VEHICLES, tag::SKY]);
         g.actor.copy_from_slice(&[0x0102_0304, 0]);

@@ -8,6 +8,7 @@
 //! [`World::measurements`], [`World::render_gbuffer`] (or [`World::render`])
 //! for each camera and [`World::trace_lidar`] for each lidar.
 
+pub(crate) mod cameras;
 pub(crate) mod gbuffer;
 pub(crate) mod geometry;
 pub(crate) mod horizon;
@@ -19,13 +20,14 @@ pub(crate) mod raycast;
 pub(crate) mod render;
 pub(crate) mod scene;
 pub(crate) mod shade;
+pub(crate) mod tags;
 pub(crate) mod town;
 pub(crate) mod traffic;
 pub(crate) mod vehicle;
 
-pub(crate) use town::player_start_spots;
 #[allow(unused_imports)] // for the lidar's 0.9.16 tags
-pub(crate) use town::tag_0916;
+pub(crate) use tags::tag_0916;
+pub(crate) use town::player_start_spots;
 
 use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::*;
@@ -34,7 +36,8 @@ use lidar::Mount;
 use math::{v3, Rect, Rng};
 use parking_lot::Mutex;
 use pedestrians::Walker;
-use render::{CameraPose, CameraSpec};
+#[cfg(test)]
+use render::CameraSpec;
 use scene::ActorBox;
 use scene::Scene;
 use town::{Light, LightSpot, SignSpot};
@@ -89,7 +92,7 @@ pub(crate) struct World {
     scene: Scene,
     obstacles: Vec<Obstacle>,
     actor_buf: Vec<ActorBox>,
-    /// The G-buffer of [`World::render`].
+    /// The G-buffer stripe of [`World::render`].
     #[allow(dead_code)] // see `render`
     scratch: Mutex<GBuffer>,
 }
@@ -333,33 +336,6 @@ impl World {
                 ..Default::default()
             });
         }
-    }
-
-    /// Renders 0.8 camera `camera` (mounted on the player) into `out`
-    /// (`width · height · 4` BGRA bytes), through a G-buffer of the
-    /// world's own. To write several outputs of one view, use
-    /// [`World::render_gbuffer`] and [`GBuffer::write`] instead.
-    #[allow(dead_code)] // one camera at a time: the tests, simple hosts
-    pub(crate) fn render(&self, camera: &CameraSpec, out: &mut [u8]) {
-        let pose = CameraPose::on_player(camera, &self.car.transform());
-        let mut g = self.scratch.lock();
-        self.render_gbuffer(&pose, camera.width, camera.height, camera.fov_deg, &mut g);
-        g.write_08(camera.post, out);
-    }
-
-    /// Renders the view of a camera at `pose` (anywhere: on the player,
-    /// on another actor, free), `width × height` pixels with horizontal
-    /// field of view `fov_deg`, into `out`. A camera inside an actor's box
-    /// does not see that actor.
-    pub(crate) fn render_gbuffer(
-        &self,
-        pose: &CameraPose,
-        width: u32,
-        height: u32,
-        fov_deg: f32,
-        out: &mut GBuffer,
-    ) {
-        raster::rasterize(&self.scene, pose, width, height, fov_deg, out);
     }
 
     /// Traces `rays` (a lidar plan, sensor frame) from a lidar mounted on the

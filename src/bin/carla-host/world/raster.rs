@@ -21,7 +21,7 @@
 //! caster ([`super::raycast`]), which the tests compare it with.
 
 use super::gbuffer::GBuffer;
-use super::math::{add, scale, v3};
+use super::math::v3;
 use super::render::{threads, CameraPose, FAR_M};
 use super::scene::Scene;
 use super::shade;
@@ -35,28 +35,47 @@ pub(crate) use faces::Face;
 const NEAR: f32 = 1e-3;
 /// Rows per work item.
 const BAND: usize = 16;
+/// Pixels of a stripe when rendering in stripes (a G-buffer of 6.5 MiB:
+/// an 800x600 image is one stripe).
+pub(crate) const STRIPE_PIXELS: usize = 1 << 19;
 /// What a pixel sees, before it is resolved: the sky, the ground, or
 /// `FIRST_FACE +` an index in the face list.
 const SKY: u32 = 0;
 const GROUND: u32 = 1;
 const FIRST_FACE: u32 = 2;
 
-/// Renders the scene seen from `pose` (a `width × height` image, horizontal
-/// field of view `fov_deg`) into `g`.
-pub(crate) fn rasterize(
+/// A camera's image size and horizontal field of view (degrees).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Lens {
+    pub width: u32,
+    pub height: u32,
+    pub fov_deg: f32,
+}
+
+/// Renders the scene seen from `pose` through `lens` into `g`, the whole
+/// image at once.
+pub(crate) fn rasterize(scene: &Scene, pose: &CameraPose, lens: &Lens, g: &mut GBuffer) {
+    rasterize_stripes(scene, pose, lens, usize::MAX, g, |_| {});
+}
+
+/// Renders the scene seen from `pose` through `lens` in stripes of whole
+/// rows, top to bottom, of at most `max_pixels` pixels (but at least one
+/// band of rows): `g` holds one stripe at a time, and `emit` gets it (see
+/// [`GBuffer::first_row`]). Memory stays bounded for any image size.
+pub(crate) fn rasterize_stripes(
     scene: &Scene,
     pose: &CameraPose,
-    width: u32,
-    height: u32,
-    fov_deg: f32,
+    lens: &Lens,
+    max_pixels: usize,
     g: &mut GBuffer,
+    mut emit: impl FnMut(&GBuffer),
 ) {
-    let (w, h) = (width as usize, height as usize);
-    g.resize(w, h);
+    let (w, h) = (lens.width as usize, lens.height as usize);
     if w == 0 || h == 0 {
+        g.resize(w, 0, 0);
         return;
     }
-    let tan = (fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
+    let tan = (lens.fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
     let view = View {
         o: pose.origin,
         axes: pose.axes,
@@ -66,55 +85,10 @@ pub(crate) fn rasterize(
         tan_v: tan * h as f32 / w as f32,
         step: 2.0 * tan / w as f32,
     };
-    // A camera inside a car (the player's, typically) sees out of it.
-    let ignore = scene.actor_containing(view.o);
     let mut faces = std::mem::take(&mut g.faces);
     faces.clear();
-    for (i, b) in scene.static_bounds().iter().enumerate() {
-        let (tag, albedo) = scene.static_look(i);
-        let solid = Solid {
-            tag,
-            albedo,
-            id: 0,
-            window_z: f32::INFINITY,
-        };
-        let e = [v3(b[3] - b[0], 0.0, 0.0), v3(0.0, b[4] - b[1], 0.0)];
-        let p = v3(b[0], b[1], b[2]);
-        view.add_box(
-            p,
-            [e[0], e[1], v3(0.0, 0.0, b[5] - b[2])],
-            &solid,
-            &mut faces,
-        );
-    }
-    for a in scene.actors().iter().filter(|a| a.id != ignore) {
-        let solid = Solid {
-            tag: a.tag,
-            albedo: a.albedo,
-            id: a.id,
-            window_z: a.window_z,
-        };
-        let r = &a.rect;
-        let (ex, ey) = (v3(r.cos, r.sin, 0.0), v3(-r.sin, r.cos, 0.0));
-        let p = add(
-            v3(r.cx, r.cy, a.z0),
-            add(scale(ex, -r.hx), scale(ey, -r.hy)),
-        );
-        let e = [
-            scale(ex, 2.0 * r.hx),
-            scale(ey, 2.0 * r.hy),
-            v3(0.0, 0.0, a.z1 - a.z0),
-        ];
-        view.add_box(p, e, &solid, &mut faces);
-    }
-    let bands = g
-        .depth
-        .chunks_mut(w * BAND)
-        .zip(g.tag.chunks_mut(w * BAND))
-        .zip(g.actor.chunks_mut(w * BAND))
-        .zip(g.colour.chunks_mut(w * BAND))
-        .enumerate();
-    let queue = Mutex::new(bands);
+    // A camera inside a car (the player's, typically) sees out of it.
+    view.add_scene(scene, scene.actor_containing(view.o), &mut faces);
     let ground = [
         Ground::Road,
         Ground::LaneMark,
@@ -135,20 +109,12 @@ pub(crate) fn rasterize(
         faces: &faces,
         ground,
     };
-    let work = || loop {
-        let Some((i, (((depth, tags), ids), colour))) = queue.lock().next() else {
-            return;
-        };
-        band.run(i * BAND, depth, ids);
-        band.resolve(i * BAND, depth, tags, ids, colour);
-    };
-    let extra = threads().min(h.div_ceil(BAND)) - 1;
-    std::thread::scope(|s| {
-        for _ in 0..extra {
-            s.spawn(work);
-        }
-        work();
-    });
+    let stripe = (max_pixels / w).max(BAND).min(h);
+    for v0 in (0..h).step_by(stripe) {
+        g.resize(w, v0, stripe.min(h - v0));
+        band.stripe(v0, g);
+        emit(g);
+    }
     g.faces = faces;
 }
 
@@ -161,6 +127,34 @@ struct Band<'a> {
 }
 
 impl Band<'_> {
+    /// Renders the rows `g` holds, from image row `v0`, in bands on up to
+    /// [`threads`] threads.
+    fn stripe(&self, v0: usize, g: &mut GBuffer) {
+        let n = self.view.width * BAND;
+        let bands = g
+            .depth
+            .chunks_mut(n)
+            .zip(g.tag.chunks_mut(n))
+            .zip(g.actor.chunks_mut(n))
+            .zip(g.colour.chunks_mut(n))
+            .enumerate();
+        let queue = Mutex::new(bands);
+        let work = || loop {
+            let Some((i, (((depth, tags), ids), colour))) = queue.lock().next() else {
+                return;
+            };
+            self.run(v0 + i * BAND, depth, ids);
+            self.resolve(v0 + i * BAND, depth, tags, ids, colour);
+        };
+        let extra = threads().min(g.height.div_ceil(BAND)) - 1;
+        std::thread::scope(|s| {
+            for _ in 0..extra {
+                s.spawn(work);
+            }
+            work();
+        });
+    }
+
     /// Rows `v0..` (as many as `inv` holds): `1/t` into `inv`, what each
     /// pixel sees into `prim`.
     fn run(&self, v0: usize, inv: &mut [f32], prim: &mut [u32]) {

@@ -2,7 +2,8 @@
 //! each with its inverse-depth plane and its look.
 
 use super::{FAR_M, NEAR};
-use crate::world::math::{add, dot, scale, sub, Axes};
+use crate::world::math::{add, dot, scale, sub, v3, Axes};
+use crate::world::scene::Scene;
 use crate::world::shade::{self, Detail};
 use carla_server::types::Vector3D;
 
@@ -123,6 +124,45 @@ impl View {
             c.y * self.step / k,
             -c.z * self.step / k,
         ))
+    }
+
+    /// Adds the faces seen of the static boxes and the actors but
+    /// `ignore` of `scene`.
+    pub(super) fn add_scene(&self, scene: &Scene, ignore: u32, faces: &mut Vec<Face>) {
+        for (i, b) in scene.static_bounds().iter().enumerate() {
+            let (tag, albedo) = scene.static_look(i);
+            let solid = Solid {
+                tag,
+                albedo,
+                id: 0,
+                window_z: f32::INFINITY,
+            };
+            let p = v3(b[0], b[1], b[2]);
+            let e = [
+                v3(b[3] - b[0], 0.0, 0.0),
+                v3(0.0, b[4] - b[1], 0.0),
+                v3(0.0, 0.0, b[5] - b[2]),
+            ];
+            self.add_box(p, e, &solid, faces);
+        }
+        for a in scene.actors().iter().filter(|a| a.id != ignore) {
+            let solid = Solid {
+                tag: a.tag,
+                albedo: a.albedo,
+                id: a.id,
+                window_z: a.window_z,
+            };
+            let r = &a.rect;
+            let (ex, ey) = (v3(r.cos, r.sin, 0.0), v3(-r.sin, r.cos, 0.0));
+            let corner = add(scale(ex, -r.hx), scale(ey, -r.hy));
+            let p = add(v3(r.cx, r.cy, a.z0), corner);
+            let e = [
+                scale(ex, 2.0 * r.hx),
+                scale(ey, 2.0 * r.hy),
+                v3(0.0, 0.0, a.z1 - a.z0),
+            ];
+            self.add_box(p, e, &solid, faces);
+        }
     }
 
     /// Adds the faces seen of box `p + s·e[0] + t·e[1] + r·e[2]` (s, t,

@@ -7,7 +7,8 @@ use crate::world::geometry::{StaticBox, NO_LIGHT};
 use crate::world::math::Rect;
 use crate::world::render::{pixel_ray, CameraSpec, PostProcessing};
 use crate::world::scene::{ActorBox, CELL};
-use crate::world::town::{ground_transform, tag, tag_08};
+use crate::world::tags::tag_08;
+use crate::world::town::{ground_transform, tag};
 use crate::world::{World, WorldConfig};
 use carla_server::types::{Control, Rotation3D, Transform};
 
@@ -25,7 +26,12 @@ fn cam(x: f32, y: f32, z: f32, pitch: f32, yaw: f32, roll: f32) -> CameraSpec {
 fn gbuffer(scene: &Scene, c: &CameraSpec, base: &Transform) -> GBuffer {
     let mut g = GBuffer::new();
     let pose = CameraPose::on_player(c, base);
-    rasterize(scene, &pose, c.width, c.height, c.fov_deg, &mut g);
+    let lens = Lens {
+        width: c.width,
+        height: c.height,
+        fov_deg: c.fov_deg,
+    };
+    rasterize(scene, &pose, &lens, &mut g);
     g
 }
 
@@ -323,5 +329,37 @@ fn odd_poses_and_lenses_render_without_panicking() {
         w.render_gbuffer(&inside, width, height, fov, &mut g);
         assert_eq!(g.depth().len(), (width * height) as usize);
         assert!(g.depth().iter().all(|z| !z.is_nan()));
+    }
+}
+
+#[test]
+fn stripes_add_up_to_the_whole_image() {
+    let mut w = World::new(&WorldConfig::default(), 2);
+    w.step(&Control::default(), 0.3);
+    let spec = cam(0.3, 0.0, 1.3, -5.0, 10.0, 0.0);
+    let pose = CameraPose::on_player(&spec, &w.player_transform());
+    let lens = Lens {
+        width: 160,
+        height: 120,
+        fov_deg: 90.0,
+    };
+    let mut whole = GBuffer::new();
+    rasterize(&w.scene, &pose, &lens, &mut whole);
+    for output in [Output::Rgb, Output::Depth, Output::Instance0916] {
+        let mut want = vec![0; 160 * 120 * 4];
+        whole.write(output, &mut want);
+        // 20-row stripes, and the smallest (one band: 16 rows, 8 left).
+        for max_pixels in [160 * 20, 1] {
+            let mut got = vec![0; 160 * 120 * 4];
+            let (mut g, mut next_row) = (GBuffer::new(), 0);
+            rasterize_stripes(&w.scene, &pose, &lens, max_pixels, &mut g, |g| {
+                assert_eq!(g.first_row(), next_row);
+                next_row += g.height();
+                g.write(output, g.rows_of(&mut got));
+            });
+            assert_eq!(next_row, 120);
+            assert!(g.depth().len() <= 160 * 20);
+            assert!(got == want, "{output:?} in stripes of {max_pixels} pixels");
+        }
     }
 }

@@ -24,7 +24,7 @@
 //! (256³ − 1))` with R the low byte, G the middle one and B the high one
 //! (CARLA's `(R + G·256 + B·256²) / (256³ − 1)`), sky and beyond 1000 m
 //! saturated. Semantic segmentation: the tag in R, B = G = 0 (0.8's tags,
-//! or 0.9.16's, see `town::tag_0916`). 0.9.16 instance segmentation: R the
+//! or 0.9.16's, see `tags::tag_0916`). 0.9.16 instance segmentation: R the
 //! 0.9.16 tag, G the low byte of the actor id, B its second byte (0 for
 //! the map). Alpha is 255 in every mode.
 

@@ -181,7 +181,12 @@ fn depth_of_a_box_20_m_ahead_is_planar() {
     let cam = camera(21, 15, PostProcessing::Depth);
     let mut g = gbuffer::GBuffer::new();
     let pose = render::CameraPose::on_player(&cam, &player);
-    raster::rasterize(&scene, &pose, 21, 15, 90.0, &mut g);
+    let lens = raster::Lens {
+        width: 21,
+        height: 15,
+        fov_deg: 90.0,
+    };
+    raster::rasterize(&scene, &pose, &lens, &mut g);
     let mut raycast = vec![0; 21 * 15 * 4];
     raycast::render_with(&scene, &cam, &player, &mut raycast, true);
     for img in [&raycast[..], &{

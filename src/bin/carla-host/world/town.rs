@@ -55,51 +55,14 @@ pub(crate) mod tag {
     pub(crate) const WALLS: u8 = 11;
     pub(crate) const TRAFFIC_SIGNS: u8 = 12;
     // Finer classes of the demo world's own, beyond 0.8's table: 0.8
-    // outputs report them as the 0.8 tag named (see `tag_08`), 0.9.16
-    // outputs as their own class (see `tag_0916`).
+    // outputs report them as the 0.8 tag named, 0.9.16 outputs as their
+    // own class (see `world::tags`).
     /// No surface at all (0.8: NONE; 0.9.16: Sky).
     pub(crate) const SKY: u8 = 13;
     /// Grass ground (0.8: VEGETATION; 0.9.16: Terrain).
     pub(crate) const TERRAIN: u8 = 14;
     /// Traffic-light lamp housings (0.8: TRAFFIC_SIGNS; 0.9.16: TrafficLight).
     pub(crate) const TRAFFIC_LIGHTS: u8 = 15;
-}
-
-/// CARLA 0.8's tag of an internal tag ([`tag`]); unknown tags are 0.
-pub(crate) const fn tag_08(internal: u8) -> u8 {
-    match internal {
-        tag::SKY => tag::NONE,
-        tag::TERRAIN => tag::VEGETATION,
-        tag::TRAFFIC_LIGHTS => tag::TRAFFIC_SIGNS,
-        t if t <= tag::TRAFFIC_SIGNS => t,
-        _ => tag::NONE,
-    }
-}
-
-/// CARLA 0.9.16's semantic tag (CityScapes-like: 1 Roads, 2 SideWalks,
-/// 3 Building, 4 Wall, 5 Fence, 6 Pole, 7 TrafficLight, 8 TrafficSign,
-/// 9 Vegetation, 10 Terrain, 11 Sky, 12 Pedestrian, 14 Car, 22 Other,
-/// 24 RoadLine, ...) of an internal tag ([`tag`]): the one table every
-/// 0.9.16 output uses. Unknown tags are 0 (Unlabeled).
-pub(crate) const fn tag_0916(internal: u8) -> u8 {
-    match internal {
-        tag::BUILDINGS => 3,
-        tag::FENCES => 5,
-        tag::OTHER => 22,
-        tag::PEDESTRIANS => 12,
-        tag::POLES => 6,
-        tag::ROAD_LINES => 24,
-        tag::ROADS => 1,
-        tag::SIDEWALKS => 2,
-        tag::VEGETATION => 9,
-        tag::VEHICLES => 14,
-        tag::WALLS => 4,
-        tag::TRAFFIC_SIGNS => 8,
-        tag::SKY => 11,
-        tag::TERRAIN => 10,
-        tag::TRAFFIC_LIGHTS => 7,
-        _ => 0,
-    }
 }
 
 /// What the flat ground is at a point.
@@ -402,66 +365,5 @@ pub(crate) fn player_start_spots() -> Vec<Transform> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ground_classes() {
-        assert_eq!(surface(30.0, 1.0).ground, Ground::Road);
-        assert_eq!(surface(30.0, 1.0).lane, Some(0));
-        assert_eq!(surface(30.0, -1.0).lane, Some(2));
-        assert_eq!(surface(-1.0, 30.0).lane, Some(1));
-        assert_eq!(surface(1.0, 30.0).lane, Some(3));
-        assert_eq!(surface(1.0, 1.0).lane, None, "junction");
-        assert_eq!(surface(31.0, 0.0).ground, Ground::LaneMark);
-        assert_eq!(surface(34.0, 0.0).ground, Ground::Road, "gap of the dashes");
-        assert_eq!(surface(30.0, 5.0).ground, Ground::Sidewalk);
-        assert_eq!(surface(30.0, 30.0).ground, Ground::Grass);
-        assert_eq!(surface(-20.0, 30.0).ground, Ground::Grass);
-    }
-
-    #[test]
-    fn the_branch_free_ground_index_classifies_like_surface() {
-        let index = |g| {
-            [
-                Ground::Road,
-                Ground::LaneMark,
-                Ground::Sidewalk,
-                Ground::Grass,
-            ]
-            .iter()
-            .position(|&h| h == g)
-            .unwrap() as u32
-        };
-        let mut rng = crate::world::math::Rng::new(8);
-        let lines = [
-            0.0, 1.75, 3.2, 3.35, 3.5, 5.0, 6.5, 30.0, 60.0, 63.4, 240.0, 243.5,
-        ];
-        let mut points: Vec<(f32, f32)> = Vec::new();
-        for &c in &lines {
-            for i in 0..40_000 {
-                let t = -40.0 + i as f32 * 0.008;
-                points.extend([(t, c), (c, t), (t, -c), (-c, t)]);
-            }
-        }
-        points.extend((0..200_000).map(|_| (rng.range(-40.0, 290.0), rng.range(-40.0, 290.0))));
-        let mut classes = [0; 4];
-        for (x, y) in points {
-            let want = index(surface(x, y).ground);
-            assert_eq!(ground_index(x, y), want, "({x}, {y})");
-            classes[want as usize] += 1;
-        }
-        assert!(classes.iter().all(|&n| n > 1000), "{classes:?}");
-    }
-
-    #[test]
-    fn lights_alternate_between_crossing_roads() {
-        for t in 0..260 {
-            let t = t as f32 * 0.1;
-            let a = light_state((1, 2), 0, t);
-            let b = light_state((1, 2), 1, t);
-            assert!(a == Light::Red || b == Light::Red, "t={t}");
-            assert_eq!(a, light_state((1, 2), 2, t));
-        }
-    }
-}
+#[path = "town_tests.rs"]
+mod tests;
