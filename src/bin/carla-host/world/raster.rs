@@ -8,14 +8,16 @@
 //!    near plane and projected to the screen: a convex polygon plus the
 //!    plane of its inverse planar depth `1/t`, which is affine in the pixel
 //!    coordinates.
-//! 2. Per band of rows, on up to [`threads`] threads: every pixel starts as
-//!    the flat ground (ray/ground-plane intersection, affine along the row)
-//!    or the sky; each face overlapping the band is scanned row by row
-//!    (the pixel centres inside the polygon) with a z-test on `1/t` (a
-//!    pixel's `1/t` buffer starts at `1/FAR_M`: nothing beyond the far
-//!    plane is drawn); then each pixel is resolved once: depth, tag, actor
-//!    id and shaded colour of what it sees (the ground classified by
-//!    `town::surface` at the hit point).
+//! 2. Per stripe of rows (the whole image, or stripes of bounded size:
+//!    [`rasterize_stripes`]), per band of 16 rows, on up to [`threads`]
+//!    threads: every pixel starts as the flat ground (ray/ground-plane
+//!    intersection, affine along the row; seen from above only) or the
+//!    sky; each face overlapping the band is scanned row by row (the pixel
+//!    centres inside the polygon) with a z-test on `1/t` (a pixel's `1/t`
+//!    buffer starts at `1/FAR_M`: nothing beyond the far plane is drawn);
+//!    then each pixel is resolved once (`raster_resolve.rs`): depth, tag,
+//!    actor id and shaded colour of what it sees, the ground classified as
+//!    `town::surface` does.
 //!
 //! A pixel sees what the ray through its centre hits first, like the ray
 //! caster ([`super::raycast`]), which the tests compare it with.
