@@ -76,7 +76,14 @@ impl Face {
                     hi = hi.max(a.0);
                     b.0
                 } else {
-                    a.0 + (y - a.1) * (b.0 - a.0) / (b.1 - a.1)
+                    // From the end nearer the row: a vertex clipped at the
+                    // near plane may lie millions of pixels away.
+                    let (p, q) = if (y - a.1).abs() <= (y - b.1).abs() {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
+                    p.0 + (y - p.1) * (q.0 - p.0) / (q.1 - p.1)
                 };
                 lo = lo.min(x);
                 hi = hi.max(x);

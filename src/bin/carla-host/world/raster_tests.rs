@@ -363,3 +363,43 @@ fn stripes_add_up_to_the_whole_image() {
         }
     }
 }
+
+#[test]
+fn faces_passing_right_by_the_camera_keep_their_edges() {
+    // Walls beside and below the camera, reaching behind it: clipped at the
+    // near plane, their faces project to huge screen coordinates.
+    let tall = StaticBox {
+        min: v3(-50.0, -4.0, 0.0),
+        max: v3(80.0, -3.0, 60.0),
+        ..building()
+    };
+    let wall = StaticBox {
+        min: v3(-50.0, -0.52, 0.0),
+        max: v3(80.0, -0.5, 6.0),
+        ..building()
+    };
+    let step = StaticBox {
+        min: v3(-3.0, -0.5, 0.0),
+        max: v3(40.0, 3.0, 1.4985),
+        ..building()
+    };
+    let views = [
+        (vec![wall, step], -0.4985, (0.0, 0.0, 0.0)),
+        (vec![wall, step], -0.4985, (-3.0, 2.0, 0.0)),
+        (vec![wall, step], -0.4985, (8.0, -10.0, 15.0)),
+        (vec![tall], 0.0, (-20.0, 25.0, 0.0)),
+        (vec![tall], -2.9, (-40.0, 35.0, 5.0)),
+    ];
+    for (boxes, y, (yaw, pitch, roll)) in views {
+        let scene = Scene::new(boxes, CELL);
+        let c = CameraSpec {
+            width: 800,
+            height: 600,
+            ..cam(0.0, 0.0, 1.5, pitch, yaw, roll)
+        };
+        let (tags, depth, _) = agreement(&scene, &c, &ground_transform(0.0, y, 0.0));
+        // Edges a pixel off would be hundreds of pixels.
+        assert!(tags >= 0.99999, "{yaw} {pitch} {roll}: {tags}");
+        assert!(depth >= 0.99999, "{yaw} {pitch} {roll}: {depth}");
+    }
+}
