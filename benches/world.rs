@@ -1,5 +1,8 @@
 //! Frames per second the demo world serves a local client in synchronous
 //! mode. Run: `cargo bench --bench world`. Prints, in one run:
+//! - first, the camera alone: `carla-host --bench-render 60` (ms per
+//!   800x600 camera, rasterizer against the old ray caster, and the time to
+//!   write each output from a G-buffer);
 //! - the baseline: no sensors (protocol + world simulation only);
 //! - the default sensors: one 800x600 SceneFinal camera and a
 //!   32-channel lidar at 100 000 points/s;
@@ -142,7 +145,18 @@ fn python_09(port: u16) {
     let _ = host.wait();
 }
 
+/// Runs `carla-host --bench-render 60` and prints what it prints.
+fn render_bench() {
+    let out = Command::new(env!("CARGO_BIN_EXE_carla-host"))
+        .args(["--bench-render", "60"])
+        .output()
+        .expect("run carla-host --bench-render");
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    assert!(out.status.success(), "carla-host --bench-render failed");
+}
+
 fn main() {
+    render_bench();
     let base: u16 = 23000 + (std::process::id() % 1000) as u16 * 3;
     println!("synchronous mode, {FRAMES} frames after {WARM_UP} warm-up, one client on loopback");
     let (baseline, _) = run("baseline: no sensors", base, &settings(&[], ""));

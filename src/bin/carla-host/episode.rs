@@ -1,21 +1,26 @@
 //! One episode of the demo world: the client's settings, the 0.8 handshake,
 //! the sensors (each offered on the 0.8 stream port and as a 0.9 stream),
-//! and one frame's worth of sending.
+//! and one frame's worth of sending. Cameras with the same pose, size and
+//! FOV (an RGB and a Depth camera side by side, as in the 0.8 client
+//! example) share one view: rendered once per frame, stripe by stripe,
+//! into a G-buffer each camera's image is written from.
 
+use crate::world::gbuffer::GBuffer;
 use crate::world::lidar::{legacy_record, Mount};
-use crate::world::render::{CameraSpec, PostProcessing};
+use crate::world::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::{player_start_spots, World, WorldConfig};
 use carla_server::legacy::settings::{self, Budget, SensorSettings, Settings};
-use carla_server::streaming::CaptureContext;
+use carla_server::streaming::{CaptureContext, PendingImage};
 use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::{
-    Agent, SensorDefinition, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST,
+    Agent, SensorDefinition, Transform, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST,
 };
 use carla_server::{log_info, log_warn, Error, Server};
 use std::time::SystemTime;
 
 enum Kind {
-    Camera(CameraSpec),
+    /// A camera and the index of its view in `Episode::views`.
+    Camera(CameraSpec, usize),
     Lidar {
         mount: Mount,
         range: f32,
@@ -36,6 +41,13 @@ struct SensorRun {
 pub(crate) struct Episode {
     pub settings: Settings,
     sensors: Vec<SensorRun>,
+    /// The views of the cameras: their spec, post-processing aside
+    /// (`SceneFinal`), and whether this frame sent it yet.
+    views: Vec<(CameraSpec, bool)>,
+    /// One stripe of the view being rendered.
+    gbuffer: GBuffer,
+    /// The images of that view's cameras, by sensor index.
+    images: Vec<(usize, PendingImage)>,
     agents: Vec<Agent>,
     rays: Vec<PlannedRay>,
     hits: Vec<LidarHit>,
@@ -64,8 +76,7 @@ fn refuse(server: &Server, reason: &str, timeout: u32) -> Error {
 }
 
 impl Episode {
-    /// Runs the handshake for a request's settings and creates the sensors
-    /// and the episode's world (the player at the chosen start).
+    /// Runs the handshake for a request's settings and creates the sensors.
     pub(crate) fn begin(
         server: &Server,
         ini: &[u8],
@@ -110,6 +121,19 @@ impl Episode {
                 Err(e) => log_warn!("sensor {}: no 0.9 stream: {}", s.name(), e),
             }
         }
+        let mut views: Vec<(CameraSpec, bool)> = Vec::new();
+        for s in &mut sensors {
+            if let Kind::Camera(spec, view) = &mut s.kind {
+                let key = CameraSpec {
+                    post: PostProcessing::SceneFinal,
+                    ..*spec
+                };
+                *view = views.iter().position(|v| v.0 == key).unwrap_or_else(|| {
+                    views.push((key, false));
+                    views.len() - 1
+                });
+            }
+        }
         log_info!(
             "episode: {} mode, start {}, sensors: {}",
             if settings.synchronous_mode {
@@ -130,6 +154,9 @@ impl Episode {
         let episode = Episode {
             settings,
             sensors,
+            views,
+            gbuffer: GBuffer::new(),
+            images: Vec::new(),
             agents: Vec::new(),
             rays: Vec::new(),
             hits: Vec::new(),
@@ -183,7 +210,7 @@ impl Episode {
                     name,
                     legacy_id,
                     stream_id,
-                    kind: Kind::Camera(spec),
+                    kind: Kind::Camera(spec, 0),
                 })
             }
             SensorSettings::Lidar(l) => {
@@ -242,27 +269,20 @@ impl Episode {
         let player = world.player_transform();
         let frame = world.frame;
         let timestamp = f64::from(world.time());
-        for s in &mut self.sensors {
+        for v in &mut self.views {
+            v.1 = false;
+        }
+        for i in 0..self.sensors.len() {
+            let s = &mut self.sensors[i];
             let Ok(sensor) = server.sensor(s.stream_id) else {
                 continue;
             };
             match &mut s.kind {
-                Kind::Camera(spec) => {
-                    let mount = Mount {
-                        position: spec.position,
-                        rotation: spec.rotation,
-                    };
-                    let ctx = CaptureContext {
-                        frame,
-                        timestamp,
-                        transform: mount.world(&player),
-                    };
-                    let Ok(mut image) = sensor.acquire_image() else {
-                        continue;
-                    };
-                    world.render(spec, image.pixels_mut());
-                    if let Err(e) = sensor.commit_image(&ctx, image) {
-                        log_warn!("camera {}: {}", s.name, e);
+                Kind::Camera(_, view) => {
+                    let view = *view;
+                    if !self.views[view].1 {
+                        self.views[view].1 = true;
+                        self.send_view(server, world, view, i, &player);
                     }
                 }
                 Kind::Lidar {
@@ -306,6 +326,65 @@ impl Episode {
         let with_agents = self.settings.send_non_player_agents_info;
         let m = world.measurements(platform_ms(), with_agents, &mut self.agents);
         server.write_measurements(&m, &self.agents)
+    }
+
+    /// Renders view `view` once, stripe by stripe, into the images of its
+    /// cameras (sensors `first..`), and sends them.
+    fn send_view(
+        &mut self,
+        server: &Server,
+        world: &World,
+        view: usize,
+        first: usize,
+        player: &Transform,
+    ) {
+        let spec = self.views[view].0;
+        let (w, h) = (spec.width, spec.height);
+        let size = w as usize * h as usize * 4;
+        self.images.clear();
+        for (i, s) in self.sensors.iter().enumerate().skip(first) {
+            if !matches!(s.kind, Kind::Camera(_, v) if v == view) {
+                continue;
+            }
+            let Ok(sensor) = server.sensor(s.stream_id) else {
+                continue;
+            };
+            let Ok(mut image) = sensor.acquire_image() else {
+                continue;
+            };
+            if image.pixels_mut().len() == size {
+                self.images.push((i, image));
+            } else {
+                log_warn!("camera {}: image buffer of another size", s.name);
+            }
+        }
+        if self.images.is_empty() {
+            return;
+        }
+        let pose = CameraPose::on_player(&spec, player);
+        let (sensors, images) = (&self.sensors, &mut self.images);
+        world.render_stripes(&pose, w, h, spec.fov_deg, &mut self.gbuffer, |g| {
+            for (i, image) in images.iter_mut() {
+                if let Kind::Camera(spec, _) = &sensors[*i].kind {
+                    g.write_08(spec.post, g.rows_of(image.pixels_mut()));
+                }
+            }
+        });
+        let (position, rotation) = (spec.position, spec.rotation);
+        let ctx = CaptureContext {
+            frame: world.frame,
+            timestamp: f64::from(world.time()),
+            transform: Mount { position, rotation }.world(player),
+        };
+        for (i, image) in self.images.drain(..) {
+            let s = &self.sensors[i];
+            let sent = server
+                .sensor(s.stream_id)
+                .and_then(|sensor| sensor.commit_image(&ctx, image));
+            if let Err(e) = sent {
+                log_warn!("camera {}: {}", s.name, e);
+            }
+        }
     }
 
     /// Destroys the episode's 0.9 sensors (their streams end).

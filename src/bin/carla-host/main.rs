@@ -9,6 +9,7 @@
 //! until Ctrl-C. It uses the library's public API only, so it is also the
 //! reference example of how an engine uses it.
 
+mod bench_render;
 mod episode;
 mod serve09;
 mod world;
@@ -191,6 +192,7 @@ fn end_episode(
 }
 
 fn main() {
+    bench_render::run_if_asked(); // hidden: --bench-render FRAMES, then exits
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

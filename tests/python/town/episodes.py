@@ -1,6 +1,7 @@
 """Item 1: one port for both protocols. Waits (reading stdin) while the
 test runs a 0.8 episode on the same port, then checks the new episode."""
 import sys
+import time
 
 from common import connect, check
 
@@ -11,7 +12,12 @@ car = world.try_spawn_actor(bp, world.get_map().get_spawn_points()[7])
 check(car is not None, "spawned")
 print("READY", first, flush=True)
 sys.stdin.readline()  # the test ran a 0.8 episode meanwhile
-world2 = client.get_world()
+# The new episode's first state may still be on its way.
+for _ in range(40):
+    world2 = client.get_world()
+    if world2.id != first:
+        break
+    time.sleep(0.05)
 check(world2.id != first, "a 0.8 episode is a new 0.9 episode: %d -> %d" % (first, world2.id))
 hero = world2.get_actors().filter("vehicle.*")
 check(any(a.attributes.get("role_name") == "hero" for a in hero), "the 0.8 player is listed as hero")

@@ -6,6 +6,7 @@
 
 mod actors;
 pub(crate) mod blueprints;
+mod cameras;
 pub(crate) mod sensors;
 
 use crate::world::{vehicle, World};
@@ -50,6 +51,7 @@ pub(crate) struct Serve09 {
     types: HashMap<u32, String>,
     states: Vec<ActorState>,
     scratch: Scratch,
+    camera_scratch: cameras::CameraScratch,
     /// Frames since the server started (CARLA's frame counter).
     pub frame: u64,
     geo: GeoReference,
@@ -115,6 +117,7 @@ impl Serve09 {
             types: HashMap::new(),
             states: Vec::new(),
             scratch: Scratch::default(),
+            camera_scratch: cameras::CameraScratch::default(),
             frame: 0,
             geo,
             spectator: ActorTransform::default(),
@@ -286,6 +289,7 @@ impl Serve09 {
             geo: &self.geo,
             type_of: &type_of,
         };
+        cameras::capture_all(&mut self.sensors, &tick, &mut self.camera_scratch);
         for s in &mut self.sensors {
             sensors::capture(s, &tick, &mut self.scratch);
         }

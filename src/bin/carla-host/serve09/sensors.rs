@@ -6,20 +6,21 @@
 //! computed by the client from the map and the snapshots; the server only
 //! holds its actor.
 
+use crate::world::gbuffer::Output;
 use crate::world::lidar::Mount;
 use crate::world::math::{sub, Axes};
-use crate::world::render::{CameraSpec, PostProcessing};
 use crate::world::World;
 use carla_server::streaming::models::gnss::{to_geo, GeoReference};
 use carla_server::streaming::serialize::{self, ActorDescription, RadarDetection};
 use carla_server::streaming::{ActorTransform, CaptureContext, LidarHit, PlannedRay};
-use carla_server::types::{Rotation3D, Transform, Vector3D};
+use carla_server::types::{Transform, Vector3D};
 use carla_server::{log_warn, Server};
 
 /// What a sensor produces.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Kind {
-    Camera(PostProcessing, Output),
+    /// Rendered by [`super::cameras`], once per view and tick.
+    Camera(Output),
     Lidar {
         range: f32,
     },
@@ -40,16 +41,6 @@ pub(crate) enum Kind {
     SafeDistance,
     /// Client-side (lane invasion): nothing to send.
     Passive,
-}
-
-/// How a camera's image is finished.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Output {
-    Plain,
-    /// Semantic tags renumbered to 0.9.16's.
-    Semantic,
-    /// 0.9.16 tags in R, the actor id in G (low byte) and B.
-    Instance,
 }
 
 /// A sensor on an actor (or on the world, `parent` 0).
@@ -99,14 +90,10 @@ impl Sensor09 {
     ) -> Option<Sensor09> {
         let a = |k, d| attr(pairs, k, d);
         let kind = match blueprint {
-            "sensor.camera.rgb" => Kind::Camera(PostProcessing::SceneFinal, Output::Plain),
-            "sensor.camera.depth" => Kind::Camera(PostProcessing::Depth, Output::Plain),
-            "sensor.camera.semantic_segmentation" => {
-                Kind::Camera(PostProcessing::SemanticSegmentation, Output::Semantic)
-            }
-            "sensor.camera.instance_segmentation" => {
-                Kind::Camera(PostProcessing::SemanticSegmentation, Output::Instance)
-            }
+            "sensor.camera.rgb" => Kind::Camera(Output::Rgb),
+            "sensor.camera.depth" => Kind::Camera(Output::Depth),
+            "sensor.camera.semantic_segmentation" => Kind::Camera(Output::Semantic0916),
+            "sensor.camera.instance_segmentation" => Kind::Camera(Output::Instance0916),
             "sensor.lidar.ray_cast" | "sensor.lidar.ray_cast_semantic" => Kind::Lidar {
                 range: a("range", 10.0),
             },
@@ -185,7 +172,7 @@ fn description(id: u32, type_id: String) -> ActorDescription {
     }
 }
 
-fn parent_pose(world: &World, parent: u32) -> Transform {
+pub(crate) fn parent_pose(world: &World, parent: u32) -> Transform {
     world.actor_transform(parent).unwrap_or(Transform {
         orientation: Vector3D {
             x: 1.0,
@@ -196,53 +183,50 @@ fn parent_pose(world: &World, parent: u32) -> Transform {
     })
 }
 
-/// Captures `s` for this tick if its period says so.
+impl Sensor09 {
+    /// Whether the sensor captures at `time` (its `sensor_tick` says so);
+    /// if it does, its next capture is scheduled.
+    pub(crate) fn due(&mut self, time: f32) -> bool {
+        if matches!(self.kind, Kind::Passive) || time + 1e-4 < self.next {
+            return false;
+        }
+        self.next = if self.period > 0.0 {
+            self.next.max(time - self.period) + self.period
+        } else {
+            0.0
+        };
+        true
+    }
+}
+
+/// The world pose of a sensor on a parent at `parent` (the world origin for
+/// a sensor on no actor).
+pub(crate) fn pose(s: &Sensor09, parent: &Transform) -> ActorTransform {
+    Mount {
+        position: s.mount.location,
+        rotation: s.mount.rotation,
+    }
+    .world(parent)
+}
+
+/// Captures `s` for this tick if its period says so (cameras: see
+/// [`super::cameras`]).
 pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
-    if matches!(s.kind, Kind::Passive) || t.time + 1e-4 < s.next {
+    if matches!(s.kind, Kind::Camera(_)) || !s.due(t.time) {
         return;
     }
-    s.next = if s.period > 0.0 {
-        s.next.max(t.time - s.period) + s.period
-    } else {
-        0.0
-    };
     let Ok(sensor) = t.server.sensor(s.stream) else {
         return;
     };
     let parent = parent_pose(t.world, s.parent);
-    let mount = Mount {
-        position: s.mount.location,
-        rotation: s.mount.rotation,
-    };
-    let pose = mount.world(&parent);
+    let pose = self::pose(s, &parent);
     let ctx = CaptureContext {
         frame: t.frame,
         timestamp: f64::from(t.time),
         transform: pose,
     };
     let sent = match s.kind {
-        Kind::Camera(post, output) => {
-            if !t.rendering {
-                return;
-            }
-            let Some((w, h, fov, _)) = sensor.camera() else {
-                return;
-            };
-            let Ok(mut image) = sensor.acquire_image() else {
-                return;
-            };
-            let spec = CameraSpec {
-                width: w,
-                height: h,
-                fov_deg: fov,
-                post,
-                position: s.mount.location,
-                rotation: s.mount.rotation,
-            };
-            t.world
-                .render_on(&spec, &parent, output, image.pixels_mut());
-            sensor.commit_image(&ctx, image)
-        }
+        Kind::Camera(_) | Kind::Passive => Ok(()),
         Kind::Lidar { range } => {
             let rays = &mut scratch.rays;
             if sensor
@@ -370,18 +354,8 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
                 .vehicles_in_box(&parent, centre, half, s.parent, &mut scratch.ids);
             sensor.send_actor_ids(&ctx, s.parent, &scratch.ids)
         }
-        Kind::Passive => Ok(()),
     };
     if let Err(e) = sent {
         log_warn!("sensor {} ({}): {}", s.actor, s.blueprint, e);
-    }
-}
-
-/// A transform with only a rotation, for mounts.
-#[allow(dead_code)]
-pub(crate) fn rotation_only(r: Rotation3D) -> ActorTransform {
-    ActorTransform {
-        location: Vector3D::default(),
-        rotation: r,
     }
 }

@@ -22,6 +22,26 @@ pub(crate) fn dot(a: Vector3D, b: Vector3D) -> f32 {
 pub(crate) fn length(a: Vector3D) -> f32 {
     dot(a, a).sqrt()
 }
+/// 1.5 · 2²³: adding it to an f32 of magnitude below 2²² rounds to an
+/// integer (the spacing of floats there is 1) kept in the low mantissa bits.
+const ROUNDER: f32 = 12_582_912.0;
+
+/// `floor(x)` for |x| < 2²²: no libm call (baseline x86-64 has no rounding
+/// instruction) and no branch.
+#[inline(always)]
+pub(crate) fn floor(x: f32) -> f32 {
+    let r = (x + ROUNDER) - ROUNDER;
+    r - if r > x { 1.0 } else { 0.0 }
+}
+
+/// `floor(x) as i32` for |x| < 2²², without a float-to-int conversion.
+#[inline(always)]
+pub(crate) fn floor_i32(x: f32) -> i32 {
+    let sum = x + ROUNDER;
+    let r = sum.to_bits() as i32 - ROUNDER.to_bits() as i32;
+    r - i32::from(sum - ROUNDER > x)
+}
+
 #[cfg(test)]
 pub(crate) fn normalize(a: Vector3D) -> Vector3D {
     let l = length(a);
@@ -187,6 +207,19 @@ mod tests {
         let (mine, lib) = (a.to_world(v), rotate_to_world(&r, v));
         assert!(length(sub(mine, lib)) < 1e-5, "{mine:?} vs {lib:?}");
         assert!(length(sub(a.to_local(mine), v)) < 1e-5);
+    }
+
+    #[test]
+    fn floor_without_libm_is_floor() {
+        let mut rng = Rng::new(3);
+        let special = [
+            0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 3.0, 1e-7, -1e-7, 4e6, -4e6,
+        ];
+        let random = (0..100_000).map(|_| rng.range(-5000.0, 5000.0));
+        for x in special.into_iter().chain(random) {
+            assert_eq!(floor(x), x.floor(), "{x}");
+            assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
+        }
     }
 
     #[test]

@@ -1,34 +1,45 @@
 //! The demo world the host serves: a small procedural town (see [`town`])
 //! with seeded traffic ([`traffic`]), the player's car ([`vehicle`]), ray
-//! queries ([`scene`]), camera rendering ([`render`]) and lidar tracing
-//! ([`lidar`]).
+//! queries ([`scene`]), cameras (conventions in [`render`], drawn by the
+//! rasterizer [`raster`] into a [`gbuffer::GBuffer`] each output is written
+//! from) and lidar tracing ([`lidar`]).
 //!
 //! Per frame the host calls [`World::step`] with the client's control, then
-//! [`World::measurements`], [`World::render`] for each camera and
-//! [`World::trace_lidar`] for each lidar.
+//! [`World::measurements`], [`World::render_gbuffer`] (or [`World::render`])
+//! for each camera and [`World::trace_lidar`] for each lidar.
 
+pub(crate) mod cameras;
 pub(crate) mod fleet;
+pub(crate) mod gbuffer;
 pub(crate) mod geometry;
 pub(crate) mod horizon;
 pub(crate) mod lidar;
 pub(crate) mod math;
 pub(crate) mod opendrive;
 pub(crate) mod pedestrians;
+pub(crate) mod raster;
+pub(crate) mod raycast;
 pub(crate) mod render;
 pub(crate) mod scene;
 pub(crate) mod sensing;
+pub(crate) mod shade;
 pub(crate) mod tags;
 pub(crate) mod town;
 pub(crate) mod traffic;
 pub(crate) mod vehicle;
 
+#[allow(unused_imports)] // for the lidar's 0.9.16 tags
+pub(crate) use tags::tag_0916;
 pub(crate) use town::player_start_spots;
 
 use carla_server::streaming::{LidarHit, PlannedRay};
 use carla_server::types::*;
+use gbuffer::GBuffer;
 use lidar::Mount;
 use math::{v3, Rect, Rng};
+use parking_lot::Mutex;
 use pedestrians::Walker;
+#[cfg(test)]
 use render::CameraSpec;
 use scene::ActorBox;
 use scene::Scene;
@@ -91,6 +102,9 @@ pub(crate) struct World {
     fleet: Vec<fleet::Driven>,
     /// This tick's collisions.
     contacts: Vec<fleet::Contact>,
+    /// The G-buffer stripe of [`World::render`].
+    #[allow(dead_code)] // see `render`
+    scratch: Mutex<GBuffer>,
 }
 
 fn light_colour(l: Light) -> [u8; 3] {
@@ -153,6 +167,7 @@ impl World {
             player_active,
             fleet: Vec::new(),
             contacts: Vec::new(),
+            scratch: Mutex::new(GBuffer::new()),
         };
         world.refresh();
         world
@@ -370,12 +385,6 @@ impl World {
                 ..Default::default()
             });
         }
-    }
-
-    /// Renders camera `camera` (mounted on the player) into `out`
-    /// (`width · height · 4` BGRA bytes).
-    pub(crate) fn render(&self, camera: &CameraSpec, out: &mut [u8]) {
-        render::render(&self.scene, camera, &self.car.transform(), out);
     }
 
     /// Traces `rays` (a lidar plan, sensor frame) from a lidar mounted on the

@@ -183,9 +183,26 @@ impl Scene {
         (self.actor_cells, self.actor_items) = (cells, items);
     }
 
-    #[cfg(test)]
+    /// This tick's moving actors.
     pub(crate) fn actors(&self) -> &[ActorBox] {
         &self.actors
+    }
+
+    /// The static boxes, `[min x, min y, min z, max x, max y, max z]` each.
+    pub(crate) fn static_bounds(&self) -> &[[f32; 6]] {
+        &self.boxes
+    }
+
+    /// The finer internal tag (lamp housings are
+    /// [`town::tag::TRAFFIC_LIGHTS`]) and the base colour (a lamp's: its
+    /// light's) of static box `i`.
+    pub(crate) fn static_look(&self, i: usize) -> (u8, [u8; 3]) {
+        let m = &self.meta[i];
+        match self.light_albedo.get(m.light as usize) {
+            Some(&c) if m.light != NO_LIGHT => (town::tag::TRAFFIC_LIGHTS, c),
+            _ if m.light != NO_LIGHT => (town::tag::TRAFFIC_LIGHTS, m.albedo),
+            _ => (m.tag, m.albedo),
+        }
     }
 
     /// Calls `f(footprint, top)` for every static box and every actor but

@@ -1,35 +1,15 @@
-//! What the 0.9 sensors ask of the world beyond rays: a camera on any
-//! actor, the parent's motion (IMU), the nearest obstacle ahead, the
+//! What the 0.9 sensors ask of the world beyond rays and cameras: the
+//! parent's motion (IMU), the nearest obstacle ahead, the
 //! vehicles inside a box.
 
 use super::fleet::ActorKind;
 use super::lidar::Mount;
 use super::math::{v3, Axes, Rect};
-use super::render::{self, CameraSpec};
-use super::tags::tag_0916;
 use super::World;
-use crate::serve09::sensors::Output;
 use carla_server::streaming::ActorTransform;
 use carla_server::types::{Transform, Vector3D};
 
 impl World {
-    /// Renders `camera` mounted on a parent at `parent` into `out` (BGRA),
-    /// finished as `output` says.
-    pub(crate) fn render_on(
-        &self,
-        camera: &CameraSpec,
-        parent: &Transform,
-        output: Output,
-        out: &mut [u8],
-    ) {
-        render::render(&self.scene, camera, parent, out);
-        if output != Output::Plain {
-            for px in out.chunks_exact_mut(4) {
-                px[2] = tag_0916(px[2]);
-            }
-        }
-    }
-
     /// Actor `id`'s acceleration (world frame, m/s²) and angular velocity
     /// (rad/s about its up axis, as a gyroscope's z).
     pub(crate) fn motion_of(&self, id: u32) -> (Vector3D, Vector3D) {

@@ -1,37 +1,98 @@
-//! CARLA 0.9.16's semantic tags, and the mapping from the town's own tag
-//! numbers (CARLA 0.8's, [`super::town::tag`]) that every 0.9 stream uses.
+//! The semantic tag tables: the town's internal tags (`town::tag`: CARLA
+//! 0.8's numbering plus finer classes of the demo world's own) to CARLA
+//! 0.8's and to CARLA 0.9.16's numbering. Every camera output and, through
+//! [`tag_0916`], the lidar use these.
 
 use super::town::tag;
 
-/// 0.9.16's tag of a town tag (0.8 numbering). Unknown values are 0.
-pub(crate) fn tag_0916(t: u8) -> u8 {
-    match t {
+/// CARLA 0.8's tag of an internal tag ([`tag`]); unknown tags are 0.
+pub(crate) const fn tag_08(internal: u8) -> u8 {
+    match internal {
+        tag::SKY => tag::NONE,
+        tag::TERRAIN => tag::VEGETATION,
+        tag::TRAFFIC_LIGHTS => tag::TRAFFIC_SIGNS,
+        t if t <= tag::TRAFFIC_SIGNS => t,
+        _ => tag::NONE,
+    }
+}
+
+/// CARLA 0.9.16's semantic tag (CityScapes-like: 1 Roads, 2 SideWalks,
+/// 3 Building, 4 Wall, 5 Fence, 6 Pole, 7 TrafficLight, 8 TrafficSign,
+/// 9 Vegetation, 10 Terrain, 11 Sky, 12 Pedestrian, 14 Car, 22 Other,
+/// 24 RoadLine, ...) of an internal tag ([`tag`]): the one table every
+/// 0.9.16 output uses. Unknown tags are 0 (Unlabeled).
+pub(crate) const fn tag_0916(internal: u8) -> u8 {
+    match internal {
+        tag::BUILDINGS => 3,
+        tag::FENCES => 5,
+        tag::OTHER => 22,
+        tag::PEDESTRIANS => 12,
+        tag::POLES => 6,
+        tag::ROAD_LINES => 24,
         tag::ROADS => 1,
         tag::SIDEWALKS => 2,
-        tag::BUILDINGS => 3,
-        tag::WALLS => 4,
-        tag::FENCES => 5,
-        tag::POLES => 6,
-        tag::TRAFFIC_SIGNS => 8,
         tag::VEGETATION => 9,
-        tag::PEDESTRIANS => 12,
         tag::VEHICLES => 14,
-        tag::OTHER => 22,
-        tag::ROAD_LINES => 24,
+        tag::WALLS => 4,
+        tag::TRAFFIC_SIGNS => 8,
+        tag::SKY => 11,
+        tag::TERRAIN => 10,
+        tag::TRAFFIC_LIGHTS => 7,
         _ => 0,
     }
 }
+
+const fn table(of_0916: bool) -> [u8; 256] {
+    let mut t = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = if of_0916 {
+            tag_0916(i as u8)
+        } else {
+            tag_08(i as u8)
+        };
+        i += 1;
+    }
+    t
+}
+/// [`tag_08`] and [`tag_0916`] of every byte, for the per-pixel outputs.
+pub(crate) const TAGS_08: [u8; 256] = table(false);
+pub(crate) const TAGS_0916: [u8; 256] = table(true);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_classes_a_client_checks_have_their_0916_numbers() {
-        assert_eq!(tag_0916(tag::ROADS), 1);
-        assert_eq!(tag_0916(tag::VEHICLES), 14);
-        assert_eq!(tag_0916(tag::PEDESTRIANS), 12);
-        assert_eq!(tag_0916(tag::ROAD_LINES), 24);
-        assert_eq!(tag_0916(tag::NONE), 0);
+    fn tag_tables_follow_0_8_and_0_9_16() {
+        assert_eq!(TAGS_08[tag::SKY as usize], 0);
+        assert_eq!(TAGS_08[tag::TERRAIN as usize], tag::VEGETATION);
+        assert_eq!(TAGS_08[tag::TRAFFIC_LIGHTS as usize], tag::TRAFFIC_SIGNS);
+        for t in 0..=tag::TRAFFIC_SIGNS {
+            assert_eq!(TAGS_08[t as usize], t);
+        }
+        let expect = [
+            (tag::NONE, 0),
+            (tag::ROADS, 1),
+            (tag::SIDEWALKS, 2),
+            (tag::BUILDINGS, 3),
+            (tag::WALLS, 4),
+            (tag::FENCES, 5),
+            (tag::POLES, 6),
+            (tag::TRAFFIC_LIGHTS, 7),
+            (tag::TRAFFIC_SIGNS, 8),
+            (tag::VEGETATION, 9),
+            (tag::TERRAIN, 10),
+            (tag::SKY, 11),
+            (tag::PEDESTRIANS, 12),
+            (tag::VEHICLES, 14),
+            (tag::OTHER, 22),
+            (tag::ROAD_LINES, 24),
+            (200, 0),
+        ];
+        for (internal, carla) in expect {
+            assert_eq!(tag_0916(internal), carla, "{internal}");
+            assert_eq!(TAGS_0916[internal as usize], carla);
+        }
     }
 }

@@ -179,15 +179,32 @@ fn depth_of_a_box_20_m_ahead_is_planar() {
     let scene = Scene::new(vec![wall], scene::CELL);
     let player = ground_transform(100.0, 60.0, 0.0);
     let cam = camera(21, 15, PostProcessing::Depth);
-    let mut img = vec![0; 21 * 15 * 4];
-    render::render(&scene, &cam, &player, &mut img);
-    let at = |u: usize, v: usize| decode_depth(&img[(v * 21 + u) * 4..]);
-    assert!((at(10, 7) - 20.0).abs() < 0.01, "{}", at(10, 7));
-    // Off-axis pixels on the same face: the same planar depth, a longer ray.
-    assert!((at(1, 3) - 20.0).abs() < 0.01, "{}", at(1, 3));
+    let mut g = gbuffer::GBuffer::new();
+    let pose = render::CameraPose::on_player(&cam, &player);
+    let lens = raster::Lens {
+        width: 21,
+        height: 15,
+        fov_deg: 90.0,
+    };
+    raster::rasterize(&scene, &pose, &lens, &mut g);
+    let mut raycast = vec![0; 21 * 15 * 4];
+    raycast::render_with(&scene, &cam, &player, &mut raycast, true);
+    for img in [&raycast[..], &{
+        let mut img = vec![0; 21 * 15 * 4];
+        g.write_08(PostProcessing::Depth, &mut img);
+        img
+    }] {
+        let at = |u: usize, v: usize| decode_depth(&img[(v * 21 + u) * 4..]);
+        assert!((at(10, 7) - 20.0).abs() < 0.01, "{}", at(10, 7));
+        // Off-axis pixels on the same face: the same planar depth, a longer ray.
+        assert!((at(1, 3) - 20.0).abs() < 0.01, "{}", at(1, 3));
+        assert_eq!(img[(7 * 21 + 10) * 4 + 3], 255);
+    }
     let (_, d) = pixel_ray(&cam, &player, 1.0, 3.0);
     assert!(20.0 * math::length(d) > 25.0);
-    assert_eq!(img[(7 * 21 + 10) * 4 + 3], 255);
+    assert!((g.depth()[7 * 21 + 10] - 20.0).abs() < 1e-4);
+    assert!((g.depth()[3 * 21 + 1] - 20.0).abs() < 1e-4);
+    assert_eq!(g.tags()[7 * 21 + 10], town::tag::BUILDINGS);
 }
 
 #[test]
@@ -293,8 +310,8 @@ fn the_accelerated_render_matches_plain_ray_casts() {
                 ..camera(160, 120, post)
             };
             let (mut fast, mut slow) = (vec![0; 160 * 120 * 4], vec![0; 160 * 120 * 4]);
-            render::render_with(&w.scene, &cam, &player, &mut fast, true);
-            render::render_with(&w.scene, &cam, &player, &mut slow, false);
+            raycast::render_with(&w.scene, &cam, &player, &mut fast, true);
+            raycast::render_with(&w.scene, &cam, &player, &mut slow, false);
             let differ = fast
                 .chunks(4)
                 .zip(slow.chunks(4))

@@ -12,7 +12,7 @@
 //! The layout comes from `TOWN_SEED`: the same town every episode, like
 //! CARLA's maps; only the traffic depends on the episode's seeds.
 
-use super::math::v3;
+use super::math::{floor, v3};
 use carla_server::types::{Rotation3D, Transform};
 
 /// Roads per axis.
@@ -54,6 +54,15 @@ pub(crate) mod tag {
     pub(crate) const VEHICLES: u8 = 10;
     pub(crate) const WALLS: u8 = 11;
     pub(crate) const TRAFFIC_SIGNS: u8 = 12;
+    // Finer classes of the demo world's own, beyond 0.8's table: 0.8
+    // outputs report them as the 0.8 tag named, 0.9.16 outputs as their
+    // own class (see `world::tags`).
+    /// No surface at all (0.8: NONE; 0.9.16: Sky).
+    pub(crate) const SKY: u8 = 13;
+    /// Grass ground (0.8: VEGETATION; 0.9.16: Terrain).
+    pub(crate) const TERRAIN: u8 = 14;
+    /// Traffic-light lamp housings (0.8: TRAFFIC_SIGNS; 0.9.16: TrafficLight).
+    pub(crate) const TRAFFIC_LIGHTS: u8 = 15;
 }
 
 /// What the flat ground is at a point.
@@ -62,7 +71,8 @@ pub(crate) enum Ground {
     Road,
     LaneMark,
     Sidewalk,
-    /// Grass (inside the blocks and outside the town), tagged Vegetation.
+    /// Grass (inside the blocks and outside the town), tagged Vegetation
+    /// (finer: [`tag::TERRAIN`], see [`Ground::fine_tag`]).
     Grass,
 }
 
@@ -81,6 +91,13 @@ impl Ground {
             Ground::LaneMark => [235, 235, 225],
             Ground::Sidewalk => [165, 160, 150],
             Ground::Grass => [80, 128, 56],
+        }
+    }
+    /// The finer internal tag: grass is [`tag::TERRAIN`].
+    pub(crate) fn fine_tag(self) -> u8 {
+        match self {
+            Ground::Grass => tag::TERRAIN,
+            g => g.tag(),
         }
     }
     pub(crate) fn is_road(self) -> bool {
@@ -108,6 +125,7 @@ fn within(c: f32, half: f32) -> bool {
 }
 
 /// Classifies the ground at `(x, y)`.
+#[inline]
 pub(crate) fn surface(x: f32, y: f32) -> Surface {
     let (_, ox) = nearest(x);
     let (_, oy) = nearest(y);
@@ -152,6 +170,37 @@ pub(crate) fn surface(x: f32, y: f32) -> Surface {
             Ground::Grass
         },
         lane: None,
+    }
+}
+
+/// `surface(x, y).ground` as an index in `Ground` order (road, lane
+/// mark, sidewalk, grass), the same classification without branches (the
+/// rasterizer's per-pixel path, where ground classes change from pixel to
+/// pixel and branches mispredict).
+#[inline(always)]
+pub(crate) fn ground_index(x: f32, y: f32) -> u32 {
+    let off = |c: f32| {
+        let k = floor((c * (1.0 / SPACING)).clamp(0.0, (ROADS - 1) as f32) + 0.5);
+        c - k * SPACING
+    };
+    let within = |c: f32, half: f32| (c >= -half) & (c <= LAST + half);
+    let (ox, oy) = (off(x), off(y));
+    let on_ns = (ox.abs() <= ROAD_HALF) & within(y, ROAD_HALF);
+    let on_ew = (oy.abs() <= ROAD_HALF) & within(x, ROAD_HALF);
+    let (across, along) = if on_ew { (oy, x) } else { (ox, y) };
+    let a = across.abs();
+    let shifted = along + 60.0;
+    let dashed = shifted - floor(shifted * (1.0 / 6.0)) * 6.0 < 3.0;
+    let mark = ((a < 0.08) & dashed) | (ROAD_HALF - 0.3..ROAD_HALF - 0.15).contains(&a);
+    let lane_mark = mark & (off(along).abs() > WALK_HALF) & !(on_ns & on_ew);
+    let walk = ((ox.abs() <= WALK_HALF) & within(y, WALK_HALF))
+        | ((oy.abs() <= WALK_HALF) & within(x, WALK_HALF));
+    let road = on_ns | on_ew;
+    let off_road = 2 + u32::from(!walk);
+    if road {
+        u32::from(lane_mark)
+    } else {
+        off_road
     }
 }
 
@@ -321,32 +370,5 @@ pub(crate) fn player_start_spots() -> Vec<Transform> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ground_classes() {
-        assert_eq!(surface(30.0, 1.0).ground, Ground::Road);
-        assert_eq!(surface(30.0, 1.0).lane, Some(0));
-        assert_eq!(surface(30.0, -1.0).lane, Some(2));
-        assert_eq!(surface(-1.0, 30.0).lane, Some(1));
-        assert_eq!(surface(1.0, 30.0).lane, Some(3));
-        assert_eq!(surface(1.0, 1.0).lane, None, "junction");
-        assert_eq!(surface(31.0, 0.0).ground, Ground::LaneMark);
-        assert_eq!(surface(34.0, 0.0).ground, Ground::Road, "gap of the dashes");
-        assert_eq!(surface(30.0, 5.0).ground, Ground::Sidewalk);
-        assert_eq!(surface(30.0, 30.0).ground, Ground::Grass);
-        assert_eq!(surface(-20.0, 30.0).ground, Ground::Grass);
-    }
-
-    #[test]
-    fn lights_alternate_between_crossing_roads() {
-        for t in 0..260 {
-            let t = t as f32 * 0.1;
-            let a = light_state((1, 2), 0, t);
-            let b = light_state((1, 2), 1, t);
-            assert!(a == Light::Red || b == Light::Red, "t={t}");
-            assert_eq!(a, light_state((1, 2), 2, t));
-        }
-    }
-}
+#[path = "town_tests.rs"]
+mod tests;
