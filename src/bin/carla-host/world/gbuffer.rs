@@ -1,6 +1,6 @@
 //! The G-buffer: one camera's view, rendered once per tick by the
 //! rasterizer ([`super::raster`]), holding per pixel the planar depth, the
-//! internal semantic tag ([`town::tag`]), the actor id and the shaded
+//! internal semantic tag ([`super::town::tag`]), the actor id and the shaded
 //! colour. Every camera output is written from it into a caller's buffer,
 //! without allocating: the 0.8 post-processings and the 0.9.16 rgb, depth,
 //! semantic and instance segmentation images (encodings in
@@ -98,7 +98,7 @@ impl GBuffer {
     pub(crate) fn depth(&self) -> &[f32] {
         &self.depth
     }
-    /// Internal semantic tag ([`town::tag`]) per pixel.
+    /// Internal semantic tag ([`super::town::tag`]) per pixel.
     #[allow(dead_code)] // for 0.9 sensors of the host's own
     pub(crate) fn tags(&self) -> &[u8] {
         &self.tag
