@@ -290,8 +290,9 @@ fn main() {
         // Is a tick due?
         let mut control = Control::default();
         let due = if sync09 {
-            if let Some(ep) = episode.as_ref().filter(|_| awaiting_control.is_some()) {
-                let _ = ep;
+            // 0.9's ticks drive the world; a 0.8 client's latest control
+            // is applied as it comes.
+            if !ticks.is_empty() && episode.is_some() {
                 control = server.read_control(0).unwrap_or_default();
             }
             !ticks.is_empty()
@@ -317,6 +318,7 @@ fn main() {
             continue;
         }
         if episode.is_some() && awaiting_control.is_none() && !sync09 {
+            // Asynchronous 0.8: the control of this frame, if one came.
             control = server.read_control(0).unwrap_or_default();
         }
         let dt = settings.fixed_delta().map_or(period, |d| d as f32);
