@@ -68,5 +68,7 @@ try:
           % (args.ticks, elapsed, args.ticks / elapsed, cloud.frame, len(cloud)), flush=True)
 finally:
     for a in reversed(actors):
+        if isinstance(a, carla.Sensor):
+            a.stop()  # unsubscribe before the actor goes
         a.destroy()
     world.apply_settings(original)
