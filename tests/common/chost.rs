@@ -75,6 +75,25 @@ fn target_triple() -> String {
 /// `-pedantic`, or C++17 for `.cpp`, warnings as errors, pthreads.
 /// `compiler` overrides the `cc` crate's choice (which honours `CC`/`CXX`).
 pub(crate) fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf {
+    build_against(
+        source,
+        exe,
+        compiler,
+        &Path::new(CRATE).join("include"),
+        &lib_dir(),
+    )
+}
+
+/// `build` with the header from `include` (the directory holding
+/// `carla/carla_server.h`) and the `libcarla_server.so` in `lib`, which is
+/// also the executable's RUNPATH.
+pub(crate) fn build_against(
+    source: &str,
+    exe: &str,
+    compiler: Option<&str>,
+    include: &Path,
+    lib: &Path,
+) -> PathBuf {
     let cpp = source.ends_with(".cpp");
     let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let triple = target_triple();
@@ -90,7 +109,6 @@ pub(crate) fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf 
     if let Some(c) = compiler {
         build.compiler(c);
     }
-    let lib = lib_dir();
     let output = out_dir.join(exe);
     let mut cmd = build.get_compiler().to_command();
     if cpp {
@@ -99,7 +117,7 @@ pub(crate) fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf 
         cmd.args(["-std=c99", "-pedantic"]);
     }
     cmd.args(["-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-I{CRATE}/include"))
+        .arg(format!("-I{}", include.display()))
         .arg(Path::new(CRATE).join("tests/c").join(source))
         .arg("-o")
         .arg(&output)
@@ -203,12 +221,14 @@ impl Host {
 
     /// The host runs the library of this build, not another copy.
     pub(crate) fn assert_loaded_library(&self) {
+        self.assert_loaded(&lib_dir().join("libcarla_server.so"));
+    }
+
+    /// The host runs `lib` (a `libcarla_server.so`) and no other copy.
+    pub(crate) fn assert_loaded(&self, lib: &Path) {
         let maps = std::fs::read_to_string(format!("/proc/{}/maps", self.child.id()))
             .expect("read the host's /proc/PID/maps");
-        let want = lib_dir()
-            .join("libcarla_server.so")
-            .canonicalize()
-            .expect("canonical path");
+        let want = lib.canonicalize().expect("canonical path");
         let mut loaded: Vec<PathBuf> = maps
             .lines()
             .filter_map(|l| l.split_whitespace().nth(5))

@@ -4,6 +4,8 @@
 pub(crate) mod capi_host;
 #[cfg(target_os = "linux")]
 pub(crate) mod chost;
+#[cfg(target_os = "linux")]
+pub(crate) mod legacy_host;
 pub(crate) mod rpc_host;
 
 use std::net::TcpListener;
