@@ -26,6 +26,12 @@ if ! "$VENV/bin/python" -c "import carla" >/dev/null 2>&1; then
 fi
 export CARLA_0916_PYTHON="$PWD/$VENV/bin/python"
 
+# The Unreal plugin package that tests/plugin_package.rs checks: the
+# glibc-2.17 Linux library (cargo-zigbuild and zig from PyPI into
+# target/venv-zig on first use) and Win64 when this machine can build it.
+echo "== the Unreal plugin package (scripts/package-plugin.sh)"
+scripts/package-plugin.sh
+
 echo "== format, lints and docs"
 cargo fmt --all -- --check
 cargo clippy --all-targets --quiet -- -D warnings
