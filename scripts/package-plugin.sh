@@ -19,17 +19,19 @@
 #   table, in the short-import format MSVC's link.exe reads.
 #   --out: default ${CARGO_TARGET_DIR:-target}/package.
 set -euo pipefail
+caller="$PWD"
 cd "$(dirname "$0")/.."
+absolute() { case "$1" in /*) echo "$1" ;; *) echo "$caller/$1" ;; esac; }
 
 win64=auto
-win64_dir="${CARLA_WIN64_DIR:-}"
+win64_dir="${CARLA_WIN64_DIR:+$(absolute "$CARLA_WIN64_DIR")}"
 out="${CARGO_TARGET_DIR:-target}/package"
 while [ $# -gt 0 ]; do
   case "$1" in
     --require-win64) win64=require ;;
     --skip-win64) win64=skip ;;
-    --win64-dir) win64_dir="$2"; shift ;;
-    --out) out="$2"; shift ;;
+    --win64-dir) win64_dir="$(absolute "${2:?--win64-dir needs a directory}")"; shift ;;
+    --out) out="$(absolute "${2:?--out needs a directory}")"; shift ;;
     *) echo "unknown option $1 (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
   shift
