@@ -63,7 +63,8 @@ else
   if cargo build --release --lib --target x86_64-pc-windows-gnu >"$log" 2>&1; then
     dll="${CARGO_TARGET_DIR:-target}/x86_64-pc-windows-gnu/release/carla_server.dll"
   else
-    skipped="the x86_64-pc-windows-gnu build failed: $(grep -m 1 '^error' "$log" || tail -n 1 "$log") (full log: $log)"
+    skipped="the x86_64-pc-windows-gnu build failed: $(grep -m 1 '^error' "$log" || tail -n 1 "$log")"
+    echo "   failed; full log: $log"
   fi
 fi
 
