@@ -64,7 +64,18 @@ fn polling_ticks_and_sending_episode_states_allocates_nothing_per_tick() {
         s[2] = Value::Array(vec![Value::Boolean(true), Value::F64(0.05)]);
         rpc.call("set_episode_settings", &[Value::Array(s)])
             .unwrap();
-        for _ in 0..WARM_UP + MEASURED {
+        // The server registers the subscription asynchronously: tick until
+        // the stream carries a state (a busy machine may take a while).
+        let mut ticks = 0;
+        loop {
+            rpc.call("tick_cue", &[]).unwrap();
+            ticks += 1;
+            if world.wait_for_data(Duration::from_millis(200)).unwrap() {
+                break;
+            }
+            assert!(ticks < 300, "the world stream never carried a state");
+        }
+        for _ in ticks..WARM_UP + MEASURED {
             let frame = rpc.call("tick_cue", &[]).unwrap().as_u64().unwrap();
             let mut state = world.next_message().unwrap();
             while state.frame() < frame {

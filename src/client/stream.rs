@@ -104,6 +104,30 @@ impl StreamClient {
         })
     }
 
+    /// Whether a message (or the end of the stream) arrives within
+    /// `timeout`, without reading it: a subscription is registered by the
+    /// server asynchronously, so a caller that must not miss the first
+    /// message can repeat its trigger until this says true.
+    pub fn wait_for_data(&self, timeout: Duration) -> io::Result<bool> {
+        let previous = self.socket.read_timeout()?;
+        self.socket
+            .set_read_timeout(Some(timeout.max(Duration::from_millis(1))))?;
+        let peeked = self.socket.peek(&mut [0u8; 1]);
+        self.socket.set_read_timeout(previous)?;
+        match peeked {
+            Ok(_) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Waits for the next message. `UnexpectedEof` when the stream closed
     /// between two messages; `InvalidData` for a bad length or a message the
     /// connection cut short.
