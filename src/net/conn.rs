@@ -1,16 +1,17 @@
 //! Connected sockets with deadlines.
 //!
-//! Every session socket is non-blocking and registered, once, with its own
-//! readiness poller (`mio`: epoll on Linux, kqueue on macOS, IOCP on
-//! Windows). Reads and writes wait there with the remaining time to an
-//! optional deadline, so a server time-out of 0 means "only what is
-//! possible right now", and another thread can abort any wait through an
-//! [`Aborter`] (the socket is shut down and the poller woken). Writes are
-//! one vectored send per call (`sendmsg` / `WSASend`, via `socket2`) of
-//! several buffers without concatenating them, and a peer that went away
-//! never raises SIGPIPE in the host process: `MSG_NOSIGNAL` per call on
-//! Linux and the other Unix systems that have it, `SO_NOSIGPIPE` on the
-//! socket on macOS, and Windows has no such signal.
+//! Every session socket is non-blocking and has a readiness poller of its
+//! own (`mio`: epoll on Linux, kqueue on macOS, IOCP on Windows), where it
+//! is registered for what the current wait needs (readable or writable;
+//! re-registered only when that changes). Reads and writes wait there with
+//! the remaining time to an optional deadline, so a server time-out of 0
+//! means "only what is possible right now", and another thread can abort
+//! any wait through an [`Aborter`] (the socket is shut down and the poller
+//! woken). Writes are one vectored send per call (`sendmsg` / `WSASend`,
+//! via `socket2`) of several buffers without concatenating them, and a peer
+//! that went away never raises SIGPIPE in the host process: `MSG_NOSIGNAL`
+//! per call on Linux and the other Unix systems that have it,
+//! `SO_NOSIGPIPE` on the socket on macOS, and Windows has no such signal.
 
 use crate::Error;
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -50,49 +51,60 @@ const MAX_SLICES: usize = 1024;
 const SOCKET: Token = Token(0);
 const WAKE: Token = Token(1);
 
-/// What a connection and its aborters share.
+/// What a connection shares with its aborters.
 #[derive(Debug)]
-struct Shared {
-    stream: mio::net::TcpStream,
+struct AbortState {
+    /// A second handle to the socket, for `shutdown` from another thread.
+    socket: std::net::TcpStream,
     /// Wakes the connection's poller (its owner may be waiting in it).
     waker: Waker,
     /// `abort` was called: every later wait fails at once.
     aborted: AtomicBool,
 }
 
-/// A handle that aborts a connection's pending and future I/O from any thread.
-/// It keeps the socket open (as the connection does) until dropped.
-#[derive(Debug)]
-pub(crate) struct Aborter(Arc<Shared>);
+/// A handle that aborts a connection's pending and future I/O from any
+/// thread. It keeps the socket open (as the connection does) until dropped.
+#[derive(Debug, Clone)]
+pub(crate) struct Aborter(Arc<AbortState>);
 
 impl Aborter {
     /// Shuts the connection down; blocked reads and writes return at once.
     pub(crate) fn abort(&self) {
         self.0.aborted.store(true, Ordering::Release);
-        let _ = self.0.stream.shutdown(Shutdown::Both);
+        let _ = self.0.socket.shutdown(Shutdown::Both);
         let _ = self.0.waker.wake();
     }
 
     /// Bytes of this connection the peer has acknowledged so far (Linux:
     /// the kernel's `TCP_INFO`), or None where the system does not say.
     pub(crate) fn bytes_acked(&self) -> Option<u64> {
-        super::tcp_info::bytes_acked(&self.0.stream)
+        super::tcp_info::bytes_acked(&self.0.socket)
+    }
+
+    fn aborted(&self) -> bool {
+        self.0.aborted.load(Ordering::Acquire)
     }
 }
 
-/// The owner's side of the poller.
+/// The socket and its poller, used by the connection's own thread only.
 #[derive(Debug)]
-struct Waiter {
+struct Io {
+    stream: mio::net::TcpStream,
     poll: Poll,
     events: Events,
+    /// What the socket is registered for: only what the current wait
+    /// needs, so a writable socket never wakes a reader (Windows re-arms a
+    /// registration at every operation that would block, and a writable
+    /// socket would answer at once, for ever).
+    registered: Option<Interest>,
 }
 
 /// One accepted TCP session.
 #[derive(Debug)]
 pub(crate) struct Conn {
-    shared: Arc<Shared>,
-    /// Only the connection's own thread waits; the lock is never contended.
-    waiter: Mutex<Waiter>,
+    /// Only the connection's own thread does I/O; never contended.
+    io: Mutex<Io>,
+    aborter: Aborter,
     peer: SocketAddr,
 }
 
@@ -105,26 +117,27 @@ impl Conn {
     }
 
     /// Prepares an accepted (already non-blocking) stream: TCP_NODELAY on,
-    /// no SIGPIPE, registered with a poller of its own.
-    pub(crate) fn from_mio(mut stream: mio::net::TcpStream) -> io::Result<Conn> {
+    /// no SIGPIPE, a poller of its own.
+    pub(crate) fn from_mio(stream: mio::net::TcpStream) -> io::Result<Conn> {
         stream.set_nodelay(true)?;
         #[cfg(target_vendor = "apple")]
         socket2::SockRef::from(&stream).set_nosigpipe(true)?;
         let peer = stream.peer_addr()?;
+        let socket = socket2::SockRef::from(&stream).try_clone()?.into();
         let poll = Poll::new()?;
-        poll.registry()
-            .register(&mut stream, SOCKET, Interest::READABLE | Interest::WRITABLE)?;
         let waker = Waker::new(poll.registry(), WAKE)?;
         Ok(Conn {
-            shared: Arc::new(Shared {
+            io: Mutex::new(Io {
                 stream,
-                waker,
-                aborted: AtomicBool::new(false),
-            }),
-            waiter: Mutex::new(Waiter {
                 poll,
                 events: Events::with_capacity(4),
+                registered: None,
             }),
+            aborter: Aborter(Arc::new(AbortState {
+                socket,
+                waker,
+                aborted: AtomicBool::new(false),
+            })),
             peer,
         })
     }
@@ -136,15 +149,16 @@ impl Conn {
 
     /// A handle to abort this connection from another thread.
     pub(crate) fn aborter(&self) -> Aborter {
-        Aborter(self.shared.clone())
+        self.aborter.clone()
     }
 
     /// Fills `buf` completely. A closed peer is `END_OF_FILE`.
     pub(crate) fn read_exact(&self, buf: &mut [u8], deadline: Deadline) -> Result<(), Error> {
+        let mut io = self.io.lock();
         let mut done = 0;
         while done < buf.len() {
-            match self.retry(deadline, Error::PeerClosed, || {
-                (&self.shared.stream).read(&mut buf[done..])
+            match self.retry(&mut io, Interest::READABLE, deadline, |mut s| {
+                s.read(&mut buf[done..])
             })? {
                 0 => return Err(Error::PeerClosed),
                 n => done += n,
@@ -156,9 +170,8 @@ impl Conn {
     /// Reads what is available into `buf` (waiting up to the deadline for
     /// at least one byte). A closed peer is `END_OF_FILE`.
     pub(crate) fn read_some(&self, buf: &mut [u8], deadline: Deadline) -> Result<usize, Error> {
-        match self.retry(deadline, Error::PeerClosed, || {
-            (&self.shared.stream).read(buf)
-        })? {
+        let mut io = self.io.lock();
+        match self.retry(&mut io, Interest::READABLE, deadline, |mut s| s.read(buf))? {
             0 => Err(Error::PeerClosed),
             n => Ok(n),
         }
@@ -167,7 +180,8 @@ impl Conn {
     /// Copies what is queued into `buf` without consuming it (waiting up to
     /// the deadline for at least one byte). A closed peer is `END_OF_FILE`.
     pub(crate) fn peek(&self, buf: &mut [u8], deadline: Deadline) -> Result<usize, Error> {
-        match self.retry(deadline, Error::PeerClosed, || self.shared.stream.peek(buf))? {
+        let mut io = self.io.lock();
+        match self.retry(&mut io, Interest::READABLE, deadline, |s| s.peek(buf))? {
             0 => Err(Error::PeerClosed),
             n => Ok(n),
         }
@@ -180,18 +194,16 @@ impl Conn {
         mut bufs: &mut [IoSlice<'_>],
         deadline: Deadline,
     ) -> Result<(), Error> {
+        let mut io = self.io.lock();
         IoSlice::advance_slices(&mut bufs, 0);
-        let stream = &self.shared.stream;
         while !bufs.is_empty() {
             let batch = &bufs[..bufs.len().min(MAX_SLICES)];
             // `try_io` lets mio re-arm the socket's readiness on Windows
             // when the send would block.
-            let send = || {
-                stream.try_io(|| {
-                    socket2::SockRef::from(stream).send_vectored_with_flags(batch, SEND_FLAGS)
-                })
+            let send = |s: &mio::net::TcpStream| {
+                s.try_io(|| socket2::SockRef::from(s).send_vectored_with_flags(batch, SEND_FLAGS))
             };
-            match self.retry(deadline, Error::BrokenPipe, send)? {
+            match self.retry(&mut io, Interest::WRITABLE, deadline, send)? {
                 0 => return Err(Error::BrokenPipe),
                 n => IoSlice::advance_slices(&mut bufs, n),
             }
@@ -199,38 +211,53 @@ impl Conn {
         Ok(())
     }
 
-    /// Runs `op` until it does not block, waiting for the socket between
-    /// tries. After an abort, a wait or an error is `aborted` (what Linux
-    /// reports for a shut-down socket: end of file for reads, a broken pipe
-    /// for writes).
+    /// Runs `op` until it does not block, waiting for `interest` between
+    /// tries. After an abort, a wait or an error is what Linux reports for
+    /// a shut-down socket: end of file for reads, a broken pipe for writes.
     fn retry<T>(
         &self,
+        io: &mut Io,
+        interest: Interest,
         deadline: Deadline,
-        aborted: Error,
-        mut op: impl FnMut() -> io::Result<T>,
+        mut op: impl FnMut(&mio::net::TcpStream) -> io::Result<T>,
     ) -> Result<T, Error> {
         loop {
-            match op() {
+            match op(&io.stream) {
                 Ok(v) => return Ok(v),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) if self.shared.aborted.load(Ordering::Acquire) => return Err(aborted),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.wait(deadline)?,
+                Err(_) if self.aborter.aborted() => {
+                    return Err(if interest == Interest::WRITABLE {
+                        Error::BrokenPipe
+                    } else {
+                        Error::PeerClosed
+                    })
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => io.wait(interest, deadline)?,
                 Err(e) => return Err(Error::from_io(&e)),
             }
         }
     }
+}
 
-    /// Waits until the poller reports anything for this connection (the
-    /// socket or a wake-up) or the deadline passes (`OPERATION_ABORTED`,
-    /// the original's code for an expired deadline). Readiness is
-    /// edge-triggered: the caller only waits after an operation would have
-    /// blocked, so an event always follows.
-    fn wait(&self, deadline: Deadline) -> Result<(), Error> {
-        let mut waiter = self.waiter.lock();
-        let Waiter { poll, events } = &mut *waiter;
+impl Io {
+    /// Waits until the poller reports the socket (for `interest`) or a
+    /// wake-up, or the deadline passes (`OPERATION_ABORTED`, the original's
+    /// code for an expired deadline). Readiness is edge-triggered: the
+    /// caller only waits after an operation would have blocked, so an
+    /// event always follows.
+    fn wait(&mut self, interest: Interest, deadline: Deadline) -> Result<(), Error> {
+        if self.registered != Some(interest) {
+            let registry = self.poll.registry();
+            let done = match self.registered {
+                None => registry.register(&mut self.stream, SOCKET, interest),
+                Some(_) => registry.reregister(&mut self.stream, SOCKET, interest),
+            };
+            done.map_err(|e| Error::from_io(&e))?;
+            self.registered = Some(interest);
+        }
         loop {
-            match poll.poll(events, poll_timeout(deadline)) {
-                Ok(()) if !events.is_empty() => return Ok(()),
+            match self.poll.poll(&mut self.events, poll_timeout(deadline)) {
+                Ok(()) if !self.events.is_empty() => return Ok(()),
                 Ok(()) => {
                     if deadline.is_some_and(|d| Instant::now() >= d) {
                         return Err(Error::DeadlinePassed);

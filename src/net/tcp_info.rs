@@ -8,7 +8,7 @@
 /// Bytes of `stream` the peer has acknowledged, or None if the system does
 /// not say.
 #[cfg(target_os = "linux")]
-pub(crate) fn bytes_acked(stream: &mio::net::TcpStream) -> Option<u64> {
+pub(crate) fn bytes_acked(stream: &std::net::TcpStream) -> Option<u64> {
     use std::os::fd::AsRawFd;
     // SAFETY: `tcp_info` is plain integers; all zeroes is a valid value.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
@@ -30,6 +30,6 @@ pub(crate) fn bytes_acked(stream: &mio::net::TcpStream) -> Option<u64> {
 
 /// Bytes of `stream` the peer has acknowledged: unknown on this system.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn bytes_acked(_stream: &mio::net::TcpStream) -> Option<u64> {
+pub(crate) fn bytes_acked(_stream: &std::net::TcpStream) -> Option<u64> {
     None
 }
