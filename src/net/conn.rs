@@ -102,8 +102,9 @@ struct Io {
 /// One accepted TCP session.
 #[derive(Debug)]
 pub(crate) struct Conn {
-    /// Only the connection's own thread does I/O; never contended.
-    io: Mutex<Io>,
+    /// Only the connection's own thread does I/O; never contended. Boxed:
+    /// Windows' poller state is large and connections move between threads.
+    io: Box<Mutex<Io>>,
     aborter: Aborter,
     peer: SocketAddr,
 }
@@ -127,12 +128,12 @@ impl Conn {
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKE)?;
         Ok(Conn {
-            io: Mutex::new(Io {
+            io: Box::new(Mutex::new(Io {
                 stream,
                 poll,
                 events: Events::with_capacity(4),
                 registered: None,
-            }),
+            })),
             aborter: Aborter(Arc::new(AbortState {
                 socket,
                 waker,
