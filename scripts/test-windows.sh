@@ -33,8 +33,10 @@ fi
 export WINEPREFIX="$TARGET_DIR/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   echo "== creating the Wine prefix $WINEPREFIX"
+  mkdir -p "$TARGET_DIR"
   wineboot -i >/dev/null 2>&1 || true
   wineserver -w
+  test -f "$WINEPREFIX/system.reg" || { echo "wineboot could not create $WINEPREFIX" >&2; exit 1; }
 fi
 STUB="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
 if [ ! -f "$STUB" ] || [ scripts/wine/bcryptprimitives.c -nt "$STUB" ]; then
@@ -47,7 +49,9 @@ cargo clippy --target "$TRIPLE" --all-targets --quiet -- -D warnings
 
 echo "== Windows build: carla_server.dll, its .def and the tests"
 cargo test --target "$TRIPLE" --no-run --quiet
-test -f "$WIN_DIR/carla_server.dll" && test -f "$WIN_DIR/carla_server.def"
+# `cargo build` puts the import library next to the DLL (`cargo test` leaves it in deps/).
+cargo build --target "$TRIPLE" --lib --quiet
+test -f "$WIN_DIR/carla_server.dll" && test -f "$WIN_DIR/carla_server.def" && test -f "$WIN_DIR/libcarla_server.dll.a"
 
 echo "== the C and C++ hosts, compiled natively with mingw-w64 (Wine cannot wait for a Linux compiler)"
 CARLA_WINDOWS_LIB_DIR="$WIN_DIR" cargo test --quiet --test legacy_c_hosts -- \

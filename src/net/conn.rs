@@ -32,7 +32,7 @@ pub(crate) fn deadline_in(timeout: Duration) -> Deadline {
 
 /// The poller's time-out for `deadline`: whole milliseconds, rounded up so
 /// a 0.4 ms remainder still waits instead of spinning.
-pub(crate) fn poll_timeout(deadline: Deadline) -> Option<Duration> {
+fn poll_timeout(deadline: Deadline) -> Option<Duration> {
     let left = deadline?.saturating_duration_since(Instant::now());
     Some(Duration::from_millis(left.as_micros().div_ceil(1000) as u64))
 }
