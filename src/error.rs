@@ -88,10 +88,17 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// The error an I/O failure is reported as: the `errno` 0.8.4 returned,
-    /// or the closest variant when the system gave no number.
+    /// or the closest variant when the system gave no number. The codes are
+    /// Linux's `errno` values on every system: elsewhere (Windows' `WSAE…`
+    /// numbers, macOS's own `errno` values) the kind of the failure picks
+    /// the variant Linux's number would have, and an error of another kind
+    /// keeps the system's number ([`Error::Os`]).
     pub fn from_io(err: &io::Error) -> Error {
         if let Some(raw) = err.raw_os_error() {
-            return Error::from_code(raw);
+            if cfg!(target_os = "linux") {
+                return Error::from_code(raw);
+            }
+            return Error::from_os_kind(err.kind()).unwrap_or(Error::Os(raw));
         }
         match err.kind() {
             io::ErrorKind::UnexpectedEof => Error::PeerClosed,
@@ -102,6 +109,23 @@ impl Error {
             io::ErrorKind::InvalidInput => Error::InvalidPort,
             _ => Error::Aborted,
         }
+    }
+
+    /// The variant Linux's `errno` value would give for a system error of
+    /// this kind (off Linux, where the numbers differ).
+    fn from_os_kind(kind: io::ErrorKind) -> Option<Error> {
+        Some(match kind {
+            io::ErrorKind::WouldBlock => Error::TryAgain,
+            io::ErrorKind::TimedOut => Error::TimedOut,
+            io::ErrorKind::BrokenPipe => Error::BrokenPipe,
+            // Windows reports a connection its stack dropped as aborted.
+            io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => {
+                Error::ConnectionReset
+            }
+            io::ErrorKind::AddrInUse => Error::AddressInUse,
+            io::ErrorKind::InvalidInput => Error::InvalidPort,
+            _ => return None,
+        })
     }
 
     /// The `int32_t` the C API returns for this error.
@@ -199,6 +223,8 @@ impl From<BlueprintError> for Error {
 mod tests {
     use super::*;
 
+    // Linux's errno values are the codes themselves.
+    #[cfg(target_os = "linux")]
     #[test]
     fn io_errors_map_to_errno_values() {
         let eof = io::Error::from(io::ErrorKind::UnexpectedEof);
@@ -211,6 +237,21 @@ mod tests {
         assert_eq!(Error::TimedOut.code(), libc::ETIMEDOUT);
         assert_eq!(Error::Aborted.code(), libc::ECANCELED);
         assert_eq!(Error::TooLong.code(), libc::EMSGSIZE);
+    }
+
+    /// Windows' own numbers map to the codes Linux's errno values give.
+    #[cfg(windows)]
+    #[test]
+    fn windows_socket_errors_map_to_the_linux_codes() {
+        let code = |raw| Error::from_io(&io::Error::from_raw_os_error(raw)).code();
+        assert_eq!(code(10054), 104, "WSAECONNRESET");
+        assert_eq!(code(10053), 104, "WSAECONNABORTED");
+        assert_eq!(code(10048), 98, "WSAEADDRINUSE");
+        assert_eq!(code(10035), 11, "WSAEWOULDBLOCK");
+        assert_eq!(code(10060), 110, "WSAETIMEDOUT");
+        assert_eq!(code(10051), 10051, "WSAENETUNREACH keeps its number");
+        let eof = io::Error::from(io::ErrorKind::UnexpectedEof);
+        assert_eq!(Error::from_io(&eof), Error::PeerClosed);
     }
 
     #[test]

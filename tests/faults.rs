@@ -12,6 +12,9 @@
 //! Tests that measure process-wide counts (threads, descriptors, memory) or
 //! a time bound take the gate exclusively, so no other test of this binary
 //! runs meanwhile; the others share it.
+//!
+//! Linux only: the counts and the blocked-thread check read `/proc`, and
+//! the killed client is a forked process killed with SIGKILL.
 #![cfg(target_os = "linux")]
 
 mod common;

@@ -3,15 +3,15 @@
 //! linked against the freshly built `libcarla_server.so`, driven by the Rust
 //! client. Every value a host sends is a function of (episode, frame) that
 //! `common/legacy_host.rs` recomputes, and every control the client sends
-//! is checked there.
-#![cfg(target_os = "linux")]
+//! is checked there. On Windows (`scripts/test-windows.sh`) the same hosts,
+//! compiled with mingw-w64, run against `carla_server.dll`.
+#![cfg(any(target_os = "linux", windows))]
 
 mod common;
 
 use common::chost::{build, lib_dir};
 use common::legacy_host;
 
-use std::process::Command;
 
 /// Builds `source` and plays `episodes` episodes against it with this
 /// build's library (see `common::legacy_host::serve`).
@@ -36,11 +36,14 @@ fn program_written_against_the_0_8_4_header_links_and_runs() {
 }
 
 /// The sources build with gcc and g++ by name (and clang if installed),
-/// independently of what `CC`/`CXX` select.
+/// independently of what `CC`/`CXX` select. Unix only: under Wine a test
+/// cannot wait for a compiler (`windows_hosts_build_with_mingw` is the
+/// Windows counterpart).
+#[cfg(unix)]
 #[test]
 fn sources_compile_with_gcc_and_gxx() {
     let available = |c: &str| {
-        Command::new(c)
+        std::process::Command::new(c)
             .arg("--version")
             .output()
             .is_ok_and(|o| o.status.success())
@@ -66,4 +69,17 @@ fn sources_compile_with_gcc_and_gxx() {
         built >= 3 || !gnu,
         "gcc and g++ are installed but not all sources were built with them"
     );
+}
+
+/// Compiles the hosts the Windows tests run with mingw-w64 (`-Werror`)
+/// against the Windows build in `$CARLA_WINDOWS_LIB_DIR`. Not part of the
+/// Linux run: `scripts/test-windows.sh` runs it natively before the Windows
+/// tests, which run under Wine and cannot wait for a Linux compiler.
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "run by scripts/test-windows.sh"]
+fn windows_hosts_build_with_mingw() {
+    let lib = std::env::var_os("CARLA_WINDOWS_LIB_DIR")
+        .expect("CARLA_WINDOWS_LIB_DIR: the directory of the Windows carla_server.dll");
+    common::chost::build_windows_hosts(std::path::Path::new(&lib));
 }

@@ -3,6 +3,10 @@
 //! world's 0.9 support under tests/python/town/ (blueprints, map, actors,
 //! sensors, modes, the port shared with 0.8). Each test starts its own
 //! host; each script prints `OK` or `FAILED: <what>`.
+//!
+//! Unix only: the client is a Linux Python (the venv scripts/test.sh
+//! makes); a Windows test under Wine cannot wait for a Linux process.
+#![cfg(unix)]
 
 mod common;
 

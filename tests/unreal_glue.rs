@@ -6,6 +6,10 @@
 //! control per frame) and one 0.9 subscriber per sensor stream, and checks
 //! every frame of both protocols against the level's geometry, which is
 //! mirrored here from SimGame.cpp.
+//!
+//! Linux only: the glue is compiled at test time with the system's g++ and
+//! clang++ against the stand-in engine's Linux build, which a Windows test
+//! under Wine cannot run (it cannot wait for a Linux process).
 #![cfg(target_os = "linux")]
 
 mod common;

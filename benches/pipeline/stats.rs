@@ -34,7 +34,20 @@ pub(crate) fn us(d: Duration) -> String {
     }
 }
 
+/// CPU time the calling thread has used (Linux; zero elsewhere).
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn thread_cpu() -> Duration {
+    Duration::ZERO
+}
+
+/// Involuntary switches (Linux; zero elsewhere).
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn involuntary_switches() -> u64 {
+    0
+}
+
 /// CPU time the calling thread has used.
+#[cfg(target_os = "linux")]
 pub(crate) fn thread_cpu() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -47,6 +60,7 @@ pub(crate) fn thread_cpu() -> Duration {
 }
 
 /// Times the calling thread was descheduled against its will so far.
+#[cfg(target_os = "linux")]
 pub(crate) fn involuntary_switches() -> u64 {
     // SAFETY: an all-zero rusage is a valid value to overwrite.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };

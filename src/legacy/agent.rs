@@ -445,12 +445,10 @@ impl AgentShared {
 
     /// Registers the session of `role` so `shutdown` can abort it.
     fn register(&self, role: AgentPort, conn: &Conn) {
-        self.sessions.lock()[role as usize] = conn.aborter().ok();
+        self.sessions.lock()[role as usize] = Some(conn.aborter());
         if self.stopping() {
             // shutdown may have aborted the list before we were added
-            if let Ok(a) = conn.aborter() {
-                a.abort();
-            }
+            conn.aborter().abort();
         }
     }
 

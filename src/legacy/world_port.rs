@@ -283,7 +283,7 @@ pub(crate) fn run(shared: Arc<WorldShared>, config: NetConfig) {
         let number = 1 + shared
             .sessions_started
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        *shared.session.lock() = conn.aborter().ok().map(|a| (number, a));
+        *shared.session.lock() = Some((number, conn.aborter()));
         shared.update(|s| {
             s.stage = Stage::AwaitRequest;
             (s.scene, s.ready, s.episode_start) = (None, None, None);

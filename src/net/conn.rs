@@ -1,17 +1,25 @@
 //! Connected sockets with deadlines.
 //!
-//! Every session socket is non-blocking; reads and writes wait in `poll(2)`
-//! with the remaining time to an optional deadline, so a server time-out of
-//! 0 means "only what is possible right now", and another thread can abort
-//! any wait by calling `shutdown` on an `Aborter` (the blocked `poll` wakes
-//! with POLLHUP). Writes use `sendmsg` with `MSG_NOSIGNAL`: a peer that went
-//! away never raises SIGPIPE in the host process, and several buffers go out
-//! in one vectored call without being concatenated.
+//! Every session socket is non-blocking and has a readiness poller of its
+//! own (`mio`: epoll on Linux, kqueue on macOS, IOCP on Windows), where it
+//! is registered for what the current wait needs (readable or writable;
+//! re-registered only when that changes). Reads and writes wait there with
+//! the remaining time to an optional deadline, so a server time-out of 0
+//! means "only what is possible right now", and another thread can abort
+//! any wait through an [`Aborter`] (the socket is shut down and the poller
+//! woken). Writes are one vectored send per call (`sendmsg` / `WSASend`,
+//! via `socket2`) of several buffers without concatenating them, and a peer
+//! that went away never raises SIGPIPE in the host process: `MSG_NOSIGNAL`
+//! per call on Linux and the other Unix systems that have it,
+//! `SO_NOSIGPIPE` on the socket on macOS, and Windows has no such signal.
 
 use crate::Error;
+use mio::{Events, Interest, Poll, Token, Waker};
+use parking_lot::Mutex;
 use std::io::{self, IoSlice, Read};
-use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::os::fd::{AsRawFd, RawFd};
+use std::net::{Shutdown, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// When an operation must have finished; `None` waits forever.
@@ -22,84 +30,117 @@ pub(crate) fn deadline_in(timeout: Duration) -> Deadline {
     Some(Instant::now() + timeout)
 }
 
-/// Waits until `fd` is ready for `events` or the deadline passes
-/// (`OPERATION_ABORTED`, the original's code for an expired deadline).
-pub(crate) fn wait_fd(fd: RawFd, events: libc::c_short, deadline: Deadline) -> Result<(), Error> {
-    loop {
-        let timeout_ms: libc::c_int = match deadline {
-            None => -1,
-            Some(d) => {
-                let left = d.saturating_duration_since(Instant::now());
-                // Round up so a 0.4 ms remainder still waits instead of spinning.
-                left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
-            }
-        };
-        let mut pfd = libc::pollfd {
-            fd,
-            events,
-            revents: 0,
-        };
-        // SAFETY: `pfd` is a valid pollfd for the duration of the call; nfds = 1.
-        let n = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
-        if n > 0 {
-            return Ok(());
-        }
-        if n == 0 {
-            return Err(Error::DeadlinePassed);
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(Error::from_io(&err));
-        }
-    }
+/// The poller's time-out for `deadline`: whole milliseconds, rounded up so
+/// a 0.4 ms remainder still waits instead of spinning.
+fn poll_timeout(deadline: Deadline) -> Option<Duration> {
+    let left = deadline?.saturating_duration_since(Instant::now());
+    Some(Duration::from_millis(left.as_micros().div_ceil(1000) as u64))
 }
 
-/// A handle that aborts a connection's pending and future I/O from any thread.
+/// The flags of every send: no SIGPIPE where a flag can say so.
+#[cfg(all(unix, not(target_vendor = "apple")))]
+const SEND_FLAGS: std::ffi::c_int = libc::MSG_NOSIGNAL;
+/// macOS has no `MSG_NOSIGNAL`; the socket carries `SO_NOSIGPIPE` instead
+/// (set in `Conn::from_mio`). Windows raises no signal.
+#[cfg(not(all(unix, not(target_vendor = "apple"))))]
+const SEND_FLAGS: std::ffi::c_int = 0;
+
+/// Most slices one send takes (Linux's `IOV_MAX`); the rest go in the next.
+const MAX_SLICES: usize = 1024;
+
+const SOCKET: Token = Token(0);
+const WAKE: Token = Token(1);
+
+/// What a connection shares with its aborters.
 #[derive(Debug)]
-pub(crate) struct Aborter(TcpStream);
+struct AbortState {
+    /// A second handle to the socket, for `shutdown` from another thread.
+    socket: std::net::TcpStream,
+    /// Wakes the connection's poller (its owner may be waiting in it).
+    waker: Waker,
+    /// `abort` was called: every later wait fails at once.
+    aborted: AtomicBool,
+}
+
+/// A handle that aborts a connection's pending and future I/O from any
+/// thread. It keeps the socket open (as the connection does) until dropped.
+#[derive(Debug, Clone)]
+pub(crate) struct Aborter(Arc<AbortState>);
 
 impl Aborter {
     /// Shuts the connection down; blocked reads and writes return at once.
     pub(crate) fn abort(&self) {
-        let _ = self.0.shutdown(Shutdown::Both);
+        self.0.aborted.store(true, Ordering::Release);
+        let _ = self.0.socket.shutdown(Shutdown::Both);
+        let _ = self.0.waker.wake();
     }
 
-    /// Bytes of this connection the peer has acknowledged so far (the
-    /// kernel's `TCP_INFO`), or None if the kernel does not say.
+    /// Bytes of this connection the peer has acknowledged so far (Linux:
+    /// the kernel's `TCP_INFO`), or None where the system does not say.
     pub(crate) fn bytes_acked(&self) -> Option<u64> {
-        // SAFETY: `tcp_info` is plain integers; all zeroes is a valid value.
-        let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
-        // SAFETY: `info` and `len` are valid for the call and the kernel
-        // writes at most `len` bytes.
-        let rc = unsafe {
-            libc::getsockopt(
-                self.0.as_raw_fd(),
-                libc::IPPROTO_TCP,
-                libc::TCP_INFO,
-                (&mut info as *mut libc::tcp_info).cast(),
-                &mut len,
-            )
-        };
-        let known = std::mem::offset_of!(libc::tcp_info, tcpi_bytes_acked) + 8;
-        (rc == 0 && len as usize >= known).then_some(info.tcpi_bytes_acked)
+        super::tcp_info::bytes_acked(&self.0.socket)
     }
+
+    fn aborted(&self) -> bool {
+        self.0.aborted.load(Ordering::Acquire)
+    }
+}
+
+/// The socket and its poller, used by the connection's own thread only.
+#[derive(Debug)]
+struct Io {
+    stream: mio::net::TcpStream,
+    poll: Poll,
+    events: Events,
+    /// What the socket is registered for: only what the current wait
+    /// needs, so a writable socket never wakes a reader (Windows re-arms a
+    /// registration at every operation that would block, and a writable
+    /// socket would answer at once, for ever).
+    registered: Option<Interest>,
 }
 
 /// One accepted TCP session.
 #[derive(Debug)]
 pub(crate) struct Conn {
-    stream: TcpStream,
+    /// Only the connection's own thread does I/O; never contended. Boxed:
+    /// Windows' poller state is large and connections move between threads.
+    io: Box<Mutex<Io>>,
+    aborter: Aborter,
     peer: SocketAddr,
 }
 
 impl Conn {
-    /// Prepares an accepted stream: TCP_NODELAY on, non-blocking.
-    pub(crate) fn new(stream: TcpStream) -> io::Result<Conn> {
-        stream.set_nodelay(true)?;
+    /// Prepares a connected stream: TCP_NODELAY on, non-blocking.
+    #[cfg(any(test, fuzzing))]
+    pub(crate) fn new(stream: std::net::TcpStream) -> io::Result<Conn> {
         stream.set_nonblocking(true)?;
+        Conn::from_mio(mio::net::TcpStream::from_std(stream))
+    }
+
+    /// Prepares an accepted (already non-blocking) stream: TCP_NODELAY on,
+    /// no SIGPIPE, a poller of its own.
+    pub(crate) fn from_mio(stream: mio::net::TcpStream) -> io::Result<Conn> {
+        stream.set_nodelay(true)?;
+        #[cfg(target_vendor = "apple")]
+        socket2::SockRef::from(&stream).set_nosigpipe(true)?;
         let peer = stream.peer_addr()?;
-        Ok(Conn { stream, peer })
+        let socket = socket2::SockRef::from(&stream).try_clone()?.into();
+        let poll = Poll::new()?;
+        let waker = Waker::new(poll.registry(), WAKE)?;
+        Ok(Conn {
+            io: Box::new(Mutex::new(Io {
+                stream,
+                poll,
+                events: Events::with_capacity(4),
+                registered: None,
+            })),
+            aborter: Aborter(Arc::new(AbortState {
+                socket,
+                waker,
+                aborted: AtomicBool::new(false),
+            })),
+            peer,
+        })
     }
 
     /// The client's address.
@@ -108,22 +149,20 @@ impl Conn {
     }
 
     /// A handle to abort this connection from another thread.
-    pub(crate) fn aborter(&self) -> io::Result<Aborter> {
-        self.stream.try_clone().map(Aborter)
+    pub(crate) fn aborter(&self) -> Aborter {
+        self.aborter.clone()
     }
 
     /// Fills `buf` completely. A closed peer is `END_OF_FILE`.
     pub(crate) fn read_exact(&self, buf: &mut [u8], deadline: Deadline) -> Result<(), Error> {
+        let mut io = self.io.lock();
         let mut done = 0;
         while done < buf.len() {
-            match (&self.stream).read(&mut buf[done..]) {
-                Ok(0) => return Err(Error::PeerClosed),
-                Ok(n) => done += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    wait_fd(self.stream.as_raw_fd(), libc::POLLIN, deadline)?
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::from_io(&e)),
+            match self.retry(&mut io, Interest::READABLE, deadline, |mut s| {
+                s.read(&mut buf[done..])
+            })? {
+                0 => return Err(Error::PeerClosed),
+                n => done += n,
             }
         }
         Ok(())
@@ -132,73 +171,102 @@ impl Conn {
     /// Reads what is available into `buf` (waiting up to the deadline for
     /// at least one byte). A closed peer is `END_OF_FILE`.
     pub(crate) fn read_some(&self, buf: &mut [u8], deadline: Deadline) -> Result<usize, Error> {
-        loop {
-            match (&self.stream).read(buf) {
-                Ok(0) => return Err(Error::PeerClosed),
-                Ok(n) => return Ok(n),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    wait_fd(self.stream.as_raw_fd(), libc::POLLIN, deadline)?
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::from_io(&e)),
-            }
+        let mut io = self.io.lock();
+        match self.retry(&mut io, Interest::READABLE, deadline, |mut s| s.read(buf))? {
+            0 => Err(Error::PeerClosed),
+            n => Ok(n),
         }
     }
 
     /// Copies what is queued into `buf` without consuming it (waiting up to
     /// the deadline for at least one byte). A closed peer is `END_OF_FILE`.
     pub(crate) fn peek(&self, buf: &mut [u8], deadline: Deadline) -> Result<usize, Error> {
-        loop {
-            match self.stream.peek(buf) {
-                Ok(0) => return Err(Error::PeerClosed),
-                Ok(n) => return Ok(n),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    wait_fd(self.stream.as_raw_fd(), libc::POLLIN, deadline)?
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::from_io(&e)),
-            }
+        let mut io = self.io.lock();
+        match self.retry(&mut io, Interest::READABLE, deadline, |s| s.peek(buf))? {
+            0 => Err(Error::PeerClosed),
+            n => Ok(n),
         }
     }
 
-    /// Writes every byte of every slice, in order, with as few `sendmsg`
-    /// calls as the kernel allows.
+    /// Writes every byte of every slice, in order, with as few vectored
+    /// sends as the kernel allows.
     pub(crate) fn write_all_vectored(
         &self,
         mut bufs: &mut [IoSlice<'_>],
         deadline: Deadline,
     ) -> Result<(), Error> {
+        let mut io = self.io.lock();
         IoSlice::advance_slices(&mut bufs, 0);
         while !bufs.is_empty() {
-            match send_vectored(self.stream.as_raw_fd(), bufs) {
-                Ok(0) => return Err(Error::BrokenPipe),
-                Ok(n) => IoSlice::advance_slices(&mut bufs, n),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    wait_fd(self.stream.as_raw_fd(), libc::POLLOUT, deadline)?
+            let batch = &bufs[..bufs.len().min(MAX_SLICES)];
+            // `try_io` lets mio re-arm the socket's readiness on Windows
+            // when the send would block.
+            let send = |s: &mio::net::TcpStream| {
+                s.try_io(|| socket2::SockRef::from(s).send_vectored_with_flags(batch, SEND_FLAGS))
+            };
+            match self.retry(&mut io, Interest::WRITABLE, deadline, send)? {
+                0 => return Err(Error::BrokenPipe),
+                n => IoSlice::advance_slices(&mut bufs, n),
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `op` until it does not block, waiting for `interest` between
+    /// tries. After an abort, a wait or an error is what Linux reports for
+    /// a shut-down socket: end of file for reads, a broken pipe for writes.
+    fn retry<T>(
+        &self,
+        io: &mut Io,
+        interest: Interest,
+        deadline: Deadline,
+        mut op: impl FnMut(&mio::net::TcpStream) -> io::Result<T>,
+    ) -> Result<T, Error> {
+        loop {
+            match op(&io.stream) {
+                Ok(v) => return Ok(v),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) if self.aborter.aborted() => {
+                    return Err(if interest == Interest::WRITABLE {
+                        Error::BrokenPipe
+                    } else {
+                        Error::PeerClosed
+                    })
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => io.wait(interest, deadline)?,
+                Err(e) => return Err(Error::from_io(&e)),
+            }
+        }
+    }
+}
+
+impl Io {
+    /// Waits until the poller reports the socket (for `interest`) or a
+    /// wake-up, or the deadline passes (`OPERATION_ABORTED`, the original's
+    /// code for an expired deadline). Readiness is edge-triggered: the
+    /// caller only waits after an operation would have blocked, so an
+    /// event always follows.
+    fn wait(&mut self, interest: Interest, deadline: Deadline) -> Result<(), Error> {
+        if self.registered != Some(interest) {
+            let registry = self.poll.registry();
+            let done = match self.registered {
+                None => registry.register(&mut self.stream, SOCKET, interest),
+                Some(_) => registry.reregister(&mut self.stream, SOCKET, interest),
+            };
+            done.map_err(|e| Error::from_io(&e))?;
+            self.registered = Some(interest);
+        }
+        loop {
+            match self.poll.poll(&mut self.events, poll_timeout(deadline)) {
+                Ok(()) if !self.events.is_empty() => return Ok(()),
+                Ok(()) => {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        return Err(Error::DeadlinePassed);
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(Error::from_io(&e)),
             }
         }
-        Ok(())
-    }
-}
-
-/// One `sendmsg(MSG_NOSIGNAL)` of up to `IOV_MAX` slices.
-fn send_vectored(fd: RawFd, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-    const IOV_MAX: usize = 1024;
-    let count = bufs.len().min(IOV_MAX);
-    // SAFETY: zeroed msghdr is a valid "no name, no control" header.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    // IoSlice is guaranteed ABI-compatible with `struct iovec` on Unix.
-    msg.msg_iov = bufs.as_ptr() as *mut libc::iovec;
-    msg.msg_iovlen = count as _;
-    // SAFETY: msg points at `count` valid iovecs borrowed for this call only;
-    // the kernel only reads them.
-    let n = unsafe { libc::sendmsg(fd, &msg, libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT) };
-    if n < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(n as usize)
     }
 }

@@ -10,12 +10,11 @@
 use crate::net::sniff::{self, Protocol};
 use crate::net::Conn;
 use crate::Error;
+use mio::{Events, Interest, Poll, Token, Waker};
 use parking_lot::{Condvar, Mutex, RwLock};
 use std::io;
 use std::net::{IpAddr, SocketAddr, TcpListener};
-use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -189,9 +188,19 @@ pub(crate) const SNIFF_TIMEOUT: Duration = Duration::from_secs(10);
 /// A bound port with its accept thread.
 pub(crate) struct Port {
     addr: SocketAddr,
-    stop: UnixStream,
+    stop: Arc<Stop>,
     thread: Option<JoinHandle<()>>,
 }
+
+/// How a port's owner stops its accept thread: the flag, then a wake-up
+/// of the thread's poller.
+struct Stop {
+    requested: AtomicBool,
+    waker: Waker,
+}
+
+const LISTENER: Token = Token(0);
+const STOP: Token = Token(1);
 
 impl Port {
     /// Binds `ip:port` and starts accepting into `clients`. `name` is used in
@@ -275,11 +284,21 @@ impl Port {
             .set_nonblocking(true)
             .map_err(|e| Error::from_io(&e))?;
         let addr = listener.local_addr().map_err(|e| Error::from_io(&e))?;
-        let (stop, stop_rx) = UnixStream::pair().map_err(|e| Error::from_io(&e))?;
+        let io_err = |e: io::Error| Error::from_io(&e);
+        let mut listener = mio::net::TcpListener::from_std(listener);
+        let poll = Poll::new().map_err(io_err)?;
+        poll.registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)
+            .map_err(io_err)?;
+        let stop = Arc::new(Stop {
+            requested: AtomicBool::new(false),
+            waker: Waker::new(poll.registry(), STOP).map_err(io_err)?,
+        });
+        let stop_rx = stop.clone();
         let thread = crate::threads::spawn(format!("carla-{name}-accept"), move || {
-            accept_loop(listener, stop_rx, name, on_accept)
+            accept_loop(poll, listener, &stop_rx, name, on_accept)
         })
-        .map_err(|e| Error::from_io(&e))?;
+        .map_err(io_err)?;
         Ok(Port {
             addr,
             stop,
@@ -297,53 +316,36 @@ impl Drop for Port {
     /// Stops the accept thread and closes the listener (the port is free
     /// again when this returns).
     fn drop(&mut self) {
-        let _ = self.stop.shutdown(std::net::Shutdown::Both);
+        self.stop.requested.store(true, Ordering::Release);
+        let _ = self.stop.waker.wake();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
     }
 }
 
+/// Accepts until the port is dropped. Readiness is edge-triggered, so
+/// every wait follows an accept that would have blocked.
 fn accept_loop(
-    listener: TcpListener,
-    stop: UnixStream,
+    mut poll: Poll,
+    listener: mio::net::TcpListener,
+    stop: &Stop,
     name: &str,
     mut on_accept: impl FnMut(Conn),
 ) {
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
-    loop {
-        let mut fds = [
-            libc::pollfd {
-                fd: listener.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: stop.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-        ];
-        // SAFETY: `fds` is a valid array of two pollfds for the call.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
-        if n < 0 {
-            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            crate::log_error!(
-                "{} port {}: poll failed: {}",
-                name,
-                port,
-                io::Error::last_os_error()
-            );
-            return;
-        }
-        if fds[1].revents != 0 {
-            return;
-        }
+    let mut events = Events::with_capacity(4);
+    while !stop.requested.load(Ordering::Acquire) {
         let (stream, peer) = match listener.accept() {
             Ok(pair) => pair,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => match poll.poll(&mut events, None) {
+                Ok(()) => continue,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    crate::log_error!("{} port {}: poll failed: {}", name, port, e);
+                    return;
+                }
+            },
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 // EMFILE and friends: back off briefly instead of spinning.
@@ -352,7 +354,7 @@ fn accept_loop(
                 continue;
             }
         };
-        let conn = match Conn::new(stream) {
+        let conn = match Conn::from_mio(stream) {
             Ok(c) => c,
             Err(e) => {
                 crate::log_warn!("{} port {}: cannot set up {}: {}", name, port, peer, e);

@@ -38,7 +38,7 @@ pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn) {
     crate::log_info!("rpc: client {} {}", peer, why);
     // The server's list holds a clone of the socket (to abort it when the
     // server closes), so dropping `conn` alone would not close it.
-    let _ = conn.aborter().map(|a| a.abort());
+    conn.aborter().abort();
 }
 
 fn serve_requests(s: &RpcShared, conn: &Conn) -> Result<(), String> {

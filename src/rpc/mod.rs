@@ -221,7 +221,7 @@ impl RpcServer {
                 return;
             }
             s.clients.fetch_add(1, Ordering::Relaxed);
-            let aborter = conn.aborter().ok();
+            let aborter = Some(conn.aborter());
             let s2 = s.clone();
             let spawned = crate::threads::spawn("carla-rpc-client", move || {
                 endpoint::serve(s2.clone(), conn);

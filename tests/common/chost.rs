@@ -1,6 +1,14 @@
 //! Building and running the C/C++ test hosts (`tests/c/`): compiled with
 //! the `cc` crate's compiler against `include/`, linked to this build's
-//! `libcarla_server.so`, run as child processes.
+//! `libcarla_server.so` (Windows: `carla_server.dll` through its import
+//! library), run as child processes.
+//!
+//! Under Wine a Windows test cannot run a Linux compiler (Wine starts it but
+//! gives back no process to wait for), so the Windows hosts are compiled
+//! natively before the Windows run, by the same code
+//! ([`build_windows_hosts`], which `scripts/test-windows.sh` calls through
+//! an ignored test), into `<lib dir>/c-hosts/<exe>/`; [`build`] then only
+//! finds them.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -17,8 +25,16 @@ const CRATE: &str = env!("CARGO_MANIFEST_DIR");
 
 // ---------------------------------------------------------------- building
 
-/// The directory holding the `libcarla_server.so` of this build, or the
-/// one `CARLA_LIB_DIR` names (`scripts/sanitize.sh`: an instrumented build).
+/// The library file a host loads.
+const LIBRARY: &str = if cfg!(windows) {
+    "carla_server.dll"
+} else {
+    "libcarla_server.so"
+};
+
+/// The directory holding the `libcarla_server.so` (`carla_server.dll`) of
+/// this build, or the one `CARLA_LIB_DIR` names (`scripts/sanitize.sh`: an
+/// instrumented build; `scripts/test-windows.sh`: the Windows build).
 pub(crate) fn lib_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CARLA_LIB_DIR") {
         return PathBuf::from(dir);
@@ -33,13 +49,8 @@ pub(crate) fn lib_dir() -> PathBuf {
         deps.parent().map(Path::to_path_buf).unwrap_or_default(),
     ]
     .into_iter()
-    .find(|d| d.join("libcarla_server.so").is_file())
-    .unwrap_or_else(|| {
-        panic!(
-            "libcarla_server.so not found in {} or its parent",
-            deps.display()
-        )
-    })
+    .find(|d| d.join(LIBRARY).is_file())
+    .unwrap_or_else(|| panic!("{LIBRARY} not found in {} or its parent", deps.display()))
 }
 
 /// Compile and link flags for `CARLA_SANITIZE` (`scripts/sanitize.sh`):
@@ -71,10 +82,17 @@ fn target_triple() -> String {
     format!("{}-unknown-linux-{env}", std::env::consts::ARCH)
 }
 
+/// The Windows target the hosts are built for.
+const WINDOWS_TRIPLE: &str = "x86_64-pc-windows-gnu";
+
 /// Compiles and links `tests/c/<source>` into `<tmp>/<exe>`: C99 with
 /// `-pedantic`, or C++17 for `.cpp`, warnings as errors, pthreads.
 /// `compiler` overrides the `cc` crate's choice (which honours `CC`/`CXX`).
+/// On Windows: the host compiled before the run (see the module's docs).
 pub(crate) fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf {
+    if cfg!(windows) {
+        return prebuilt(exe);
+    }
     build_against(
         source,
         exe,
@@ -86,7 +104,7 @@ pub(crate) fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf 
 
 /// `build` with the header from `include` (the directory holding
 /// `carla/carla_server.h`) and the `libcarla_server.so` in `lib`, which is
-/// also the executable's RUNPATH.
+/// also the executable's RUNPATH (Linux).
 pub(crate) fn build_against(
     source: &str,
     exe: &str,
@@ -94,14 +112,78 @@ pub(crate) fn build_against(
     include: &Path,
     lib: &Path,
 ) -> PathBuf {
-    let cpp = source.ends_with(".cpp");
     let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let triple = target_triple();
+    compile(
+        source,
+        &target_triple(),
+        (include, lib),
+        &out_dir.join(exe),
+        compiler,
+    )
+}
+
+/// The hosts the Windows tests run, as (source, executable name).
+pub(crate) const WINDOWS_HOSTS: [(&str, &str); 5] = [
+    ("host.c", "host_c"),
+    ("host.cpp", "host_cpp"),
+    ("legacy_abi.cpp", "legacy_abi"),
+    ("sensors_host.c", "sensors_host"),
+    ("exit_race.c", "exit_race_host"),
+];
+
+/// Compiles [`WINDOWS_HOSTS`] with mingw-w64 against the Windows build in
+/// `lib` (its `carla_server.dll` and import library) into `lib/c-hosts/`.
+/// The C++ hosts need the compiler with POSIX threads (`std::thread`); the
+/// runtimes are linked statically, so a host needs only the library's DLL.
+pub(crate) fn build_windows_hosts(lib: &Path) {
+    for (source, exe) in WINDOWS_HOSTS {
+        let compiler = if source.ends_with(".cpp") {
+            "x86_64-w64-mingw32-g++-posix"
+        } else {
+            "x86_64-w64-mingw32-gcc-posix"
+        };
+        let output = lib.join("c-hosts").join(exe).join(format!("{exe}.exe"));
+        std::fs::create_dir_all(output.parent().unwrap()).expect("create the hosts' directory");
+        let include = Path::new(CRATE).join("include");
+        compile(source, WINDOWS_TRIPLE, (&include, lib), &output, Some(compiler));
+    }
+}
+
+/// A host [`build_windows_hosts`] compiled (in the profile's directory,
+/// the parent of the test's `deps/`).
+fn prebuilt(exe: &str) -> PathBuf {
+    let test = std::env::current_exe().expect("current_exe");
+    let profile = test
+        .parent()
+        .and_then(Path::parent)
+        .expect("test binary in <profile>/deps");
+    let path = profile.join("c-hosts").join(exe).join(format!("{exe}.exe"));
+    assert!(
+        path.is_file(),
+        "{} is missing: run scripts/test-windows.sh (it compiles the C hosts \
+         with mingw-w64 before the Windows tests)",
+        path.display()
+    );
+    path
+}
+
+/// Compiles and links `tests/c/<source>` for `triple` into `output`,
+/// against the library in `lib`.
+fn compile(
+    source: &str,
+    triple: &str,
+    (include, lib): (&Path, &Path),
+    output: &Path,
+    compiler: Option<&str>,
+) -> PathBuf {
+    let cpp = source.ends_with(".cpp");
+    let windows = triple.contains("windows");
+    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let mut build = cc::Build::new();
     build
         .cargo_metadata(false)
-        .target(&triple)
-        .host(&triple)
+        .target(triple)
+        .host(triple)
         .opt_level(1)
         .debug(true)
         .out_dir(&out_dir)
@@ -109,7 +191,6 @@ pub(crate) fn build_against(
     if let Some(c) = compiler {
         build.compiler(c);
     }
-    let output = out_dir.join(exe);
     let mut cmd = build.get_compiler().to_command();
     if cpp {
         cmd.arg("-std=c++17");
@@ -120,12 +201,20 @@ pub(crate) fn build_against(
         .arg(format!("-I{}", include.display()))
         .arg(Path::new(CRATE).join("tests/c").join(source))
         .arg("-o")
-        .arg(&output)
-        .arg(format!("-L{}", lib.display()))
-        .arg("-lcarla_server")
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .arg("-pthread")
-        .args(sanitizer_flags());
+        .arg(output);
+    if windows {
+        // The import library by path: with `-static` (the C and C++
+        // runtimes and winpthreads inside the host) `-lcarla_server` would
+        // pick the static library instead of the DLL.
+        cmd.arg(lib.join("libcarla_server.dll.a"))
+            .args(["-pthread", "-static"]);
+    } else {
+        cmd.arg(format!("-L{}", lib.display()))
+            .arg("-lcarla_server")
+            .arg(format!("-Wl,-rpath,{}", lib.display()))
+            .arg("-pthread")
+            .args(sanitizer_flags());
+    }
     let result = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
@@ -135,7 +224,7 @@ pub(crate) fn build_against(
         String::from_utf8_lossy(&result.stdout),
         String::from_utf8_lossy(&result.stderr)
     );
-    output
+    output.to_path_buf()
 }
 
 // --------------------------------------------------------- the child host
@@ -144,6 +233,7 @@ pub(crate) fn build_against(
 /// it prints is also collected in `output`. Killed (and its output printed)
 /// if the test panics before it exits.
 pub(crate) struct Host {
+    exe: PathBuf,
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -159,6 +249,14 @@ impl Host {
 
     /// `spawn` with extra environment variables.
     pub(crate) fn spawn_with_env(exe: &Path, args: &[String], envs: &[(&str, &Path)]) -> Host {
+        // Windows loads a DLL from the executable's directory first: this
+        // build's, copied there now (one directory per host, and no host
+        // runs twice at once, so the copy is never in use).
+        if cfg!(windows) {
+            let beside = exe.with_file_name(LIBRARY);
+            std::fs::copy(lib_dir().join(LIBRARY), &beside)
+                .unwrap_or_else(|e| panic!("copy {LIBRARY} to {}: {e}", beside.display()));
+        }
         // `cargo test` puts target/debug (with the library of the last
         // `cargo build`, possibly stale) before target/debug/deps in
         // LD_LIBRARY_PATH, which wins over the executable's RUNPATH.
@@ -189,6 +287,7 @@ impl Host {
             }
         });
         Host {
+            exe: exe.to_path_buf(),
             stdin: child.stdin.take(),
             child,
             lines,
@@ -219,12 +318,28 @@ impl Host {
         self.stdin.take();
     }
 
+    /// The host runs the library of this build, not another copy. Windows
+    /// (no `/proc`): the DLL beside the host is this build's (copied at
+    /// spawn; Windows looks there first).
+    #[cfg(windows)]
+    pub(crate) fn assert_loaded_library(&self) {
+        let ours = std::fs::read(lib_dir().join(LIBRARY)).expect("read this build's DLL");
+        let beside = self.exe.with_file_name(LIBRARY);
+        assert!(
+            std::fs::read(&beside).is_ok_and(|b| b == ours),
+            "{} is not this build's DLL",
+            beside.display()
+        );
+    }
+
     /// The host runs the library of this build, not another copy.
+    #[cfg(not(windows))]
     pub(crate) fn assert_loaded_library(&self) {
         self.assert_loaded(&lib_dir().join("libcarla_server.so"));
     }
 
     /// The host runs `lib` (a `libcarla_server.so`) and no other copy.
+    #[cfg(not(windows))]
     pub(crate) fn assert_loaded(&self, lib: &Path) {
         let maps = std::fs::read_to_string(format!("/proc/{}/maps", self.child.id()))
             .expect("read the host's /proc/PID/maps");

@@ -239,7 +239,13 @@ fn connect(host: &mut Host, port: u16, lib: &Path, ini: &str) -> (Client, proto:
             Err(e) => panic!("connect to {port}: {e}"),
         }
     };
+    #[cfg(not(windows))]
     host.assert_loaded(lib);
+    #[cfg(windows)]
+    {
+        let _ = lib;
+        host.assert_loaded_library();
+    }
     let scene = client.load_settings(ini).expect("first load_settings");
     (client, scene)
 }

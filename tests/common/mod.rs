@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 pub(crate) mod capi_host;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub(crate) mod chost;
 #[cfg(target_os = "linux")]
 pub(crate) mod legacy_host;

@@ -9,7 +9,7 @@
 //!   three tests) a stalled one that never reads, its subscriber thread
 //!   blocked mid-write.
 //!
-//! "Mid-send" means those library threads blocked in `poll` on a full
+//! "Mid-send" means those library threads blocked in `epoll_wait` on a full
 //! socket (checked in `/proc/self/task`): a host thread cannot be inside
 //! another call on the same handle while it is freed, by the C contract.
 //! Afterwards every connection is closed, every port is free and no
@@ -41,13 +41,18 @@ const SYNC_FRAMES: u32 = 5;
 const MORE_FRAMES: u32 = 100;
 const BOUND: Duration = Duration::from_millis(100);
 
-/// Whether a library thread named `name` is blocked in `poll` (the only
-/// place a sender waits for a full socket).
+/// Whether a library thread named `name` is blocked waiting for readiness
+/// (`epoll_wait` through mio: the only place a sender waits for a full
+/// socket).
 fn blocked_in_poll(name: &str) -> bool {
     #[cfg(target_arch = "x86_64")]
-    let polls = [libc::SYS_poll, libc::SYS_ppoll];
+    let polls = [
+        libc::SYS_epoll_wait,
+        libc::SYS_epoll_pwait,
+        libc::SYS_epoll_pwait2,
+    ];
     #[cfg(not(target_arch = "x86_64"))]
-    let polls = [libc::SYS_ppoll];
+    let polls = [libc::SYS_epoll_pwait, libc::SYS_epoll_pwait2];
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         return false;
     };

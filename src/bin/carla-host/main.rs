@@ -27,10 +27,6 @@ use world::{World, WorldConfig};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
 struct Args {
     port: u32,
     stream_port: Option<u32>,
@@ -200,10 +196,10 @@ fn main() {
             std::process::exit(2);
         }
     };
-    // SAFETY: the handler only stores to an atomic (async-signal-safe).
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    // Ctrl-C, SIGTERM and SIGHUP on Unix, Ctrl-C, Ctrl-Break and console
+    // close on Windows: the main loop ends and the server is freed.
+    if let Err(e) = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst)) {
+        log_error!("cannot install the Ctrl-C handler: {}", e);
     }
     let server = Server::with_config(Config {
         bind_ip: args.host,

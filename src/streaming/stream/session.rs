@@ -41,7 +41,7 @@ impl Session {
     pub(super) fn new(conn: &Conn) -> Session {
         Session {
             slot: Handoff::new(),
-            aborter: conn.aborter().ok(),
+            aborter: Some(conn.aborter()),
             dropped: AtomicU64::new(0),
             sent: AtomicU64::new(0),
             peer: conn.peer(),
@@ -106,6 +106,6 @@ impl Session {
             }
             self.sent.fetch_add(1, Ordering::Relaxed);
         }
-        let _ = conn.aborter().map(|a| a.abort());
+        conn.aborter().abort();
     }
 }
