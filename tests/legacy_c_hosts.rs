@@ -12,7 +12,6 @@ mod common;
 use common::chost::{build, lib_dir};
 use common::legacy_host;
 
-
 /// Builds `source` and plays `episodes` episodes against it with this
 /// build's library (see `common::legacy_host::serve`).
 fn run_host(source: &str, exe: &str, episodes: u32, full: bool) {

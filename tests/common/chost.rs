@@ -145,7 +145,13 @@ pub(crate) fn build_windows_hosts(lib: &Path) {
         let output = lib.join("c-hosts").join(exe).join(format!("{exe}.exe"));
         std::fs::create_dir_all(output.parent().unwrap()).expect("create the hosts' directory");
         let include = Path::new(CRATE).join("include");
-        compile(source, WINDOWS_TRIPLE, (&include, lib), &output, Some(compiler));
+        compile(
+            source,
+            WINDOWS_TRIPLE,
+            (&include, lib),
+            &output,
+            Some(compiler),
+        );
     }
 }
 

@@ -4,7 +4,7 @@
 pub(crate) mod capi_host;
 #[cfg(any(target_os = "linux", windows))]
 pub(crate) mod chost;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub(crate) mod legacy_host;
 pub(crate) mod rpc_host;
 
