@@ -21,23 +21,6 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// The Python with `carla==0.9.16`: $CARLA_0916_PYTHON, else the venv
-/// scripts/test.sh makes.
-pub(crate) fn carla_python() -> PathBuf {
-    if let Some(p) = std::env::var_os("CARLA_0916_PYTHON") {
-        return p.into();
-    }
-    let venv =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/venv-carla-0.9.16/bin/python");
-    assert!(
-        venv.exists(),
-        "{} is missing: run scripts/test.sh (it installs carla==0.9.16 from PyPI), \
-         or set CARLA_0916_PYTHON to a Python that has it",
-        venv.display()
-    );
-    venv
-}
-
 fn number_after(line: &str, key: &str) -> u32 {
     let at = line.find(key).unwrap_or_else(|| panic!("{key} in {line}")) + key.len();
     let digits: String = line[at..]
@@ -53,7 +36,7 @@ fn number_after(line: &str, key: &str) -> u32 {
 /// safe-distance stream byte for byte.
 fn run_script(port: u16, stream: SocketAddr, sensor_of: &dyn Fn(u32) -> u32) {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/carla_0916_flow.py");
-    let mut child = Command::new(carla_python())
+    let mut child = Command::new(common::carla_python())
         .arg(&script)
         .arg("127.0.0.1")
         .arg(port.to_string())

@@ -46,23 +46,9 @@ impl Drop for Host {
     }
 }
 
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("CARLA_0916_PYTHON") {
-        return p.into();
-    }
-    let venv =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/venv-carla-0.9.16/bin/python");
-    assert!(
-        venv.exists(),
-        "{} is missing: run scripts/test.sh (it installs carla==0.9.16)",
-        venv.display()
-    );
-    venv
-}
-
 fn script(name: &str) -> Command {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/town");
-    let mut cmd = Command::new(python());
+    let mut cmd = Command::new(common::carla_python());
     cmd.arg(dir.join(name)).current_dir(dir);
     cmd
 }
@@ -147,7 +133,7 @@ fn a_08_episode_on_the_same_port_is_a_new_09_episode() {
 fn example(name: &str, args: &[&str]) -> String {
     let host = Host::start();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(python())
+    let out = Command::new(common::carla_python())
         .arg(root.join("examples").join(name))
         .args(["--port", &host.port.to_string()])
         .args(args)
@@ -217,7 +203,7 @@ fn example_traffic_waypoints_follows_its_lane() {
 fn example_safe_distance_ids_reads_the_car_behind() {
     let host = Host::start();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut py = Command::new(python())
+    let mut py = Command::new(common::carla_python())
         .arg(root.join("examples/safe_distance.py"))
         .args(["--port", &host.port.to_string(), "--ticks", "100"])
         .stdout(Stdio::piped())

@@ -39,3 +39,20 @@ pub(crate) fn ini(sync: bool, sensors: &[&str], sections: &str) -> String {
         sections
     )
 }
+
+/// The Python with `carla==0.9.16`: $CARLA_0916_PYTHON, else the venv
+/// scripts/test.sh makes.
+pub(crate) fn carla_python() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("CARLA_0916_PYTHON") {
+        return p.into();
+    }
+    let venv = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target/venv-carla-0.9.16/bin/python");
+    assert!(
+        venv.exists(),
+        "{} is missing: run scripts/test.sh (it installs carla==0.9.16 from PyPI), \
+         or set CARLA_0916_PYTHON to a Python that has it",
+        venv.display()
+    );
+    venv
+}
