@@ -94,25 +94,38 @@ fn light_ahead(lights: &[LightSpot], x: f32, y: f32, yaw_deg: f32) -> Option<usi
     lights.iter().position(|l| l.node == node && l.dir == d)
 }
 
-fn vehicle(
-    id: u32,
-    world: &World,
-    control: VehicleControl09,
+/// A body's pose and motion this tick, as the episode state carries them.
+struct Motion {
+    transform: Transform,
+    velocity: Vector3D,
+    /// deg/s about the up axis.
     angular_z: f32,
     accel: Vector3D,
-) -> ActorState {
-    let t = world.actor_transform(id).unwrap_or_default();
+}
+
+/// A body on the ground at `(x, y)` heading `yaw` (radians) at `speed`.
+fn planar(x: f32, y: f32, yaw: f32, speed: f32) -> (Transform, Vector3D) {
+    let velocity = Vector3D {
+        x: speed * yaw.cos(),
+        y: speed * yaw.sin(),
+        z: 0.0,
+    };
+    (town::ground_transform(x, y, yaw.to_degrees()), velocity)
+}
+
+fn vehicle(id: u32, world: &World, control: VehicleControl09, m: Motion) -> ActorState {
+    let t = m.transform;
     let mut s = ActorState {
         id,
         kind: CARLA_ACTOR_VEHICLE,
         transform: at(&t),
-        velocity: world.actor_velocity(id),
+        velocity: m.velocity,
         angular_velocity: Vector3D {
             x: 0.0,
             y: 0.0,
-            z: angular_z,
+            z: m.angular_z,
         },
-        acceleration: accel,
+        acceleration: m.accel,
         vehicle_control: control,
         speed_limit: SPEED_LIMIT_KMH,
         traffic_light_state: 2,
@@ -142,38 +155,49 @@ pub(crate) fn states(
         transform: spectator,
         ..Default::default()
     });
+    // Poses come from the objects iterated here, never from a look-up by
+    // id (that would be quadratic in the number of actors).
+    let car = |c: &crate::world::vehicle::Car, angular_z: f32| {
+        let (transform, velocity) = planar(c.x, c.y, c.yaw, c.speed);
+        Motion {
+            transform,
+            velocity,
+            angular_z,
+            accel: c.accel,
+        }
+    };
     if world.player_active() {
-        let c = world.player();
-        out.push(vehicle(
-            PLAYER_ID,
-            world,
-            VehicleControl09::default(),
-            0.0,
-            c.accel,
-        ));
+        let m = car(world.player(), 0.0);
+        out.push(vehicle(PLAYER_ID, world, VehicleControl09::default(), m));
     }
     for d in world.fleet() {
         let control = controls.get(&d.id).copied().unwrap_or_default();
-        out.push(vehicle(d.id, world, control, d.yaw_rate, d.car.accel));
+        out.push(vehicle(d.id, world, control, car(&d.car, d.yaw_rate)));
     }
     for v in world.traffic() {
         let control = VehicleControl09 {
             throttle: if v.speed > 0.1 { 0.5 } else { 0.0 },
             ..Default::default()
         };
-        out.push(vehicle(v.id, world, control, 0.0, Vector3D::default()));
+        let (transform, velocity) = planar(v.x, v.y, v.yaw, v.speed);
+        let m = Motion {
+            transform,
+            velocity,
+            angular_z: 0.0,
+            accel: Vector3D::default(),
+        };
+        out.push(vehicle(v.id, world, control, m));
     }
     for w in world.walkers() {
-        let t = world.actor_transform(w.id).unwrap_or_default();
-        let yaw = w.yaw;
+        let (t, velocity) = planar(w.x, w.y, w.yaw, w.speed);
         out.push(ActorState {
             id: w.id,
             kind: CARLA_ACTOR_WALKER,
             transform: at(&t),
-            velocity: world.actor_velocity(w.id),
+            velocity,
             walker_direction: Vector3D {
-                x: yaw.cos(),
-                y: yaw.sin(),
+                x: w.yaw.cos(),
+                y: w.yaw.sin(),
                 z: 0.0,
             },
             walker_speed: w.speed,
@@ -186,10 +210,7 @@ pub(crate) fn states(
         let mut s = ActorState {
             id,
             kind: CARLA_ACTOR_TRAFFIC_LIGHT,
-            transform: world
-                .actor_transform(id)
-                .map(|t| at(&t))
-                .unwrap_or_default(),
+            transform: at(&l.transform()),
             traffic_light_state: light_number(state),
             traffic_light_times: [GREEN_S, YELLOW_S, GREEN_S + YELLOW_S, elapsed],
             pole_index: l.dir.into(),

@@ -223,10 +223,7 @@ impl World {
                 let w = self.walkers.iter().find(|w| w.id == id)?;
                 town::ground_transform(w.x, w.y, deg(w.yaw))
             }
-            ActorKind::Light => {
-                let l = &self.lights[(id - super::LIGHT_ID0) as usize];
-                town::ground_transform(l.x, l.y, 90.0 * ((l.dir + 2) % 4) as f32)
-            }
+            ActorKind::Light => self.lights[(id - super::LIGHT_ID0) as usize].transform(),
         })
     }
 }

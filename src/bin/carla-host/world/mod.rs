@@ -371,8 +371,7 @@ impl World {
             out.push(Agent {
                 id: LIGHT_ID0 + i as u32,
                 r#type: kind,
-                // Facing the traffic it controls.
-                transform: town::ground_transform(l.x, l.y, 90.0 * ((l.dir + 2) % 4) as f32),
+                transform: l.transform(),
                 ..Default::default()
             });
         }

@@ -281,6 +281,13 @@ pub(crate) struct LightSpot {
     pub y: f32,
 }
 
+impl LightSpot {
+    /// Where the light stands, facing the traffic it controls.
+    pub(crate) fn transform(&self) -> Transform {
+        ground_transform(self.x, self.y, 90.0 * ((self.dir + 2) % 4) as f32)
+    }
+}
+
 /// Every traffic light, in a fixed order (its index is its id offset).
 pub(crate) fn light_spots() -> Vec<LightSpot> {
     let mut out = Vec::new();
