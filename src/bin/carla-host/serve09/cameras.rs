@@ -17,6 +17,8 @@ pub(crate) struct CameraScratch {
     images: Vec<(usize, PendingImage)>,
     /// Sensors already captured this tick.
     done: Vec<bool>,
+    /// Each sensor's image size if it is a camera due this tick.
+    sizes: Vec<Option<(u32, u32, f32)>>,
 }
 
 /// What makes two cameras see the same image.
@@ -35,21 +37,20 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
         gbuffer,
         images,
         done,
+        sizes,
     } = scratch;
     let gbuffer = gbuffer.get_or_insert_with(GBuffer::new);
     done.clear();
     done.resize(sensors.len(), false);
     // Which cameras capture now (sensor_tick), and their sizes.
-    let sizes: Vec<Option<(u32, u32, f32)>> = sensors
-        .iter_mut()
-        .map(|s| {
-            if !matches!(s.kind, Kind::Camera(_)) || !s.due(t.time) {
-                return None;
-            }
-            let sensor = t.server.sensor(s.stream).ok()?;
-            sensor.camera().map(|(w, h, fov, _)| (w, h, fov))
-        })
-        .collect();
+    sizes.clear();
+    sizes.extend(sensors.iter_mut().map(|s| {
+        if !matches!(s.kind, Kind::Camera(_)) || !s.due(t.time) {
+            return None;
+        }
+        let sensor = t.server.sensor(s.stream).ok()?;
+        sensor.camera().map(|(w, h, fov, _)| (w, h, fov))
+    }));
     for first in 0..sensors.len() {
         let Some(size) = sizes[first].filter(|_| !done[first]) else {
             continue;
