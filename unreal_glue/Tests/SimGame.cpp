@@ -1,23 +1,39 @@
 // A simulated game over the stand-in engine: the glue's actors in a tiny
 // level, ticked like Unreal would, serving real clients (tests/unreal_glue.rs).
 //
-//   SimGame WORLD_PORT FRAMES
+//   SimGame WORLD_PORT FRAMES [level|ini|rpc]
 //
 // The level (centimetres; the test mirrors these numbers):
-//   ground    box, top face at z = 0, stencil 7 (roads)
-//   wall      box x ∈ [-100, 100] m, y ∈ [8, 8.5] m, z ∈ [0, 5] m, stencil 11 (walls)
-//   player    4.5 × 1.8 × 1.5 m box centred at (0, 0, 0.75) m, stencil 10,
-//             driven by the 0.8 client's control through ICarlaVehicleControl:
-//             a = 4 m/s² · throttle − 8 m/s² · brake, semi-implicit Euler
-//   oncoming  the same box, yaw 180, x(t) = max(12, 30 − 8 t) m, y = 0
-//   sensors   on the player: safe distance (front 5 m), semantic lidar at
-//             +1 m (pitch −5, yaw 90, roll 3), camera (64 × 48, 0.8 id 7001);
-//             spawned before the server actor, so they begin play first
+//   ground    box, top face at z = 0, tagged Carla.Roads
+//   wall      box x ∈ [-100, 100] m, y ∈ [8, 8.5] m, z ∈ [0, 5] m, Carla.Walls
+//   starts    two player starts: (0, 0, 0.75) m and (0, -4, 0.75) m
+//   player    4.5 × 1.8 × 1.5 m box centred at (0, 0, 0.75) m, Carla.Vehicles,
+//             simulating physics, driven through ICarlaVehicleControl:
+//             a = 4 m/s² · throttle − 8 m/s² · brake, semi-implicit Euler,
+//             its speed kept in the engine's physics velocity
+//   oncoming  the same box, yaw 180, x(t) = max(12, 30 − 8 t) m, y = 0,
+//             Carla.Vehicles
+//   materials depth (stand-in salt 1) and semantic segmentation (salt 2),
+//             given to the server actor
 //
-// Prints `READY key value ...` once every actor has begun play (the server
-// actor's BeginPlay waits for the 0.8 client), waits up to 10 s for one
-// subscriber per 0.9 stream, runs FRAMES frames (world tick → actors by tick
-// group → render flush → GFrameCounter++), ends play and prints `DONE`.
+// Scenarios:
+//   level  sensors placed in the level, on the player: safe distance (front
+//          5 m), semantic lidar at +1 m (pitch −5, yaw 90, roll 3), camera
+//          (320 × 240, 0.8 id 7001); spawned before the server actor, so they
+//          begin play first. Runs FRAMES frames.
+//   ini    no placed sensors: the 0.8 client's settings list them. The
+//          player is hit by the oncoming car at run frame 10 (impulse
+//          50000 kg·cm/s) and touches the wall at frame 12 (3000 kg·cm/s).
+//          Runs until stdin closes (at most FRAMES frames).
+//   rpc    no placed sensors, no 0.8 wait: 0.9 clients on an RPC port of
+//          its own spawn them. Runs until stdin closes (at most FRAMES).
+//
+// Prints `READY key value ...` once every actor has begun play (in level,
+// the server actor's BeginPlay waits for the 0.8 client; it then also waits
+// up to 10 s for one subscriber per 0.9 stream), runs the frames (world tick
+// → actors by tick group → render flush → GFrameCounter++), ends play and
+// prints `DONE`. The server actor is the one actor the watchdog lets wait
+// (for the clients, in synchronous mode).
 #include "CarlaServerActor.h"
 #include "CarlaServerGlue.h"
 #include "CarlaVehicleControl.h"
@@ -28,21 +44,23 @@
 #include "Components/BoxComponent.h"
 #include "Engine/World.h"
 #include "GameFramework/PlayerStart.h"
+#include "Materials/Material.h"
+#include "Misc/App.h"
 #include "Modules/ModuleManager.h"
 #include "RenderingThread.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <thread>
 
 namespace
 {
-	const float DeltaSeconds = 0.05f;
+	const float DefaultDeltaSeconds = 0.05f;
 	const FVector VehicleExtent(225.0, 90.0, 75.0);
-	const int32 StencilRoads = 7;
-	const int32 StencilVehicles = 10;
-	const int32 StencilWalls = 11;
 
 	[[noreturn]] void Fail(const char* What)
 	{
@@ -50,38 +68,41 @@ namespace
 		std::exit(1);
 	}
 
-	UBoxComponent* MakeBody(AActor& Actor, const FVector& Extent, int32 Stencil)
+	UBoxComponent* MakeBody(AActor& Actor, const FVector& Extent, const TCHAR* Label)
 	{
 		UBoxComponent* Box = Actor.CreateDefaultSubobject<UBoxComponent>(TEXT("Body"));
 		Box->SetBoxExtent(Extent);
-		Box->SetCustomDepthStencilValue(Stencil);
-		Box->SetRenderCustomDepth(true);
 		Box->SetCollisionProfileName(FName(TEXT("BlockAll")));
+		Actor.Tags.Add(FName(Label));
 		return Box;
 	}
+
+	std::atomic<bool> GStdinClosed{false};
 }
 
 /** Ground or wall: a static box that blocks traces and takes no part in overlaps. */
 class ASimStaticBox : public AActor
 {
 public:
-	ASimStaticBox() : Body(MakeBody(*this, FVector::OneVector, 0))
+	ASimStaticBox() : Body(MakeBody(*this, FVector::OneVector, TEXT("Carla.None")))
 	{
 		Body->SetGenerateOverlapEvents(false);
 		RootComponent = Body;
 	}
 
-	void Configure(const FVector& Extent, int32 Stencil)
+	void Configure(const FVector& Extent, const TCHAR* Label)
 	{
 		Body->SetBoxExtent(Extent);
-		Body->SetCustomDepthStencilValue(Stencil);
+		Tags.Reset();
+		Tags.Add(FName(Label));
 	}
 
 private:
 	UBoxComponent* Body;
 };
 
-/** The player's car: integrates the control the server actor applies. */
+/** The player's car: integrates the control it is given; its speed lives in
+ *  the engine (the body's physics velocity), so a ResetPhysics teleport stops it. */
 class ASimVehicle : public AActor, public ICarlaVehicleControl
 {
 public:
@@ -89,10 +110,12 @@ public:
 	{
 		PrimaryActorTick.bCanEverTick = true;
 		PrimaryActorTick.TickGroup = TG_PrePhysics;
-		RootComponent = MakeBody(*this, VehicleExtent, StencilVehicles);
+		Body = MakeBody(*this, VehicleExtent, TEXT("Carla.Vehicles"));
+		Body->SetSimulatePhysics(true);
+		RootComponent = Body;
 	}
 
-	void ApplyCarlaControl(float Steer, float Throttle, float Brake, bool bHandBrake, bool bReverse) override
+	void ApplyCarlaControl_Implementation(float Steer, float Throttle, float Brake, bool bHandBrake, bool bReverse) override
 	{
 		SteerInput = Steer;
 		ThrottleInput = Throttle;
@@ -104,19 +127,22 @@ public:
 	void Tick(float Dt) override
 	{
 		AActor::Tick(Dt);
+		FRotator Rotation = GetActorRotation();
+		double Speed = FVector::DotProduct(Body->GetPhysicsLinearVelocity(), Rotation.Vector());
+		Speed = bReverseGear ? -Speed : Speed;
 		Speed += (ThrottleInput * 400.0 - BrakeInput * 800.0) * Dt;
 		Speed = Speed < 0.0 ? 0.0 : Speed;
-		FRotator Rotation = GetActorRotation();
 		Rotation.Yaw += SteerInput * 30.0 * Dt;
 		const FVector Velocity = Rotation.Vector() * (bReverseGear ? -Speed : Speed);
-		SetActorLocationAndRotation(GetActorLocation() + Velocity * Dt, Rotation);
-		RootComponent->ComponentVelocity = Velocity;
+		Body->SetPhysicsLinearVelocity(Velocity);
+		// Moved here (semi-implicit Euler); TeleportPhysics keeps the velocity.
+		SetActorLocationAndRotation(GetActorLocation() + Velocity * Dt, Rotation, false, nullptr, ETeleportType::TeleportPhysics);
 	}
 
 	int32 ControlsApplied = 0;
 
 private:
-	double Speed = 0.0; // cm/s
+	UBoxComponent* Body = nullptr;
 	float SteerInput = 0.0f;
 	float ThrottleInput = 0.0f;
 	float BrakeInput = 0.0f;
@@ -131,7 +157,7 @@ public:
 	{
 		PrimaryActorTick.bCanEverTick = true;
 		PrimaryActorTick.TickGroup = TG_PrePhysics;
-		RootComponent = MakeBody(*this, VehicleExtent, StencilVehicles);
+		RootComponent = MakeBody(*this, VehicleExtent, TEXT("Carla.Vehicles"));
 	}
 
 	void Tick(float Dt) override
@@ -146,14 +172,31 @@ public:
 
 int main(int argc, char** argv)
 {
-	if (argc != 3 || std::atoi(argv[1]) <= 0 || std::atoi(argv[2]) <= 0)
+	if (argc < 3 || argc > 4 || std::atoi(argv[1]) <= 0 || std::atoi(argv[2]) <= 0)
 	{
-		std::fprintf(stderr, "usage: %s WORLD_PORT FRAMES\n", argv[0]);
+		std::fprintf(stderr, "usage: %s WORLD_PORT FRAMES [level|ini|rpc]\n", argv[0]);
 		return 2;
 	}
 	const int32 WorldPort = std::atoi(argv[1]);
 	const int32 Frames = std::atoi(argv[2]);
+	const std::string Scenario = argc == 4 ? argv[3] : "level";
+	const bool bLevel = Scenario == "level";
+	const bool bRpc = Scenario == "rpc";
+	if (!bLevel && !bRpc && Scenario != "ini")
+	{
+		Fail("unknown scenario");
+	}
 	GFrameCounter = 500; // an engine that has been running for a while
+	if (!bLevel)
+	{
+		std::thread([] {
+			char Line[256];
+			while (std::fgets(Line, sizeof Line, stdin) != nullptr)
+			{
+			}
+			GStdinClosed = true;
+		}).detach();
+	}
 
 	const FCarlaServerGlueModule& Module = FModuleManager::LoadModuleChecked<FCarlaServerGlueModule>(TEXT("CarlaServerGlue"));
 	if (!Module.IsLibraryLoaded())
@@ -163,79 +206,123 @@ int main(int argc, char** argv)
 	{
 		UWorld World(TEXT("SimTown"));
 		ASimStaticBox* Ground = World.SpawnActor<ASimStaticBox>(FVector(0.0, 0.0, -50.0), FRotator::ZeroRotator);
-		Ground->Configure(FVector(100000.0, 100000.0, 50.0), StencilRoads);
+		Ground->Configure(FVector(100000.0, 100000.0, 50.0), TEXT("Carla.Roads"));
 		ASimStaticBox* Wall = World.SpawnActor<ASimStaticBox>(FVector(0.0, 825.0, 250.0), FRotator::ZeroRotator);
-		Wall->Configure(FVector(10000.0, 25.0, 250.0), StencilWalls);
+		Wall->Configure(FVector(10000.0, 25.0, 250.0), TEXT("Carla.Walls"));
 		World.SpawnActor<APlayerStart>(FVector(0.0, 0.0, 75.0), FRotator::ZeroRotator);
+		World.SpawnActor<APlayerStart>(FVector(0.0, -400.0, 75.0), FRotator::ZeroRotator);
 		ASimVehicle* Player = World.SpawnActor<ASimVehicle>(FVector(0.0, 0.0, 75.0), FRotator::ZeroRotator);
 		ASimOncomingVehicle* Oncoming = World.SpawnActor<ASimOncomingVehicle>(FVector(3000.0, 0.0, 75.0), FRotator(0.0, 180.0, 0.0));
 
-		ASafeDistanceSensor* Safe = World.SpawnActor<ASafeDistanceSensor>(Player->GetActorLocation(), FRotator::ZeroRotator);
-		Safe->SafeDistanceFront = 5.0f;
-		ARayCastLidar* Lidar = World.SpawnActor<ARayCastLidar>(FVector(0.0, 0.0, 175.0), FRotator(-5.0, 90.0, 3.0));
-		Lidar->bSemantic = true;
-		Lidar->Channels = 8;
-		Lidar->Range = 30.0f;
-		Lidar->PointsPerSecond = 16000;
-		Lidar->RotationFrequency = 20.0f;
-		Lidar->UpperFov = 5.0f;
-		Lidar->LowerFov = -25.0f;
-		FActorSpawnParameters CameraParams;
-		CameraParams.Name = FName(TEXT("RGBCamera"));
-		ASceneCaptureCameraActor* Camera = World.SpawnActor<ASceneCaptureCameraActor>(FVector(230.0, 0.0, 125.0), FRotator::ZeroRotator, CameraParams);
-		Camera->ImageSizeX = 64;
-		Camera->ImageSizeY = 48;
-		Camera->LegacySensorId = 7001;
-		for (AActor* Sensor : {static_cast<AActor*>(Safe), static_cast<AActor*>(Lidar), static_cast<AActor*>(Camera)})
+		ASafeDistanceSensor* Safe = nullptr;
+		ARayCastLidar* Lidar = nullptr;
+		ASceneCaptureCameraActor* Camera = nullptr;
+		if (bLevel)
 		{
-			Sensor->SetOwner(Player);
-			Sensor->AttachToActor(Player, FAttachmentTransformRules::KeepWorldTransform);
+			Safe = World.SpawnActor<ASafeDistanceSensor>(Player->GetActorLocation(), FRotator::ZeroRotator);
+			Safe->SafeDistanceFront = 5.0f;
+			Lidar = World.SpawnActor<ARayCastLidar>(FVector(0.0, 0.0, 175.0), FRotator(-5.0, 90.0, 3.0));
+			Lidar->bSemantic = true;
+			Lidar->Channels = 8;
+			Lidar->Range = 30.0f;
+			Lidar->PointsPerSecond = 16000;
+			Lidar->RotationFrequency = 20.0f;
+			Lidar->UpperFov = 5.0f;
+			Lidar->LowerFov = -25.0f;
+			FActorSpawnParameters CameraParams;
+			CameraParams.Name = FName(TEXT("RGBCamera"));
+			Camera = World.SpawnActor<ASceneCaptureCameraActor>(FVector(230.0, 0.0, 125.0), FRotator::ZeroRotator, CameraParams);
+			Camera->ImageSizeX = 320;
+			Camera->ImageSizeY = 240;
+			Camera->LegacySensorId = 7001;
+			// Attached only: the safe-distance sensor guards its attach parent.
+			for (AActor* Sensor : {static_cast<AActor*>(Safe), static_cast<AActor*>(Lidar), static_cast<AActor*>(Camera)})
+			{
+				Sensor->AttachToActor(Player, FAttachmentTransformRules::KeepWorldTransform);
+			}
 		}
+
+		UMaterial* DepthMaterial = NewObject<UMaterial>(Player);
+		DepthMaterial->StandinSalt = 1;
+		UMaterial* SemanticMaterial = NewObject<UMaterial>(Player);
+		SemanticMaterial->StandinSalt = 2;
 
 		// Spawned after the sensors, so they begin play first (Unreal does not
 		// order a level's BeginPlay calls): they make the server through it.
 		ACarlaServerActor* Server = World.SpawnActor<ACarlaServerActor>(FVector::ZeroVector, FRotator::ZeroRotator);
 		Server->WorldPort = WorldPort;
 		Server->StreamingPort = 0; // any free port (printed below)
+		Server->RpcPort = bRpc ? 0 : -1;
+		Server->bWaitForLegacyClient = !bRpc;
 		Server->bSynchronousMode = true;
 		Server->Player = Player;
+		Server->DepthMaterial = DepthMaterial;
+		Server->SemanticSegmentationMaterial = SemanticMaterial;
+		StandinWatchdogExempt(Server);
 
 		World.StandinBeginPlay(); // the server actor waits for the 0.8 client here
-		const uint32 Ids[3] = {Safe->GetSensorId(), Lidar->GetSensorId(), Camera->GetSensorId()};
-		if (Server->GetServer() == nullptr || Ids[0] == 0 || Ids[1] == 0 || Ids[2] == 0)
+		if (Server->GetServer() == nullptr)
 		{
-			Fail("the server or a sensor did not start");
+			Fail("the server did not start");
 		}
-		std::printf("READY STREAMING %d SAFE %u LIDAR %u CAMERA %u PLAYER %u ONCOMING %u GROUND %u WALL %u FRAME %llu\n",
-			Server->GetBoundStreamingPort(), Ids[0], Ids[1], Ids[2], Player->GetUniqueID(), Oncoming->GetUniqueID(),
-			Ground->GetUniqueID(), Wall->GetUniqueID(), GFrameCounter);
+		std::printf("READY STREAMING %d RPC %d PLAYER %u ONCOMING %u FRAME %llu", Server->GetBoundStreamingPort(),
+			Server->GetBoundRpcPort(), Server->GetActorId(Player), Server->GetActorId(Oncoming), GFrameCounter);
+		if (bLevel)
+		{
+			const uint32 Ids[3] = {static_cast<uint32>(Safe->GetSensorId()), static_cast<uint32>(Lidar->GetSensorId()),
+				static_cast<uint32>(Camera->GetSensorId())};
+			if (Ids[0] == 0 || Ids[1] == 0 || Ids[2] == 0)
+			{
+				Fail("a sensor did not start");
+			}
+			std::printf(" SAFE %u LIDAR %u CAMERA %u", Ids[0], Ids[1], Ids[2]);
+		}
+		std::printf("\n");
 		std::fflush(stdout);
 
-		for (int32 Waited = 0;; ++Waited)
+		if (bLevel)
 		{
-			int32 Ready = 0;
-			for (const uint32 Id : Ids)
+			// Two subscribers per stream (one may be the stalled one).
+			for (int32 Waited = 0;; ++Waited)
 			{
-				uint32 Count = 0;
-				carla_sensor_subscriber_count(Server->GetServer(), Id, &Count);
-				Ready += Count > 0 ? 1 : 0;
+				int32 Ready = 0;
+				for (ACarlaSensor* Sensor : {static_cast<ACarlaSensor*>(Safe), static_cast<ACarlaSensor*>(Lidar), static_cast<ACarlaSensor*>(Camera)})
+				{
+					uint32 Count = 0;
+					carla_sensor_subscriber_count(Server->GetServer(), static_cast<uint32>(Sensor->GetSensorId()), &Count);
+					Ready += Count >= (Sensor == Camera ? 2u : 1u) ? 1 : 0;
+				}
+				if (Ready == 3)
+					break;
+				if (Waited >= 10000)
+					Fail("not every stream had its subscribers after 10 s");
+				std::this_thread::sleep_for(std::chrono::milliseconds(1));
 			}
-			if (Ready == 3)
-				break;
-			if (Waited >= 10000)
-				Fail("not every stream had a subscriber after 10 s");
-			std::this_thread::sleep_for(std::chrono::milliseconds(1));
 		}
 
 		const uint64 RenderCommandsBefore = StandinRenderCommandsRun();
-		for (int32 Frame = 0; Frame < Frames; ++Frame)
+		int32 Frame = 0;
+		for (; Frame < Frames && (bLevel || !GStdinClosed); ++Frame)
 		{
-			World.StandinTick(DeltaSeconds);
+			if (Scenario == "ini" && Frame == 10)
+			{
+				StandinNotifyHit(Player, Oncoming, FVector(0.0, 0.0, 50000.0));
+			}
+			if (Scenario == "ini" && Frame == 12)
+			{
+				StandinNotifyHit(Player, Wall, FVector(3000.0, 0.0, 0.0));
+			}
+			const float Dt = FApp::IsBenchmarking() ? static_cast<float>(FApp::GetFixedDeltaTime()) : DefaultDeltaSeconds;
+			World.StandinTick(Dt);
 			FlushRenderingCommands();
 			++GFrameCounter;
+			if (!bLevel && !Server->IsLegacyEpisodeRunning())
+			{
+				std::this_thread::sleep_for(std::chrono::milliseconds(2)); // an idle engine still paces its frames
+			}
 		}
-		std::printf("RAN %d FRAMES CONTROLS %d RENDER_COMMANDS %llu\n", Frames, Player->ControlsApplied,
-			StandinRenderCommandsRun() - RenderCommandsBefore);
+		std::printf("RAN %d FRAMES CONTROLS %d RENDER_COMMANDS %llu WATCHDOG_MAX_MS %.1f\n", Frame, Player->ControlsApplied,
+			StandinRenderCommandsRun() - RenderCommandsBefore, StandinWatchdogLongestMs());
 		std::fflush(stdout);
 		World.StandinEndPlay();
 	}

@@ -4,6 +4,10 @@
 #include "Engine/World.h"
 #include "GameFramework/Actor.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
 namespace CarlaGlue
 {
 	carla_vector3d ToMeters(const FVector& Centimetres)
@@ -40,6 +44,40 @@ namespace CarlaGlue
 		Result.orientation = ToDirection(Transform.Rotator().Vector());
 		Result.rotation = Actor.rotation;
 		return Result;
+	}
+
+	FTransform FromActorTransform(const carla_actor_transform& Transform)
+	{
+		return FromPose(Transform.location, Transform.rotation);
+	}
+
+	FTransform FromPose(const carla_vector3d& Position, const carla_rotation3d& Rotation)
+	{
+		return FTransform(FRotator(Rotation.pitch, Rotation.yaw, Rotation.roll), ToCentimetres(Position));
+	}
+
+	const char* FAttributes::Find(const char* Key) const
+	{
+		for (uint32 Index = 0; Keys != nullptr && Values != nullptr && Index < Count; ++Index)
+		{
+			if (Keys[Index] != nullptr && Values[Index] != nullptr && std::strcmp(Keys[Index], Key) == 0)
+			{
+				return Values[Index];
+			}
+		}
+		return nullptr;
+	}
+
+	double FAttributes::Number(const char* Key, double Default) const
+	{
+		const char* Text = Find(Key);
+		if (Text == nullptr)
+		{
+			return Default;
+		}
+		char* End = nullptr;
+		const double Value = std::strtod(Text, &End);
+		return End != Text && std::isfinite(Value) ? Value : Default;
 	}
 
 	carla_capture_context CaptureContext(const AActor& Sensor)

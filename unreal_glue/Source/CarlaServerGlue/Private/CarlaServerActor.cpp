@@ -1,16 +1,17 @@
 #include "CarlaServerActor.h"
 
 #include "CarlaGlueUtils.h"
+#include "CarlaSemanticTagger.h"
+#include "CarlaSensor.h"
 #include "CarlaServerGlue.h"
 #include "CarlaVehicleControl.h"
 #include "SceneCaptureCameraActor.h"
 
-#include "CoreGlobals.h"
 #include "Engine/World.h"
 #include "EngineUtils.h"
-#include "GameFramework/PlayerStart.h"
-#include "HAL/PlatformTime.h"
 #include "RenderingThread.h"
+
+#include <cstring>
 
 namespace
 {
@@ -54,6 +55,10 @@ bool ACarlaServerActor::EnsureServer()
 		UE_LOG(LogCarlaServerGlue, Error, TEXT("carla_make_server failed"));
 		return false;
 	}
+	// The server's own settings, over which each client's ini applies (as
+	// 0.8.4 applied the server's CarlaSettings.ini, then the client's).
+	const char* Defaults = bSynchronousMode ? "[CARLA/Server]\nSynchronousMode=true\n" : "[CARLA/Server]\nSynchronousMode=false\n";
+	carla_settings_parse(Defaults, static_cast<uint32>(std::strlen(Defaults)), &ServerSettings, nullptr, 0);
 	uint32 Bound = 0;
 	const int32 Port = StreamingPort < 0 ? WorldPort + 3 : StreamingPort;
 	if (carla_server_listen_streaming(Server, static_cast<uint32>(Port), &Bound) == CarlaGlue::Success)
@@ -70,13 +75,27 @@ void ACarlaServerActor::BeginPlay()
 	{
 		return;
 	}
+	for (TActorIterator<AActor> It(GetWorld()); It; ++It)
+	{
+		CarlaGlue::TagActor(**It, bLegacySemanticTags);
+	}
+	if (Player != nullptr)
+	{
+		Player->OnActorHit.AddDynamic(this, &ACarlaServerActor::OnPlayerHit);
+	}
 	carla_server_connect(Server, static_cast<uint32>(WorldPort), static_cast<uint32>(TimeOutMs));
+	ListenRpc();
+	RegisterLevelActors();
+	if (!bWaitForLegacyClient)
+	{
+		return;
+	}
 	// Like the 0.8.4 game mode: wait for the first client's settings here.
 	carla_request_new_episode Request = {};
 	const int32 Result = carla_read_request_new_episode(Server, &Request, static_cast<uint32>(TimeOutMs));
 	if (Result == CarlaGlue::Success)
 	{
-		bEpisodeRunning = StartEpisode();
+		bEpisodeRunning = StartEpisode(Request);
 	}
 	else
 	{
@@ -86,68 +105,24 @@ void ACarlaServerActor::BeginPlay()
 
 void ACarlaServerActor::EndPlay(const EEndPlayReason::Type EndPlayReason)
 {
+	if (Player != nullptr)
+	{
+		Player->OnActorHit.RemoveDynamic(this, &ACarlaServerActor::OnPlayerHit);
+	}
 	if (Server != nullptr)
 	{
 		FlushRenderingCommands(); // no camera read-back may use the server after this
 		carla_free_server(Server);
 		Server = nullptr;
 	}
+	carla_settings_free(EpisodeSettings);
+	carla_settings_free(ServerSettings);
+	EpisodeSettings = ServerSettings = nullptr;
+	bEpisodeRunning = false;
+	Known.Reset();
+	EpisodeSensors.Reset();
 	carla_server_set_log_callback(nullptr, nullptr, 2);
 	Super::EndPlay(EndPlayReason);
-}
-
-bool ACarlaServerActor::StartEpisode()
-{
-	TArray<AActor*> Starts;
-	TArray<carla_transform> Spots;
-	for (TActorIterator<APlayerStart> It(GetWorld()); It; ++It)
-	{
-		Starts.Add(*It);
-		Spots.Add(CarlaGlue::ToLegacyTransform(It->GetActorTransform()));
-	}
-	if (Spots.Num() == 0 && Player != nullptr)
-	{
-		Spots.Add(CarlaGlue::ToLegacyTransform(Player->GetActorTransform()));
-	}
-	// The 0.8 sensors: cameras mirrored to a legacy id.
-	TArray<carla_sensor_definition> Sensors;
-	CarlaGlue::FUtf8Strings Names;
-	for (TActorIterator<ASceneCaptureCameraActor> It(GetWorld()); It; ++It)
-	{
-		if (It->LegacySensorId != 0)
-		{
-			Names.Add(It->GetName());
-			Sensors.Add({static_cast<uint32>(It->LegacySensorId), CARLA_SERVER_CAMERA, nullptr});
-		}
-	}
-	const TArray<const char*>& SensorNames = Names.Pointers();
-	for (int32 Index = 0; Index < Sensors.Num(); ++Index)
-	{
-		Sensors[Index].name = SensorNames[Index];
-	}
-	CarlaGlue::FUtf8Strings MapName;
-	MapName.Add(GetWorld()->GetMapName());
-
-	carla_scene_description Scene = {};
-	Scene.map_name = MapName.Pointers()[0];
-	Scene.player_start_spots = Spots.GetData();
-	Scene.number_of_player_start_spots = static_cast<uint32>(Spots.Num());
-	Scene.sensors = Sensors.GetData();
-	Scene.number_of_sensors = static_cast<uint32>(Sensors.Num());
-	const uint32 TimeOut = static_cast<uint32>(TimeOutMs);
-	carla_episode_start Start = {};
-	if (carla_write_scene_description(Server, &Scene, TimeOut) != CarlaGlue::Success ||
-		carla_read_episode_start(Server, &Start, TimeOut) != CarlaGlue::Success)
-	{
-		UE_LOG(LogCarlaServerGlue, Error, TEXT("episode handshake failed"));
-		return false;
-	}
-	if (Player != nullptr && Starts.IsValidIndex(static_cast<int32>(Start.player_start_spot_index)))
-	{
-		Player->SetActorTransform(Starts[static_cast<int32>(Start.player_start_spot_index)]->GetActorTransform());
-	}
-	const carla_episode_ready Ready = {true};
-	return carla_write_episode_ready(Server, &Ready, TimeOut) == CarlaGlue::Success;
 }
 
 void ACarlaServerActor::Tick(float DeltaSeconds)
@@ -157,69 +132,86 @@ void ACarlaServerActor::Tick(float DeltaSeconds)
 	{
 		return;
 	}
-	// The 0.8.4 order: request (t = 0) → flush → measurements → control.
-	carla_request_new_episode Request = {};
-	const int32 Result = carla_read_request_new_episode(Server, &Request, 0);
-	if (Result == CarlaGlue::Success)
+	const bool bRpcDrivesTicks = IsRpcSynchronous();
+	if ((bEpisodeRunning && bEpisodeSynchronous) || bRpcDrivesTicks)
 	{
-		bEpisodeRunning = StartEpisode(); // 0.8.4 reloaded the level here
-		return;
+		FlushRenderingCommands(); // this frame's camera images are sent
 	}
-	if (Result != CarlaGlue::TryAgain)
-	{
-		UE_LOG(LogCarlaServerGlue, Warning, TEXT("world client gone (%d); waiting for the next"), Result);
-		bEpisodeRunning = false;
-		return;
-	}
-	if (!bEpisodeRunning)
-	{
-		return;
-	}
-	if (bSynchronousMode)
-	{
-		FlushRenderingCommands(); // this frame's camera images are committed
-	}
-	WriteMeasurements(DeltaSeconds);
-	carla_control Control = {};
-	const int32 ControlResult = carla_read_control(Server, &Control, bSynchronousMode ? static_cast<uint32>(TimeOutMs) : 0u);
-	if (ControlResult == CarlaGlue::Success || ControlResult == CarlaGlue::TryAgain)
-	{
-		ApplyControl(ControlResult == CarlaGlue::Success ? Control : carla_control{});
-	}
+	ServeLegacy(DeltaSeconds, bRpcDrivesTicks);
+	ServeRpcAfterFrame(DeltaSeconds);
 }
 
-void ACarlaServerActor::WriteMeasurements(float DeltaSeconds)
+uint32 ACarlaServerActor::GetActorId(const AActor* Actor) const
 {
-	carla_measurements Measurements = {};
-	Measurements.frame_number = static_cast<uint32>(GFrameCounter);
-	Measurements.platform_timestamp = static_cast<uint32>(FPlatformTime::Seconds() * 1000.0);
-	Measurements.game_timestamp = static_cast<uint32>(GetWorld()->GetTimeSeconds() * 1000.0 + 0.5);
-	if (Player != nullptr)
+	if (Actor == nullptr)
 	{
-		carla_player_measurements& Out = Measurements.player_measurements;
-		const FTransform Transform = Player->GetActorTransform();
-		FVector Origin;
-		FVector Extent;
-		Player->GetActorBounds(true, Origin, Extent);
-		const FVector Velocity = Player->GetVelocity();
-		Out.transform = CarlaGlue::ToLegacyTransform(Transform);
-		Out.bounding_box.transform = CarlaGlue::ToLegacyTransform(FTransform(Transform.InverseTransformPosition(Origin)));
-		Out.bounding_box.extent = CarlaGlue::ToMeters(Extent);
-		Out.forward_speed = static_cast<float>(FVector::DotProduct(Velocity, Player->GetActorForwardVector()) * 0.01);
-		if (DeltaSeconds > 0.0f)
+		return 0;
+	}
+	for (const FKnownActor& Entry : Known)
+	{
+		if (Entry.Actor == Actor)
 		{
-			Out.acceleration = CarlaGlue::ToMeters((Velocity - LastVelocity) / DeltaSeconds);
+			return Entry.Id;
 		}
-		LastVelocity = Velocity;
 	}
-	carla_write_measurements(Server, &Measurements);
+	return 0;
 }
 
-void ACarlaServerActor::ApplyControl(const carla_control& Control)
+ACarlaServerActor::FKnownActor* ACarlaServerActor::FindKnown(const AActor* Actor)
 {
-	if (ICarlaVehicleControl* Target = Cast<ICarlaVehicleControl>(Player))
+	for (FKnownActor& Entry : Known)
 	{
-		Target->ApplyCarlaControl(Control.steer, Control.throttle, Control.brake, Control.hand_brake, Control.reverse);
+		if (Entry.Actor == Actor)
+		{
+			return &Entry;
+		}
+	}
+	return nullptr;
+}
+
+UMaterialInterface* ACarlaServerActor::GetPostProcessMaterial(ECarlaCameraOutput Output) const
+{
+	switch (Output)
+	{
+	case ECarlaCameraOutput::Depth: return DepthMaterial;
+	case ECarlaCameraOutput::SemanticSegmentation: return SemanticSegmentationMaterial;
+	default: return nullptr;
+	}
+}
+
+void ACarlaServerActor::ApplyControl(AActor* Vehicle, float Steer, float Throttle, float Brake, bool bHandBrake, bool bReverse)
+{
+	if (Vehicle == nullptr || !Vehicle->Implements<UCarlaVehicleControl>())
+	{
+		return;
+	}
+	ICarlaVehicleControl::Execute_ApplyCarlaControl(Vehicle, Steer, Throttle, Brake, bHandBrake, bReverse);
+	if (FKnownActor* Entry = FindKnown(Vehicle))
+	{
+		Entry->Control.steer = Steer;
+		Entry->Control.throttle = Throttle;
+		Entry->Control.brake = Brake;
+		Entry->Control.hand_brake = bHandBrake;
+		Entry->Control.reverse = bReverse;
+	}
+}
+
+void ACarlaServerActor::OnPlayerHit(AActor* /*SelfActor*/, AActor* OtherActor, FVector NormalImpulse, const FHitResult& /*Hit*/)
+{
+	// Accumulated per kind of other actor, in Unreal's units (kg·cm/s), as
+	// 0.8.4's ACarlaPlayerState::RegisterCollision did.
+	const float Impulse = static_cast<float>(NormalImpulse.Size());
+	if (CarlaGlue::IsVehicle(OtherActor))
+	{
+		CollisionVehicles += Impulse;
+	}
+	else if (CarlaGlue::IsWalker(OtherActor))
+	{
+		CollisionPedestrians += Impulse;
+	}
+	else
+	{
+		CollisionOther += Impulse;
 	}
 }
 
@@ -245,10 +237,9 @@ uint32 ACarlaServerActor::CreateSensor(const char* Blueprint, const TMap<FString
 		UE_LOG(LogCarlaServerGlue, Error, TEXT("cannot create %s: %s"), UTF8_TO_TCHAR(Blueprint), UTF8_TO_TCHAR(Error));
 		return 0;
 	}
-	if (bSynchronousMode)
-	{
-		carla_sensor_set_synchronous(Server, SensorId, static_cast<uint32>(TimeOutMs));
-	}
+	// Every subscriber gets every message in order; a send never waits for
+	// one (the render thread commits images), a stalled one loses messages.
+	carla_sensor_set_queued(Server, SensorId, static_cast<uint32>(StreamQueueDepth));
 	return SensorId;
 }
 

@@ -1,87 +1,113 @@
 #include "RayCastLidar.h"
 
-#include "CarlaGlueUtils.h"
 #include "CarlaServerActor.h"
 
+#include "Async/ParallelFor.h"
 #include "Components/PrimitiveComponent.h"
 #include "Engine/World.h"
+#include "ProfilingDebugging/CpuProfilerTrace.h"
+
+namespace
+{
+	/** Rays per ParallelFor task: enough work to pay for a task. */
+	constexpr int32 RaysPerTask = 64;
+}
 
 ARayCastLidar::ARayCastLidar()
 {
-	PrimaryActorTick.bCanEverTick = true;
-	PrimaryActorTick.TickGroup = TG_PostPhysics;
 	RootComponent = CreateDefaultSubobject<USceneComponent>(TEXT("LidarRoot"));
 }
 
-void ARayCastLidar::BeginPlay()
+void ARayCastLidar::ApplyAttributes(const CarlaGlue::FAttributes& Attributes)
 {
-	Super::BeginPlay();
-	if (ServerActor == nullptr)
-	{
-		ServerActor = ACarlaServerActor::Find(GetWorld());
-	}
-	if (ServerActor == nullptr)
-	{
-		return;
-	}
-	SensorId = ServerActor->CreateSensor(bSemantic ? "sensor.lidar.ray_cast_semantic" : "sensor.lidar.ray_cast",
-		{{TEXT("channels"), FString::FromInt(Channels)}, {TEXT("range"), FString::SanitizeFloat(Range)},
-			{TEXT("points_per_second"), FString::FromInt(PointsPerSecond)},
-			{TEXT("rotation_frequency"), FString::SanitizeFloat(RotationFrequency)},
-			{TEXT("upper_fov"), FString::SanitizeFloat(UpperFov)}, {TEXT("lower_fov"), FString::SanitizeFloat(LowerFov)}});
+	Channels = static_cast<int32>(Attributes.Number("channels", Channels));
+	Range = static_cast<float>(Attributes.Number("range", Range));
+	PointsPerSecond = static_cast<int32>(Attributes.Number("points_per_second", PointsPerSecond));
+	RotationFrequency = static_cast<float>(Attributes.Number("rotation_frequency", RotationFrequency));
+	UpperFov = static_cast<float>(Attributes.Number("upper_fov", UpperFov));
+	LowerFov = static_cast<float>(Attributes.Number("lower_fov", LowerFov));
 }
 
-void ARayCastLidar::EndPlay(const EEndPlayReason::Type EndPlayReason)
+uint32 ARayCastLidar::GetLegacyType() const
 {
-	if (ServerActor != nullptr)
-	{
-		ServerActor->DestroySensor(SensorId);
-	}
-	SensorId = 0;
-	Super::EndPlay(EndPlayReason);
+	return CARLA_SERVER_LIDAR_RAY_CAST;
+}
+
+const char* ARayCastLidar::GetBlueprintId() const
+{
+	return bSemantic ? "sensor.lidar.ray_cast_semantic" : "sensor.lidar.ray_cast";
+}
+
+void ARayCastLidar::GetSensorAttributes(TMap<FString, FString>& Attributes) const
+{
+	Attributes.Add(TEXT("channels"), FString::FromInt(Channels));
+	Attributes.Add(TEXT("range"), FString::SanitizeFloat(Range));
+	Attributes.Add(TEXT("points_per_second"), FString::FromInt(PointsPerSecond));
+	Attributes.Add(TEXT("rotation_frequency"), FString::SanitizeFloat(RotationFrequency));
+	Attributes.Add(TEXT("upper_fov"), FString::SanitizeFloat(UpperFov));
+	Attributes.Add(TEXT("lower_fov"), FString::SanitizeFloat(LowerFov));
 }
 
 void ARayCastLidar::Tick(float DeltaSeconds)
 {
 	Super::Tick(DeltaSeconds);
-	const CarlaServerPtr Server = ServerActor != nullptr ? ServerActor->GetServer() : nullptr;
+	if (!IsWanted())
+	{
+		return; // nobody listens: nothing planned, nothing traced
+	}
+	const CarlaServerPtr Server = GetServer();
 	const carla_planned_ray* Rays = nullptr;
 	uint32 Count = 0;
-	if (Server == nullptr || SensorId == 0 ||
-		carla_lidar_plan(Server, SensorId, DeltaSeconds, &Rays, &Count) != CarlaGlue::Success)
+	if (carla_lidar_plan(Server, SensorId, DeltaSeconds, &Rays, &Count) != CarlaGlue::Success || (Count > 0 && Rays == nullptr))
 	{
 		return;
 	}
+	TRACE_CPUPROFILER_EVENT_SCOPE(CarlaLidarTrace);
 	const FTransform Sensor = GetActorTransform();
 	const FVector Start = Sensor.GetLocation();
-	const float RangeCm = Range * 100.0f;
+	const double RangeCm = Range * 100.0;
 	FCollisionQueryParams Params(FName(TEXT("CarlaLidar")), true, this);
 	Params.AddIgnoredActor(GetOwner());
+	Params.AddIgnoredActor(GetAttachParentActor());
+	const UWorld* World = GetWorld();
 
+	const int32 RayCount = static_cast<int32>(Count);
 	Hits.Reset();
-	Hits.AddUninitialized(static_cast<int32>(Count));
-	for (uint32 Index = 0; Index < Count; ++Index)
-	{
-		const carla_vector3d& Local = Rays[Index].direction;
-		const FVector Direction = Sensor.TransformVectorNoScale(FVector(Local.x, Local.y, Local.z));
-		FHitResult Hit;
-		carla_lidar_hit& Out = Hits[static_cast<int32>(Index)];
-		Out = carla_lidar_hit{};
-		Out.ray_index = Index;
-		if (!GetWorld()->LineTraceSingleByChannel(Hit, Start, Start + Direction * RangeCm, ECC_Visibility, Params))
+	Hits.AddZeroed(RayCount);
+	HitActors.Reset();
+	HitActors.AddZeroed(RayCount);
+	carla_lidar_hit* Out = Hits.GetData();
+	AActor** OutActors = HitActors.GetData();
+	// Each task traces its own rays and writes only their slots.
+	ParallelFor((RayCount + RaysPerTask - 1) / RaysPerTask, [&](int32 Task)
 		{
-			continue;
-		}
-		// Into the sensor frame, metres: the library works in sensor space.
-		const AActor* HitActor = Hit.GetActor();
-		const UPrimitiveComponent* HitComponent = Hit.GetComponent();
-		Out.hit = 1;
-		Out.distance_m = static_cast<float>(Hit.Distance * 0.01);
-		Out.point_sensor = CarlaGlue::ToMeters(Sensor.InverseTransformPosition(Hit.ImpactPoint));
-		Out.normal_sensor = CarlaGlue::ToDirection(Sensor.InverseTransformVectorNoScale(Hit.ImpactNormal));
-		Out.actor_id = HitActor != nullptr ? HitActor->GetUniqueID() : 0;
-		Out.semantic_tag = HitComponent != nullptr ? static_cast<uint32>(HitComponent->CustomDepthStencilValue) : 0;
+			const int32 End = RayCount < (Task + 1) * RaysPerTask ? RayCount : (Task + 1) * RaysPerTask;
+			for (int32 Index = Task * RaysPerTask; Index < End; ++Index)
+			{
+				const carla_vector3d& Local = Rays[Index].direction;
+				const FVector Direction = Sensor.TransformVectorNoScale(FVector(Local.x, Local.y, Local.z));
+				carla_lidar_hit& Hit = Out[Index];
+				Hit.ray_index = static_cast<uint32>(Index);
+				FHitResult Result;
+				if (!World->LineTraceSingleByChannel(Result, Start, Start + Direction * RangeCm, ECC_Visibility, Params))
+				{
+					continue;
+				}
+				// Into the sensor frame, metres: the library works in sensor space.
+				const UPrimitiveComponent* Component = Result.GetComponent();
+				Hit.hit = 1;
+				Hit.distance_m = static_cast<float>(Result.Distance * 0.01);
+				Hit.point_sensor = CarlaGlue::ToMeters(Sensor.InverseTransformPosition(Result.ImpactPoint));
+				Hit.normal_sensor = CarlaGlue::ToDirection(Sensor.InverseTransformVectorNoScale(Result.ImpactNormal));
+				Hit.semantic_tag = Component != nullptr ? static_cast<uint32>(Component->CustomDepthStencilValue) : 0u;
+				OutActors[Index] = Result.GetActor();
+			}
+		});
+	// The ids clients know (0: not an actor they can see), on this thread.
+	for (int32 Index = 0; Index < RayCount; ++Index)
+	{
+		Out[Index].actor_id = ServerActor->GetActorId(OutActors[Index]);
 	}
-	const carla_capture_context Context = CarlaGlue::CaptureContext(*this);
-	carla_lidar_send_hits(Server, SensorId, &Context, Hits.GetData(), static_cast<uint32>(Hits.Num()));
+	const carla_capture_context Capture = Context();
+	carla_lidar_send_hits(Server, SensorId, &Capture, Out, Count);
 }

@@ -1,14 +1,13 @@
 #include "SafeDistanceSensor.h"
 
-#include "CarlaGlueUtils.h"
+#include "CarlaSemanticTagger.h"
 #include "CarlaServerActor.h"
 
 #include "Components/BoxComponent.h"
+#include "ProfilingDebugging/CpuProfilerTrace.h"
 
 ASafeDistanceSensor::ASafeDistanceSensor()
 {
-	PrimaryActorTick.bCanEverTick = true;
-	PrimaryActorTick.TickGroup = TG_PostPhysics;
 	RootComponent = CreateDefaultSubobject<USceneComponent>(TEXT("SensorRoot"));
 	Box = CreateDefaultSubobject<UBoxComponent>(TEXT("BoxOverlap"));
 	Box->SetupAttachment(RootComponent);
@@ -17,70 +16,70 @@ ASafeDistanceSensor::ASafeDistanceSensor()
 	Box->SetGenerateOverlapEvents(true);
 }
 
-void ASafeDistanceSensor::BeginPlay()
+AActor* ASafeDistanceSensor::GetGuarded() const
 {
-	Super::BeginPlay();
-	if (ServerActor == nullptr)
-	{
-		ServerActor = ACarlaServerActor::Find(GetWorld());
-	}
 	AActor* OwnerActor = GetOwner();
-	if (ServerActor == nullptr || OwnerActor == nullptr)
-	{
-		return;
-	}
-	SensorId = ServerActor->CreateSensor("sensor.other.safe_distance",
-		{{TEXT("safe_distance_front"), FString::SanitizeFloat(SafeDistanceFront)},
-			{TEXT("safe_distance_back"), FString::SanitizeFloat(SafeDistanceBack)},
-			{TEXT("safe_distance_lateral"), FString::SanitizeFloat(SafeDistanceLateral)}});
-	if (SensorId == 0)
-	{
-		return;
-	}
-	// The library sizes the box; the engine places it around the owner.
-	FVector Origin;
-	FVector Extent;
-	OwnerActor->GetActorBounds(true, Origin, Extent);
-	carla_vector3d Centre = {};
-	carla_vector3d BoxExtent = {};
-	if (carla_safe_distance_box(ServerActor->GetServer(), SensorId, CarlaGlue::ToMeters(Extent), &Centre, &BoxExtent) != CarlaGlue::Success)
-	{
-		return;
-	}
-	const FRotator OwnerRotation = OwnerActor->GetActorRotation();
-	Box->SetBoxExtent(CarlaGlue::ToCentimetres(BoxExtent));
-	Box->SetWorldLocationAndRotation(Origin + OwnerRotation.RotateVector(CarlaGlue::ToCentimetres(Centre)), OwnerRotation);
+	return OwnerActor != nullptr ? OwnerActor : GetAttachParentActor();
 }
 
-void ASafeDistanceSensor::EndPlay(const EEndPlayReason::Type EndPlayReason)
+void ASafeDistanceSensor::ApplyAttributes(const CarlaGlue::FAttributes& Attributes)
 {
-	if (ServerActor != nullptr)
+	SafeDistanceFront = static_cast<float>(Attributes.Number("safe_distance_front", SafeDistanceFront));
+	SafeDistanceBack = static_cast<float>(Attributes.Number("safe_distance_back", SafeDistanceBack));
+	SafeDistanceLateral = static_cast<float>(Attributes.Number("safe_distance_lateral", SafeDistanceLateral));
+}
+
+void ASafeDistanceSensor::GetSensorAttributes(TMap<FString, FString>& Attributes) const
+{
+	Attributes.Add(TEXT("safe_distance_front"), FString::SanitizeFloat(SafeDistanceFront));
+	Attributes.Add(TEXT("safe_distance_back"), FString::SanitizeFloat(SafeDistanceBack));
+	Attributes.Add(TEXT("safe_distance_lateral"), FString::SanitizeFloat(SafeDistanceLateral));
+}
+
+bool ASafeDistanceSensor::SizeBox(AActor& Guarded)
+{
+	// The vehicle's own box, in its own frame: the overlap box turns with it.
+	const FBox Local = Guarded.CalculateComponentsBoundingBoxInLocalSpace(false);
+	if (!Local.IsValid)
 	{
-		ServerActor->DestroySensor(SensorId);
+		return false;
 	}
-	SensorId = 0;
-	Super::EndPlay(EndPlayReason);
+	carla_vector3d Centre = {};
+	carla_vector3d Extent = {};
+	if (carla_safe_distance_box(GetServer(), SensorId, CarlaGlue::ToMeters(Local.GetExtent()), &Centre, &Extent) != CarlaGlue::Success)
+	{
+		return false;
+	}
+	Box->SetBoxExtent(CarlaGlue::ToCentimetres(Extent));
+	BoxCentre = Local.GetCenter() + CarlaGlue::ToCentimetres(Centre);
+	SizedFor = &Guarded;
+	return true;
 }
 
 void ASafeDistanceSensor::Tick(float DeltaSeconds)
 {
 	Super::Tick(DeltaSeconds);
-	const CarlaServerPtr Server = ServerActor != nullptr ? ServerActor->GetServer() : nullptr;
-	if (Server == nullptr || SensorId == 0)
+	AActor* Guarded = GetGuarded();
+	if (Guarded == nullptr || !IsWanted() || (SizedFor != Guarded && !SizeBox(*Guarded)))
 	{
 		return;
 	}
+	TRACE_CPUPROFILER_EVENT_SCOPE(CarlaSafeDistance);
+	const FTransform Vehicle = Guarded->GetActorTransform();
+	Box->SetWorldLocationAndRotation(Vehicle.TransformPosition(BoxCentre), Vehicle.Rotator());
 	Overlapping.Reset();
 	Box->GetOverlappingActors(Overlapping);
 	ActorIds.Reset();
 	for (AActor* Actor : Overlapping)
 	{
-		ActorIds.Add(Actor->GetUniqueID());
+		const uint32 Id = ServerActor->GetActorId(Actor);
+		if (Actor != Guarded && Id != 0 && (CarlaGlue::IsVehicle(Actor) || CarlaGlue::IsWalker(Actor)))
+		{
+			ActorIds.Add(Id);
+		}
 	}
-	// Sent every tick, empty too, so a client sees "nothing near" per frame;
-	// the library drops the owner and duplicates.
-	const carla_capture_context Context = CarlaGlue::CaptureContext(*this);
-	const AActor* OwnerActor = GetOwner();
-	carla_sensor_send_actor_ids(Server, SensorId, &Context, OwnerActor != nullptr ? OwnerActor->GetUniqueID() : 0,
-		ActorIds.GetData(), static_cast<uint32>(ActorIds.Num()));
+	// Sent every tick, empty too, so a client sees "nothing near" per frame.
+	const carla_capture_context Capture = Context();
+	carla_sensor_send_actor_ids(GetServer(), SensorId, &Capture, ServerActor->GetActorId(Guarded), ActorIds.GetData(),
+		static_cast<uint32>(ActorIds.Num()));
 }

@@ -31,6 +31,26 @@ namespace CarlaGlue
 	/** The 0.8 transform: location in metres, unit forward vector, rotation. */
 	CARLASERVERGLUE_API carla_transform ToLegacyTransform(const FTransform& Transform);
 
+	/** A 0.9 transform (metres, degrees) → Unreal's (centimetres). */
+	CARLASERVERGLUE_API FTransform FromActorTransform(const carla_actor_transform& Transform);
+
+	/** A pose of the 0.8 settings (metres, degrees) → Unreal's. */
+	CARLASERVERGLUE_API FTransform FromPose(const carla_vector3d& Position, const carla_rotation3d& Rotation);
+
+	/** A 0.9 client's attributes as the library hands them over (borrowed
+	 *  for one request). Values are text; numbers are parsed here. */
+	struct CARLASERVERGLUE_API FAttributes
+	{
+		const char* const* Keys = nullptr;
+		const char* const* Values = nullptr;
+		uint32 Count = 0;
+
+		/** The value of Key, or nullptr. */
+		const char* Find(const char* Key) const;
+		/** Key as a number, or Default when absent or not a number. */
+		double Number(const char* Key, double Default) const;
+	};
+
 	/** When and where Sensor captures now: GFrameCounter, the world's time
 	 *  in seconds and the sensor's world transform. Game thread. */
 	CARLASERVERGLUE_API carla_capture_context CaptureContext(const AActor& Sensor);

@@ -1,11 +1,18 @@
-// Owns the carla_server instance: the 0.8.4 world protocol every Tick, the
-// 0.9 streaming port and the sensors' registrations. Place one per level.
+// Owns the carla_server instance. Every Tick it serves the 0.8.4 world
+// protocol (the episodes the client's CarlaSettings.ini asks for, with the
+// cameras and lidars it lists) and the 0.9.16 clients' requests (sensors
+// spawned and destroyed, controls, transforms, settings, ticks), and hands
+// the library the episode state of the level's actors. Place one per level.
 #pragma once
 
 #include "CoreMinimal.h"
 #include "GameFramework/Actor.h"
 #include "carla/carla_server.h"
 #include "CarlaServerActor.generated.h"
+
+class ACarlaSensor;
+class UMaterialInterface;
+enum class ECarlaCameraOutput : uint8;
 
 UCLASS()
 class CARLASERVERGLUE_API ACarlaServerActor : public AActor
@@ -16,40 +23,77 @@ public:
 	ACarlaServerActor();
 
 	/** World port P; the 0.8 agent ports are P+1 and P+2. */
-	UPROPERTY(EditAnywhere, Category = "CARLA")
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
 	int32 WorldPort = 2000;
 
 	/** 0.9 streaming port: -1 for WorldPort + 3, 0 for any free port. */
-	UPROPERTY(EditAnywhere, Category = "CARLA")
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
 	int32 StreamingPort = -1;
 
-	/** Network deadline, and how long a synchronous tick waits for a control. */
-	UPROPERTY(EditAnywhere, Category = "CARLA")
+	/** 0.9.16 RPC port: -1 off, 0 any free port; WorldPort shares it with
+	 *  0.8 clients (the library tells them apart by their first bytes). */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
+	int32 RpcPort = -1;
+
+	/** Network deadline, and how long a synchronous tick waits for a client. */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
 	int32 TimeOutMs = 10000;
 
-	/** Wait for the client's control every tick (and flush rendering first). */
-	UPROPERTY(EditAnywhere, Category = "CARLA")
+	/** The server's SynchronousMode; each 0.8 client's settings override it. */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
 	bool bSynchronousMode = true;
 
+	/** Wait in BeginPlay (up to TimeOutMs) for the first 0.8 client, as the
+	 *  0.8.4 game mode did; otherwise episodes start when a client asks. */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
+	bool bWaitForLegacyClient = true;
+
+	/** Messages a 0.9 subscriber may fall behind before its newer ones are
+	 *  dropped (sends never wait on a subscriber). */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
+	int32 StreamQueueDepth = 16;
+
 	/** Library log lines kept: 1 error, 2 warning, 3 info, 4 debug. */
-	UPROPERTY(EditAnywhere, Category = "CARLA")
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
 	int32 LibraryLogLevel = 3;
 
+	/** Stencil values in CARLA 0.8.4's numbering instead of 0.9.16's. */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
+	bool bLegacySemanticTags = false;
+
 	/** The player: measured every tick; driven if it implements ICarlaVehicleControl. */
-	UPROPERTY(EditAnywhere, Category = "CARLA")
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
 	AActor* Player = nullptr;
+
+	/** Post-process materials of depth and semantic-segmentation cameras
+	 *  (CARLA's PhysicLensDepth and GTMaterial, or the project's own). */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
+	UMaterialInterface* DepthMaterial = nullptr;
+
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
+	UMaterialInterface* SemanticSegmentationMaterial = nullptr;
 
 	/** The server, or nullptr before BeginPlay / if it could not start. */
 	CarlaServerPtr GetServer() const { return Server; }
 
-	/** The bound 0.9 streaming port (0 if not listening). */
+	/** The bound 0.9 streaming and RPC ports (0 if not listening). */
 	int32 GetBoundStreamingPort() const { return BoundStreamingPort; }
+	int32 GetBoundRpcPort() const { return BoundRpcPort; }
 
-	/** Creates a 0.9 sensor (synchronous streams in synchronous mode); 0 on
-	 *  failure. Callable before this actor's BeginPlay (makes the server). */
+	/** Whether a 0.8 episode is running (its sensors must capture). */
+	bool IsLegacyEpisodeRunning() const { return bEpisodeRunning; }
+
+	/** The id 0.9 clients know Actor by (0: none). */
+	uint32 GetActorId(const AActor* Actor) const;
+
+	/** The material for a camera output (nullptr for SceneFinal). */
+	UMaterialInterface* GetPostProcessMaterial(ECarlaCameraOutput Output) const;
+
+	/** Creates a library sensor (queued 0.9 delivery); 0 on failure.
+	 *  Callable before this actor's BeginPlay (it makes the server). */
 	uint32 CreateSensor(const char* Blueprint, const TMap<FString, FString>& Attributes);
 
-	/** Destroys a sensor created by CreateSensor (its stream ends). */
+	/** Destroys a sensor made by CreateSensor (its stream ends). */
 	void DestroySensor(uint32 SensorId);
 
 	/** The first server actor of World, or nullptr. */
@@ -61,16 +105,66 @@ protected:
 	virtual void BeginPlay() override;
 	virtual void EndPlay(const EEndPlayReason::Type EndPlayReason) override;
 
+	/** The player's collisions, for the 0.8 measurements. */
+	UFUNCTION()
+	void OnPlayerHit(AActor* SelfActor, AActor* OtherActor, FVector NormalImpulse, const FHitResult& Hit);
+
 private:
-	/** Makes the server and binds the streaming port, once. */
+	/** An actor 0.9 clients know: the level's (registered by the glue) or a
+	 *  sensor a client spawned. */
+	struct FKnownActor
+	{
+		AActor* Actor = nullptr;
+		uint32 Id = 0;
+		uint32 Kind = 0; // CARLA_ACTOR_*
+		bool bSpawnedByClient = false;
+		FVector LastVelocity = FVector::ZeroVector;
+		carla_vehicle_control Control = {};
+	};
+
+	// CarlaServerActor.cpp: lifetime and the per-frame order.
 	bool EnsureServer();
-	/** Scene description → episode start → episode ready. */
-	bool StartEpisode();
+	void ApplyControl(AActor* Vehicle, float Steer, float Throttle, float Brake, bool bHandBrake, bool bReverse);
+	FKnownActor* FindKnown(const AActor* Actor);
+
+	// CarlaServerEpisode.cpp: the 0.8 world protocol.
+	void ServeLegacy(float DeltaSeconds, bool bRpcDrivesTicks);
+	bool StartEpisode(const carla_request_new_episode& Request);
+	bool ApplyLegacySettings(const carla_request_new_episode& Request);
+	void SpawnEpisodeSensors();
+	void DestroyEpisodeSensors();
 	void WriteMeasurements(float DeltaSeconds);
-	void ApplyControl(const carla_control& Control);
+
+	// CarlaServerRpc.cpp: the 0.9.16 clients.
+	void ListenRpc();
+	void RegisterLevelActors();
+	void HandleRpcRequests(uint32 WaitMs);
+	void HandleRpcRequest(const carla_rpc_request& Request);
+	const TCHAR* SpawnSensorActor(const carla_rpc_request& Request);
+	void ServeRpcAfterFrame(float DeltaSeconds);
+	void SendEpisodeState(float DeltaSeconds);
+	bool IsRpcSynchronous() const;
 
 	CarlaServerPtr Server = nullptr;
+	CarlaSettingsPtr ServerSettings = nullptr;
+	CarlaSettingsPtr EpisodeSettings = nullptr;
 	int32 BoundStreamingPort = 0;
+	int32 BoundRpcPort = 0;
 	bool bEpisodeRunning = false;
+	bool bEpisodeSynchronous = true;
+	bool bSendAgents = false;
 	FVector LastVelocity = FVector::ZeroVector;
+	float CollisionVehicles = 0.0f;
+	float CollisionPedestrians = 0.0f;
+	float CollisionOther = 0.0f;
+
+	UPROPERTY()
+	TArray<ACarlaSensor*> EpisodeSensors;
+
+	TArray<FKnownActor> Known;
+	uint32 NextLevelActorId = 1;
+	TArray<uint64> PendingTicks; // 0.9 ticks answered after the next frame
+	bool bRpcSynchronous = false;
+	TArray<carla_agent> Agents;         // reused every frame
+	TArray<carla_actor_state> States;   // reused every frame
 };

@@ -1,49 +1,63 @@
-// An RGB camera: captures on the game thread, hands the pixels to the library
-// on the render thread through the zero-copy acquire/commit path (0.9 stream
-// `sensor.camera.rgb`, optionally mirrored to a 0.8 scene-description id).
+// A camera: the scene (or a post-process material's view of it: depth,
+// semantic segmentation) captured on the game thread, read back on the
+// render thread with ReadSurfaceData (legal on every RHI, Vulkan included)
+// straight into the library's pooled buffer, and sent from there
+// (`sensor.camera.rgb` / `.depth` / `.semantic_segmentation`, optionally
+// mirrored to a 0.8 scene-description id).
 #pragma once
 
 #include "CoreMinimal.h"
-#include "GameFramework/Actor.h"
+#include "CarlaSensor.h"
 #include "SceneCaptureCameraActor.generated.h"
 
-class ACarlaServerActor;
+class UMaterialInterface;
 class USceneCaptureComponent2D;
 class UTextureRenderTarget2D;
+struct FColor;
+
+/** What the camera outputs (the 0.8 settings' PostProcessing). */
+UENUM(BlueprintType)
+enum class ECarlaCameraOutput : uint8
+{
+	SceneFinal,
+	Depth,
+	SemanticSegmentation
+};
 
 UCLASS()
-class CARLASERVERGLUE_API ASceneCaptureCameraActor : public AActor
+class CARLASERVERGLUE_API ASceneCaptureCameraActor : public ACarlaSensor
 {
 	GENERATED_BODY()
 
 public:
 	ASceneCaptureCameraActor();
 
-	UPROPERTY(EditAnywhere, Category = "CARLA")
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
 	int32 ImageSizeX = 800;
 
-	UPROPERTY(EditAnywhere, Category = "CARLA")
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
 	int32 ImageSizeY = 600;
 
 	/** Horizontal field of view, degrees. */
-	UPROPERTY(EditAnywhere, Category = "CARLA")
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
 	float FOV = 90.0f;
 
-	/** Id of this camera in the 0.8 scene description (0: 0.9 stream only). */
-	UPROPERTY(EditAnywhere, Category = "CARLA")
-	int32 LegacySensorId = 0;
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
+	ECarlaCameraOutput Output = ECarlaCameraOutput::SceneFinal;
 
-	/** The server to stream to (nullptr: the level's first ACarlaServerActor). */
-	UPROPERTY(EditAnywhere, Category = "CARLA")
-	ACarlaServerActor* ServerActor = nullptr;
+	/** The post-process material that draws Depth or SemanticSegmentation
+	 *  (nullptr: the server actor's material for that output). */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "CARLA")
+	UMaterialInterface* PostProcessMaterial = nullptr;
 
-	/** The 0.9 stream id (0 before BeginPlay or if creation failed). */
-	uint32 GetSensorId() const { return SensorId; }
-
+	virtual void ApplyAttributes(const CarlaGlue::FAttributes& Attributes) override;
+	virtual uint32 GetLegacyType() const override;
 	virtual void Tick(float DeltaSeconds) override;
 
 protected:
-	virtual void BeginPlay() override;
+	virtual const char* GetBlueprintId() const override;
+	virtual void GetSensorAttributes(TMap<FString, FString>& Attributes) const override;
+	virtual void OnSensorReady() override;
 	virtual void EndPlay(const EEndPlayReason::Type EndPlayReason) override;
 
 private:
@@ -53,5 +67,6 @@ private:
 	UPROPERTY()
 	UTextureRenderTarget2D* RenderTarget = nullptr;
 
-	uint32 SensorId = 0;
+	/** Render thread only: ReadSurfaceData's output, reused every frame. */
+	TArray<FColor> Readback;
 };
