@@ -1,0 +1,550 @@
+// The stand-in's objects: UClass, UObject, components (attachment, moves,
+// teleports, rigid-body state) and actors (play, spawning, destruction).
+// The world and its physics queries are in World.cpp. See README.md.
+#include "StandinEngine.h"
+
+// ---------------------------------------------------------------- classes
+
+UClass::UClass(const TCHAR* InCppName, UClass* InSuperClass) : Name(InCppName + (*InCppName != 0 ? 1 : 0)), SuperClass(InSuperClass) {}
+
+bool UClass::IsChildOf(const UClass* SomeBase) const
+{
+	for (const UClass* Class = this; Class != nullptr; Class = Class->SuperClass)
+		if (Class == SomeBase)
+			return true;
+	return false;
+}
+
+UScriptStruct::UScriptStruct(const TCHAR* InCppName) : Name(InCppName + (*InCppName != 0 ? 1 : 0)) {}
+
+FName StandinTrimmedMemberFunctionName(const TCHAR* InMacroFunctionName)
+{
+	// "&AClass::Function" (or "AClass::Function") → "Function".
+	const TCHAR* Name = InMacroFunctionName;
+	for (const TCHAR* At = InMacroFunctionName; *At != 0; ++At)
+		if (At[0] == u':' && At[1] == u':')
+			Name = At + 2;
+	if (*Name == u'&')
+		++Name;
+	return FName(Name);
+}
+
+// ---------------------------------------------------------------- objects
+
+namespace
+{
+	std::atomic<uint32> GNextUniqueID{1000};
+	thread_local int32 GConstructionDepth = 0;
+}
+
+void StandinBeginConstruction()
+{
+	++GConstructionDepth;
+}
+
+void StandinEndConstruction()
+{
+	--GConstructionDepth;
+}
+
+bool StandinIsConstructing()
+{
+	return GConstructionDepth > 0;
+}
+
+UObject::UObject() : UniqueID(GNextUniqueID.fetch_add(1))
+{
+	if (!StandinIsConstructing())
+		STANDIN_FATAL("a UObject was created with new or on the stack: Unreal creates them with NewObject, SpawnActor or "
+					  "CreateDefaultSubobject");
+}
+
+UObject::~UObject() = default;
+
+UClass* UObject::StaticClass()
+{
+	static UClass Class(TEXT("UObject"), nullptr);
+	return &Class;
+}
+
+FString UObject::GetName() const
+{
+	return Name.IsEmpty() ? FString::Printf(TEXT("%s_%u"), *GetClass()->GetName(), UniqueID) : Name;
+}
+
+void UObject::StandinAdopt(UObject* Object)
+{
+	Object->Outer = this;
+	Owned.emplace_back(Object);
+}
+
+UPackage* GetTransientPackage()
+{
+	static UPackage* Package = [] {
+		UPackage* Created = StandinConstruct<UPackage>();
+		Created->StandinSetName(TEXT("/Engine/Transient"));
+		return Created;
+	}();
+	return Package;
+}
+
+// ------------------------------------------------------------- components
+
+UWorld* UActorComponent::GetWorld() const
+{
+	return Owner != nullptr ? Owner->GetWorld() : nullptr;
+}
+
+void UActorComponent::RegisterComponent()
+{
+	check(IsInGameThread());
+	if (Owner == nullptr || Owner->GetWorld() == nullptr)
+		STANDIN_FATAL("RegisterComponent on %s: its outer is not an actor in a world", GetName().StandinStd().c_str());
+	bRegistered = true;
+}
+
+void UActorComponent::UnregisterComponent()
+{
+	bRegistered = false;
+}
+
+void UActorComponent::DestroyComponent(bool /*bPromoteChildren*/)
+{
+	StandinCheckWorldMutation("UActorComponent::DestroyComponent");
+	bRegistered = false;
+	StandinMarkPendingKill();
+	if (Owner != nullptr)
+		Owner->StandinRemoveComponent(this);
+}
+
+FTransform USceneComponent::GetComponentTransform() const
+{
+	return Parent != nullptr ? Relative * Parent->GetComponentTransform() : Relative;
+}
+
+void USceneComponent::SetupAttachment(USceneComponent* InParent, FName /*InSocketName*/)
+{
+	Parent = InParent;
+}
+
+bool USceneComponent::AttachToComponent(USceneComponent* InParent, const FAttachmentTransformRules& Rules, FName /*SocketName*/)
+{
+	StandinCheckWorldMutation("USceneComponent::AttachToComponent");
+	for (const USceneComponent* Ancestor = InParent; Ancestor != nullptr; Ancestor = Ancestor->Parent)
+		if (Ancestor == this)
+			STANDIN_FATAL("AttachToComponent: %s would be attached to itself", GetName().StandinStd().c_str());
+	const FTransform World = GetComponentTransform();
+	Parent = InParent;
+	if (Rules.bKeepWorld)
+		Relative = Parent != nullptr ? World.GetRelativeTransform(Parent->GetComponentTransform()) : World;
+	return true;
+}
+
+void USceneComponent::DetachFromComponent(const FDetachmentTransformRules& Rules)
+{
+	StandinCheckWorldMutation("USceneComponent::DetachFromComponent");
+	if (Parent == nullptr)
+		return;
+	const FTransform World = GetComponentTransform();
+	Parent = nullptr;
+	if (Rules.bKeepWorld)
+		Relative = World;
+}
+
+void USceneComponent::StandinMove(const FTransform& NewRelative, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport, const char* What)
+{
+	StandinCheckWorldMutation(What);
+	if (bSweep)
+		STANDIN_FATAL("%s with bSweep = true: sweeps are not modelled by the stand-in", What);
+	if (OutSweepHitResult != nullptr)
+		*OutSweepHitResult = FHitResult();
+	Relative = NewRelative;
+	StandinOnTeleport(Teleport);
+}
+
+void USceneComponent::SetWorldTransform(const FTransform& NewTransform, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
+{
+	StandinMove(Parent != nullptr ? NewTransform.GetRelativeTransform(Parent->GetComponentTransform()) : NewTransform, bSweep, OutSweepHitResult,
+		Teleport, "SetWorldTransform");
+}
+
+void USceneComponent::SetWorldLocation(FVector NewLocation, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
+{
+	SetWorldTransform(FTransform(GetComponentRotation(), NewLocation), bSweep, OutSweepHitResult, Teleport);
+}
+
+void USceneComponent::SetWorldRotation(FRotator NewRotation, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
+{
+	SetWorldTransform(FTransform(NewRotation, GetComponentLocation()), bSweep, OutSweepHitResult, Teleport);
+}
+
+void USceneComponent::SetWorldLocationAndRotation(FVector NewLocation, FRotator NewRotation, bool bSweep, FHitResult* OutSweepHitResult,
+	ETeleportType Teleport)
+{
+	SetWorldTransform(FTransform(NewRotation, NewLocation), bSweep, OutSweepHitResult, Teleport);
+}
+
+void USceneComponent::SetRelativeLocation(FVector NewLocation, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
+{
+	StandinMove(FTransform(Relative.Rotator(), NewLocation), bSweep, OutSweepHitResult, Teleport, "SetRelativeLocation");
+}
+
+void USceneComponent::SetRelativeRotation(FRotator NewRotation, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
+{
+	StandinMove(FTransform(NewRotation, Relative.GetLocation()), bSweep, OutSweepHitResult, Teleport, "SetRelativeRotation");
+}
+
+void USceneComponent::SetRelativeLocationAndRotation(FVector NewLocation, FRotator NewRotation, bool bSweep, FHitResult* OutSweepHitResult,
+	ETeleportType Teleport)
+{
+	StandinMove(FTransform(NewRotation, NewLocation), bSweep, OutSweepHitResult, Teleport, "SetRelativeLocationAndRotation");
+}
+
+void USceneComponent::SetHiddenInGame(bool bNewHidden, bool /*bPropagateToChildren*/)
+{
+	bHiddenInGame = bNewHidden;
+}
+
+const FAttachmentTransformRules FAttachmentTransformRules::KeepRelativeTransform{false};
+const FAttachmentTransformRules FAttachmentTransformRules::KeepWorldTransform{true};
+const FDetachmentTransformRules FDetachmentTransformRules::KeepRelativeTransform{false};
+const FDetachmentTransformRules FDetachmentTransformRules::KeepWorldTransform{true};
+
+void UPrimitiveComponent::SetCollisionProfileName(FName InProfile, bool /*bUpdateOverlaps*/)
+{
+	static const char* const Known[] = {"BlockAll", "BlockAllDynamic", "OverlapAll", "OverlapAllDynamic", "NoCollision"};
+	bool bKnown = false;
+	for (const char* Candidate : Known)
+		bKnown = bKnown || InProfile == FName(Candidate);
+	if (!bKnown)
+		STANDIN_FATAL("unknown collision profile %s (the stand-in knows BlockAll, BlockAllDynamic, OverlapAll, OverlapAllDynamic, NoCollision)",
+			InProfile.ToString().StandinStd().c_str());
+	Profile = InProfile;
+}
+
+bool UPrimitiveComponent::IsCollisionEnabled() const
+{
+	return Profile != FName(TEXT("NoCollision"));
+}
+
+bool UPrimitiveComponent::StandinBlocksTraces() const
+{
+	return Profile == FName(TEXT("BlockAll")) || Profile == FName(TEXT("BlockAllDynamic"));
+}
+
+bool UPrimitiveComponent::StandinOverlaps() const
+{
+	return bGenerateOverlapEvents && IsCollisionEnabled();
+}
+
+bool UPrimitiveComponent::StandinBox(FTransform& /*World*/, FVector& /*Extent*/) const
+{
+	return false;
+}
+
+void UPrimitiveComponent::SetSimulatePhysics(bool bSimulate)
+{
+	StandinCheckWorldMutation("SetSimulatePhysics");
+	FTransform World;
+	FVector Extent;
+	if (bSimulate && (GetOwner() == nullptr || GetOwner()->GetRootComponent() != this || !StandinBox(World, Extent)))
+		STANDIN_FATAL("SetSimulatePhysics(true) on %s: the stand-in simulates registered root box components only",
+			GetName().StandinStd().c_str());
+	if (bSimulate && GetAttachParent() != nullptr)
+		DetachFromComponent(FDetachmentTransformRules::KeepWorldTransform); // a simulating body is not attached
+	BodyInstance.bSimulatePhysics = bSimulate;
+	LinearVelocity = FVector::ZeroVector;
+	AngularVelocityDeg = FVector::ZeroVector;
+}
+
+bool UPrimitiveComponent::IsSimulatingPhysics(FName /*BoneName*/) const
+{
+	return BodyInstance.bSimulatePhysics && IsRegistered();
+}
+
+void UPrimitiveComponent::SetPhysicsLinearVelocity(FVector NewVel, bool bAddToCurrent, FName /*BoneName*/)
+{
+	StandinCheckWorldMutation("SetPhysicsLinearVelocity");
+	if (IsSimulatingPhysics())
+		LinearVelocity = bAddToCurrent ? LinearVelocity + NewVel : NewVel;
+}
+
+FVector UPrimitiveComponent::GetPhysicsLinearVelocity(FName /*BoneName*/)
+{
+	return IsSimulatingPhysics() ? LinearVelocity : FVector::ZeroVector;
+}
+
+void UPrimitiveComponent::SetPhysicsAngularVelocityInDegrees(FVector NewAngVel, bool bAddToCurrent, FName /*BoneName*/)
+{
+	StandinCheckWorldMutation("SetPhysicsAngularVelocityInDegrees");
+	if (IsSimulatingPhysics())
+		AngularVelocityDeg = bAddToCurrent ? AngularVelocityDeg + NewAngVel : NewAngVel;
+}
+
+FVector UPrimitiveComponent::GetPhysicsAngularVelocityInDegrees(FName /*BoneName*/) const
+{
+	return IsSimulatingPhysics() ? AngularVelocityDeg : FVector::ZeroVector;
+}
+
+void UPrimitiveComponent::SetNotifyRigidBodyCollision(bool bNewNotifyRigidBodyCollision)
+{
+	BodyInstance.bNotifyRigidBodyCollision = bNewNotifyRigidBodyCollision;
+}
+
+FVector UPrimitiveComponent::GetComponentVelocity() const
+{
+	return IsSimulatingPhysics() ? LinearVelocity : USceneComponent::GetComponentVelocity();
+}
+
+void UPrimitiveComponent::StandinOnTeleport(ETeleportType Teleport)
+{
+	if (Teleport == ETeleportType::ResetPhysics)
+	{
+		LinearVelocity = FVector::ZeroVector;
+		AngularVelocityDeg = FVector::ZeroVector;
+	}
+}
+
+void UBoxComponent::SetBoxExtent(FVector InExtent, bool /*bUpdateOverlaps*/)
+{
+	StandinCheckWorldMutation("SetBoxExtent");
+	Extent = InExtent;
+}
+
+bool UBoxComponent::StandinBox(FTransform& World, FVector& OutExtent) const
+{
+	if (!IsRegistered() || IsPendingKill())
+		return false;
+	World = GetComponentTransform();
+	OutExtent = Extent;
+	return true;
+}
+
+// ----------------------------------------------------------------- actors
+
+bool AActor::SetRootComponent(USceneComponent* Component)
+{
+	RootComponent = Component;
+	return true;
+}
+
+void AActor::StandinAdopt(UObject* Object)
+{
+	UObject::StandinAdopt(Object);
+	if (UActorComponent* Component = Cast<UActorComponent>(Object))
+	{
+		Component->StandinSetOwner(this);
+		Components.Add(Component);
+	}
+}
+
+void AActor::StandinMarkPendingKill()
+{
+	UObject::StandinMarkPendingKill();
+	for (UActorComponent* Component : Components)
+	{
+		Component->UnregisterComponent();
+		Component->StandinMarkPendingKill();
+	}
+}
+
+void AActor::StandinPlace(UWorld* InWorld, const FTransform& Transform)
+{
+	World = InWorld;
+	if (RootComponent != nullptr)
+		RootComponent->SetWorldTransform(Transform);
+	for (UActorComponent* Component : Components)
+		Component->RegisterComponent(); // the constructor's components
+}
+
+FTransform AActor::GetActorTransform() const
+{
+	return RootComponent != nullptr ? RootComponent->GetComponentTransform() : FTransform();
+}
+
+FVector AActor::GetVelocity() const
+{
+	return RootComponent != nullptr ? RootComponent->GetComponentVelocity() : FVector::ZeroVector;
+}
+
+bool AActor::SetActorTransform(const FTransform& NewTransform, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
+{
+	if (RootComponent == nullptr)
+		return false;
+	RootComponent->SetWorldTransform(NewTransform, bSweep, OutSweepHitResult, Teleport);
+	return true;
+}
+
+bool AActor::SetActorLocation(const FVector& NewLocation, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
+{
+	return SetActorTransform(FTransform(GetActorRotation(), NewLocation), bSweep, OutSweepHitResult, Teleport);
+}
+
+bool AActor::SetActorRotation(FRotator NewRotation, ETeleportType Teleport)
+{
+	return SetActorTransform(FTransform(NewRotation, GetActorLocation()), false, nullptr, Teleport);
+}
+
+bool AActor::SetActorLocationAndRotation(FVector NewLocation, FRotator NewRotation, bool bSweep, FHitResult* OutSweepHitResult,
+	ETeleportType Teleport)
+{
+	return SetActorTransform(FTransform(NewRotation, NewLocation), bSweep, OutSweepHitResult, Teleport);
+}
+
+void AActor::GetActorBounds(bool bOnlyCollidingComponents, FVector& Origin, FVector& BoxExtent, bool /*bIncludeFromChildActors*/) const
+{
+	FBox Bounds(ForceInit);
+	for (const UActorComponent* Component : Components)
+	{
+		const UPrimitiveComponent* Primitive = Cast<const UPrimitiveComponent>(Component);
+		FTransform Box;
+		FVector Extent;
+		if (Primitive != nullptr && (!bOnlyCollidingComponents || Primitive->IsCollisionEnabled()) && Primitive->StandinBox(Box, Extent))
+			Bounds += FBox(-Extent, Extent).TransformBy(Box);
+	}
+	if (!Bounds.IsValid)
+	{
+		Origin = GetActorLocation();
+		BoxExtent = FVector::ZeroVector;
+		return;
+	}
+	Bounds.GetCenterAndExtents(Origin, BoxExtent);
+}
+
+FBox AActor::CalculateComponentsBoundingBoxInLocalSpace(bool bNonColliding, bool /*bIncludeFromChildActors*/) const
+{
+	FBox Bounds(ForceInit);
+	const FTransform ActorToWorld = GetActorTransform();
+	for (const UActorComponent* Component : Components)
+	{
+		const UPrimitiveComponent* Primitive = Cast<const UPrimitiveComponent>(Component);
+		FTransform Box;
+		FVector Extent;
+		if (Primitive != nullptr && (bNonColliding || Primitive->IsCollisionEnabled()) && Primitive->StandinBox(Box, Extent))
+			Bounds += FBox(-Extent, Extent).TransformBy(Box.GetRelativeTransform(ActorToWorld));
+	}
+	return Bounds;
+}
+
+void AActor::AttachToActor(AActor* ParentActor, const FAttachmentTransformRules& Rules, FName SocketName)
+{
+	check(ParentActor != nullptr && RootComponent != nullptr && ParentActor->RootComponent != nullptr);
+	RootComponent->AttachToComponent(ParentActor->RootComponent, Rules, SocketName);
+}
+
+void AActor::DetachFromActor(const FDetachmentTransformRules& Rules)
+{
+	if (RootComponent != nullptr)
+		RootComponent->DetachFromComponent(Rules);
+}
+
+AActor* AActor::GetAttachParentActor() const
+{
+	const USceneComponent* Parent = RootComponent != nullptr ? RootComponent->GetAttachParent() : nullptr;
+	return Parent != nullptr ? Parent->GetOwner() : nullptr;
+}
+
+void AActor::GetAttachedActors(TArray<AActor*>& OutActors, bool bResetArray) const
+{
+	if (bResetArray)
+		OutActors.Reset();
+	if (World == nullptr)
+		return;
+	for (AActor* Other : World->StandinActors())
+	{
+		const USceneComponent* Root = Other->GetRootComponent();
+		const USceneComponent* Parent = Root != nullptr ? Root->GetAttachParent() : nullptr;
+		if (Other != this && Parent != nullptr && Parent->GetOwner() == this)
+			OutActors.AddUnique(Other);
+	}
+}
+
+void AActor::BeginPlay()
+{
+	bSuperBeginPlayCalled = true;
+}
+
+void AActor::Tick(float /*DeltaSeconds*/) {}
+
+void AActor::EndPlay(const EEndPlayReason::Type /*EndPlayReason*/)
+{
+	bSuperEndPlayCalled = true;
+}
+
+void AActor::NotifyHit(UPrimitiveComponent* /*MyComp*/, AActor* /*Other*/, UPrimitiveComponent* /*OtherComp*/, bool /*bSelfMoved*/,
+	FVector /*HitLocation*/, FVector /*HitNormal*/, FVector /*NormalImpulse*/, const FHitResult& /*Hit*/)
+{
+}
+
+void AActor::DispatchBeginPlay()
+{
+	check(!bBegunPlay && !IsPendingKill());
+	bBegunPlay = true;
+	bBeginningPlay = true;
+	PrimaryActorTick.SetTickFunctionEnable(PrimaryActorTick.bCanEverTick && PrimaryActorTick.bStartWithTickEnabled);
+	BeginPlay();
+	bBeginningPlay = false;
+	if (!bSuperBeginPlayCalled)
+		STANDIN_FATAL("%s did not call Super::BeginPlay (Unreal: \"failed to route BeginPlay\")", GetName().StandinStd().c_str());
+	if (bDestroyAfterBeginPlay)
+		Destroy(); // Unreal defers a Destroy called during BeginPlay to here
+}
+
+void AActor::RouteEndPlay(const EEndPlayReason::Type EndPlayReason)
+{
+	if (!bBegunPlay)
+		return;
+	EndPlay(EndPlayReason);
+	if (!bSuperEndPlayCalled)
+		STANDIN_FATAL("%s did not call Super::EndPlay (Unreal: \"failed to route EndPlay\")", GetName().StandinStd().c_str());
+	bBegunPlay = false;
+}
+
+bool AActor::Destroy(bool bNetForce, bool bShouldModifyLevel)
+{
+	if (IsPendingKill() || bBeingDestroyed)
+		return true;
+	if (World == nullptr)
+		STANDIN_FATAL("Destroy on %s, which is not in a world", GetName().StandinStd().c_str());
+	return World->DestroyActor(this, bNetForce, bShouldModifyLevel);
+}
+
+bool UWorld::DestroyActor(AActor* Actor, bool /*bNetForce*/, bool /*bShouldModifyLevel*/)
+{
+	check(Actor != nullptr && Actor->GetWorld() == this);
+	StandinCheckWorldMutation("AActor::Destroy");
+	if (Actor->IsPendingKill() || Actor->IsActorBeingDestroyed())
+		return true;
+	if (Actor->bBeginningPlay)
+	{
+		Actor->bDestroyAfterBeginPlay = true;
+		return true;
+	}
+	Actor->bBeingDestroyed = true;
+	Actor->RouteEndPlay(EEndPlayReason::Destroyed);
+	TArray<AActor*> Children;
+	Actor->GetAttachedActors(Children);
+	for (AActor* Child : Children)
+		Child->DetachFromActor(FDetachmentTransformRules::KeepWorldTransform);
+	Actor->DetachFromActor(FDetachmentTransformRules::KeepWorldTransform);
+	Actor->StandinMarkPendingKill();
+	StandinRemoveActor(Actor);
+	return true;
+}
+
+void AActor::FinishSpawning(const FTransform& Transform, bool /*bIsDefaultTransform*/, const FComponentInstanceDataCache* /*InstanceDataCache*/)
+{
+	check(IsInGameThread());
+	if (!bDeferredSpawn)
+		STANDIN_FATAL("FinishSpawning on %s, which was not spawned deferred or already finished", GetName().StandinStd().c_str());
+	bDeferredSpawn = false;
+	if (RootComponent != nullptr)
+		RootComponent->SetWorldTransform(Transform);
+	if (World != nullptr && World->HasBegunPlay() && !IsPendingKill())
+		DispatchBeginPlay();
+}
+
+APlayerStart::APlayerStart()
+{
+	RootComponent = CreateDefaultSubobject<USceneComponent>(TEXT("PlayerStartRoot"));
+}
