@@ -87,6 +87,9 @@ enum EObjectFlags
 void StandinBeginConstruction();
 void StandinEndConstruction();
 bool StandinIsConstructing();
+/** Aborts unless the world may change now: on the game thread and not
+ *  during a ParallelFor (defined with ParallelFor). */
+void StandinCheckWorldMutation(const char* What);
 
 class UObject
 {
@@ -120,7 +123,7 @@ public:
 
 	/** Unique among live objects (Unreal: the index in GUObjectArray). */
 	uint32 GetUniqueID() const { return UniqueID; }
-	/** The name given at creation, else `<Class>_<UniqueID>`. */
+	/** The name given at creation, else `<C++ class without A/U>_<UniqueID>`. */
 	FString GetName() const;
 	UObject* GetOuter() const { return Outer; }
 	virtual UWorld* GetWorld() const { return nullptr; }
@@ -878,6 +881,7 @@ public:
 	template <class T>
 	T* SpawnActor(const FVector& Location, const FRotator& Rotation, const FActorSpawnParameters& Params = FActorSpawnParameters())
 	{
+		StandinCheckWorldMutation("SpawnActor");
 		return static_cast<T*>(StandinAddActor(StandinConstruct<T>(), FTransform(Rotation, Location), Params));
 	}
 	/** Class must be T's own (the stand-in cannot create Blueprint subclasses). */
@@ -889,6 +893,7 @@ public:
 	template <class T>
 	T* SpawnActor(UClass* Class, const FTransform& Transform, const FActorSpawnParameters& Params = FActorSpawnParameters())
 	{
+		StandinCheckWorldMutation("SpawnActor");
 		StandinCheckSpawnClass(Class, T::StaticClass());
 		return static_cast<T*>(StandinAddActor(StandinConstruct<T>(), Transform, Params));
 	}
@@ -898,6 +903,7 @@ public:
 	T* SpawnActorDeferred(UClass* Class, const FTransform& Transform, AActor* Owner = nullptr, APawn* Instigator = nullptr,
 		ESpawnActorCollisionHandlingMethod CollisionHandlingOverride = ESpawnActorCollisionHandlingMethod::Undefined)
 	{
+		StandinCheckWorldMutation("SpawnActorDeferred");
 		StandinCheckSpawnClass(Class, T::StaticClass());
 		FActorSpawnParameters Params;
 		Params.Owner = Owner;
@@ -998,9 +1004,6 @@ void StandinNotifyHit(AActor* Self, AActor* Other, const FVector& NormalImpulse)
 /** Leaves Actor's Tick out of the watchdog (an actor allowed to wait for a
  *  client, e.g. the server actor in synchronous mode). */
 void StandinWatchdogExempt(AActor* Actor);
-/** Aborts unless the world may change now: on the game thread and not
- *  during a ParallelFor (defined with ParallelFor). */
-void StandinCheckWorldMutation(const char* What);
 /** Whether the calling thread is a worker of a ParallelFor launched from
  *  the game thread (where line traces are legal). */
 bool StandinIsGameParallelForWorker();

@@ -3,6 +3,11 @@
 // The world and its physics queries are in World.cpp. See README.md.
 #include "StandinEngine.h"
 
+#include <cctype>
+#include <cstdlib>
+#include <cxxabi.h>
+#include <typeinfo>
+
 // ---------------------------------------------------------------- classes
 
 UClass::UClass(const TCHAR* InCppName, UClass* InSuperClass) : Name(InCppName + (*InCppName != 0 ? 1 : 0)), SuperClass(InSuperClass) {}
@@ -69,7 +74,17 @@ UClass* UObject::StaticClass()
 
 FString UObject::GetName() const
 {
-	return Name.IsEmpty() ? FString::Printf(TEXT("%s_%u"), *GetClass()->GetName(), UniqueID) : Name;
+	if (!Name.IsEmpty())
+		return Name;
+	// Unreal's `<Class>_<N>`, from the C++ type (right for classes without
+	// GENERATED_BODY too), without the A/U prefix.
+	int Status = 0;
+	char* Demangled = abi::__cxa_demangle(typeid(*this).name(), nullptr, nullptr, &Status);
+	std::string Type = Status == 0 && Demangled != nullptr ? Demangled : "Object";
+	std::free(Demangled);
+	if (Type.size() > 1 && (Type[0] == 'A' || Type[0] == 'U') && std::isupper(static_cast<unsigned char>(Type[1])))
+		Type.erase(0, 1);
+	return FString::StandinFromUtf8(Type + "_" + std::to_string(UniqueID));
 }
 
 void UObject::StandinAdopt(UObject* Object)

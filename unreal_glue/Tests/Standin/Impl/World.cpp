@@ -113,7 +113,7 @@ namespace
 	std::string DescribeTick(const void* Subject)
 	{
 		const AActor* Actor = static_cast<const AActor*>(Subject);
-		return "Tick of actor " + Actor->GetName().StandinStd() + " (class " + Actor->GetClass()->GetName().StandinStd() + ")";
+		return "Tick of actor " + Actor->GetName().StandinStd();
 	}
 
 	/** Rodrigues: V rotated about the unit Axis by Angle radians. */
