@@ -122,13 +122,13 @@ public:
 	}
 
 	/** Unique among live objects (Unreal: the index in GUObjectArray). */
-	uint32 GetUniqueID() const { return UniqueID; }
+	uint32 GetUniqueID() const { return StandinUniqueID; }
 	/** The name given at creation, else `<C++ class without A/U>_<UniqueID>`. */
 	FString GetName() const;
-	UObject* GetOuter() const { return Outer; }
+	UObject* GetOuter() const { return StandinOuter; }
 	virtual UWorld* GetWorld() const { return nullptr; }
 	/** True once destroyed (Unreal 5 deprecates it for IsValid). */
-	bool IsPendingKill() const { return bPendingKill; }
+	bool IsPendingKill() const { return bStandinPendingKill; }
 
 	/** Only legal inside a constructor (Unreal aborts too). */
 	template <class T>
@@ -136,17 +136,17 @@ public:
 
 	virtual UClass* StandinGetClass() const { return StaticClass(); }
 	static bool StandinIsUFunction(const TCHAR* /*Name*/) { return false; }
-	void StandinSetName(const FString& InName) { Name = InName; }
+	void StandinSetName(const FString& InName) { StandinObjectName = InName; }
 	/** Takes ownership of Object (a subobject or NewObject with this outer). */
 	virtual void StandinAdopt(UObject* Object);
-	virtual void StandinMarkPendingKill() { bPendingKill = true; }
+	virtual void StandinMarkPendingKill() { bStandinPendingKill = true; }
 
 private:
-	uint32 UniqueID;
-	FString Name;
-	UObject* Outer = nullptr;
-	bool bPendingKill = false;
-	std::vector<std::unique_ptr<UObject>> Owned;
+	uint32 StandinUniqueID;
+	FString StandinObjectName;
+	UObject* StandinOuter = nullptr;
+	bool bStandinPendingKill = false;
+	std::vector<std::unique_ptr<UObject>> StandinOwned;
 };
 
 /** Unreal's IsValid: not null and not destroyed. */
@@ -580,7 +580,7 @@ class UActorComponent : public UObject
 	STANDIN_CLASS(UActorComponent, UObject)
 
 public:
-	AActor* GetOwner() const { return Owner; }
+	AActor* GetOwner() const { return StandinOwner; }
 	UWorld* GetWorld() const override;
 
 	/** Components made in the owner's constructor are registered when it is
@@ -591,10 +591,10 @@ public:
 	bool IsRegistered() const { return bRegistered; }
 	void DestroyComponent(bool bPromoteChildren = false);
 
-	void StandinSetOwner(AActor* InOwner) { Owner = InOwner; }
+	void StandinSetOwner(AActor* InOwner) { StandinOwner = InOwner; }
 
 private:
-	AActor* Owner = nullptr;
+	AActor* StandinOwner = nullptr;
 	bool bRegistered = false;
 };
 
@@ -612,10 +612,10 @@ public:
 	FVector GetForwardVector() const { return GetComponentRotation().Vector(); }
 	/** ComponentVelocity, or the body's velocity if it simulates physics. */
 	virtual FVector GetComponentVelocity() const { return ComponentVelocity; }
-	FTransform GetRelativeTransform() const { return Relative; }
-	FVector GetRelativeLocation() const { return Relative.GetLocation(); }
-	FRotator GetRelativeRotation() const { return Relative.Rotator(); }
-	USceneComponent* GetAttachParent() const { return Parent; }
+	FTransform GetRelativeTransform() const { return StandinRelative; }
+	FVector GetRelativeLocation() const { return StandinRelative.GetLocation(); }
+	FRotator GetRelativeRotation() const { return StandinRelative.Rotator(); }
+	USceneComponent* GetAttachParent() const { return StandinAttachParent; }
 
 	/** Constructor-time attachment (keeps the relative transform). */
 	void SetupAttachment(USceneComponent* InParent, FName InSocketName = NAME_None);
@@ -646,8 +646,8 @@ public:
 	virtual void StandinOnTeleport(ETeleportType /*Teleport*/) {}
 
 private:
-	USceneComponent* Parent = nullptr;
-	FTransform Relative;
+	USceneComponent* StandinAttachParent = nullptr;
+	FTransform StandinRelative;
 };
 
 /** Unreal's per-body physics settings (the flags it reads). */
@@ -674,8 +674,8 @@ public:
 	bool GetGenerateOverlapEvents() const { return bGenerateOverlapEvents; }
 	/** Known profiles: BlockAll, BlockAllDynamic (block traces), OverlapAll,
 	 *  OverlapAllDynamic (overlaps only), NoCollision. Others abort. */
-	void SetCollisionProfileName(FName Profile, bool bUpdateOverlaps = true);
-	FName GetCollisionProfileName() const { return Profile; }
+	void SetCollisionProfileName(FName InCollisionProfileName, bool bUpdateOverlaps = true);
+	FName GetCollisionProfileName() const { return StandinProfile; }
 	bool IsCollisionEnabled() const;
 
 	/** Actors (other than the owner) with a component whose oriented box
@@ -704,9 +704,9 @@ public:
 
 private:
 	bool bGenerateOverlapEvents = true;
-	FName Profile = FName(TEXT("BlockAllDynamic"));
-	FVector LinearVelocity = FVector::ZeroVector;
-	FVector AngularVelocityDeg = FVector::ZeroVector;
+	FName StandinProfile = FName(TEXT("BlockAllDynamic"));
+	FVector StandinLinearVelocity = FVector::ZeroVector;
+	FVector StandinAngularVelocityDeg = FVector::ZeroVector;
 };
 
 class UBoxComponent : public UPrimitiveComponent
@@ -715,12 +715,12 @@ class UBoxComponent : public UPrimitiveComponent
 
 public:
 	void SetBoxExtent(FVector InExtent, bool bUpdateOverlaps = true);
-	FVector GetUnscaledBoxExtent() const { return Extent; }
-	FVector GetScaledBoxExtent() const { return Extent; }
+	FVector GetUnscaledBoxExtent() const { return BoxExtent; }
+	FVector GetScaledBoxExtent() const { return BoxExtent; }
 	bool StandinBox(FTransform& World, FVector& OutExtent) const override;
 
-private:
-	FVector Extent = FVector(32.0, 32.0, 32.0);
+protected:
+	FVector BoxExtent = FVector(32.0, 32.0, 32.0);
 };
 
 // ----------------------------------------------------------------- actors
@@ -737,7 +737,7 @@ public:
 	/** Broadcast by StandinNotifyHit (when the root primitive notifies rigid-body collisions). */
 	FActorHitSignature OnActorHit;
 
-	UWorld* GetWorld() const override { return World; }
+	UWorld* GetWorld() const override { return StandinWorld; }
 	AActor* GetOwner() const { return Owner; }
 	void SetOwner(AActor* NewOwner) { Owner = NewOwner; }
 	APawn* GetInstigator() const { return Instigator; }
@@ -753,14 +753,14 @@ public:
 	void GetComponents(TArray<T*>& OutComponents, bool /*bIncludeFromChildActors*/ = false) const
 	{
 		OutComponents.Reset();
-		for (UActorComponent* Component : Components)
+		for (UActorComponent* Component : StandinOwnedComponents)
 			if (T* Match = Cast<T>(Component))
 				OutComponents.Add(Match);
 	}
 	template <class T>
 	T* FindComponentByClass() const
 	{
-		for (UActorComponent* Component : Components)
+		for (UActorComponent* Component : StandinOwnedComponents)
 			if (T* Match = Cast<T>(Component))
 				return Match;
 		return nullptr;
@@ -803,7 +803,7 @@ public:
 	 *  their world transform; the actor leaves TActorIterator, ticking,
 	 *  traces and overlaps at once; its memory lives until the world dies. */
 	bool Destroy(bool bNetForce = false, bool bShouldModifyLevel = true);
-	bool IsActorBeingDestroyed() const { return bBeingDestroyed; }
+	bool IsActorBeingDestroyed() const { return bStandinBeingDestroyed; }
 	/** After UWorld::SpawnActorDeferred: places the actor at Transform and
 	 *  begins its play if the world's has begun. */
 	void FinishSpawning(const FTransform& Transform, bool bIsDefaultTransform = false,
@@ -812,15 +812,15 @@ public:
 	/** Unreal's entry points: they check that overrides called Super. */
 	void DispatchBeginPlay();
 	void RouteEndPlay(const EEndPlayReason::Type EndPlayReason);
-	bool HasActorBegunPlay() const { return bBegunPlay; }
+	bool HasActorBegunPlay() const { return bStandinBegunPlay; }
 
 	void StandinAdopt(UObject* Object) override;
 	void StandinMarkPendingKill() override;
 	void StandinPlace(UWorld* InWorld, const FTransform& Transform);
-	void StandinSetDeferred(bool bInDeferred) { bDeferredSpawn = bInDeferred; }
-	bool StandinIsDeferred() const { return bDeferredSpawn; }
-	const TArray<UActorComponent*>& StandinComponents() const { return Components; }
-	void StandinRemoveComponent(UActorComponent* Component) { Components.Remove(Component); }
+	void StandinSetDeferred(bool bInDeferred) { bStandinDeferredSpawn = bInDeferred; }
+	bool StandinIsDeferred() const { return bStandinDeferredSpawn; }
+	const TArray<UActorComponent*>& StandinComponents() const { return StandinOwnedComponents; }
+	void StandinRemoveComponent(UActorComponent* Component) { StandinOwnedComponents.Remove(Component); }
 	bool bStandinWatchdogExempt = false;
 
 protected:
@@ -830,17 +830,17 @@ protected:
 
 private:
 	friend class UWorld;
-	UWorld* World = nullptr;
+	UWorld* StandinWorld = nullptr;
 	AActor* Owner = nullptr;
 	APawn* Instigator = nullptr;
-	TArray<UActorComponent*> Components;
-	bool bBegunPlay = false;
-	bool bBeginningPlay = false;
-	bool bDestroyAfterBeginPlay = false;
-	bool bBeingDestroyed = false;
-	bool bDeferredSpawn = false;
-	bool bSuperBeginPlayCalled = false;
-	bool bSuperEndPlayCalled = false;
+	TArray<UActorComponent*> StandinOwnedComponents;
+	bool bStandinBegunPlay = false;
+	bool bStandinBeginningPlay = false;
+	bool bStandinDestroyAfterBeginPlay = false;
+	bool bStandinBeingDestroyed = false;
+	bool bStandinDeferredSpawn = false;
+	bool bStandinSuperBeginPlayCalled = false;
+	bool bStandinSuperEndPlayCalled = false;
 };
 
 class APawn : public AActor

@@ -185,8 +185,8 @@ public:
 	FTextureRenderTargetResource* GameThread_GetRenderTargetResource();
 
 private:
-	std::unique_ptr<FRHITexture2D> Texture;
-	std::unique_ptr<FTextureRenderTargetResource> Resource;
+	std::unique_ptr<FRHITexture2D> StandinTexture;
+	std::unique_ptr<FTextureRenderTargetResource> StandinResource;
 };
 
 // ---------------------------------------------------- post-process materials

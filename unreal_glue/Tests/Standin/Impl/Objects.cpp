@@ -57,7 +57,7 @@ bool StandinIsConstructing()
 	return GConstructionDepth > 0;
 }
 
-UObject::UObject() : UniqueID(GNextUniqueID.fetch_add(1))
+UObject::UObject() : StandinUniqueID(GNextUniqueID.fetch_add(1))
 {
 	if (!StandinIsConstructing())
 		STANDIN_FATAL("a UObject was created with new or on the stack: Unreal creates them with NewObject, SpawnActor or "
@@ -74,8 +74,8 @@ UClass* UObject::StaticClass()
 
 FString UObject::GetName() const
 {
-	if (!Name.IsEmpty())
-		return Name;
+	if (!StandinObjectName.IsEmpty())
+		return StandinObjectName;
 	// Unreal's `<Class>_<N>`, from the C++ type (right for classes without
 	// GENERATED_BODY too), without the A/U prefix.
 	int Status = 0;
@@ -84,13 +84,13 @@ FString UObject::GetName() const
 	std::free(Demangled);
 	if (Type.size() > 1 && (Type[0] == 'A' || Type[0] == 'U') && std::isupper(static_cast<unsigned char>(Type[1])))
 		Type.erase(0, 1);
-	return FString::StandinFromUtf8(Type + "_" + std::to_string(UniqueID));
+	return FString::StandinFromUtf8(Type + "_" + std::to_string(StandinUniqueID));
 }
 
 void UObject::StandinAdopt(UObject* Object)
 {
-	Object->Outer = this;
-	Owned.emplace_back(Object);
+	Object->StandinOuter = this;
+	StandinOwned.emplace_back(Object);
 }
 
 UPackage* GetTransientPackage()
@@ -107,13 +107,13 @@ UPackage* GetTransientPackage()
 
 UWorld* UActorComponent::GetWorld() const
 {
-	return Owner != nullptr ? Owner->GetWorld() : nullptr;
+	return StandinOwner != nullptr ? StandinOwner->GetWorld() : nullptr;
 }
 
 void UActorComponent::RegisterComponent()
 {
 	check(IsInGameThread());
-	if (Owner == nullptr || Owner->GetWorld() == nullptr)
+	if (StandinOwner == nullptr || StandinOwner->GetWorld() == nullptr)
 		STANDIN_FATAL("RegisterComponent on %s: its outer is not an actor in a world", GetName().StandinStd().c_str());
 	bRegistered = true;
 }
@@ -128,42 +128,42 @@ void UActorComponent::DestroyComponent(bool /*bPromoteChildren*/)
 	StandinCheckWorldMutation("UActorComponent::DestroyComponent");
 	bRegistered = false;
 	StandinMarkPendingKill();
-	if (Owner != nullptr)
-		Owner->StandinRemoveComponent(this);
+	if (StandinOwner != nullptr)
+		StandinOwner->StandinRemoveComponent(this);
 }
 
 FTransform USceneComponent::GetComponentTransform() const
 {
-	return Parent != nullptr ? Relative * Parent->GetComponentTransform() : Relative;
+	return StandinAttachParent != nullptr ? StandinRelative * StandinAttachParent->GetComponentTransform() : StandinRelative;
 }
 
 void USceneComponent::SetupAttachment(USceneComponent* InParent, FName /*InSocketName*/)
 {
-	Parent = InParent;
+	StandinAttachParent = InParent;
 }
 
 bool USceneComponent::AttachToComponent(USceneComponent* InParent, const FAttachmentTransformRules& Rules, FName /*SocketName*/)
 {
 	StandinCheckWorldMutation("USceneComponent::AttachToComponent");
-	for (const USceneComponent* Ancestor = InParent; Ancestor != nullptr; Ancestor = Ancestor->Parent)
+	for (const USceneComponent* Ancestor = InParent; Ancestor != nullptr; Ancestor = Ancestor->StandinAttachParent)
 		if (Ancestor == this)
 			STANDIN_FATAL("AttachToComponent: %s would be attached to itself", GetName().StandinStd().c_str());
 	const FTransform World = GetComponentTransform();
-	Parent = InParent;
+	StandinAttachParent = InParent;
 	if (Rules.bKeepWorld)
-		Relative = Parent != nullptr ? World.GetRelativeTransform(Parent->GetComponentTransform()) : World;
+		StandinRelative = InParent != nullptr ? World.GetRelativeTransform(InParent->GetComponentTransform()) : World;
 	return true;
 }
 
 void USceneComponent::DetachFromComponent(const FDetachmentTransformRules& Rules)
 {
 	StandinCheckWorldMutation("USceneComponent::DetachFromComponent");
-	if (Parent == nullptr)
+	if (StandinAttachParent == nullptr)
 		return;
 	const FTransform World = GetComponentTransform();
-	Parent = nullptr;
+	StandinAttachParent = nullptr;
 	if (Rules.bKeepWorld)
-		Relative = World;
+		StandinRelative = World;
 }
 
 void USceneComponent::StandinMove(const FTransform& NewRelative, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport, const char* What)
@@ -173,13 +173,14 @@ void USceneComponent::StandinMove(const FTransform& NewRelative, bool bSweep, FH
 		STANDIN_FATAL("%s with bSweep = true: sweeps are not modelled by the stand-in", What);
 	if (OutSweepHitResult != nullptr)
 		*OutSweepHitResult = FHitResult();
-	Relative = NewRelative;
+	StandinRelative = NewRelative;
 	StandinOnTeleport(Teleport);
 }
 
 void USceneComponent::SetWorldTransform(const FTransform& NewTransform, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
 {
-	StandinMove(Parent != nullptr ? NewTransform.GetRelativeTransform(Parent->GetComponentTransform()) : NewTransform, bSweep, OutSweepHitResult,
+	StandinMove(StandinAttachParent != nullptr ? NewTransform.GetRelativeTransform(StandinAttachParent->GetComponentTransform()) : NewTransform,
+		bSweep, OutSweepHitResult,
 		Teleport, "SetWorldTransform");
 }
 
@@ -201,12 +202,12 @@ void USceneComponent::SetWorldLocationAndRotation(FVector NewLocation, FRotator 
 
 void USceneComponent::SetRelativeLocation(FVector NewLocation, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
 {
-	StandinMove(FTransform(Relative.Rotator(), NewLocation), bSweep, OutSweepHitResult, Teleport, "SetRelativeLocation");
+	StandinMove(FTransform(StandinRelative.Rotator(), NewLocation), bSweep, OutSweepHitResult, Teleport, "SetRelativeLocation");
 }
 
 void USceneComponent::SetRelativeRotation(FRotator NewRotation, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport)
 {
-	StandinMove(FTransform(NewRotation, Relative.GetLocation()), bSweep, OutSweepHitResult, Teleport, "SetRelativeRotation");
+	StandinMove(FTransform(NewRotation, StandinRelative.GetLocation()), bSweep, OutSweepHitResult, Teleport, "SetRelativeRotation");
 }
 
 void USceneComponent::SetRelativeLocationAndRotation(FVector NewLocation, FRotator NewRotation, bool bSweep, FHitResult* OutSweepHitResult,
@@ -234,17 +235,17 @@ void UPrimitiveComponent::SetCollisionProfileName(FName InProfile, bool /*bUpdat
 	if (!bKnown)
 		STANDIN_FATAL("unknown collision profile %s (the stand-in knows BlockAll, BlockAllDynamic, OverlapAll, OverlapAllDynamic, NoCollision)",
 			InProfile.ToString().StandinStd().c_str());
-	Profile = InProfile;
+	StandinProfile = InProfile;
 }
 
 bool UPrimitiveComponent::IsCollisionEnabled() const
 {
-	return Profile != FName(TEXT("NoCollision"));
+	return StandinProfile != FName(TEXT("NoCollision"));
 }
 
 bool UPrimitiveComponent::StandinBlocksTraces() const
 {
-	return Profile == FName(TEXT("BlockAll")) || Profile == FName(TEXT("BlockAllDynamic"));
+	return StandinProfile == FName(TEXT("BlockAll")) || StandinProfile == FName(TEXT("BlockAllDynamic"));
 }
 
 bool UPrimitiveComponent::StandinOverlaps() const
@@ -268,8 +269,8 @@ void UPrimitiveComponent::SetSimulatePhysics(bool bSimulate)
 	if (bSimulate && GetAttachParent() != nullptr)
 		DetachFromComponent(FDetachmentTransformRules::KeepWorldTransform); // a simulating body is not attached
 	BodyInstance.bSimulatePhysics = bSimulate;
-	LinearVelocity = FVector::ZeroVector;
-	AngularVelocityDeg = FVector::ZeroVector;
+	StandinLinearVelocity = FVector::ZeroVector;
+	StandinAngularVelocityDeg = FVector::ZeroVector;
 }
 
 bool UPrimitiveComponent::IsSimulatingPhysics(FName /*BoneName*/) const
@@ -281,24 +282,24 @@ void UPrimitiveComponent::SetPhysicsLinearVelocity(FVector NewVel, bool bAddToCu
 {
 	StandinCheckWorldMutation("SetPhysicsLinearVelocity");
 	if (IsSimulatingPhysics())
-		LinearVelocity = bAddToCurrent ? LinearVelocity + NewVel : NewVel;
+		StandinLinearVelocity = bAddToCurrent ? StandinLinearVelocity + NewVel : NewVel;
 }
 
 FVector UPrimitiveComponent::GetPhysicsLinearVelocity(FName /*BoneName*/)
 {
-	return IsSimulatingPhysics() ? LinearVelocity : FVector::ZeroVector;
+	return IsSimulatingPhysics() ? StandinLinearVelocity : FVector::ZeroVector;
 }
 
 void UPrimitiveComponent::SetPhysicsAngularVelocityInDegrees(FVector NewAngVel, bool bAddToCurrent, FName /*BoneName*/)
 {
 	StandinCheckWorldMutation("SetPhysicsAngularVelocityInDegrees");
 	if (IsSimulatingPhysics())
-		AngularVelocityDeg = bAddToCurrent ? AngularVelocityDeg + NewAngVel : NewAngVel;
+		StandinAngularVelocityDeg = bAddToCurrent ? StandinAngularVelocityDeg + NewAngVel : NewAngVel;
 }
 
 FVector UPrimitiveComponent::GetPhysicsAngularVelocityInDegrees(FName /*BoneName*/) const
 {
-	return IsSimulatingPhysics() ? AngularVelocityDeg : FVector::ZeroVector;
+	return IsSimulatingPhysics() ? StandinAngularVelocityDeg : FVector::ZeroVector;
 }
 
 void UPrimitiveComponent::SetNotifyRigidBodyCollision(bool bNewNotifyRigidBodyCollision)
@@ -308,22 +309,22 @@ void UPrimitiveComponent::SetNotifyRigidBodyCollision(bool bNewNotifyRigidBodyCo
 
 FVector UPrimitiveComponent::GetComponentVelocity() const
 {
-	return IsSimulatingPhysics() ? LinearVelocity : USceneComponent::GetComponentVelocity();
+	return IsSimulatingPhysics() ? StandinLinearVelocity : USceneComponent::GetComponentVelocity();
 }
 
 void UPrimitiveComponent::StandinOnTeleport(ETeleportType Teleport)
 {
 	if (Teleport == ETeleportType::ResetPhysics)
 	{
-		LinearVelocity = FVector::ZeroVector;
-		AngularVelocityDeg = FVector::ZeroVector;
+		StandinLinearVelocity = FVector::ZeroVector;
+		StandinAngularVelocityDeg = FVector::ZeroVector;
 	}
 }
 
 void UBoxComponent::SetBoxExtent(FVector InExtent, bool /*bUpdateOverlaps*/)
 {
 	StandinCheckWorldMutation("SetBoxExtent");
-	Extent = InExtent;
+	BoxExtent = InExtent;
 }
 
 bool UBoxComponent::StandinBox(FTransform& World, FVector& OutExtent) const
@@ -331,7 +332,7 @@ bool UBoxComponent::StandinBox(FTransform& World, FVector& OutExtent) const
 	if (!IsRegistered() || IsPendingKill())
 		return false;
 	World = GetComponentTransform();
-	OutExtent = Extent;
+	OutExtent = BoxExtent;
 	return true;
 }
 
@@ -349,14 +350,14 @@ void AActor::StandinAdopt(UObject* Object)
 	if (UActorComponent* Component = Cast<UActorComponent>(Object))
 	{
 		Component->StandinSetOwner(this);
-		Components.Add(Component);
+		StandinOwnedComponents.Add(Component);
 	}
 }
 
 void AActor::StandinMarkPendingKill()
 {
 	UObject::StandinMarkPendingKill();
-	for (UActorComponent* Component : Components)
+	for (UActorComponent* Component : StandinOwnedComponents)
 	{
 		Component->UnregisterComponent();
 		Component->StandinMarkPendingKill();
@@ -365,10 +366,10 @@ void AActor::StandinMarkPendingKill()
 
 void AActor::StandinPlace(UWorld* InWorld, const FTransform& Transform)
 {
-	World = InWorld;
+	StandinWorld = InWorld;
 	if (RootComponent != nullptr)
 		RootComponent->SetWorldTransform(Transform);
-	for (UActorComponent* Component : Components)
+	for (UActorComponent* Component : StandinOwnedComponents)
 		Component->RegisterComponent(); // the constructor's components
 }
 
@@ -409,7 +410,7 @@ bool AActor::SetActorLocationAndRotation(FVector NewLocation, FRotator NewRotati
 void AActor::GetActorBounds(bool bOnlyCollidingComponents, FVector& Origin, FVector& BoxExtent, bool /*bIncludeFromChildActors*/) const
 {
 	FBox Bounds(ForceInit);
-	for (const UActorComponent* Component : Components)
+	for (const UActorComponent* Component : StandinOwnedComponents)
 	{
 		const UPrimitiveComponent* Primitive = Cast<const UPrimitiveComponent>(Component);
 		FTransform Box;
@@ -430,7 +431,7 @@ FBox AActor::CalculateComponentsBoundingBoxInLocalSpace(bool bNonColliding, bool
 {
 	FBox Bounds(ForceInit);
 	const FTransform ActorToWorld = GetActorTransform();
-	for (const UActorComponent* Component : Components)
+	for (const UActorComponent* Component : StandinOwnedComponents)
 	{
 		const UPrimitiveComponent* Primitive = Cast<const UPrimitiveComponent>(Component);
 		FTransform Box;
@@ -463,9 +464,9 @@ void AActor::GetAttachedActors(TArray<AActor*>& OutActors, bool bResetArray) con
 {
 	if (bResetArray)
 		OutActors.Reset();
-	if (World == nullptr)
+	if (StandinWorld == nullptr)
 		return;
-	for (AActor* Other : World->StandinActors())
+	for (AActor* Other : StandinWorld->StandinActors())
 	{
 		const USceneComponent* Root = Other->GetRootComponent();
 		const USceneComponent* Parent = Root != nullptr ? Root->GetAttachParent() : nullptr;
@@ -476,14 +477,14 @@ void AActor::GetAttachedActors(TArray<AActor*>& OutActors, bool bResetArray) con
 
 void AActor::BeginPlay()
 {
-	bSuperBeginPlayCalled = true;
+	bStandinSuperBeginPlayCalled = true;
 }
 
 void AActor::Tick(float /*DeltaSeconds*/) {}
 
 void AActor::EndPlay(const EEndPlayReason::Type /*EndPlayReason*/)
 {
-	bSuperEndPlayCalled = true;
+	bStandinSuperEndPlayCalled = true;
 }
 
 void AActor::NotifyHit(UPrimitiveComponent* /*MyComp*/, AActor* /*Other*/, UPrimitiveComponent* /*OtherComp*/, bool /*bSelfMoved*/,
@@ -493,35 +494,35 @@ void AActor::NotifyHit(UPrimitiveComponent* /*MyComp*/, AActor* /*Other*/, UPrim
 
 void AActor::DispatchBeginPlay()
 {
-	check(!bBegunPlay && !IsPendingKill());
-	bBegunPlay = true;
-	bBeginningPlay = true;
+	check(!bStandinBegunPlay && !IsPendingKill());
+	bStandinBegunPlay = true;
+	bStandinBeginningPlay = true;
 	PrimaryActorTick.SetTickFunctionEnable(PrimaryActorTick.bCanEverTick && PrimaryActorTick.bStartWithTickEnabled);
 	BeginPlay();
-	bBeginningPlay = false;
-	if (!bSuperBeginPlayCalled)
+	bStandinBeginningPlay = false;
+	if (!bStandinSuperBeginPlayCalled)
 		STANDIN_FATAL("%s did not call Super::BeginPlay (Unreal: \"failed to route BeginPlay\")", GetName().StandinStd().c_str());
-	if (bDestroyAfterBeginPlay)
+	if (bStandinDestroyAfterBeginPlay)
 		Destroy(); // Unreal defers a Destroy called during BeginPlay to here
 }
 
 void AActor::RouteEndPlay(const EEndPlayReason::Type EndPlayReason)
 {
-	if (!bBegunPlay)
+	if (!bStandinBegunPlay)
 		return;
 	EndPlay(EndPlayReason);
-	if (!bSuperEndPlayCalled)
+	if (!bStandinSuperEndPlayCalled)
 		STANDIN_FATAL("%s did not call Super::EndPlay (Unreal: \"failed to route EndPlay\")", GetName().StandinStd().c_str());
-	bBegunPlay = false;
+	bStandinBegunPlay = false;
 }
 
 bool AActor::Destroy(bool bNetForce, bool bShouldModifyLevel)
 {
-	if (IsPendingKill() || bBeingDestroyed)
+	if (IsPendingKill() || bStandinBeingDestroyed)
 		return true;
-	if (World == nullptr)
+	if (StandinWorld == nullptr)
 		STANDIN_FATAL("Destroy on %s, which is not in a world", GetName().StandinStd().c_str());
-	return World->DestroyActor(this, bNetForce, bShouldModifyLevel);
+	return StandinWorld->DestroyActor(this, bNetForce, bShouldModifyLevel);
 }
 
 bool UWorld::DestroyActor(AActor* Actor, bool /*bNetForce*/, bool /*bShouldModifyLevel*/)
@@ -530,12 +531,12 @@ bool UWorld::DestroyActor(AActor* Actor, bool /*bNetForce*/, bool /*bShouldModif
 	StandinCheckWorldMutation("AActor::Destroy");
 	if (Actor->IsPendingKill() || Actor->IsActorBeingDestroyed())
 		return true;
-	if (Actor->bBeginningPlay)
+	if (Actor->bStandinBeginningPlay)
 	{
-		Actor->bDestroyAfterBeginPlay = true;
+		Actor->bStandinDestroyAfterBeginPlay = true;
 		return true;
 	}
-	Actor->bBeingDestroyed = true;
+	Actor->bStandinBeingDestroyed = true;
 	Actor->RouteEndPlay(EEndPlayReason::Destroyed);
 	TArray<AActor*> Children;
 	Actor->GetAttachedActors(Children);
@@ -550,12 +551,12 @@ bool UWorld::DestroyActor(AActor* Actor, bool /*bNetForce*/, bool /*bShouldModif
 void AActor::FinishSpawning(const FTransform& Transform, bool /*bIsDefaultTransform*/, const FComponentInstanceDataCache* /*InstanceDataCache*/)
 {
 	check(IsInGameThread());
-	if (!bDeferredSpawn)
+	if (!bStandinDeferredSpawn)
 		STANDIN_FATAL("FinishSpawning on %s, which was not spawned deferred or already finished", GetName().StandinStd().c_str());
-	bDeferredSpawn = false;
+	bStandinDeferredSpawn = false;
 	if (RootComponent != nullptr)
 		RootComponent->SetWorldTransform(Transform);
-	if (World != nullptr && World->HasBegunPlay() && !IsPendingKill())
+	if (StandinWorld != nullptr && StandinWorld->HasBegunPlay() && !IsPendingKill())
 		DispatchBeginPlay();
 }
 

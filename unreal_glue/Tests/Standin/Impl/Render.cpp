@@ -270,14 +270,14 @@ void UTextureRenderTarget2D::InitCustomFormat(uint32 InSizeX, uint32 InSizeY, EP
 	SizeX = static_cast<int32>(InSizeX);
 	SizeY = static_cast<int32>(InSizeY);
 	OverrideFormat = InOverrideFormat;
-	Texture.reset(new FRHITexture2D(InSizeX, InSizeY, InOverrideFormat));
-	Resource.reset(new FTextureRenderTargetResource(Texture.get()));
+	StandinTexture.reset(new FRHITexture2D(InSizeX, InSizeY, InOverrideFormat));
+	StandinResource.reset(new FTextureRenderTargetResource(StandinTexture.get()));
 }
 
 FTextureRenderTargetResource* UTextureRenderTarget2D::GameThread_GetRenderTargetResource()
 {
 	check(IsInGameThread());
-	return Resource.get();
+	return StandinResource.get();
 }
 
 // ------------------------------------------------------------ post-process
