@@ -1,13 +1,13 @@
 // Stand-in for the parts of Unreal's Core module the glue uses: integer and
-// character types, FVector/FRotator/FTransform (UE5's double precision, UE's
-// left-handed rotator convention), TArray/TSet/TMap/TPair, FString/FName,
-// logging, and the reflection macros (no-ops). See README.md.
+// character types (TCHAR is char16_t, as on Linux), checks, the reflection
+// macros (GENERATED_BODY expands what the test's mini-UHT generated), maths
+// (StandinMath.h), containers, strings and logging (StandinString.h), the
+// HAL bits, FApp, trace scopes and the watchdog's clock. See README.md.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 // ------------------------------------------------------------------ types
@@ -28,18 +29,23 @@ typedef unsigned int uint32;
 typedef long long int64;          // as Unreal: `long long`, so %lld / %llu are right
 typedef unsigned long long uint64;
 typedef char ANSICHAR;
-typedef char TCHAR;               // Unreal: char16_t / wchar_t (see README)
+typedef char16_t TCHAR;           // as Unreal on Linux (Windows: wchar_t)
+typedef char16_t UTF16CHAR;
+typedef decltype(nullptr) TYPE_OF_NULLPTR;
 
-#define TEXT(x) x
-#define TCHAR_TO_UTF8(x) (x)
-#define UTF8_TO_TCHAR(x) (x)
-#define TCHAR_TO_ANSI(x) (x)
+#define TEXT(x) u##x
 
 #define PLATFORM_WINDOWS 0
 #define PLATFORM_LINUX 1
 #define PLATFORM_MAC 0
+#define PLATFORM_LITTLE_ENDIAN 1
 
 #define FORCEINLINE inline
+#define FORCENOINLINE __attribute__((noinline))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PREPROCESSOR_JOIN_INNER(x, y) x##y
+#define PREPROCESSOR_JOIN(x, y) PREPROCESSOR_JOIN_INNER(x, y)
 #ifndef CARLASERVERGLUE_API
 #define CARLASERVERGLUE_API
 #endif
@@ -52,135 +58,51 @@ typedef char TCHAR;               // Unreal: char16_t / wchar_t (see README)
 #define UINTERFACE(...)
 #define UPROPERTY(...)
 #define UFUNCTION(...)
-// UHT's GENERATED_BODY declares `Super` (the UCLASS's base). The stand-in
-// cannot name the class, so `Super` is the `ThisClass` of the nearest
-// stand-in engine base (AActor, UActorComponent, ...): right for one level
-// of UCLASS derivation from an engine class, which is all the glue uses.
-#define GENERATED_BODY()                                                       \
-public:                                                                        \
-	using Super = ThisClass;                                                   \
-                                                                               \
-private:
-#define GENERATED_UCLASS_BODY() GENERATED_BODY()
-
-/** `ThisClass` seen by a UCLASS without an engine base (an interface's I-class). */
-struct FStandinNoSuper
-{
-};
-using ThisClass = FStandinNoSuper;
+#define UPARAM(...)
+#define UMETA(...)
+#define UDELEGATE(...)
+// As Unreal's ObjectMacros.h: GENERATED_BODY() on line L of a header whose
+// generated header set CURRENT_FILE_ID to F expands to F_L_GENERATED_BODY,
+// which the mini-UHT (tests/unreal_glue/uht.rs) wrote into that generated
+// header. Hence "the generated header must be the last include".
+#define BODY_MACRO_COMBINE_INNER(A, B, C, D) A##B##C##D
+#define BODY_MACRO_COMBINE(A, B, C, D) BODY_MACRO_COMBINE_INNER(A, B, C, D)
+#define GENERATED_BODY(...) BODY_MACRO_COMBINE(CURRENT_FILE_ID, _, __LINE__, _GENERATED_BODY);
+#define GENERATED_UCLASS_BODY(...) BODY_MACRO_COMBINE(CURRENT_FILE_ID, _, __LINE__, _GENERATED_BODY_LEGACY);
+#define GENERATED_USTRUCT_BODY(...) GENERATED_BODY()
 
 // ---------------------------------------------------------------- checks
 
-void StandinFatal(const char* File, int Line, const char* What);
+[[noreturn]] void StandinFatal(const char* File, int Line, const char* What);
+/** A stand-in rule was broken: prints the message (printf-style, UTF-8) and aborts. */
+[[noreturn]] void StandinFatalf(const char* File, int Line, const char* Format, ...) __attribute__((format(printf, 3, 4)));
+#define STANDIN_FATAL(...) StandinFatalf(__FILE__, __LINE__, __VA_ARGS__)
+
 #define check(x)                                                               \
 	do                                                                         \
 	{                                                                          \
 		if (!(x))                                                              \
 			StandinFatal(__FILE__, __LINE__, #x);                              \
 	} while (0)
-#define checkf(x, ...) check(x)
+#define verify(x) check(x)
+#define checkNoEntry() StandinFatal(__FILE__, __LINE__, "checkNoEntry()")
+/** Disabled, as in Development builds (the expression is not evaluated). */
+#define checkSlow(x)                                                           \
+	do                                                                         \
+	{                                                                          \
+		(void)sizeof(!(x));                                                    \
+	} while (0)
+// checkf / ensure / ensureMsgf take a TEXT format: StandinString.h.
 
 // ------------------------------------------------------------------- math
+
+#include "StandinMath.h"
 
 struct FMemory
 {
 	static void* Memcpy(void* Dest, const void* Src, size_t Count) { return std::memcpy(Dest, Src, Count); }
 	static void* Memzero(void* Dest, size_t Count) { return std::memset(Dest, 0, Count); }
-};
-
-struct FVector
-{
-	double X = 0.0;
-	double Y = 0.0;
-	double Z = 0.0;
-
-	FVector() = default;
-	FVector(double InX, double InY, double InZ) : X(InX), Y(InY), Z(InZ) {}
-
-	static const FVector ZeroVector;
-	static const FVector OneVector;
-	static const FVector UpVector;
-	static const FVector ForwardVector;
-
-	FVector operator+(const FVector& V) const { return FVector(X + V.X, Y + V.Y, Z + V.Z); }
-	FVector operator-(const FVector& V) const { return FVector(X - V.X, Y - V.Y, Z - V.Z); }
-	FVector operator-() const { return FVector(-X, -Y, -Z); }
-	FVector operator*(double S) const { return FVector(X * S, Y * S, Z * S); }
-	FVector operator/(double S) const { return FVector(X / S, Y / S, Z / S); }
-	FVector& operator+=(const FVector& V) { X += V.X; Y += V.Y; Z += V.Z; return *this; }
-	FVector& operator-=(const FVector& V) { X -= V.X; Y -= V.Y; Z -= V.Z; return *this; }
-	double operator|(const FVector& V) const { return X * V.X + Y * V.Y + Z * V.Z; }
-	static double DotProduct(const FVector& A, const FVector& B) { return A | B; }
-	double Size() const { return std::sqrt(X * X + Y * Y + Z * Z); }
-	FVector GetSafeNormal() const
-	{
-		const double S = Size();
-		return S > 1e-8 ? *this / S : ZeroVector;
-	}
-	FVector ComponentMin(const FVector& V) const { return FVector(std::min(X, V.X), std::min(Y, V.Y), std::min(Z, V.Z)); }
-	FVector ComponentMax(const FVector& V) const { return FVector(std::max(X, V.X), std::max(Y, V.Y), std::max(Z, V.Z)); }
-};
-inline FVector operator*(double S, const FVector& V) { return V * S; }
-
-/** Rows: the rotated forward (X), right (Y) and up (Z) axes in world space,
- *  as Unreal's FRotationMatrix (row vectors: world = x·X + y·Y + z·Z). */
-struct FStandinAxes
-{
-	FVector Axis[3];
-	FVector Rotate(const FVector& V) const { return Axis[0] * V.X + Axis[1] * V.Y + Axis[2] * V.Z; }
-	FVector Unrotate(const FVector& V) const { return FVector(V | Axis[0], V | Axis[1], V | Axis[2]); }
-};
-
-struct FRotator
-{
-	double Pitch = 0.0;
-	double Yaw = 0.0;
-	double Roll = 0.0;
-
-	FRotator() = default;
-	FRotator(double InPitch, double InYaw, double InRoll) : Pitch(InPitch), Yaw(InYaw), Roll(InRoll) {}
-
-	static const FRotator ZeroRotator;
-
-	FStandinAxes StandinAxes() const;
-	static FRotator StandinFromAxes(const FStandinAxes& Axes);
-	FVector RotateVector(const FVector& V) const { return StandinAxes().Rotate(V); }
-	FVector UnrotateVector(const FVector& V) const { return StandinAxes().Unrotate(V); }
-	/** Unit forward vector. */
-	FVector Vector() const { return StandinAxes().Axis[0]; }
-};
-
-/** Location + rotation (scale is always one in the stand-in). */
-struct FTransform
-{
-	FTransform() = default;
-	explicit FTransform(const FVector& InTranslation) : Location(InTranslation) {}
-	FTransform(const FRotator& InRotation, const FVector& InTranslation) : Rotation(InRotation), Location(InTranslation) {}
-
-	static const FTransform Identity;
-
-	FVector GetLocation() const { return Location; }
-	void SetLocation(const FVector& V) { Location = V; }
-	FRotator Rotator() const { return Rotation; }
-	void SetRotation(const FRotator& R) { Rotation = R; }
-
-	FVector TransformPosition(const FVector& V) const { return Location + Rotation.RotateVector(V); }
-	FVector TransformPositionNoScale(const FVector& V) const { return TransformPosition(V); }
-	FVector InverseTransformPosition(const FVector& V) const { return Rotation.UnrotateVector(V - Location); }
-	FVector InverseTransformPositionNoScale(const FVector& V) const { return InverseTransformPosition(V); }
-	FVector TransformVector(const FVector& V) const { return Rotation.RotateVector(V); }
-	FVector TransformVectorNoScale(const FVector& V) const { return Rotation.RotateVector(V); }
-	FVector InverseTransformVector(const FVector& V) const { return Rotation.UnrotateVector(V); }
-	FVector InverseTransformVectorNoScale(const FVector& V) const { return Rotation.UnrotateVector(V); }
-
-	/** Unreal's order: `Relative * ParentWorld` is the child's world transform. */
-	FTransform operator*(const FTransform& Parent) const;
-	/** This transform expressed relative to Other (`this = result * Other`). */
-	FTransform GetRelativeTransform(const FTransform& Other) const;
-
-private:
-	FRotator Rotation;
-	FVector Location;
+	static void* Memset(void* Dest, uint8 Char, size_t Count) { return std::memset(Dest, Char, Count); }
 };
 
 // ------------------------------------------------------------- containers
@@ -212,6 +134,14 @@ public:
 		return Items[static_cast<size_t>(Index)];
 	}
 	T& Last() { return (*this)[Num() - 1]; }
+	const T& Last() const { return (*this)[Num() - 1]; }
+	T& Top() { return Last(); }
+	T Pop()
+	{
+		T Item = Last();
+		Items.pop_back();
+		return Item;
+	}
 
 	int32 Add(const T& Item)
 	{
@@ -257,6 +187,10 @@ public:
 	}
 	void Reserve(int32 Count) { Items.reserve(static_cast<size_t>(Count)); }
 	void SetNum(int32 Count) { Items.resize(static_cast<size_t>(Count)); }
+	/** New elements are value-initialised here (Unreal leaves them as is). */
+	void SetNumUninitialized(int32 Count) { SetNum(Count); }
+	void SetNumZeroed(int32 Count) { SetNum(Count); }
+	void Init(const T& Value, int32 Count) { Items.assign(static_cast<size_t>(Count), Value); }
 	int32 Find(const T& Item) const
 	{
 		const auto It = std::find(Items.begin(), Items.end(), Item);
@@ -269,7 +203,11 @@ public:
 		Items.erase(std::remove(Items.begin(), Items.end(), Item), Items.end());
 		return static_cast<int32>(Before - Items.size());
 	}
-	void RemoveAt(int32 Index) { Items.erase(Items.begin() + Index); }
+	void RemoveAt(int32 Index)
+	{
+		check(IsValidIndex(Index));
+		Items.erase(Items.begin() + Index);
+	}
 
 	typename std::vector<T>::iterator begin() { return Items.begin(); }
 	typename std::vector<T>::iterator end() { return Items.end(); }
@@ -351,7 +289,29 @@ public:
 				return &Pair.Value;
 		return nullptr;
 	}
+	const V* Find(const K& Key) const
+	{
+		for (const TPair<K, V>& Pair : Pairs)
+			if (Pair.Key == Key)
+				return &Pair.Value;
+		return nullptr;
+	}
+	bool Contains(const K& Key) const { return Find(Key) != nullptr; }
+	int32 Remove(const K& Key)
+	{
+		for (int32 Index = 0; Index < Pairs.Num(); ++Index)
+		{
+			if (Pairs[Index].Key == Key)
+			{
+				Pairs.RemoveAt(Index);
+				return 1;
+			}
+		}
+		return 0;
+	}
 	int32 Num() const { return Pairs.Num(); }
+	auto begin() { return Pairs.begin(); }
+	auto end() { return Pairs.end(); }
 	auto begin() const { return Pairs.begin(); }
 	auto end() const { return Pairs.end(); }
 
@@ -364,116 +324,7 @@ using TSharedPtr = std::shared_ptr<T>;
 
 // ---------------------------------------------------------------- strings
 
-class FString
-{
-public:
-	FString() = default;
-	FString(const TCHAR* Text) : Data(Text != nullptr ? Text : "") {}
-	explicit FString(std::string Text) : Data(std::move(Text)) {}
-
-	const TCHAR* operator*() const { return Data.c_str(); }
-	int32 Len() const { return static_cast<int32>(Data.size()); }
-	bool IsEmpty() const { return Data.empty(); }
-	bool operator==(const FString& Other) const { return Data == Other.Data; }
-	bool operator!=(const FString& Other) const { return Data != Other.Data; }
-	FString operator+(const FString& Other) const { return FString(Data + Other.Data); }
-	FString& operator+=(const FString& Other)
-	{
-		Data += Other.Data;
-		return *this;
-	}
-
-	static FString FromInt(int32 Value) { return FString(std::to_string(Value)); }
-	/** Shortest text that reads back as the same float, with at least one decimal. */
-	static FString SanitizeFloat(double Value);
-	static FString Printf(const TCHAR* Format, ...) __attribute__((format(printf, 1, 2)));
-
-	/** Stand-in only. */
-	const std::string& StandinStd() const { return Data; }
-
-private:
-	std::string Data;
-};
-
-class FName
-{
-public:
-	FName() = default;
-	FName(const TCHAR* InText) : Text(InText) {}
-	FName(const FString& InText) : Text(InText) {}
-	FString ToString() const { return Text; }
-	bool operator==(const FName& Other) const { return Text == Other.Text; }
-	bool operator!=(const FName& Other) const { return Text != Other.Text; }
-	bool IsNone() const { return Text.IsEmpty(); }
-
-private:
-	FString Text;
-};
-#define NAME_None FName()
-
-/** TCHAR → UTF-8 (the identity here: TCHAR is char). Keeps its own copy. */
-class FTCHARToUTF8
-{
-public:
-	explicit FTCHARToUTF8(const TCHAR* Text) : Utf8(Text != nullptr ? Text : "") {}
-	const ANSICHAR* Get() const { return Utf8.c_str(); }
-	/** Bytes without the NUL terminator. */
-	int32 Length() const { return static_cast<int32>(Utf8.size()); }
-
-private:
-	std::string Utf8;
-};
-
-struct FPaths
-{
-	template <typename... Parts>
-	static FString Combine(const TCHAR* First, Parts... Rest)
-	{
-		std::string Path = First;
-		for (const TCHAR* Part : {static_cast<const TCHAR*>(Rest)...})
-		{
-			if (!Path.empty() && Path.back() != '/')
-				Path += '/';
-			Path += Part;
-		}
-		return FString(Path);
-	}
-};
-
-// ---------------------------------------------------------------- logging
-
-namespace ELogVerbosity
-{
-	enum Type : uint8
-	{
-		NoLogging = 0,
-		Fatal,
-		Error,
-		Warning,
-		Display,
-		Log,
-		Verbose,
-		VeryVerbose,
-		All = VeryVerbose
-	};
-}
-
-struct FLogCategoryBase
-{
-	const char* Name;
-	ELogVerbosity::Type Verbosity;
-};
-
-/** Writes one line to stderr (serialised: callable from any thread). */
-void StandinLog(const FLogCategoryBase& Category, ELogVerbosity::Type Verbosity, const TCHAR* Format, ...)
-	__attribute__((format(printf, 3, 4)));
-
-#define DECLARE_LOG_CATEGORY_EXTERN(Name, Default, Compile) extern FLogCategoryBase Name
-#define DEFINE_LOG_CATEGORY(Name) FLogCategoryBase Name{#Name, ELogVerbosity::Log}
-#define DEFINE_LOG_CATEGORY_STATIC(Name, Default, Compile)                     \
-	static FLogCategoryBase Name { #Name, ELogVerbosity::Default }
-#define UE_LOG(Category, Verbosity, Format, ...)                               \
-	StandinLog(Category, ELogVerbosity::Verbosity, Format, ##__VA_ARGS__)
+#include "StandinString.h"
 
 // ------------------------------------------------------------ HAL bits
 
@@ -485,11 +336,96 @@ struct FPlatformTime
 
 struct FPlatformProcess
 {
-	/** dlopen (RTLD_NOW). */
+	/** dlopen (RTLD_NOW) of the UTF-8 conversion of Filename. */
 	static void* GetDllHandle(const TCHAR* Filename);
 	static void FreeDllHandle(void* Handle);
+	static void Sleep(float Seconds);
 };
 
 /** Frames started so far (Unreal increments it once per engine frame). */
 extern uint64 GFrameCounter;
 bool IsInGameThread();
+
+// ------------------------------------------------------------------ FApp
+
+/** Misc/App.h: the engine's static settings (the game loop reads them). */
+class FApp
+{
+public:
+	static bool IsBenchmarking() { return bBenchmarking; }
+	static void SetBenchmarking(bool bVal) { bBenchmarking = bVal; }
+	static double GetFixedDeltaTime() { return FixedDeltaTime; }
+	static void SetFixedDeltaTime(double Seconds) { FixedDeltaTime = Seconds; }
+	static bool UseFixedTimeStep() { return bUseFixedTimeStep; }
+	static void SetUseFixedTimeStep(bool bVal) { bUseFixedTimeStep = bVal; }
+	/** The current frame's delta (UWorld::StandinTick sets it). */
+	static double GetDeltaTime() { return DeltaTime; }
+	static void SetDeltaTime(double Seconds) { DeltaTime = Seconds; }
+	static double GetCurrentTime() { return CurrentTime; }
+	static void SetCurrentTime(double Seconds) { CurrentTime = Seconds; }
+
+private:
+	static inline bool bBenchmarking = false;
+	static inline double FixedDeltaTime = 1.0 / 30.0;
+	static inline bool bUseFixedTimeStep = false;
+	static inline double DeltaTime = 1.0 / 30.0;
+	static inline double CurrentTime = 0.0;
+};
+
+// --------------------------------------------------------- trace scopes
+
+/** A named CPU trace scope: entering records the name (thread-safe). */
+class FStandinTraceScope
+{
+public:
+	explicit FStandinTraceScope(const char* Name);
+	explicit FStandinTraceScope(const TCHAR* Name);
+	~FStandinTraceScope();
+	FStandinTraceScope(const FStandinTraceScope&) = delete;
+	FStandinTraceScope& operator=(const FStandinTraceScope&) = delete;
+};
+
+/** How many times a scope named Name was entered, on any thread. */
+uint64 StandinTraceScopeCount(const char* Name);
+/** Whether the calling thread is inside a scope named Name now. */
+bool StandinInTraceScope(const char* Name);
+
+// ProfilingDebugging/CpuProfilerTrace.h (Name is an identifier, as in Unreal).
+#define TRACE_CPUPROFILER_EVENT_SCOPE(Name) FStandinTraceScope PREPROCESSOR_JOIN(StandinCpuProfilerScope_, __LINE__)(#Name)
+#define TRACE_CPUPROFILER_EVENT_SCOPE_STR(NameStr) FStandinTraceScope PREPROCESSOR_JOIN(StandinCpuProfilerScope_, __LINE__)(NameStr)
+#define TRACE_CPUPROFILER_EVENT_SCOPE_TEXT(Name) FStandinTraceScope PREPROCESSOR_JOIN(StandinCpuProfilerScope_, __LINE__)(Name)
+// Stats/Stats.h: a cycle counter is recorded as a trace scope named after its
+// StatId (the group is not checked).
+#define DECLARE_STATS_GROUP(GroupDesc, GroupId, GroupCat) struct FStandinStatGroup_##GroupId
+#define DECLARE_CYCLE_STAT(CounterName, StatId, GroupId)                       \
+	struct FStat_##StatId                                                      \
+	{                                                                          \
+		static const char* StandinName() { return #StatId; }                   \
+	}
+#define SCOPE_CYCLE_COUNTER(Stat) FStandinTraceScope PREPROCESSOR_JOIN(StandinCycleCounter_, __LINE__)(FStat_##Stat::StandinName())
+#define QUICK_SCOPE_CYCLE_COUNTER(Stat) FStandinTraceScope PREPROCESSOR_JOIN(StandinCycleCounter_, __LINE__)(#Stat)
+
+// -------------------------------------------------------------- watchdog
+
+/** STANDIN_WATCHDOG_MS (0 or unset: off): the budget of one render command
+ *  or one actor Tick on the game thread. */
+double StandinWatchdogBudgetMs();
+/** The longest render command or (not exempted) actor Tick seen, in ms,
+ *  watchdog on or off, and what it was. */
+double StandinWatchdogLongestMs();
+FString StandinWatchdogLongestWhat();
+
+enum class EStandinWatchdogSlot
+{
+	GameThread,
+	RenderThread,
+};
+/** Stand-in internals: times one unit of work in Slot (Describe(Subject)
+ *  names it when it overruns or is the longest). */
+void StandinWatchdogBegin(EStandinWatchdogSlot Slot, const void* Subject, std::string (*Describe)(const void*));
+void StandinWatchdogEnd(EStandinWatchdogSlot Slot);
+
+// ------------------------------------------------------------ UHT support
+
+/** Whether Name is one of Names (the mini-UHT's UFUNCTION lists). */
+bool StandinNameIn(const TCHAR* Name, std::initializer_list<const TCHAR*> Names);

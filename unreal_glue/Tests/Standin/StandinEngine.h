@@ -1,86 +1,29 @@
-// Stand-in for the parts of Unreal's Engine/CoreUObject modules the glue
-// uses: UObject, actors and their tick, scene/primitive/box components with
-// attachment, UWorld with a small analytic physics scene (oriented boxes:
-// line traces, overlaps, bounds) and TActorIterator. Members whose names
-// start with `Standin` are not Unreal API: the simulated game loop uses them.
+// Stand-in for the parts of Unreal's Engine module the glue uses: actors
+// (ticking, spawning, destruction) and their scene/primitive/box components
+// (attachment, teleports, simple rigid-body velocities), UWorld with a small
+// analytic physics scene (oriented boxes: line traces, overlaps, bounds) and
+// TActorIterator. Members whose names start with `Standin` are not Unreal
+// API: the simulated game loop uses them. See README.md.
 #pragma once
 
-#include "StandinCore.h"
+#include "StandinObject.h"
+
+#include <functional>
+#include <type_traits>
 
 class AActor;
+class APawn;
 class UActorComponent;
 class UPrimitiveComponent;
 class USceneComponent;
 class UWorld;
+class FComponentInstanceDataCache;
 
-// ---------------------------------------------------------------- UObject
+/** Aborts unless the world may change now: on the game thread and not
+ *  during a ParallelFor (defined with ParallelFor). */
+void StandinCheckWorldMutation(const char* What);
 
-class UObject
-{
-public:
-	using ThisClass = UObject;
-
-	UObject();
-	virtual ~UObject();
-	UObject(const UObject&) = delete;
-	UObject& operator=(const UObject&) = delete;
-
-	/** Unique among live objects (Unreal: the index in GUObjectArray). */
-	uint32 GetUniqueID() const { return UniqueID; }
-	FString GetName() const { return Name; }
-	virtual UWorld* GetWorld() const { return nullptr; }
-
-	template <class T>
-	T* CreateDefaultSubobject(FName SubobjectName)
-	{
-		T* Object = new T();
-		Object->StandinSetName(SubobjectName.ToString());
-		StandinAdopt(Object);
-		return Object;
-	}
-
-	void StandinSetName(const FString& InName) { Name = InName; }
-	/** Takes ownership of Object (a subobject or NewObject with this outer). */
-	virtual void StandinAdopt(UObject* Object);
-
-private:
-	uint32 UniqueID;
-	FString Name;
-	std::vector<std::unique_ptr<UObject>> Owned;
-};
-
-template <class T>
-T* NewObject(UObject* Outer)
-{
-	check(Outer != nullptr);
-	T* Object = new T();
-	Outer->StandinAdopt(Object);
-	return Object;
-}
-
-/** Unreal's Cast: nullptr when From is not a To (here via dynamic_cast). */
-template <class To, class From>
-To* Cast(From* Object)
-{
-	return dynamic_cast<To*>(Object);
-}
-
-template <class T>
-class TSubclassOf
-{
-public:
-	TSubclassOf() = default;
-	TSubclassOf(std::nullptr_t) {}
-};
-
-class UInterface : public UObject
-{
-public:
-	using Super = UObject;
-	using ThisClass = UInterface;
-};
-
-// --------------------------------------------------------------- ticking
+// --------------------------------------------------------- engine enums
 
 enum ETickingGroup
 {
@@ -99,6 +42,13 @@ struct FActorTickFunction
 	bool bCanEverTick = false;
 	bool bStartWithTickEnabled = true;
 	ETickingGroup TickGroup = TG_PrePhysics;
+
+	void SetTickFunctionEnable(bool bInEnabled) { bEnabled = bInEnabled; }
+	bool IsTickFunctionEnabled() const { return bEnabled; }
+
+private:
+	friend class AActor;
+	bool bEnabled = false; // set from bStartWithTickEnabled at BeginPlay
 };
 
 namespace EEndPlayReason
@@ -120,180 +70,30 @@ struct FAttachmentTransformRules
 	static const FAttachmentTransformRules KeepWorldTransform;
 };
 
-// ------------------------------------------------------------- components
-
-class UActorComponent : public UObject
+struct FDetachmentTransformRules
 {
-public:
-	using Super = UObject;
-	using ThisClass = UActorComponent;
-
-	AActor* GetOwner() const { return Owner; }
-	UWorld* GetWorld() const override;
-
-	void StandinSetOwner(AActor* InOwner) { Owner = InOwner; }
-
-private:
-	AActor* Owner = nullptr;
+	bool bKeepWorld;
+	static const FDetachmentTransformRules KeepRelativeTransform;
+	static const FDetachmentTransformRules KeepWorldTransform;
 };
 
-class USceneComponent : public UActorComponent
+/** How a move treats a simulating body: None and TeleportPhysics keep its
+ *  velocity, ResetPhysics zeroes its linear and angular velocity. */
+enum class ETeleportType : uint8
 {
-public:
-	using Super = UActorComponent;
-	using ThisClass = USceneComponent;
-
-	/** World velocity (cm/s), set by whatever moves the component. */
-	FVector ComponentVelocity = FVector::ZeroVector;
-
-	FTransform GetComponentTransform() const;
-	FVector GetComponentLocation() const { return GetComponentTransform().GetLocation(); }
-	FRotator GetComponentRotation() const { return GetComponentTransform().Rotator(); }
-	FVector GetComponentVelocity() const { return ComponentVelocity; }
-	FTransform GetRelativeTransform() const { return Relative; }
-	USceneComponent* GetAttachParent() const { return Parent; }
-
-	/** Constructor-time attachment (keeps the relative transform). */
-	void SetupAttachment(USceneComponent* InParent) { Parent = InParent; }
-	bool AttachToComponent(USceneComponent* InParent, const FAttachmentTransformRules& Rules, FName SocketName = NAME_None);
-
-	void SetRelativeLocation(const FVector& Location) { Relative.SetLocation(Location); }
-	void SetRelativeLocationAndRotation(const FVector& Location, const FRotator& Rotation)
-	{
-		Relative = FTransform(Rotation, Location);
-	}
-	void SetWorldTransform(const FTransform& World);
-	void SetWorldLocation(const FVector& Location)
-	{
-		SetWorldTransform(FTransform(GetComponentRotation(), Location));
-	}
-	void SetWorldLocationAndRotation(const FVector& Location, const FRotator& Rotation)
-	{
-		SetWorldTransform(FTransform(Rotation, Location));
-	}
-	void SetHiddenInGame(bool bNewHidden) { bHiddenInGame = bNewHidden; }
-	bool bHiddenInGame = false;
-
-private:
-	USceneComponent* Parent = nullptr;
-	FTransform Relative;
+	None,
+	TeleportPhysics,
+	ResetPhysics,
 };
 
-class UPrimitiveComponent : public USceneComponent
+enum class ESpawnActorCollisionHandlingMethod : uint8
 {
-public:
-	using Super = USceneComponent;
-	using ThisClass = UPrimitiveComponent;
-
-	/** Custom-depth stencil value (CARLA: the semantic tag). */
-	int32 CustomDepthStencilValue = 0;
-	bool bRenderCustomDepth = false;
-
-	void SetCustomDepthStencilValue(int32 Value) { CustomDepthStencilValue = Value; }
-	void SetRenderCustomDepth(bool bValue) { bRenderCustomDepth = bValue; }
-	void SetGenerateOverlapEvents(bool bValue) { bGenerateOverlapEvents = bValue; }
-	bool GetGenerateOverlapEvents() const { return bGenerateOverlapEvents; }
-	/** Known profiles: BlockAll, BlockAllDynamic (block traces), OverlapAll,
-	 *  OverlapAllDynamic (overlaps only), NoCollision. Others abort. */
-	void SetCollisionProfileName(FName Profile, bool bUpdateOverlaps = true);
-	FName GetCollisionProfileName() const { return Profile; }
-
-	/** Actors (other than the owner) with a component overlapping this one;
-	 *  answered from the scene now (Unreal: from the last overlap update). */
-	void GetOverlappingActors(TSet<AActor*>& OverlappingActors, TSubclassOf<AActor> ClassFilter = nullptr) const;
-
-	bool StandinBlocksTraces() const;
-	bool StandinOverlaps() const;
-	/** The oriented box of this shape, if it has one. */
-	virtual bool StandinBox(FTransform& World, FVector& Extent) const;
-
-private:
-	bool bGenerateOverlapEvents = true;
-	FName Profile = FName(TEXT("BlockAllDynamic"));
+	Undefined,
+	AlwaysSpawn,
+	AdjustIfPossibleButAlwaysSpawn,
+	AdjustIfPossibleButDontSpawnIfColliding,
+	DontSpawnIfColliding,
 };
-
-class UBoxComponent : public UPrimitiveComponent
-{
-public:
-	using Super = UPrimitiveComponent;
-	using ThisClass = UBoxComponent;
-
-	void SetBoxExtent(const FVector& InExtent, bool bUpdateOverlaps = true);
-	FVector GetUnscaledBoxExtent() const { return Extent; }
-	FVector GetScaledBoxExtent() const { return Extent; }
-	bool StandinBox(FTransform& World, FVector& OutExtent) const override;
-
-private:
-	FVector Extent = FVector(32.0, 32.0, 32.0);
-};
-
-// ----------------------------------------------------------------- actors
-
-class AActor : public UObject
-{
-public:
-	using Super = UObject;
-	using ThisClass = AActor;
-
-	AActor() = default;
-
-	FActorTickFunction PrimaryActorTick;
-
-	UWorld* GetWorld() const override { return World; }
-	AActor* GetOwner() const { return Owner; }
-	void SetOwner(AActor* NewOwner) { Owner = NewOwner; }
-	USceneComponent* GetRootComponent() const { return RootComponent; }
-	bool SetRootComponent(USceneComponent* Component);
-
-	FTransform GetActorTransform() const;
-	FVector GetActorLocation() const { return GetActorTransform().GetLocation(); }
-	FRotator GetActorRotation() const { return GetActorTransform().Rotator(); }
-	FVector GetActorForwardVector() const { return GetActorRotation().Vector(); }
-	FVector GetVelocity() const;
-	bool SetActorTransform(const FTransform& NewTransform);
-	bool SetActorLocation(const FVector& NewLocation);
-	bool SetActorRotation(const FRotator& NewRotation);
-	bool SetActorLocationAndRotation(const FVector& NewLocation, const FRotator& NewRotation);
-	/** Axis-aligned world bounds of the primitive components (own ones only). */
-	void GetActorBounds(bool bOnlyCollidingComponents, FVector& Origin, FVector& BoxExtent, bool bIncludeFromChildActors = false) const;
-	void AttachToActor(AActor* ParentActor, const FAttachmentTransformRules& Rules, FName SocketName = NAME_None);
-	AActor* GetAttachParentActor() const;
-
-	virtual void Tick(float DeltaSeconds);
-	virtual void EndPlay(const EEndPlayReason::Type EndPlayReason);
-
-	/** Unreal's entry points: they check that overrides called Super. */
-	void DispatchBeginPlay();
-	void RouteEndPlay(const EEndPlayReason::Type EndPlayReason);
-	bool HasActorBegunPlay() const { return bBegunPlay; }
-
-	void StandinAdopt(UObject* Object) override;
-	void StandinPlace(UWorld* InWorld, const FTransform& Transform);
-	const TArray<UActorComponent*>& StandinComponents() const { return Components; }
-
-protected:
-	virtual void BeginPlay();
-
-	USceneComponent* RootComponent = nullptr;
-
-private:
-	UWorld* World = nullptr;
-	AActor* Owner = nullptr;
-	TArray<UActorComponent*> Components;
-	bool bBegunPlay = false;
-	bool bSuperBeginPlayCalled = false;
-	bool bSuperEndPlayCalled = false;
-};
-
-class APlayerStart : public AActor
-{
-public:
-	using Super = AActor;
-	using ThisClass = APlayerStart;
-	APlayerStart();
-};
-
-// -------------------------------------------------------------- collision
 
 enum ECollisionChannel
 {
@@ -305,6 +105,38 @@ enum ECollisionChannel
 	ECC_PhysicsBody,
 	ECC_Vehicle,
 	ECC_Destructible,
+};
+
+struct FHitResult
+{
+	bool bBlockingHit = false;
+	bool bStartPenetrating = false;
+	/** Fraction of the trace, [0, 1]. */
+	float Time = 1.0f;
+	/** Distance from TraceStart to Location, cm. */
+	float Distance = 0.0f;
+	FVector Location;
+	FVector ImpactPoint;
+	FVector Normal;
+	FVector ImpactNormal;
+	FVector TraceStart;
+	FVector TraceEnd;
+
+	bool IsValidBlockingHit() const { return bBlockingHit && !bStartPenetrating; }
+	/** The only accessors code for both UE 4.26 and UE 5 can use (4.26 has
+	 *  weak-pointer members, UE 5 an object handle). */
+	AActor* GetActor() const { return Actor; }
+	UPrimitiveComponent* GetComponent() const { return Component; }
+
+	void StandinSetHit(AActor* InActor, UPrimitiveComponent* InComponent)
+	{
+		Actor = InActor;
+		Component = InComponent;
+	}
+
+private:
+	AActor* Actor = nullptr;
+	UPrimitiveComponent* Component = nullptr;
 };
 
 struct FCollisionQueryParams
@@ -332,26 +164,291 @@ private:
 	TArray<const AActor*> Ignored;
 };
 
-struct FHitResult
+/** AActor::OnActorHit's type (Unreal declares it sparse; same binding API). */
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_FourParams(FActorHitSignature, AActor*, SelfActor, AActor*, OtherActor, FVector, NormalImpulse,
+	const FHitResult&, Hit);
+
+// ------------------------------------------------------------- components
+
+class UActorComponent : public UObject
 {
-	bool bBlockingHit = false;
-	bool bStartPenetrating = false;
-	/** Fraction of the trace, [0, 1]. */
-	float Time = 1.0f;
-	/** Distance from TraceStart to Location, cm. */
-	float Distance = 0.0f;
-	FVector Location;
-	FVector ImpactPoint;
-	FVector Normal;
-	FVector ImpactNormal;
-	FVector TraceStart;
-	FVector TraceEnd;
+	STANDIN_CLASS(UActorComponent, UObject)
 
-	AActor* GetActor() const { return Actor; }
-	UPrimitiveComponent* GetComponent() const { return Component; }
+public:
+	AActor* GetOwner() const { return StandinOwner; }
+	UWorld* GetWorld() const override;
 
-	AActor* Actor = nullptr;
-	UPrimitiveComponent* Component = nullptr;
+	/** Components made in the owner's constructor are registered when it is
+	 *  spawned; one made later with NewObject must be registered (until
+	 *  then it takes no part in traces, overlaps, bounds or captures). */
+	void RegisterComponent();
+	void UnregisterComponent();
+	bool IsRegistered() const { return bRegistered; }
+	void DestroyComponent(bool bPromoteChildren = false);
+
+	void StandinSetOwner(AActor* InOwner) { StandinOwner = InOwner; }
+
+private:
+	AActor* StandinOwner = nullptr;
+	bool bRegistered = false;
+};
+
+class USceneComponent : public UActorComponent
+{
+	STANDIN_CLASS(USceneComponent, UActorComponent)
+
+public:
+	/** World velocity (cm/s) of a component moved by game code. */
+	FVector ComponentVelocity = FVector::ZeroVector;
+
+	FTransform GetComponentTransform() const;
+	FVector GetComponentLocation() const { return GetComponentTransform().GetLocation(); }
+	FRotator GetComponentRotation() const { return GetComponentTransform().Rotator(); }
+	FVector GetForwardVector() const { return GetComponentRotation().Vector(); }
+	/** ComponentVelocity, or the body's velocity if it simulates physics. */
+	virtual FVector GetComponentVelocity() const { return ComponentVelocity; }
+	FTransform GetRelativeTransform() const { return StandinRelative; }
+	FVector GetRelativeLocation() const { return StandinRelative.GetLocation(); }
+	FRotator GetRelativeRotation() const { return StandinRelative.Rotator(); }
+	USceneComponent* GetAttachParent() const { return StandinAttachParent; }
+
+	/** Constructor-time attachment (keeps the relative transform). */
+	void SetupAttachment(USceneComponent* InParent, FName InSocketName = NAME_None);
+	bool AttachToComponent(USceneComponent* InParent, const FAttachmentTransformRules& Rules, FName SocketName = NAME_None);
+	void DetachFromComponent(const FDetachmentTransformRules& Rules);
+
+	// Moves: bSweep = true aborts (sweeps are not modelled); OutSweepHitResult
+	// is reset; Teleport applies to this component's simulating body.
+	void SetWorldTransform(const FTransform& NewTransform, bool bSweep = false, FHitResult* OutSweepHitResult = nullptr,
+		ETeleportType Teleport = ETeleportType::None);
+	void SetWorldLocation(FVector NewLocation, bool bSweep = false, FHitResult* OutSweepHitResult = nullptr,
+		ETeleportType Teleport = ETeleportType::None);
+	void SetWorldRotation(FRotator NewRotation, bool bSweep = false, FHitResult* OutSweepHitResult = nullptr,
+		ETeleportType Teleport = ETeleportType::None);
+	void SetWorldLocationAndRotation(FVector NewLocation, FRotator NewRotation, bool bSweep = false, FHitResult* OutSweepHitResult = nullptr,
+		ETeleportType Teleport = ETeleportType::None);
+	void SetRelativeLocation(FVector NewLocation, bool bSweep = false, FHitResult* OutSweepHitResult = nullptr,
+		ETeleportType Teleport = ETeleportType::None);
+	void SetRelativeRotation(FRotator NewRotation, bool bSweep = false, FHitResult* OutSweepHitResult = nullptr,
+		ETeleportType Teleport = ETeleportType::None);
+	void SetRelativeLocationAndRotation(FVector NewLocation, FRotator NewRotation, bool bSweep = false,
+		FHitResult* OutSweepHitResult = nullptr, ETeleportType Teleport = ETeleportType::None);
+	void SetHiddenInGame(bool bNewHidden, bool bPropagateToChildren = false);
+	bool bHiddenInGame = false;
+
+	/** Stand-in internals: the move itself (checked, teleport applied). */
+	void StandinMove(const FTransform& NewRelative, bool bSweep, FHitResult* OutSweepHitResult, ETeleportType Teleport, const char* What);
+	virtual void StandinOnTeleport(ETeleportType /*Teleport*/) {}
+
+private:
+	USceneComponent* StandinAttachParent = nullptr;
+	FTransform StandinRelative;
+};
+
+/** Unreal's per-body physics settings (the flags it reads). */
+struct FBodyInstance
+{
+	bool bSimulatePhysics = false;
+	/** "Simulation Generates Hit Events": without it OnActorHit is not broadcast. */
+	bool bNotifyRigidBodyCollision = false;
+};
+
+class UPrimitiveComponent : public USceneComponent
+{
+	STANDIN_CLASS(UPrimitiveComponent, USceneComponent)
+
+public:
+	/** Custom-depth stencil value (CARLA: the semantic tag). */
+	int32 CustomDepthStencilValue = 0;
+	bool bRenderCustomDepth = false;
+	FBodyInstance BodyInstance;
+
+	void SetCustomDepthStencilValue(int32 Value) { CustomDepthStencilValue = Value; }
+	void SetRenderCustomDepth(bool bValue) { bRenderCustomDepth = bValue; }
+	void SetGenerateOverlapEvents(bool bValue) { bGenerateOverlapEvents = bValue; }
+	bool GetGenerateOverlapEvents() const { return bGenerateOverlapEvents; }
+	/** Known profiles: BlockAll, BlockAllDynamic (block traces), OverlapAll,
+	 *  OverlapAllDynamic (overlaps only), NoCollision. Others abort. */
+	void SetCollisionProfileName(FName InCollisionProfileName, bool bUpdateOverlaps = true);
+	FName GetCollisionProfileName() const { return StandinProfile; }
+	bool IsCollisionEnabled() const;
+
+	/** Actors (other than the owner) with a component whose oriented box
+	 *  overlaps this one's (strictly); answered from the scene now. */
+	void GetOverlappingActors(TSet<AActor*>& OverlappingActors, TSubclassOf<AActor> ClassFilter = nullptr) const;
+	void GetOverlappingActors(TArray<AActor*>& OverlappingActors, TSubclassOf<AActor> ClassFilter = nullptr) const;
+
+	// Rigid body. Only a root component with a box may simulate; moving it
+	// keeps its velocity unless the move is a ResetPhysics teleport; the
+	// world integrates it between TG_PrePhysics and TG_StartPhysics.
+	void SetSimulatePhysics(bool bSimulate);
+	bool IsSimulatingPhysics(FName BoneName = NAME_None) const;
+	/** Ignored unless the body simulates (a kinematic body has no velocity). */
+	void SetPhysicsLinearVelocity(FVector NewVel, bool bAddToCurrent = false, FName BoneName = NAME_None);
+	FVector GetPhysicsLinearVelocity(FName BoneName = NAME_None);
+	void SetPhysicsAngularVelocityInDegrees(FVector NewAngVel, bool bAddToCurrent = false, FName BoneName = NAME_None);
+	FVector GetPhysicsAngularVelocityInDegrees(FName BoneName = NAME_None) const;
+	void SetNotifyRigidBodyCollision(bool bNewNotifyRigidBodyCollision);
+	FVector GetComponentVelocity() const override;
+
+	bool StandinBlocksTraces() const;
+	bool StandinOverlaps() const;
+	/** The oriented box of this registered shape, if it has one. */
+	virtual bool StandinBox(FTransform& World, FVector& Extent) const;
+	void StandinOnTeleport(ETeleportType Teleport) override;
+
+private:
+	bool bGenerateOverlapEvents = true;
+	FName StandinProfile = FName(TEXT("BlockAllDynamic"));
+	FVector StandinLinearVelocity = FVector::ZeroVector;
+	FVector StandinAngularVelocityDeg = FVector::ZeroVector;
+};
+
+class UBoxComponent : public UPrimitiveComponent
+{
+	STANDIN_CLASS(UBoxComponent, UPrimitiveComponent)
+
+public:
+	void SetBoxExtent(FVector InExtent, bool bUpdateOverlaps = true);
+	FVector GetUnscaledBoxExtent() const { return BoxExtent; }
+	FVector GetScaledBoxExtent() const { return BoxExtent; }
+	bool StandinBox(FTransform& World, FVector& OutExtent) const override;
+
+protected:
+	FVector BoxExtent = FVector(32.0, 32.0, 32.0);
+};
+
+// ----------------------------------------------------------------- actors
+
+class AActor : public UObject
+{
+	STANDIN_CLASS(AActor, UObject)
+
+public:
+	AActor() = default;
+
+	FActorTickFunction PrimaryActorTick;
+	TArray<FName> Tags;
+	/** Broadcast by StandinNotifyHit (when the root primitive notifies rigid-body collisions). */
+	FActorHitSignature OnActorHit;
+
+	UWorld* GetWorld() const override { return StandinWorld; }
+	AActor* GetOwner() const { return Owner; }
+	void SetOwner(AActor* NewOwner) { Owner = NewOwner; }
+	APawn* GetInstigator() const { return Instigator; }
+	void SetInstigator(APawn* InInstigator) { Instigator = InInstigator; }
+	USceneComponent* GetRootComponent() const { return RootComponent; }
+	bool SetRootComponent(USceneComponent* Component);
+	bool ActorHasTag(FName Tag) const { return !Tag.IsNone() && Tags.Contains(Tag); }
+	void SetActorTickEnabled(bool bEnabled) { PrimaryActorTick.SetTickFunctionEnable(bEnabled); }
+	bool IsActorTickEnabled() const { return PrimaryActorTick.IsTickFunctionEnabled(); }
+
+	/** The components of class T this actor owns (the array is reset first). */
+	template <class T>
+	void GetComponents(TArray<T*>& OutComponents, bool /*bIncludeFromChildActors*/ = false) const
+	{
+		OutComponents.Reset();
+		for (UActorComponent* Component : StandinOwnedComponents)
+			if (T* Match = Cast<T>(Component))
+				OutComponents.Add(Match);
+	}
+	template <class T>
+	T* FindComponentByClass() const
+	{
+		for (UActorComponent* Component : StandinOwnedComponents)
+			if (T* Match = Cast<T>(Component))
+				return Match;
+		return nullptr;
+	}
+
+	FTransform GetActorTransform() const;
+	FVector GetActorLocation() const { return GetActorTransform().GetLocation(); }
+	FRotator GetActorRotation() const { return GetActorTransform().Rotator(); }
+	FVector GetActorForwardVector() const { return GetActorRotation().Vector(); }
+	FVector GetActorRightVector() const { return GetActorRotation().StandinAxes().Axis[1]; }
+	FVector GetActorUpVector() const { return GetActorRotation().StandinAxes().Axis[2]; }
+	/** The root's GetComponentVelocity (physics velocity if it simulates). */
+	FVector GetVelocity() const;
+	bool SetActorTransform(const FTransform& NewTransform, bool bSweep = false, FHitResult* OutSweepHitResult = nullptr,
+		ETeleportType Teleport = ETeleportType::None);
+	bool SetActorLocation(const FVector& NewLocation, bool bSweep = false, FHitResult* OutSweepHitResult = nullptr,
+		ETeleportType Teleport = ETeleportType::None);
+	/** Unreal's shape: no sweep parameters on SetActorRotation. */
+	bool SetActorRotation(FRotator NewRotation, ETeleportType Teleport = ETeleportType::None);
+	bool SetActorLocationAndRotation(FVector NewLocation, FRotator NewRotation, bool bSweep = false, FHitResult* OutSweepHitResult = nullptr,
+		ETeleportType Teleport = ETeleportType::None);
+	/** Axis-aligned world bounds of the registered primitive components (own ones only). */
+	void GetActorBounds(bool bOnlyCollidingComponents, FVector& Origin, FVector& BoxExtent, bool bIncludeFromChildActors = false) const;
+	/** The registered primitives' boxes (colliding ones unless bNonColliding)
+	 *  in the actor's own frame. */
+	FBox CalculateComponentsBoundingBoxInLocalSpace(bool bNonColliding = false, bool bIncludeFromChildActors = false) const;
+	void AttachToActor(AActor* ParentActor, const FAttachmentTransformRules& Rules, FName SocketName = NAME_None);
+	void DetachFromActor(const FDetachmentTransformRules& Rules);
+	AActor* GetAttachParentActor() const;
+	/** Actors whose root is attached to one of this actor's components. */
+	void GetAttachedActors(TArray<AActor*>& OutActors, bool bResetArray = true) const;
+
+	virtual void Tick(float DeltaSeconds);
+	virtual void EndPlay(const EEndPlayReason::Type EndPlayReason);
+	/** Called before OnActorHit is broadcast. */
+	virtual void NotifyHit(UPrimitiveComponent* MyComp, AActor* Other, UPrimitiveComponent* OtherComp, bool bSelfMoved, FVector HitLocation,
+		FVector HitNormal, FVector NormalImpulse, const FHitResult& Hit);
+
+	/** EndPlay(Destroyed) once (if play began); children are detached keeping
+	 *  their world transform; the actor leaves TActorIterator, ticking,
+	 *  traces and overlaps at once; its memory lives until the world dies. */
+	bool Destroy(bool bNetForce = false, bool bShouldModifyLevel = true);
+	bool IsActorBeingDestroyed() const { return bStandinBeingDestroyed; }
+	/** After UWorld::SpawnActorDeferred: places the actor at Transform and
+	 *  begins its play if the world's has begun. */
+	void FinishSpawning(const FTransform& Transform, bool bIsDefaultTransform = false,
+		const FComponentInstanceDataCache* InstanceDataCache = nullptr);
+
+	/** Unreal's entry points: they check that overrides called Super. */
+	void DispatchBeginPlay();
+	void RouteEndPlay(const EEndPlayReason::Type EndPlayReason);
+	bool HasActorBegunPlay() const { return bStandinBegunPlay; }
+
+	void StandinAdopt(UObject* Object) override;
+	void StandinMarkPendingKill() override;
+	void StandinPlace(UWorld* InWorld, const FTransform& Transform);
+	void StandinSetDeferred(bool bInDeferred) { bStandinDeferredSpawn = bInDeferred; }
+	bool StandinIsDeferred() const { return bStandinDeferredSpawn; }
+	const TArray<UActorComponent*>& StandinComponents() const { return StandinOwnedComponents; }
+	void StandinRemoveComponent(UActorComponent* Component) { StandinOwnedComponents.Remove(Component); }
+	bool bStandinWatchdogExempt = false;
+
+protected:
+	virtual void BeginPlay();
+
+	USceneComponent* RootComponent = nullptr;
+
+private:
+	friend class UWorld;
+	UWorld* StandinWorld = nullptr;
+	AActor* Owner = nullptr;
+	APawn* Instigator = nullptr;
+	TArray<UActorComponent*> StandinOwnedComponents;
+	bool bStandinBegunPlay = false;
+	bool bStandinBeginningPlay = false;
+	bool bStandinDestroyAfterBeginPlay = false;
+	bool bStandinBeingDestroyed = false;
+	bool bStandinDeferredSpawn = false;
+	bool bStandinSuperBeginPlayCalled = false;
+	bool bStandinSuperEndPlayCalled = false;
+};
+
+class APawn : public AActor
+{
+	STANDIN_CLASS(APawn, AActor)
+};
+
+class APlayerStart : public AActor
+{
+	STANDIN_CLASS(APlayerStart, AActor)
+
+public:
+	APlayerStart();
 };
 
 // ------------------------------------------------------------------ world
@@ -360,6 +457,11 @@ struct FActorSpawnParameters
 {
 	FName Name;
 	AActor* Owner = nullptr;
+	APawn* Instigator = nullptr;
+	/** AdjustIfPossible* are not adjusted: they spawn (or not) as is. */
+	ESpawnActorCollisionHandlingMethod SpawnCollisionHandlingOverride = ESpawnActorCollisionHandlingMethod::Undefined;
+	/** If true, FinishSpawning must be called (BeginPlay waits for it). */
+	bool bDeferConstruction = false;
 };
 
 class UWorld
@@ -370,44 +472,85 @@ public:
 	UWorld(const UWorld&) = delete;
 	UWorld& operator=(const UWorld&) = delete;
 
+	/** nullptr if DontSpawnIfColliding and a blocking box overlaps. */
 	template <class T>
 	T* SpawnActor(const FVector& Location, const FRotator& Rotation, const FActorSpawnParameters& Params = FActorSpawnParameters())
 	{
-		T* Actor = new T();
-		StandinAddActor(Actor, FTransform(Rotation, Location), Params);
-		return Actor;
+		StandinCheckWorldMutation("SpawnActor");
+		return static_cast<T*>(StandinAddActor(StandinConstruct<T>(), FTransform(Rotation, Location), Params));
 	}
+	/** Class must be T's own (the stand-in cannot create Blueprint subclasses). */
+	template <class T>
+	T* SpawnActor(UClass* Class, const FVector& Location, const FRotator& Rotation, const FActorSpawnParameters& Params = FActorSpawnParameters())
+	{
+		return SpawnActor<T>(Class, FTransform(Rotation, Location), Params);
+	}
+	template <class T>
+	T* SpawnActor(UClass* Class, const FTransform& Transform, const FActorSpawnParameters& Params = FActorSpawnParameters())
+	{
+		StandinCheckWorldMutation("SpawnActor");
+		StandinCheckSpawnClass(Class, T::StaticClass());
+		return static_cast<T*>(StandinAddActor(StandinConstruct<T>(), Transform, Params));
+	}
+	/** Creates T at Transform with its owner set; no BeginPlay until
+	 *  AActor::FinishSpawning. */
+	template <class T>
+	T* SpawnActorDeferred(UClass* Class, const FTransform& Transform, AActor* Owner = nullptr, APawn* Instigator = nullptr,
+		ESpawnActorCollisionHandlingMethod CollisionHandlingOverride = ESpawnActorCollisionHandlingMethod::Undefined)
+	{
+		StandinCheckWorldMutation("SpawnActorDeferred");
+		StandinCheckSpawnClass(Class, T::StaticClass());
+		FActorSpawnParameters Params;
+		Params.Owner = Owner;
+		Params.Instigator = Instigator;
+		Params.SpawnCollisionHandlingOverride = CollisionHandlingOverride;
+		Params.bDeferConstruction = true;
+		return static_cast<T*>(StandinAddActor(StandinConstruct<T>(), Transform, Params));
+	}
+	bool DestroyActor(AActor* Actor, bool bNetForce = false, bool bShouldModifyLevel = true);
 
 	/** Seconds of simulation since play began. */
 	double GetTimeSeconds() const { return TimeSeconds; }
 	float GetDeltaSeconds() const { return DeltaSeconds; }
 	FString GetMapName() const { return MapName; }
+	bool HasBegunPlay() const { return bBegunPlay; }
 
 	/** Closest blocking hit along Start → End (boxes whose profile blocks
-	 *  traces; boxes containing Start are not hit). */
+	 *  traces; boxes containing Start are not hit). Game thread, or a
+	 *  worker of a ParallelFor launched from it. */
 	bool LineTraceSingleByChannel(FHitResult& OutHit, const FVector& Start, const FVector& End, ECollisionChannel TraceChannel,
 		const FCollisionQueryParams& Params = FCollisionQueryParams::DefaultQueryParam) const;
 
 	/** BeginPlay on every actor, in spawn order (later spawns begin at once). */
 	void StandinBeginPlay();
-	/** Advances the clock, then ticks the actors by tick group, then spawn order. */
+	/** Advances the clock (and FApp's delta), ticks the TG_PrePhysics actors,
+	 *  steps the physics (simulating bodies move by their velocity), then
+	 *  ticks the other groups; within a group, spawn order. An actor
+	 *  destroyed during the frame is not ticked after its destruction. */
 	void StandinTick(float InDeltaSeconds);
-	/** EndPlay on every actor, in reverse spawn order. */
+	/** EndPlay on every live actor, in reverse spawn order. */
 	void StandinEndPlay();
+	/** Live actors in spawn order. */
 	const TArray<AActor*>& StandinActors() const { return ActorList; }
+	/** Every actor spawned, destroyed ones included (TActorIterator skips them). */
+	const TArray<AActor*>& StandinAllActors() const { return AllActors; }
+	void StandinRemoveActor(AActor* Actor);
 
 private:
-	void StandinAddActor(AActor* Actor, const FTransform& Transform, const FActorSpawnParameters& Params);
+	AActor* StandinAddActor(AActor* Actor, const FTransform& Transform, const FActorSpawnParameters& Params);
+	static void StandinCheckSpawnClass(const UClass* Class, const UClass* Expected);
+	void StandinStepPhysics(float Dt);
 
 	FString MapName;
 	double TimeSeconds = 0.0;
 	float DeltaSeconds = 0.0f;
 	bool bBegunPlay = false;
 	std::vector<std::unique_ptr<AActor>> Owned;
+	TArray<AActor*> AllActors;
 	TArray<AActor*> ActorList;
 };
 
-/** Actors of class T in World, in spawn order. */
+/** Live actors of class T in World, in spawn order. */
 template <class T>
 class TActorIterator
 {
@@ -429,10 +572,11 @@ private:
 		Current = nullptr;
 		if (World == nullptr)
 			return;
-		const TArray<AActor*>& Actors = World->StandinActors();
+		const TArray<AActor*>& Actors = World->StandinAllActors();
 		for (; Index < Actors.Num(); ++Index)
 		{
-			if (T* Match = Cast<T>(Actors[Index]))
+			T* Match = Cast<T>(Actors[Index]);
+			if (Match != nullptr && IsValid(Actors[Index]))
 			{
 				Current = Match;
 				return;
@@ -444,3 +588,17 @@ private:
 	int32 Index = 0;
 	T* Current = nullptr;
 };
+
+// ------------------------------------------------------ stand-in controls
+
+/** As the physics engine would on contact: if Self's root primitive has
+ *  bNotifyRigidBodyCollision, calls Self->NotifyHit then broadcasts
+ *  Self->OnActorHit(Self, Other, NormalImpulse, Hit) with Hit naming Other
+ *  and its root primitive. One side only: call it for each actor hit. */
+void StandinNotifyHit(AActor* Self, AActor* Other, const FVector& NormalImpulse);
+/** Leaves Actor's Tick out of the watchdog (an actor allowed to wait for a
+ *  client, e.g. the server actor in synchronous mode). */
+void StandinWatchdogExempt(AActor* Actor);
+/** Whether the calling thread is a worker of a ParallelFor launched from
+ *  the game thread (where line traces are legal). */
+bool StandinIsGameParallelForWorker();

@@ -1,7 +1,9 @@
 // Stand-in for the rendering side the glue uses: a real render thread fed by
-// ENQUEUE_RENDER_COMMAND and drained by FlushRenderingCommands, an RHI
-// texture lock, a BGRA render target and a scene capture that "renders" a
-// deterministic image on the render thread (see StandinCapturePixel).
+// ENQUEUE_RENDER_COMMAND and drained by FlushRenderingCommands, an RHI chosen
+// by STANDIN_RHI (Vulkan by default) with its texture-lock rules and
+// ReadSurfaceData, a BGRA render target, post-process materials and a scene
+// capture that "renders" a deterministic image on the render thread (see
+// StandinCapturePixel). See README.md.
 #pragma once
 
 #include "StandinEngine.h"
@@ -14,6 +16,7 @@ enum EPixelFormat : uint8
 	PF_A32B32G32R32F = 1,
 	PF_B8G8R8A8 = 2,
 	PF_FloatRGBA = 10,
+	PF_R8G8B8A8 = 54,
 };
 
 enum EResourceLockMode
@@ -23,45 +26,144 @@ enum EResourceLockMode
 	RLM_Num
 };
 
-/** A 2D texture in "GPU" memory: rows are padded (Stride > width · 4). */
-class FRHITexture2D
+enum ERangeCompressionMode
+{
+	RCM_UNorm,
+	RCM_SNorm,
+	RCM_MinMaxNorm,
+	RCM_MinMax,
+};
+
+enum ECubeFace : uint32
+{
+	CubeFace_PosX = 0,
+	CubeFace_NegX,
+	CubeFace_PosY,
+	CubeFace_NegY,
+	CubeFace_PosZ,
+	CubeFace_NegZ,
+	CubeFace_MAX
+};
+
+/** ReadSurfaceData's options (the stand-in reads mip 0 of a 2D texture only). */
+class FReadSurfaceDataFlags
 {
 public:
-	FRHITexture2D(uint32 InSizeX, uint32 InSizeY);
-	uint32 GetSizeX() const { return SizeX; }
-	uint32 GetSizeY() const { return SizeY; }
+	FReadSurfaceDataFlags(ERangeCompressionMode InCompressionMode = RCM_UNorm, ECubeFace InCubeFace = CubeFace_MAX)
+		: CompressionMode(InCompressionMode), CubeFace(InCubeFace)
+	{
+	}
+	ECubeFace GetCubeFace() const { return CubeFace; }
+	ERangeCompressionMode GetCompressionMode() const { return CompressionMode; }
+	void SetLinearToGamma(bool bValue) { bLinearToGamma = bValue; }
+	bool GetLinearToGamma() const { return bLinearToGamma; }
+	void SetMip(uint8 InMipLevel) { MipLevel = InMipLevel; }
+	uint8 GetMip() const { return MipLevel; }
 
+private:
+	ERangeCompressionMode CompressionMode;
+	ECubeFace CubeFace;
+	bool bLinearToGamma = true;
+	uint8 MipLevel = 0;
+};
+
+// --------------------------------------------------------------------- RHI
+
+/** The RHI in use: STANDIN_RHI = Vulkan (default, Linux's) or D3D12. */
+class FDynamicRHI
+{
+public:
+	virtual ~FDynamicRHI() = default;
+	virtual const TCHAR* GetName() = 0;
+};
+extern FDynamicRHI* GDynamicRHI;
+/** "Vulkan" or "D3D12" (STANDIN_RHI; anything else aborts). */
+const char* StandinRHIName();
+bool StandinRHIIsVulkan();
+
+/** A texture in "GPU" memory, BGRA8, rows padded (stride > width · 4).
+ *  UE 5 merged FRHITexture2D into it; GetSizeXYZ is on both versions. */
+class FRHITexture
+{
+public:
+	FRHITexture(uint32 InSizeX, uint32 InSizeY, EPixelFormat InFormat);
+	virtual ~FRHITexture() = default;
+	FRHITexture(const FRHITexture&) = delete;
+	FRHITexture& operator=(const FRHITexture&) = delete;
+
+	FIntVector GetSizeXYZ() const { return FIntVector(static_cast<int32>(SizeX), static_cast<int32>(SizeY), 1); }
+	EPixelFormat GetFormat() const { return Format; }
+	uint32 GetNumMips() const { return 1; }
+
+	uint32 StandinStride() const { return Stride; }
+	uint8* StandinRow(uint32 Y) { return Memory.data() + static_cast<size_t>(Y) * Stride; }
+	const uint8* StandinRow(uint32 Y) const { return Memory.data() + static_cast<size_t>(Y) * Stride; }
+	bool StandinIsLocked() const { return bLocked; }
+
+protected:
 	uint32 SizeX;
 	uint32 SizeY;
+
+private:
+	friend class FRHICommandListImmediate;
+	EPixelFormat Format;
 	uint32 Stride;
 	std::vector<uint8> Memory;
+	std::vector<uint8> Staging; // a write lock's upload buffer
 	bool bLocked = false;
+	EResourceLockMode LockMode = RLM_ReadOnly;
 };
 
-/** Unreal's TRefCountPtr<FRHITexture2D>: converts to the raw pointer. */
-struct FTexture2DRHIRef
+class FRHITexture2D : public FRHITexture
 {
-	FRHITexture2D* Reference = nullptr;
-	operator FRHITexture2D*() const { return Reference; }
-	FRHITexture2D* operator->() const { return Reference; }
-	FRHITexture2D* GetReference() const { return Reference; }
-	bool IsValid() const { return Reference != nullptr; }
+public:
+	using FRHITexture::FRHITexture;
+	uint32 GetSizeX() const { return SizeX; }
+	uint32 GetSizeY() const { return SizeY; }
+	FIntPoint GetSizeXY() const { return FIntPoint(static_cast<int32>(SizeX), static_cast<int32>(SizeY)); }
 };
 
-/** Passed to render commands; texture locks are only legal here. */
+/** Unreal's TRefCountPtr (no counting here: the render target owns its texture). */
+template <typename ReferencedType>
+class TRefCountPtr
+{
+public:
+	TRefCountPtr() = default;
+	TRefCountPtr(ReferencedType* InReference) : Reference(InReference) {}
+	operator ReferencedType*() const { return Reference; }
+	ReferencedType* operator->() const { return Reference; }
+	ReferencedType* GetReference() const { return Reference; }
+	bool IsValid() const { return Reference != nullptr; }
+
+private:
+	ReferencedType* Reference = nullptr;
+};
+typedef TRefCountPtr<FRHITexture2D> FTexture2DRHIRef;
+typedef TRefCountPtr<FRHITexture> FTextureRHIRef;
+
+/** Passed to render commands; texture locks and read-backs are only legal here. */
 class FRHICommandListImmediate
 {
 public:
-	void* LockTexture2D(FRHITexture2D* Texture, uint32 MipIndex, EResourceLockMode LockMode, uint32& DestStride,
-		bool bLockWithinMiptail, bool bFlushRHIThread = true);
+	/** Vulkan: RLM_ReadOnly aborts (its check(LockMode == RLM_WriteOnly)).
+	 *  RLM_WriteOnly returns an upload buffer (not the texture's contents)
+	 *  copied in at unlock; D3D12's RLM_ReadOnly returns the contents. Rows
+	 *  are padded: use the returned stride. */
+	void* LockTexture2D(FRHITexture2D* Texture, uint32 MipIndex, EResourceLockMode LockMode, uint32& DestStride, bool bLockWithinMiptail,
+		bool bFlushRHIThread = true);
 	void UnlockTexture2D(FRHITexture2D* Texture, uint32 MipIndex, bool bLockWithinMiptail, bool bFlushRHIThread = true);
+	/** Every RHI: the rect's pixels, packed rows (Width · Height FColor). */
+	void ReadSurfaceData(FRHITexture* Texture, FIntRect Rect, TArray<FColor>& OutData, FReadSurfaceDataFlags InFlags);
 };
+
+/** Read-backs done by ReadSurfaceData so far. */
+uint64 StandinReadSurfaceCalls();
 
 class FTextureRenderTargetResource
 {
 public:
 	explicit FTextureRenderTargetResource(FRHITexture2D* InTexture) : Texture(InTexture) {}
-	/** Render thread. */
+	/** Render thread. Converts to FRHITexture2D* and FRHITexture* (UE 5 returns FRHITexture*). */
 	FTexture2DRHIRef GetRenderTargetTexture() const;
 
 private:
@@ -70,9 +172,9 @@ private:
 
 class UTextureRenderTarget2D : public UObject
 {
+	STANDIN_CLASS(UTextureRenderTarget2D, UObject)
+
 public:
-	using Super = UObject;
-	using ThisClass = UTextureRenderTarget2D;
 	~UTextureRenderTarget2D() override;
 
 	int32 SizeX = 0;
@@ -83,9 +185,64 @@ public:
 	FTextureRenderTargetResource* GameThread_GetRenderTargetResource();
 
 private:
-	std::unique_ptr<FRHITexture2D> Texture;
-	std::unique_ptr<FTextureRenderTargetResource> Resource;
+	std::unique_ptr<FRHITexture2D> StandinTexture;
+	std::unique_ptr<FTextureRenderTargetResource> StandinResource;
 };
+
+// ---------------------------------------------------- post-process materials
+
+class IBlendableInterface
+{
+public:
+	virtual ~IBlendableInterface() = default;
+};
+
+class UBlendableInterface : public UInterface
+{
+	STANDIN_CLASS(UBlendableInterface, UInterface)
+
+public:
+	using StandinInterface = IBlendableInterface;
+};
+
+class UMaterialInterface : public UObject, public IBlendableInterface
+{
+	STANDIN_CLASS(UMaterialInterface, UObject)
+};
+
+class UMaterial : public UMaterialInterface
+{
+	STANDIN_CLASS(UMaterial, UMaterialInterface)
+
+public:
+	/** Stand-in only: what this material adds to the captured image (see StandinCapturePixel). */
+	int32 StandinSalt = 0;
+};
+
+struct FWeightedBlendable
+{
+	float Weight = -1.0f;
+	UObject* Object = nullptr;
+
+	FWeightedBlendable() = default;
+	FWeightedBlendable(float InWeight, UObject* InObject) : Weight(InWeight), Object(InObject) {}
+};
+
+struct FWeightedBlendables
+{
+	TArray<FWeightedBlendable> Array;
+};
+
+struct FPostProcessSettings
+{
+	FWeightedBlendables WeightedBlendables;
+
+	/** As Unreal's: updates the weight of an object already there, else appends. */
+	void AddBlendable(TScriptInterface<IBlendableInterface> InBlendableObject, float InWeight);
+	void RemoveBlendable(TScriptInterface<IBlendableInterface> InBlendableObject);
+};
+
+// ------------------------------------------------------------ scene capture
 
 enum ESceneCaptureSource
 {
@@ -103,26 +260,36 @@ enum ESceneCaptureSource
 
 class USceneCaptureComponent2D : public USceneComponent
 {
-public:
-	using Super = USceneComponent;
-	using ThisClass = USceneCaptureComponent2D;
+	STANDIN_CLASS(USceneCaptureComponent2D, USceneComponent)
 
+public:
 	UTextureRenderTarget2D* TextureTarget = nullptr;
 	float FOVAngle = 90.0f;
 	bool bCaptureEveryFrame = true;
 	bool bCaptureOnMovement = true;
 	ESceneCaptureSource CaptureSource = SCS_SceneColorHDR;
+	FPostProcessSettings PostProcessSettings;
+	/** 0: the post-process settings have no effect. */
+	float PostProcessBlendWeight = 1.0f;
 
-	/** Game thread: enqueues the "render" of this frame into TextureTarget
-	 *  (every pixel from StandinCapturePixel with the current GFrameCounter). */
+	/** Game thread, registered component: enqueues the "render" of this frame
+	 *  into TextureTarget (its size; every pixel from StandinCapturePixel with
+	 *  the current GFrameCounter and StandinPostProcessSalt()). */
 	void CaptureScene();
+	/** The salt the next capture uses: the sum of StandinSalt of the UMaterial
+	 *  blendables with weight > 0, if PostProcessBlendWeight > 0 and the
+	 *  capture source is a final colour (Unreal runs post-process materials
+	 *  only then); 0 otherwise. */
+	int32 StandinPostProcessSalt() const;
 };
 
 /** The stand-in's image: byte `Channel` (0 B, 1 G, 2 R, 3 A) of pixel (X, Y)
- *  captured at frame Frame. */
-inline uint8 StandinCapturePixel(uint64 Frame, uint32 X, uint32 Y, uint32 Channel)
+ *  captured at frame Frame with post-process salt Salt:
+ *  (7X + 13Y + 61·Channel + 29·Frame + 101·Salt) mod 256. */
+inline uint8 StandinCapturePixel(uint64 Frame, uint32 X, uint32 Y, uint32 Channel, int32 Salt = 0)
 {
-	return static_cast<uint8>((X * 7u + Y * 13u + Channel * 61u + static_cast<uint32>(Frame) * 29u) & 0xFFu);
+	return static_cast<uint8>(
+		(X * 7u + Y * 13u + Channel * 61u + static_cast<uint32>(Frame) * 29u + static_cast<uint32>(Salt) * 101u) & 0xFFu);
 }
 
 // ----------------------------------------------------------- render thread

@@ -1,0 +1,3 @@
+// Stand-in for Unreal's Templates/Function.h (see README.md).
+#pragma once
+#include "../StandinParallel.h"
