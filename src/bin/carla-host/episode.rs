@@ -6,9 +6,10 @@
 //! into a G-buffer each camera's image is written from.
 
 use crate::world::gbuffer::GBuffer;
-use crate::world::lidar::{legacy_record, Mount};
+use crate::world::lidar::Mount;
 use crate::world::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::{player_start_spots, World, WorldConfig};
+use carla_server::legacy::lidar_record;
 use carla_server::legacy::settings::{self, Budget, SensorSettings, Settings};
 use carla_server::streaming::{CaptureContext, PendingImage};
 use carla_server::streaming::{LidarHit, PlannedRay};
@@ -310,7 +311,7 @@ impl Episode {
                         log_warn!("lidar {}: {}", s.name, e);
                     }
                     *angle = (*angle + 360.0 * *frequency * dt).rem_euclid(360.0);
-                    legacy_record(
+                    lidar_record::build(
                         frame,
                         *angle,
                         *channels,
