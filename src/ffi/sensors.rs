@@ -188,8 +188,15 @@ pub unsafe extern "C" fn carla_sensor_set_synchronous(
     })
 }
 
-/// Cameras: also send every image to the 0.8 stream port as 0.8 sensor
-/// `legacy_sensor_id` (one of the scene description's ids; 0 stops).
+/// Cameras and lidars: also send every image (`carla_sensor_send_image`,
+/// `carla_sensor_commit_image`) or every lidar sweep (`carla_lidar_send_hits`)
+/// to the 0.8 stream port as 0.8 sensor `legacy_sensor_id` (one of the scene
+/// description's ids; 0 stops). A lidar's sweep goes out as a 0.8.4 lidar
+/// record built from the same plan and hits: the capture context's frame,
+/// the sweep angle the plan reached (degrees), the channel count, points per
+/// channel, then each hit's `point_sensor` grouped by channel; misses are
+/// left out. Other sensors: `CARLA_SERVER_INVALID_ARGUMENT`. While no 0.8
+/// episode runs, the mirror writes nothing and the 0.9 sends succeed.
 ///
 /// # Safety
 /// `server` NULL or live.

@@ -121,8 +121,11 @@ impl Sensor<'_> {
         self.entry.instance.set_synchronous(bound);
     }
 
-    /// Cameras: also send every image to the 0.8.4 stream port as sensor
-    /// `legacy_id` (one of the scene description's ids; 0 stops).
+    /// Cameras and lidars: also send every image, or every lidar sweep as
+    /// a 0.8.4 lidar record (built from the same plan and hits, see
+    /// [`crate::legacy::lidar_record`]), to the 0.8.4 stream port as sensor
+    /// `legacy_id` (one of the scene description's ids; 0 stops). Other
+    /// sensors: [`Error::WrongSensorKind`].
     pub fn mirror_to_legacy(&self, legacy_id: u32) -> Result<(), Error> {
         self.entry.mirror_to_legacy(legacy_id)
     }
@@ -162,9 +165,15 @@ impl Sensor<'_> {
     }
 
     /// Lidars: this tick's trace results, one per planned ray that was
-    /// traced; the lidar model computes the detections and sends them.
+    /// traced; the lidar model computes the detections and sends them. If
+    /// mirrored, the 0.8.4 lidar record of the same hits (frame
+    /// `ctx.frame`, the plan's sweep angle) goes to the 0.8.4 stream port.
     pub fn send_lidar_hits(&self, ctx: &CaptureContext, hits: &[LidarHit]) -> Result<(), Error> {
-        self.entry.instance.send_lidar_hits(ctx, hits)
+        self.entry.send_lidar_hits(ctx, hits, |id, header, data| {
+            if let Err(e) = self.server.write_sensor_data(id, header, data) {
+                crate::log_debug!("0.8 mirror of sensor {}: {}", id, e);
+            }
+        })
     }
 
     /// Safe distance: the overlap box (centre offset in the owner's frame,

@@ -364,7 +364,7 @@ static void bad_input(CarlaServerPtr server, uint32_t safe, uint32_t lidar,
          CARLA_SERVER_INVALID_ARGUMENT);
   EXPECT(carla_sensor_send_actor_ids(server, camera, &ctx, 1, ids, 2),
          CARLA_SERVER_INVALID_ARGUMENT);
-  EXPECT(carla_sensor_mirror_to_legacy(server, lidar, 5),
+  EXPECT(carla_sensor_mirror_to_legacy(server, safe, 5),
          CARLA_SERVER_INVALID_ARGUMENT);
 
   /* Lidar hits that do not match the last plan (20 rays, from frame N):

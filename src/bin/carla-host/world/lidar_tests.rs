@@ -75,3 +75,27 @@ fn the_mount_follows_the_players_yaw() {
         (2.0, 100.0, -5.0)
     );
 }
+
+/// The 0.8 record's angle is now the library lidar's (the mirror writes
+/// it); before, carla-host carried its own, advancing it by 360·f·dt per
+/// tick modulo 360. Both agree bit for bit, so the record is unchanged.
+#[test]
+fn the_librarys_sweep_angle_is_the_one_carla_host_carried() {
+    for (frequency, dt) in [(10.0f32, 1.0f32 / 30.0), (7.3, 0.0173), (20.0, 0.05)] {
+        let settings = LidarSettings {
+            semantic: true,
+            ..legacy_lidar_settings(32, 50.0, 56_000, frequency, 10.0, -30.0)
+        };
+        let mut lidar = Lidar::new(settings).unwrap();
+        let mut carried = 0.0f32;
+        for tick in 0..2000 {
+            lidar.plan(dt);
+            carried = (carried + 360.0 * frequency * dt).rem_euclid(360.0);
+            assert_eq!(
+                lidar.horizontal_angle_deg().to_bits(),
+                carried.to_bits(),
+                "f {frequency} dt {dt} tick {tick}"
+            );
+        }
+    }
+}
