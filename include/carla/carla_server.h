@@ -1092,6 +1092,68 @@ int32_t carla_rpc_settings(CarlaServerPtr server,
                            struct carla_episode_settings *settings);
 
 /*
+ Makes one of the host's own actors (a player car, level traffic, a
+ traffic light) known to 0.9 clients: `get_actors` lists it with
+ blueprint `blueprint_id` (added before with `carla_rpc_add_blueprint`)
+ and its attributes, each of the blueprint's defaults unless
+ `attribute_keys`/`attribute_values` (`attribute_count` pairs) give it
+ (keys the blueprint does not have are ignored). `id` is the host's
+ choice (not 0, not in use); send its state each tick with
+ `carla_rpc_send_episode_state` (until then the library reports it at
+ `transform`). A client's `destroy()` of it is a
+ `CARLA_RPC_DESTROY_ACTOR` request like any other.
+ `CARLA_SERVER_INVALID_ARGUMENT`: the RPC port is not listening, an
+ unknown blueprint, or `id` 0 or in use.
+
+ # Safety
+ `server` NULL or live; `blueprint_id` NUL-terminated; the two arrays
+ NULL (count 0) or `attribute_count` NUL-terminated strings each;
+ `transform` readable.
+ */
+int32_t carla_rpc_add_actor(CarlaServerPtr server,
+                            uint32_t id,
+                            const char *blueprint_id,
+                            const char *const *attribute_keys,
+                            const char *const *attribute_values,
+                            uint32_t attribute_count,
+                            const struct carla_actor_transform *transform);
+
+/*
+ Forgets actor `id` (a host actor gone, or any actor the host removed
+ itself): clients no longer list it; if it is a sensor spawned by a
+ client, its stream ends. `CARLA_SERVER_INVALID_ARGUMENT`: no such actor
+ (or the spectator), or the RPC port is not listening.
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_rpc_remove_actor(CarlaServerPtr server,
+                               uint32_t id);
+
+/*
+ Starts a new episode for 0.9 clients (a new level, a reset): every
+ actor but the spectator is forgotten (the streams of client sensors
+ end) and the episode id changes, so clients see a new world. Writes the
+ new episode id to `episode_id` (may be NULL).
+ `CARLA_SERVER_INVALID_ARGUMENT`: the RPC port is not listening.
+
+ # Safety
+ `server` NULL or live; `episode_id` NULL or writable.
+ */
+int32_t carla_rpc_new_episode(CarlaServerPtr server,
+                              uint64_t *episode_id);
+
+/*
+ Writes how many 0.9 clients are connected to the RPC port now (0 when
+ it is not listening).
+
+ # Safety
+ `server` NULL or live; `count` writable.
+ */
+int32_t carla_rpc_client_count(CarlaServerPtr server,
+                               uint32_t *count);
+
+/*
  Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the
  bound port to `bound_port` (may be NULL). Subscribers send a 4-byte
  stream id, then receive `[u32 size][48-byte header][payload]` messages.

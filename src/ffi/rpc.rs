@@ -118,8 +118,18 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
             }
             // `skip`, not `[2..]`: a spawn without attributes (a client's
             // `role_name` is not passed on) has only the blueprint id.
-            let keys = owned.iter().skip(1).step_by(2).map(|c| c.as_ptr()).collect();
-            let values = owned.iter().skip(2).step_by(2).map(|c| c.as_ptr()).collect();
+            let keys = owned
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .map(|c| c.as_ptr())
+                .collect();
+            let values = owned
+                .iter()
+                .skip(2)
+                .step_by(2)
+                .map(|c| c.as_ptr())
+                .collect();
             let s = Strings {
                 keys,
                 values,
