@@ -13,6 +13,7 @@
 
 mod session;
 mod shells;
+mod teardown;
 
 use crate::net::port::Port;
 use crate::net::{deadline_in, Conn};
@@ -92,14 +93,6 @@ struct Shared {
     subscribers: Mutex<Vec<(JoinHandle<()>, Weak<Session>)>>,
 }
 
-/// How long dropping the server lets subscribers that keep reading finish
-/// the messages already sent before their connections are cut.
-pub(crate) const FLUSH_BOUND: Duration = Duration::from_secs(1);
-
-/// A subscriber whose peer acknowledges nothing for this long while the
-/// server is dropped has stopped reading: it is cut at once.
-const FLUSH_STALL: Duration = Duration::from_millis(25);
-
 /// Idle blocks kept per stream. Blocks are only made when a send needs
 /// one (never ahead of need); a stream has at most one being filled, two
 /// per subscriber (one being written, one waiting) and two for a 0.8
@@ -177,54 +170,6 @@ impl StreamServer {
     #[cfg(test)]
     pub(crate) fn stream_count(&self) -> usize {
         self.shared.streams.lock().len()
-    }
-}
-
-impl Drop for StreamServer {
-    /// Closes every stream; subscribers get the messages already sent for
-    /// at most `FLUSH_BOUND` while their peers keep acknowledging data (one
-    /// that acknowledges nothing for `FLUSH_STALL` is cut at once), then
-    /// the connections are cut and every subscriber thread is joined.
-    fn drop(&mut self) {
-        let streams: Vec<_> = self.shared.streams.lock().drain().map(|(_, s)| s).collect();
-        for s in streams {
-            s.close(false);
-        }
-        let subscribers = std::mem::take(&mut *self.shared.subscribers.lock());
-        let started = std::time::Instant::now();
-        let mut progress: Vec<(Option<u64>, std::time::Instant)> = subscribers
-            .iter()
-            .map(|(_, s)| (s.upgrade().and_then(|s| s.bytes_acked()), started))
-            .collect();
-        loop {
-            let now = std::time::Instant::now();
-            let mut flushing = false;
-            for ((handle, session), (acked, since)) in subscribers.iter().zip(&mut progress) {
-                let Some(session) = session.upgrade().filter(|_| !handle.is_finished()) else {
-                    continue;
-                };
-                // Unknown (no TCP_INFO) counts as progress: the plain bound.
-                let a = session.bytes_acked();
-                if a.is_none() || a != *acked {
-                    (*acked, *since) = (a, now);
-                }
-                if now - *since >= FLUSH_STALL {
-                    session.abort();
-                } else {
-                    flushing = true;
-                }
-            }
-            if !flushing || now - started >= FLUSH_BOUND {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        for (handle, session) in subscribers {
-            if let Some(session) = session.upgrade() {
-                session.abort();
-            }
-            let _ = handle.join();
-        }
     }
 }
 
