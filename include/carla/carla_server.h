@@ -1223,7 +1223,8 @@ int32_t carla_sensor_type_id(CarlaServerPtr server,
 /*
  0: asynchronous delivery (newest wins per subscriber, drops counted);
  otherwise synchronous: a send waits up to `wait_ms` per slow subscriber
- and never drops (then returns 110).
+ and never drops (then returns 110). Either ends queued delivery
+ (`carla_sensor_set_queued`).
 
  # Safety
  `server` NULL or live.
@@ -1231,6 +1232,25 @@ int32_t carla_sensor_type_id(CarlaServerPtr server,
 int32_t carla_sensor_set_synchronous(CarlaServerPtr server,
                                      uint32_t sensor_id,
                                      uint32_t wait_ms);
+
+/*
+ Queued delivery, for an engine whose render thread must never wait on a
+ subscriber: each subscriber gets every message in order through its own
+ queue of up to `depth` messages (1 to 64). A send never waits; when a
+ subscriber already has `depth` unsent messages, the new message is
+ dropped for that subscriber only (counted, one log line per stall) and
+ the others still get it. 0 returns to asynchronous delivery; a later
+ `carla_sensor_set_synchronous` switches to that mode. A depth over 64 is
+ `CARLA_SERVER_INVALID_ARGUMENT`. A stalled subscriber holds up to `depth`
+ messages' memory; one that keeps up costs no more than in the other
+ modes (no allocation per message).
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_set_queued(CarlaServerPtr server,
+                                uint32_t sensor_id,
+                                uint32_t depth);
 
 /*
  Cameras and lidars: also send every image (`carla_sensor_send_image`,

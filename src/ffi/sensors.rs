@@ -170,7 +170,8 @@ pub unsafe extern "C" fn carla_sensor_type_id(
 
 /// 0: asynchronous delivery (newest wins per subscriber, drops counted);
 /// otherwise synchronous: a send waits up to `wait_ms` per slow subscriber
-/// and never drops (then returns 110).
+/// and never drops (then returns 110). Either ends queued delivery
+/// (`carla_sensor_set_queued`).
 ///
 /// # Safety
 /// `server` NULL or live.
@@ -185,6 +186,31 @@ pub unsafe extern "C" fn carla_sensor_set_synchronous(
         let bound = (wait_ms != 0).then(|| std::time::Duration::from_millis(wait_ms.into()));
         sensor.set_synchronous(bound);
         Ok(())
+    })
+}
+
+/// Queued delivery, for an engine whose render thread must never wait on a
+/// subscriber: each subscriber gets every message in order through its own
+/// queue of up to `depth` messages (1 to 64). A send never waits; when a
+/// subscriber already has `depth` unsent messages, the new message is
+/// dropped for that subscriber only (counted, one log line per stall) and
+/// the others still get it. 0 returns to asynchronous delivery; a later
+/// `carla_sensor_set_synchronous` switches to that mode. A depth over 64 is
+/// `CARLA_SERVER_INVALID_ARGUMENT`. A stalled subscriber holds up to `depth`
+/// messages' memory; one that keeps up costs no more than in the other
+/// modes (no allocation per message).
+///
+/// # Safety
+/// `server` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn carla_sensor_set_queued(
+    server: CarlaServerPtr,
+    sensor_id: u32,
+    depth: u32,
+) -> i32 {
+    export!({
+        let sensor = self::server(server)?.server.sensor(sensor_id)?;
+        sensor.set_queued(depth).map_err(logged)
     })
 }
 

@@ -116,9 +116,23 @@ impl Sensor<'_> {
 
     /// Synchronous (`Some(bound)`: a send waits up to `bound` per slow
     /// subscriber and never drops) or asynchronous (`None`: newest wins per
-    /// subscriber, drops counted) delivery.
+    /// subscriber, drops counted) delivery. Either ends queued delivery.
     pub fn set_synchronous(&self, bound: Option<Duration>) {
         self.entry.instance.set_synchronous(bound);
+    }
+
+    /// Queued delivery, for a render thread that must never wait on a
+    /// subscriber: each subscriber gets every message in order through its
+    /// own queue of up to `depth` messages (1..=64); a send never waits;
+    /// when a subscriber already has `depth` unsent messages, the new one
+    /// is dropped for it alone (counted in [`StreamStats::dropped`], logged
+    /// once per stall) and the others still get it. 0 returns to
+    /// asynchronous delivery; over 64 is [`Error::InvalidArgument`]. A
+    /// stalled subscriber holds up to `depth` payload blocks (the stream's
+    /// pool makes new ones meanwhile); one that keeps up costs what it
+    /// costs in the other modes.
+    pub fn set_queued(&self, depth: u32) -> Result<(), Error> {
+        self.entry.instance.set_queued(depth)
     }
 
     /// Cameras and lidars: also send every image, or every lidar sweep as

@@ -279,6 +279,11 @@ impl SensorInstance {
         self.stream.set_synchronous(bound);
     }
 
+    /// Queued delivery of `depth` messages per subscriber (0: asynchronous).
+    pub(crate) fn set_queued(&self, depth: u32) -> Result<(), Error> {
+        self.stream.set_queued(depth)
+    }
+
     /// Closes the stream (subscribers get end of file).
     pub(crate) fn destroy(&self) {
         self.stream.close();
