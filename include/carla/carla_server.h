@@ -1221,56 +1221,6 @@ int32_t carla_sensor_type_id(CarlaServerPtr server,
                              uint32_t *type_id);
 
 /*
- 0: asynchronous delivery (newest wins per subscriber, drops counted);
- otherwise synchronous: a send waits up to `wait_ms` per slow subscriber
- and never drops (then returns 110). Either ends queued delivery
- (`carla_sensor_set_queued`).
-
- # Safety
- `server` NULL or live.
- */
-int32_t carla_sensor_set_synchronous(CarlaServerPtr server,
-                                     uint32_t sensor_id,
-                                     uint32_t wait_ms);
-
-/*
- Queued delivery, for an engine whose render thread must never wait on a
- subscriber: each subscriber gets every message in order through its own
- queue of up to `depth` messages (1 to 64). A send never waits; when a
- subscriber already has `depth` unsent messages, the new message is
- dropped for that subscriber only (counted, one log line per stall) and
- the others still get it. 0 returns to asynchronous delivery; a later
- `carla_sensor_set_synchronous` switches to that mode. A depth over 64 is
- `CARLA_SERVER_INVALID_ARGUMENT`. A stalled subscriber holds up to `depth`
- messages' memory; one that keeps up costs no more than in the other
- modes (no allocation per message).
-
- # Safety
- `server` NULL or live.
- */
-int32_t carla_sensor_set_queued(CarlaServerPtr server,
-                                uint32_t sensor_id,
-                                uint32_t depth);
-
-/*
- Cameras and lidars: also send every image (`carla_sensor_send_image`,
- `carla_sensor_commit_image`) or every lidar sweep (`carla_lidar_send_hits`)
- to the 0.8 stream port as 0.8 sensor `legacy_sensor_id` (one of the scene
- description's ids; 0 stops). A lidar's sweep goes out as a 0.8.4 lidar
- record built from the same plan and hits: the capture context's frame,
- the sweep angle the plan reached (degrees), the channel count, points per
- channel, then each hit's `point_sensor` grouped by channel; misses are
- left out. Other sensors: `CARLA_SERVER_INVALID_ARGUMENT`. While no 0.8
- episode runs, the mirror writes nothing and the 0.9 sends succeed.
-
- # Safety
- `server` NULL or live.
- */
-int32_t carla_sensor_mirror_to_legacy(CarlaServerPtr server,
-                                      uint32_t sensor_id,
-                                      uint32_t legacy_sensor_id);
-
-/*
  Cameras, copy path: sends `size` bytes of BGRA pixels (must be
  width × height × 4 of the camera). Any thread.
 
@@ -1386,6 +1336,56 @@ int32_t carla_sensor_send_raw(CarlaServerPtr server,
                               const struct carla_capture_context *context,
                               const void *bytes,
                               uint32_t size);
+
+/*
+ 0: asynchronous delivery (newest wins per subscriber, drops counted);
+ otherwise synchronous: a send waits up to `wait_ms` per slow subscriber
+ and never drops (then returns 110). Either ends queued delivery
+ (`carla_sensor_set_queued`).
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_set_synchronous(CarlaServerPtr server,
+                                     uint32_t sensor_id,
+                                     uint32_t wait_ms);
+
+/*
+ Queued delivery, for an engine whose render thread must never wait on a
+ subscriber: each subscriber gets every message in order through its own
+ queue of up to `depth` messages (1 to 64). A send never waits; when a
+ subscriber already has `depth` unsent messages, the new message is
+ dropped for that subscriber only (counted, one log line per stall) and
+ the others still get it. 0 returns to asynchronous delivery; a later
+ `carla_sensor_set_synchronous` switches to that mode. A depth over 64 is
+ `CARLA_SERVER_INVALID_ARGUMENT`. A stalled subscriber holds up to `depth`
+ messages' memory; one that keeps up costs no more than in the other
+ modes (no allocation per message).
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_set_queued(CarlaServerPtr server,
+                                uint32_t sensor_id,
+                                uint32_t depth);
+
+/*
+ Cameras and lidars: also send every image (`carla_sensor_send_image`,
+ `carla_sensor_commit_image`) or every lidar sweep (`carla_lidar_send_hits`)
+ to the 0.8 stream port as 0.8 sensor `legacy_sensor_id` (one of the scene
+ description's ids; 0 stops). A lidar's sweep goes out as a 0.8.4 lidar
+ record built from the same plan and hits: the capture context's frame,
+ the sweep angle the plan reached (degrees), the channel count, points per
+ channel, then each hit's `point_sensor` grouped by channel; misses are
+ left out. Other sensors: `CARLA_SERVER_INVALID_ARGUMENT`. While no 0.8
+ episode runs, the mirror writes nothing and the 0.9 sends succeed.
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_mirror_to_legacy(CarlaServerPtr server,
+                                      uint32_t sensor_id,
+                                      uint32_t legacy_sensor_id);
 
 /*
  Writes how many clients are subscribed to the sensor's stream now (data
