@@ -4,8 +4,8 @@
 //! - a synchronous 0.8 episode runs (camera + lidar records, 30 agents,
 //!   controls back);
 //! - 0.9 streams run through the C API with subscribers reading: a camera
-//!   on the copy and zero-copy paths (synchronous and asynchronous) and a
-//!   lidar.
+//!   on the copy and zero-copy paths (synchronous, asynchronous and queued)
+//!   and a lidar.
 //!
 //! The tests take turns (`ONE_AT_A_TIME`): the count is process-wide.
 
@@ -203,19 +203,36 @@ mod pipeline {
         ALLOCATIONS.load(Ordering::SeqCst) - before
     }
 
-    fn camera_run(synchronous: bool) {
+    /// Delivery modes of `camera_run`.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Mode {
+        Synchronous,
+        Asynchronous,
+        /// Queued, this deep: the sender never waits, so a subscriber may
+        /// fall up to this far behind, which costs up to this many blocks
+        /// and shells more, once.
+        Queued(u32),
+    }
+
+    fn camera_run(mode: Mode) {
         let host = Host::new();
         let id = host.sensor(
             "sensor.camera.rgb",
             &[("image_size_x", "64"), ("image_size_y", "48")],
         );
-        if synchronous {
-            assert_eq!(
-                // SAFETY: live server.
-                unsafe { carla_sensor_set_synchronous(host.server, id, 5000) },
-                0
-            );
-        }
+        let (synchronous, peak) = match mode {
+            Mode::Synchronous => (true, STREAM_PEAK_ALLOCATIONS),
+            Mode::Asynchronous => (false, STREAM_PEAK_ALLOCATIONS),
+            Mode::Queued(depth) => (false, STREAM_PEAK_ALLOCATIONS + 2 * u64::from(depth)),
+        };
+        let rc = match mode {
+            // SAFETY: live server.
+            Mode::Synchronous => unsafe { carla_sensor_set_synchronous(host.server, id, 5000) },
+            // SAFETY: live server.
+            Mode::Queued(depth) => unsafe { carla_sensor_set_queued(host.server, id, depth) },
+            Mode::Asynchronous => 0,
+        };
+        assert_eq!(rc, 0);
         let reader = subscribe(&host, id);
         let pixels = vec![9u8; 64 * 48 * 4];
         let n = count(|f| {
@@ -260,17 +277,19 @@ mod pipeline {
                 "synchronous mode dropped frames"
             );
         }
+        eprintln!("camera, {mode:?}: {n} allocations in {STREAM_FRAMES} frames (at most {peak})");
         assert!(
-            n <= STREAM_PEAK_ALLOCATIONS,
-            "{n} allocations in {STREAM_FRAMES} steady camera frames (sync: {synchronous})"
+            n <= peak,
+            "{n} allocations in {STREAM_FRAMES} steady camera frames ({mode:?})"
         );
     }
 
     #[test]
     fn a_steady_camera_stream_allocates_nothing_per_frame_on_either_path() {
         let _turn = my_turn();
-        camera_run(true);
-        camera_run(false);
+        camera_run(Mode::Synchronous);
+        camera_run(Mode::Asynchronous);
+        camera_run(Mode::Queued(4));
     }
 
     #[test]

@@ -217,12 +217,17 @@ fn bad_attributes_and_wrong_calls_are_clear_errors() {
         "a camera is not a lidar"
     );
     assert!(camera.mirror_to_legacy(3).is_ok());
-    let lidar = server
-        .create_sensor("sensor.lidar.ray_cast_semantic", &[])
+    for lidar in ["sensor.lidar.ray_cast_semantic", "sensor.lidar.ray_cast"] {
+        let lidar = server.create_sensor(lidar, &[]).unwrap();
+        assert!(server.sensor(lidar).unwrap().mirror_to_legacy(3).is_ok());
+    }
+    let safe = server
+        .create_sensor("sensor.other.safe_distance", &[])
         .unwrap();
+    let refused = server.sensor(safe).unwrap().mirror_to_legacy(3);
     assert!(
-        server.sensor(lidar).unwrap().mirror_to_legacy(3).is_err(),
-        "only cameras mirror"
+        matches!(refused, Err(Error::WrongSensorKind { .. })),
+        "only cameras and lidars mirror: {refused:?}"
     );
 }
 

@@ -1092,6 +1092,68 @@ int32_t carla_rpc_settings(CarlaServerPtr server,
                            struct carla_episode_settings *settings);
 
 /*
+ Makes one of the host's own actors (a player car, level traffic, a
+ traffic light) known to 0.9 clients: `get_actors` lists it with
+ blueprint `blueprint_id` (added before with `carla_rpc_add_blueprint`)
+ and its attributes, each of the blueprint's defaults unless
+ `attribute_keys`/`attribute_values` (`attribute_count` pairs) give it
+ (keys the blueprint does not have are ignored). `id` is the host's
+ choice (not 0, not in use); send its state each tick with
+ `carla_rpc_send_episode_state` (until then the library reports it at
+ `transform`). A client's `destroy()` of it is a
+ `CARLA_RPC_DESTROY_ACTOR` request like any other.
+ `CARLA_SERVER_INVALID_ARGUMENT`: the RPC port is not listening, an
+ unknown blueprint, or `id` 0 or in use.
+
+ # Safety
+ `server` NULL or live; `blueprint_id` NUL-terminated; the two arrays
+ NULL (count 0) or `attribute_count` NUL-terminated strings each;
+ `transform` readable.
+ */
+int32_t carla_rpc_add_actor(CarlaServerPtr server,
+                            uint32_t id,
+                            const char *blueprint_id,
+                            const char *const *attribute_keys,
+                            const char *const *attribute_values,
+                            uint32_t attribute_count,
+                            const struct carla_actor_transform *transform);
+
+/*
+ Forgets actor `id` (a host actor gone, or any actor the host removed
+ itself): clients no longer list it; if it is a sensor spawned by a
+ client, its stream ends. `CARLA_SERVER_INVALID_ARGUMENT`: no such actor
+ (or the spectator), or the RPC port is not listening.
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_rpc_remove_actor(CarlaServerPtr server,
+                               uint32_t id);
+
+/*
+ Starts a new episode for 0.9 clients (a new level, a reset): every
+ actor but the spectator is forgotten (the streams of client sensors
+ end) and the episode id changes, so clients see a new world. Writes the
+ new episode id to `episode_id` (may be NULL).
+ `CARLA_SERVER_INVALID_ARGUMENT`: the RPC port is not listening.
+
+ # Safety
+ `server` NULL or live; `episode_id` NULL or writable.
+ */
+int32_t carla_rpc_new_episode(CarlaServerPtr server,
+                              uint64_t *episode_id);
+
+/*
+ Writes how many 0.9 clients are connected to the RPC port now (0 when
+ it is not listening).
+
+ # Safety
+ `server` NULL or live; `count` writable.
+ */
+int32_t carla_rpc_client_count(CarlaServerPtr server,
+                               uint32_t *count);
+
+/*
  Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the
  bound port to `bound_port` (may be NULL). Subscribers send a 4-byte
  stream id, then receive `[u32 size][48-byte header][payload]` messages.
@@ -1157,29 +1219,6 @@ int32_t carla_sensor_destroy(CarlaServerPtr server,
 int32_t carla_sensor_type_id(CarlaServerPtr server,
                              uint32_t sensor_id,
                              uint32_t *type_id);
-
-/*
- 0: asynchronous delivery (newest wins per subscriber, drops counted);
- otherwise synchronous: a send waits up to `wait_ms` per slow subscriber
- and never drops (then returns 110).
-
- # Safety
- `server` NULL or live.
- */
-int32_t carla_sensor_set_synchronous(CarlaServerPtr server,
-                                     uint32_t sensor_id,
-                                     uint32_t wait_ms);
-
-/*
- Cameras: also send every image to the 0.8 stream port as 0.8 sensor
- `legacy_sensor_id` (one of the scene description's ids; 0 stops).
-
- # Safety
- `server` NULL or live.
- */
-int32_t carla_sensor_mirror_to_legacy(CarlaServerPtr server,
-                                      uint32_t sensor_id,
-                                      uint32_t legacy_sensor_id);
 
 /*
  Cameras, copy path: sends `size` bytes of BGRA pixels (must be
@@ -1297,6 +1336,56 @@ int32_t carla_sensor_send_raw(CarlaServerPtr server,
                               const struct carla_capture_context *context,
                               const void *bytes,
                               uint32_t size);
+
+/*
+ 0: asynchronous delivery (newest wins per subscriber, drops counted);
+ otherwise synchronous: a send waits up to `wait_ms` per slow subscriber
+ and never drops (then returns 110). Either ends queued delivery
+ (`carla_sensor_set_queued`).
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_set_synchronous(CarlaServerPtr server,
+                                     uint32_t sensor_id,
+                                     uint32_t wait_ms);
+
+/*
+ Queued delivery, for an engine whose render thread must never wait on a
+ subscriber: each subscriber gets every message in order through its own
+ queue of up to `depth` messages (1 to 64). A send never waits; when a
+ subscriber already has `depth` unsent messages, the new message is
+ dropped for that subscriber only (counted, one log line per stall) and
+ the others still get it. 0 returns to asynchronous delivery; a later
+ `carla_sensor_set_synchronous` switches to that mode. A depth over 64 is
+ `CARLA_SERVER_INVALID_ARGUMENT`. A stalled subscriber holds up to `depth`
+ messages' memory; one that keeps up costs no more than in the other
+ modes (no allocation per message).
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_set_queued(CarlaServerPtr server,
+                                uint32_t sensor_id,
+                                uint32_t depth);
+
+/*
+ Cameras and lidars: also send every image (`carla_sensor_send_image`,
+ `carla_sensor_commit_image`) or every lidar sweep (`carla_lidar_send_hits`)
+ to the 0.8 stream port as 0.8 sensor `legacy_sensor_id` (one of the scene
+ description's ids; 0 stops). A lidar's sweep goes out as a 0.8.4 lidar
+ record built from the same plan and hits: the capture context's frame,
+ the sweep angle the plan reached (degrees), the channel count, points per
+ channel, then each hit's `point_sensor` grouped by channel; misses are
+ left out. Other sensors: `CARLA_SERVER_INVALID_ARGUMENT`. While no 0.8
+ episode runs, the mirror writes nothing and the 0.9 sends succeed.
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_sensor_mirror_to_legacy(CarlaServerPtr server,
+                                      uint32_t sensor_id,
+                                      uint32_t legacy_sensor_id);
 
 /*
  Writes how many clients are subscribed to the sensor's stream now (data

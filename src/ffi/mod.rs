@@ -3,9 +3,11 @@
 //!
 //! - [`legacy`]: the 0.8.4 functions (binary-compatible) and a few
 //!   additions (bind address, message bound, log callback, panic self-test);
-//! - [`sensors`]: the 0.9 sensor pipeline;
+//! - [`sensors`]: the 0.9 sensor pipeline; [`sensors_delivery`]: its
+//!   delivery modes, 0.8 mirror and subscriber count;
 //! - [`rpc`]: the CARLA 0.9.16 world protocol (RPC port, engine requests,
-//!   episode state);
+//!   episode state); [`rpc_actors`]: the host's own actors, new episodes,
+//!   the client count;
 //! - [`settings`]: the CarlaSettings.ini parser;
 //! - [`structs`]: structs that exist only here because they carry pointers;
 //! - [`codes`]: the return codes, and where a Rust [`crate::Error`] becomes
@@ -44,13 +46,17 @@ mod args;
 pub mod codes;
 pub mod legacy;
 pub mod rpc;
+pub mod rpc_actors;
 pub mod sensors;
+pub mod sensors_delivery;
 pub mod settings;
 pub mod structs;
 
 pub use codes::*;
 pub use legacy::*;
 pub use rpc::*;
+pub use rpc_actors::*;
 pub use sensors::*;
+pub use sensors_delivery::*;
 pub use settings::*;
 pub use structs::*;

@@ -116,8 +116,20 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
                 owned.push(c_string(k));
                 owned.push(c_string(v));
             }
-            let keys = owned[1..].iter().step_by(2).map(|c| c.as_ptr()).collect();
-            let values = owned[2..].iter().step_by(2).map(|c| c.as_ptr()).collect();
+            // `skip`, not `[2..]`: a spawn without attributes (a client's
+            // `role_name` is not passed on) has only the blueprint id.
+            let keys = owned
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .map(|c| c.as_ptr())
+                .collect();
+            let values = owned
+                .iter()
+                .skip(2)
+                .step_by(2)
+                .map(|c| c.as_ptr())
+                .collect();
             let s = Strings {
                 keys,
                 values,

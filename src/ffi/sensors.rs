@@ -168,43 +168,6 @@ pub unsafe extern "C" fn carla_sensor_type_id(
     })
 }
 
-/// 0: asynchronous delivery (newest wins per subscriber, drops counted);
-/// otherwise synchronous: a send waits up to `wait_ms` per slow subscriber
-/// and never drops (then returns 110).
-///
-/// # Safety
-/// `server` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn carla_sensor_set_synchronous(
-    server: CarlaServerPtr,
-    sensor_id: u32,
-    wait_ms: u32,
-) -> i32 {
-    export!({
-        let sensor = self::server(server)?.server.sensor(sensor_id)?;
-        let bound = (wait_ms != 0).then(|| std::time::Duration::from_millis(wait_ms.into()));
-        sensor.set_synchronous(bound);
-        Ok(())
-    })
-}
-
-/// Cameras: also send every image to the 0.8 stream port as 0.8 sensor
-/// `legacy_sensor_id` (one of the scene description's ids; 0 stops).
-///
-/// # Safety
-/// `server` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn carla_sensor_mirror_to_legacy(
-    server: CarlaServerPtr,
-    sensor_id: u32,
-    legacy_sensor_id: u32,
-) -> i32 {
-    export!({
-        let sensor = self::server(server)?.server.sensor(sensor_id)?;
-        sensor.mirror_to_legacy(legacy_sensor_id).map_err(logged)
-    })
-}
-
 /// Cameras, copy path: sends `size` bytes of BGRA pixels (must be
 /// width × height × 4 of the camera). Any thread.
 ///
@@ -401,23 +364,5 @@ pub unsafe extern "C" fn carla_sensor_send_raw(
         let payload = self::bytes(bytes, size)?;
         let sensor = h.server.sensor(sensor_id)?;
         sensor.send_raw(ctx, payload).map_err(logged)
-    })
-}
-
-/// Writes how many clients are subscribed to the sensor's stream now (data
-/// sent while nobody listens is discarded).
-///
-/// # Safety
-/// `server` NULL or live; `count` writable.
-#[no_mangle]
-pub unsafe extern "C" fn carla_sensor_subscriber_count(
-    server: CarlaServerPtr,
-    sensor_id: u32,
-    count: *mut u32,
-) -> i32 {
-    export!({
-        let sensor = self::server(server)?.server.sensor(sensor_id)?;
-        *write(count)? = sensor.stats().subscribers as u32;
-        Ok(())
     })
 }

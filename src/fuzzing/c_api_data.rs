@@ -48,10 +48,12 @@ pub(super) fn queries(server: CarlaServerPtr, input: &mut Input<'_>, run: &Run) 
             carla_sensor_set_synchronous(server, id, input.u32() % 50),
             found
         );
-        let camera = on_sensor(kind, |k| matches!(k, Kind::Camera { .. }));
+        let mirrors = on_sensor(kind, |k| {
+            matches!(k, Kind::Camera { .. } | Kind::Lidar { .. })
+        });
         assert_eq!(
             carla_sensor_mirror_to_legacy(server, id, input.u32()),
-            camera
+            mirrors
         );
     }
 }

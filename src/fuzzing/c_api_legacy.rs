@@ -9,7 +9,7 @@ use super::codes::{self, Code};
 use super::Input;
 use crate::ffi::*;
 use crate::legacy::settings::{self, SensorSettings};
-use crate::types::CaptureContext;
+use crate::types::{ActorTransform, CaptureContext};
 use crate::types::{Agent, CBool, Control, PlayerMeasurements, Transform};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -430,6 +430,14 @@ pub(super) fn null_handles(input: &mut Input<'_>) {
         assert_eq!(carla_sensor_type_id(n, id, &mut out), null);
         assert_eq!(carla_sensor_set_synchronous(n, id, id), null);
         assert_eq!(carla_sensor_mirror_to_legacy(n, id, id), null);
+        let t = ActorTransform::default();
+        assert_eq!(
+            carla_rpc_add_actor(n, id, c"x".as_ptr(), n.cast(), n.cast(), 0, &t),
+            null
+        );
+        assert_eq!(carla_rpc_remove_actor(n, id), null);
+        assert_eq!(carla_rpc_new_episode(n, n.cast()), null);
+        assert_eq!(carla_rpc_client_count(n, &mut out), null);
         assert_eq!(carla_sensor_subscriber_count(n, id, &mut out), null);
         assert_eq!(carla_sensor_send_image(n, id, &ctx, n, 0), null);
         assert_eq!(carla_sensor_send_raw(n, id, &ctx, n, 0), null);

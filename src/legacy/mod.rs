@@ -10,7 +10,9 @@
 //!   closed then;
 //! - `framing`, [`proto`], `encode`: the length framing, the protobuf
 //!   messages and the conversions between them and [`crate::types`];
-//! - [`settings`]: the client's `CarlaSettings.ini`, parsed for the host.
+//! - [`settings`]: the client's `CarlaSettings.ini`, parsed for the host;
+//! - [`lidar_record`]: the 0.8.4 lidar record, built from a lidar plan and
+//!   its traced hits (what a lidar mirrored to a 0.8 id sends).
 //!
 //! The host drives all of it through [`crate::Server`].
 
@@ -18,6 +20,7 @@ pub(crate) mod agent;
 pub(crate) mod encode;
 pub(crate) mod episode_end;
 pub(crate) mod framing;
+pub mod lidar_record;
 pub mod proto;
 pub mod settings;
 pub(crate) mod world_port;

@@ -2,12 +2,13 @@
 //! (its `Response` envelope included) or returns the message of a failed
 //! `Response`; what needs the engine goes through the host's queue.
 
-use super::engine::EngineCall;
+use super::engine::{EngineCall, Undo};
 use super::token;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
 use super::world::Actor;
 use super::RpcShared;
 use rmpv::Value;
+use std::sync::Arc;
 
 /// The version string the 0.9.16 client compares byte for byte.
 pub const VERSION: &str = "0.9.16";
@@ -329,7 +330,18 @@ pub(crate) fn spawn_actor(
         attachment,
         sensor_id: sensor,
     };
-    if let Err(e) = s.ask(call) {
+    // A refusal destroys the sensor on the host's thread, before the host's
+    // answer returns (so the host never sees it alive after refusing it);
+    // a time-out or a full queue destroys it here.
+    let undo = (sensor != 0).then(|| {
+        let table = Arc::downgrade(&s.sensors);
+        Box::new(move || {
+            if let Some(table) = table.upgrade() {
+                let _ = table.destroy(sensor);
+            }
+        }) as Undo
+    });
+    if let Err(e) = s.ask_or_undo(call, undo) {
         if sensor != 0 {
             let _ = s.sensors.destroy(sensor);
         }

@@ -11,6 +11,10 @@
 //! Invariant: every request taken from the queue is answered exactly once:
 //! by the host, or by `Drop` ("the host dropped the request") if the host
 //! lets it go unanswered, so no RPC thread waits on a request nobody holds.
+//! A request may carry an undo (a spawn's sensor, made before the host was
+//! asked): a refusal or a drop runs it on the answering thread before the
+//! waiter hears, so once `fail` returns the sensor is gone; a success
+//! drops it unrun.
 
 use super::data::{EpisodeSettings, VehicleControl09, Weather};
 use crate::types::{ActorTransform, Vector3D};
@@ -105,11 +109,17 @@ impl ReplySlot {
     }
 }
 
+/// What the library prepared for a request and takes back if the host
+/// refuses it (the sensor of a spawn).
+pub(crate) type Undo = Box<dyn FnOnce() + Send>;
+
 /// A request taken by the host. Answer it with [`EngineRequest::succeed`]
 /// or [`EngineRequest::fail`]; dropping it unanswered fails it.
 pub struct EngineRequest {
     call: EngineCall,
     reply: Option<Arc<ReplySlot>>,
+    /// Run by `fail` and `Drop` before the answer, dropped by `succeed`.
+    undo: Option<Undo>,
 }
 
 impl EngineRequest {
@@ -126,21 +136,31 @@ impl EngineRequest {
 
     /// Done; `value` is the frame for `Tick` (ignored otherwise).
     pub fn succeed(mut self, value: u64) {
+        self.undo = None;
         if let Some(r) = self.reply.take() {
             r.put(Ok(value));
         }
     }
 
-    /// Refused; the client gets `message` (a Python `RuntimeError`).
+    /// Refused; the client gets `message` (a Python `RuntimeError`). A
+    /// refused spawn's sensor is destroyed before this returns.
     pub fn fail(mut self, message: &str) {
+        self.run_undo();
         if let Some(r) = self.reply.take() {
             r.put(Err(message.to_owned()));
+        }
+    }
+
+    fn run_undo(&mut self) {
+        if let Some(undo) = self.undo.take() {
+            undo();
         }
     }
 }
 
 impl Drop for EngineRequest {
     fn drop(&mut self) {
+        self.run_undo();
         if let Some(r) = self.reply.take() {
             r.put(Err(format!(
                 "the simulator dropped the {} request without answering",
@@ -176,16 +196,20 @@ impl Default for EngineQueue {
 
 impl EngineQueue {
     /// Queues a call; with `wait` the caller gets a slot to wait on.
+    /// `undo` runs if the host refuses or drops the request (or the queue
+    /// is full).
     pub(crate) fn push(
         &self,
         call: EngineCall,
         wait: bool,
+        undo: Option<Undo>,
     ) -> Result<Option<Arc<ReplySlot>>, String> {
         let reply = wait.then(|| Arc::new(ReplySlot::default()));
         let name = call.name();
         let request = EngineRequest {
             call,
             reply: reply.clone(),
+            undo,
         };
         if let Err(mut refused) = self.queue.push(request) {
             refused.reply = None; // answered here, not by its Drop
@@ -234,12 +258,12 @@ mod tests {
     #[test]
     fn answers_reach_the_waiter_and_drops_fail() {
         let q = EngineQueue::default();
-        let slot = q.push(EngineCall::Tick, true).unwrap().unwrap();
+        let slot = q.push(EngineCall::Tick, true, None).unwrap().unwrap();
         let r = q.poll(Duration::ZERO).unwrap();
         assert_eq!(r.call(), &EngineCall::Tick);
         r.succeed(42);
         assert_eq!(slot.wait(Duration::from_secs(1)), Some(Ok(42)));
-        let slot = q.push(EngineCall::Tick, true).unwrap().unwrap();
+        let slot = q.push(EngineCall::Tick, true, None).unwrap().unwrap();
         drop(q.poll(Duration::ZERO));
         let err = slot.wait(Duration::from_secs(1)).unwrap().unwrap_err();
         assert!(err.contains("dropped the tick request"), "{err}");
@@ -250,9 +274,9 @@ mod tests {
     fn a_full_queue_refuses_at_once() {
         let q = EngineQueue::default();
         for _ in 0..QUEUE_BOUND {
-            assert!(q.push(EngineCall::Tick, false).unwrap().is_none());
+            assert!(q.push(EngineCall::Tick, false, None).unwrap().is_none());
         }
-        let err = q.push(EngineCall::Tick, true).unwrap_err();
+        let err = q.push(EngineCall::Tick, true, None).unwrap_err();
         assert!(err.contains("1024 requests waiting"), "{err}");
         q.drain();
         assert!(q.poll(Duration::ZERO).is_none());
@@ -264,8 +288,38 @@ mod tests {
         let q2 = q.clone();
         let t = std::thread::spawn(move || q2.poll(Duration::from_secs(30)));
         std::thread::sleep(Duration::from_millis(20));
-        q.push(EngineCall::SetWeather([1.0; 14]), false).unwrap();
+        q.push(EngineCall::SetWeather([1.0; 14]), false, None)
+            .unwrap();
         let got = t.join().unwrap().unwrap();
         assert_eq!(got.call(), &EngineCall::SetWeather([1.0; 14]));
+    }
+
+    #[test]
+    fn a_refusal_or_a_drop_runs_the_undo_before_the_waiter_hears_a_success_never() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let q = EngineQueue::default();
+        let undone = Arc::new(AtomicU32::new(0));
+        let undo = || {
+            let u = undone.clone();
+            Some(Box::new(move || {
+                u.fetch_add(1, Ordering::SeqCst);
+            }) as Undo)
+        };
+        let ask = |undo| q.push(EngineCall::Tick, true, undo).unwrap().unwrap();
+        let slot = ask(undo());
+        q.poll(Duration::ZERO).unwrap().succeed(1);
+        assert_eq!(slot.wait(Duration::from_secs(1)), Some(Ok(1)));
+        assert_eq!(undone.load(Ordering::SeqCst), 0, "a success keeps it");
+        let slot = ask(undo());
+        q.poll(Duration::ZERO).unwrap().fail("no");
+        assert_eq!(undone.load(Ordering::SeqCst), 1, "undone when fail returns");
+        assert_eq!(slot.wait(Duration::from_secs(1)), Some(Err("no".into())));
+        let slot = ask(undo());
+        drop(q.poll(Duration::ZERO));
+        assert_eq!(undone.load(Ordering::SeqCst), 2, "a drop undoes too");
+        assert!(slot.wait(Duration::from_secs(1)).unwrap().is_err());
+        let _slot = ask(undo());
+        q.drain();
+        assert_eq!(undone.load(Ordering::SeqCst), 3, "so does closing");
     }
 }

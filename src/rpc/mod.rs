@@ -74,10 +74,16 @@ pub(crate) struct RpcShared {
 impl RpcShared {
     /// Asks the host and waits for its answer.
     fn ask(&self, call: EngineCall) -> Result<u64, String> {
+        self.ask_or_undo(call, None)
+    }
+
+    /// `ask`, with what to undo if the host refuses or drops the request
+    /// (run on the host's thread, before this returns the refusal).
+    fn ask_or_undo(&self, call: EngineCall, undo: Option<engine::Undo>) -> Result<u64, String> {
         let name = call.name();
         let slot = self
             .engine
-            .push(call, true)?
+            .push(call, true, undo)?
             .expect("a waiting push has a slot");
         slot.wait(self.timeout).unwrap_or_else(|| {
             Err(format!(
@@ -89,7 +95,7 @@ impl RpcShared {
 
     /// Tells the host, without waiting.
     fn tell(&self, call: EngineCall) {
-        if let Err(e) = self.engine.push(call, false) {
+        if let Err(e) = self.engine.push(call, false, None) {
             crate::log_warn!("rpc: {}", e);
         }
     }

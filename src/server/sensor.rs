@@ -116,13 +116,30 @@ impl Sensor<'_> {
 
     /// Synchronous (`Some(bound)`: a send waits up to `bound` per slow
     /// subscriber and never drops) or asynchronous (`None`: newest wins per
-    /// subscriber, drops counted) delivery.
+    /// subscriber, drops counted) delivery. Either ends queued delivery.
     pub fn set_synchronous(&self, bound: Option<Duration>) {
         self.entry.instance.set_synchronous(bound);
     }
 
-    /// Cameras: also send every image to the 0.8.4 stream port as sensor
-    /// `legacy_id` (one of the scene description's ids; 0 stops).
+    /// Queued delivery, for a render thread that must never wait on a
+    /// subscriber: each subscriber gets every message in order through its
+    /// own queue of up to `depth` messages (1..=64); a send never waits;
+    /// when a subscriber already has `depth` unsent messages, the new one
+    /// is dropped for it alone (counted in [`StreamStats::dropped`], logged
+    /// once per stall) and the others still get it. 0 returns to
+    /// asynchronous delivery; over 64 is [`Error::InvalidArgument`]. A
+    /// stalled subscriber holds up to `depth` payload blocks (the stream's
+    /// pool makes new ones meanwhile); one that keeps up costs what it
+    /// costs in the other modes.
+    pub fn set_queued(&self, depth: u32) -> Result<(), Error> {
+        self.entry.instance.set_queued(depth)
+    }
+
+    /// Cameras and lidars: also send every image, or every lidar sweep as
+    /// a 0.8.4 lidar record (built from the same plan and hits, see
+    /// [`crate::legacy::lidar_record`]), to the 0.8.4 stream port as sensor
+    /// `legacy_id` (one of the scene description's ids; 0 stops). Other
+    /// sensors: [`Error::WrongSensorKind`].
     pub fn mirror_to_legacy(&self, legacy_id: u32) -> Result<(), Error> {
         self.entry.mirror_to_legacy(legacy_id)
     }
@@ -162,9 +179,15 @@ impl Sensor<'_> {
     }
 
     /// Lidars: this tick's trace results, one per planned ray that was
-    /// traced; the lidar model computes the detections and sends them.
+    /// traced; the lidar model computes the detections and sends them. If
+    /// mirrored, the 0.8.4 lidar record of the same hits (frame
+    /// `ctx.frame`, the plan's sweep angle) goes to the 0.8.4 stream port.
     pub fn send_lidar_hits(&self, ctx: &CaptureContext, hits: &[LidarHit]) -> Result<(), Error> {
-        self.entry.instance.send_lidar_hits(ctx, hits)
+        self.entry.send_lidar_hits(ctx, hits, |id, header, data| {
+            if let Err(e) = self.server.write_sensor_data(id, header, data) {
+                crate::log_debug!("0.8 mirror of sensor {}: {}", id, e);
+            }
+        })
     }
 
     /// Safe distance: the overlap box (centre offset in the owner's frame,

@@ -54,7 +54,11 @@ impl Buffer {
     /// Sets the size to `n`, reallocating exactly `n` if the block is smaller.
     pub(crate) fn reset(&mut self, n: usize) {
         if self.block.capacity() < n {
-            self.block = Vec::with_capacity(n);
+            // Zeroed by the allocator (fresh pages from the system for a
+            // large block), not byte by byte: a send that needs a new
+            // multi-megabyte block, as a queued stream's under a stall, does
+            // not pay a pass over it first (tens of ms in a debug build).
+            self.block = vec![0; n];
             self.count_allocation();
         }
         if self.block.len() < n {

@@ -209,18 +209,29 @@ impl SensorInstance {
         Ok(with(plan.rays()))
     }
 
-    /// Lidar: turns this tick's hits into detections and sends them.
+    /// Whether this is a lidar (ray-cast or semantic).
+    pub(crate) fn is_lidar(&self) -> bool {
+        matches!(self.model, Model::Lidar(_))
+    }
+
+    /// Lidar: turns this tick's hits into detections and sends them;
+    /// `also` gets the model (its last plan, its sweep angle) once the hits
+    /// were accepted, before the send.
     pub(crate) fn send_lidar_hits(
         &self,
         ctx: &CaptureContext,
         hits: &[LidarHit],
+        also: impl FnOnce(&Lidar),
     ) -> Result<(), Error> {
         let Model::Lidar(lidar) = &self.model else {
             return Err(self.wrong("lidar hits"));
         };
         let mut buf = self.stream.pop_buffer();
-        buf.append_with(|v| lidar.lock().process(hits, v))
+        let mut lidar = lidar.lock();
+        buf.append_with(|v| lidar.process(hits, v))
             .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        also(&lidar);
+        drop(lidar);
         self.send(ctx, buf)
     }
 
@@ -266,6 +277,11 @@ impl SensorInstance {
     /// Synchronous (Some(bound)) or asynchronous (None) delivery.
     pub(crate) fn set_synchronous(&self, bound: Option<Duration>) {
         self.stream.set_synchronous(bound);
+    }
+
+    /// Queued delivery of `depth` messages per subscriber (0: asynchronous).
+    pub(crate) fn set_queued(&self, depth: u32) -> Result<(), Error> {
+        self.stream.set_queued(depth)
     }
 
     /// Closes the stream (subscribers get end of file).

@@ -10,7 +10,9 @@
  *   3. sends N frames of each sensor: the main ("game") thread sends the
  *      safe-distance ids and the lidar hits, a second ("render") thread sends
  *      the camera images (copy path on even frames, zero-copy path on odd
- *      frames). All three streams are synchronous (5 s bound): no drops;
+ *      frames). The game thread's two streams are synchronous (5 s bound),
+ *      the camera's is queued (depth 64: the render thread never waits,
+ *      and with N <= 64 no subscriber can miss a frame): no drops;
  *   4. checks the error codes of bad calls (none of which may send anything),
  *      prints `SENT <N>`;
  *   5. waits for the line `destroy` on stdin (so the test has read every
@@ -296,6 +298,11 @@ static void bad_input(CarlaServerPtr server, uint32_t safe, uint32_t lidar,
          CARLA_SERVER_NULL_ARGUMENT);
   EXPECT(carla_sensor_type_id(server, camera, NULL),
          CARLA_SERVER_NULL_ARGUMENT);
+  EXPECT(carla_sensor_set_queued(NULL, camera, 1), CARLA_SERVER_NULL_ARGUMENT);
+  EXPECT(carla_sensor_set_queued(server, camera, 65),
+         CARLA_SERVER_INVALID_ARGUMENT);
+  EXPECT(carla_sensor_set_queued(server, 0xFFFFu, 1),
+         CARLA_SERVER_UNKNOWN_SENSOR);
   EXPECT(carla_sensor_set_synchronous(NULL, camera, 0),
          CARLA_SERVER_NULL_ARGUMENT);
   EXPECT(carla_sensor_subscriber_count(NULL, camera, &n),
@@ -364,7 +371,7 @@ static void bad_input(CarlaServerPtr server, uint32_t safe, uint32_t lidar,
          CARLA_SERVER_INVALID_ARGUMENT);
   EXPECT(carla_sensor_send_actor_ids(server, camera, &ctx, 1, ids, 2),
          CARLA_SERVER_INVALID_ARGUMENT);
-  EXPECT(carla_sensor_mirror_to_legacy(server, lidar, 5),
+  EXPECT(carla_sensor_mirror_to_legacy(server, safe, 5),
          CARLA_SERVER_INVALID_ARGUMENT);
 
   /* Lidar hits that do not match the last plan (20 rays, from frame N):
@@ -475,6 +482,8 @@ int main(int argc, char **argv) {
                  lidar_values, 6, 10);
   camera = create(server, "sensor.camera.rgb", camera_keys, camera_values, 3,
                   13);
+  if (frames > 64) fail(__LINE__, "at most 64 frames (the camera's queue depth)");
+  OK(carla_sensor_set_queued(server, camera, 64));
   CHECK(safe != lidar && lidar != camera && safe != camera);
   sensors[0] = safe;
   sensors[1] = lidar;
@@ -526,6 +535,8 @@ int main(int argc, char **argv) {
     EXPECT(carla_sensor_subscriber_count(server, sensors[k], &count),
            CARLA_SERVER_UNKNOWN_SENSOR);
     EXPECT(carla_sensor_set_synchronous(server, sensors[k], 0),
+           CARLA_SERVER_UNKNOWN_SENSOR);
+    EXPECT(carla_sensor_set_queued(server, sensors[k], 8),
            CARLA_SERVER_UNKNOWN_SENSOR);
     EXPECT(carla_sensor_send_raw(server, sensors[k], &ctx, ids, 4),
            CARLA_SERVER_UNKNOWN_SENSOR);

@@ -6,7 +6,7 @@
 //! into a G-buffer each camera's image is written from.
 
 use crate::world::gbuffer::GBuffer;
-use crate::world::lidar::{legacy_record, Mount};
+use crate::world::lidar::Mount;
 use crate::world::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::{player_start_spots, World, WorldConfig};
 use carla_server::legacy::settings::{self, Budget, SensorSettings, Settings};
@@ -21,13 +21,8 @@ use std::time::SystemTime;
 enum Kind {
     /// A camera and the index of its view in `Episode::views`.
     Camera(CameraSpec, usize),
-    Lidar {
-        mount: Mount,
-        range: f32,
-        channels: u32,
-        frequency: f32,
-        angle: f32,
-    },
+    /// A lidar; the library mirrors its sweeps to the 0.8 stream port.
+    Lidar { mount: Mount, range: f32 },
 }
 
 struct SensorRun {
@@ -51,8 +46,6 @@ pub(crate) struct Episode {
     agents: Vec<Agent>,
     rays: Vec<PlannedRay>,
     hits: Vec<LidarHit>,
-    header: Vec<u8>,
-    data: Vec<u8>,
 }
 
 fn platform_ms() -> u32 {
@@ -160,8 +153,6 @@ impl Episode {
             agents: Vec::new(),
             rays: Vec::new(),
             hits: Vec::new(),
-            header: Vec::new(),
-            data: Vec::new(),
         };
         Ok((episode, world))
     }
@@ -238,15 +229,18 @@ impl Episode {
                 let stream_id = server
                     .create_sensor("sensor.lidar.ray_cast_semantic", &attrs)
                     .map_err(|e| e.to_string())?;
+                // Every sweep also goes out as the 0.8 lidar record (frame,
+                // the plan's sweep angle, points grouped by channel).
+                let sensor = server.sensor(stream_id).map_err(|e| e.to_string())?;
+                sensor
+                    .mirror_to_legacy(legacy_id)
+                    .map_err(|e| e.to_string())?;
                 let kind = Kind::Lidar {
                     mount: Mount {
                         position: l.position,
                         rotation: l.rotation,
                     },
                     range: l.range_m,
-                    channels: l.channels,
-                    frequency: l.rotation_frequency,
-                    angle: 0.0,
                 };
                 Ok(SensorRun {
                     name,
@@ -285,13 +279,7 @@ impl Episode {
                         self.send_view(server, world, view, i, &player);
                     }
                 }
-                Kind::Lidar {
-                    mount,
-                    range,
-                    channels,
-                    frequency,
-                    angle,
-                } => {
+                Kind::Lidar { mount, range } => {
                     let ctx = CaptureContext {
                         frame,
                         timestamp,
@@ -309,17 +297,6 @@ impl Episode {
                     if let Err(e) = sensor.send_lidar_hits(&ctx, &self.hits) {
                         log_warn!("lidar {}: {}", s.name, e);
                     }
-                    *angle = (*angle + 360.0 * *frequency * dt).rem_euclid(360.0);
-                    legacy_record(
-                        frame,
-                        *angle,
-                        *channels,
-                        &self.rays,
-                        &self.hits,
-                        &mut self.header,
-                        &mut self.data,
-                    );
-                    let _ = server.write_sensor_data(s.legacy_id, &self.header, &self.data);
                 }
             }
         }

@@ -11,13 +11,16 @@
 //! handshake that does not arrive within the time-out or a closed stream
 //! closes the connection with a log line.
 
+mod delivery;
 mod session;
 mod shells;
+mod teardown;
 
 use crate::net::port::Port;
 use crate::net::{deadline_in, Conn};
 use crate::streaming::pool::{Buffer, Pool};
 use crate::Error;
+pub(crate) use delivery::{Delivery, MAX_QUEUE_DEPTH};
 use parking_lot::Mutex;
 use session::{Offer, Session};
 use shells::Shells;
@@ -61,8 +64,9 @@ pub struct StreamStats {
     pub messages: u64,
     /// Subscribers right now.
     pub subscribers: usize,
-    /// Messages replaced before a slow subscriber got them (asynchronous
-    /// mode), over the subscribers connected now.
+    /// Messages a slow subscriber never got, over the subscribers connected
+    /// now: replaced by a newer one (asynchronous mode) or not queued
+    /// because its queue was full (queued mode).
     pub dropped: u64,
     /// Messages written to subscribers, over the subscribers connected now.
     pub delivered: u64,
@@ -79,8 +83,8 @@ struct StreamState {
     /// the vector's capacity is reused from send to send.
     waiting: Mutex<Vec<(Arc<Session>, Arc<Message>)>>,
     closed: AtomicBool,
-    /// 0: asynchronous; otherwise the synchronous wait bound in ms.
-    sync_wait_ms: AtomicU32,
+    /// The `Delivery`, encoded (one load per send sees a consistent mode).
+    delivery: AtomicU64,
     messages: AtomicU64,
 }
 
@@ -91,14 +95,6 @@ struct Shared {
     /// Subscriber threads and their sessions, for an orderly shutdown.
     subscribers: Mutex<Vec<(JoinHandle<()>, Weak<Session>)>>,
 }
-
-/// How long dropping the server lets subscribers that keep reading finish
-/// the messages already sent before their connections are cut.
-pub(crate) const FLUSH_BOUND: Duration = Duration::from_secs(1);
-
-/// A subscriber whose peer acknowledges nothing for this long while the
-/// server is dropped has stopped reading: it is cut at once.
-const FLUSH_STALL: Duration = Duration::from_millis(25);
 
 /// Idle blocks kept per stream. Blocks are only made when a send needs
 /// one (never ahead of need); a stream has at most one being filled, two
@@ -163,7 +159,7 @@ impl StreamServer {
             sessions: Mutex::new(Vec::new()),
             waiting: Mutex::new(Vec::new()),
             closed: AtomicBool::new(false),
-            sync_wait_ms: AtomicU32::new(0),
+            delivery: AtomicU64::new(Delivery::Asynchronous.encode()),
             messages: AtomicU64::new(0),
         });
         self.shared.streams.lock().insert(id, state.clone());
@@ -177,54 +173,6 @@ impl StreamServer {
     #[cfg(test)]
     pub(crate) fn stream_count(&self) -> usize {
         self.shared.streams.lock().len()
-    }
-}
-
-impl Drop for StreamServer {
-    /// Closes every stream; subscribers get the messages already sent for
-    /// at most `FLUSH_BOUND` while their peers keep acknowledging data (one
-    /// that acknowledges nothing for `FLUSH_STALL` is cut at once), then
-    /// the connections are cut and every subscriber thread is joined.
-    fn drop(&mut self) {
-        let streams: Vec<_> = self.shared.streams.lock().drain().map(|(_, s)| s).collect();
-        for s in streams {
-            s.close(false);
-        }
-        let subscribers = std::mem::take(&mut *self.shared.subscribers.lock());
-        let started = std::time::Instant::now();
-        let mut progress: Vec<(Option<u64>, std::time::Instant)> = subscribers
-            .iter()
-            .map(|(_, s)| (s.upgrade().and_then(|s| s.bytes_acked()), started))
-            .collect();
-        loop {
-            let now = std::time::Instant::now();
-            let mut flushing = false;
-            for ((handle, session), (acked, since)) in subscribers.iter().zip(&mut progress) {
-                let Some(session) = session.upgrade().filter(|_| !handle.is_finished()) else {
-                    continue;
-                };
-                // Unknown (no TCP_INFO) counts as progress: the plain bound.
-                let a = session.bytes_acked();
-                if a.is_none() || a != *acked {
-                    (*acked, *since) = (a, now);
-                }
-                if now - *since >= FLUSH_STALL {
-                    session.abort();
-                } else {
-                    flushing = true;
-                }
-            }
-            if !flushing || now - started >= FLUSH_BOUND {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        for (handle, session) in subscribers {
-            if let Some(session) = session.upgrade() {
-                session.abort();
-            }
-            let _ = handle.join();
-        }
     }
 }
 
@@ -263,16 +211,48 @@ impl Stream {
 
     /// Asynchronous (None: newest wins per subscriber, drops counted) or
     /// synchronous (Some(bound): a send waits up to `bound` per slow
-    /// subscriber and never drops).
+    /// subscriber and never drops). Ends queued delivery.
     pub(crate) fn set_synchronous(&self, bound: Option<Duration>) {
-        let ms = bound.map_or(0, |b| b.as_millis().clamp(1, u32::MAX as u128) as u32);
-        self.state.sync_wait_ms.store(ms, Ordering::Relaxed);
+        let delivery = match bound {
+            None => Delivery::Asynchronous,
+            Some(b) => Delivery::Synchronous {
+                wait_ms: b.as_millis().clamp(1, u32::MAX as u128) as u32,
+            },
+        };
+        self.set_delivery(delivery);
+    }
+
+    /// Queued delivery: each subscriber gets every message in order
+    /// through a FIFO of `depth` (1..=`MAX_QUEUE_DEPTH`); a send never
+    /// waits; a subscriber with `depth` unsent messages misses the new one
+    /// (counted dropped). 0 returns to asynchronous delivery.
+    pub(crate) fn set_queued(&self, depth: u32) -> Result<(), Error> {
+        if depth > MAX_QUEUE_DEPTH {
+            return Err(Error::InvalidArgument(format!(
+                "stream {}: a queue depth of {depth} is over the largest, {MAX_QUEUE_DEPTH}",
+                self.state.id
+            )));
+        }
+        self.set_delivery(match depth {
+            0 => Delivery::Asynchronous,
+            depth => Delivery::Queued { depth },
+        });
+        Ok(())
+    }
+
+    fn set_delivery(&self, delivery: Delivery) {
+        // Enough reusable shells for a stalled subscriber's whole queue.
+        self.state.shells.keep_at_least(delivery.capacity());
+        self.state
+            .delivery
+            .store(delivery.encode(), Ordering::Relaxed);
     }
 
     /// Sends one message to every subscriber (none: it is discarded).
     /// Errors: `StreamClosed` after the stream was closed, `SubscriberBusy`
     /// if a synchronous subscriber stayed busy past the bound,
-    /// `InvalidArgument` if the message exceeds 4 GiB.
+    /// `InvalidArgument` if the message exceeds 4 GiB. Only a synchronous
+    /// stream's send waits.
     pub(crate) fn send(&self, header: &[u8; HEADER_SIZE], payload: Buffer) -> Result<(), Error> {
         self.send_then(header, payload, |_| {})
     }
@@ -300,14 +280,18 @@ impl Stream {
         s.messages.fetch_add(1, Ordering::Relaxed);
         let msg = s.shells.message(len.to_le_bytes(), header, payload);
         keep(&msg);
-        let sync_ms = s.sync_wait_ms.load(Ordering::Relaxed);
+        let delivery = Delivery::decode(s.delivery.load(Ordering::Relaxed));
+        let sync_ms = match delivery {
+            Delivery::Synchronous { wait_ms } => wait_ms,
+            _ => 0,
+        };
         // Another sender of this stream may hold the scratch vector; then
         // this one starts from an empty one (which allocates only if used).
         let mut waiting = std::mem::take(&mut *s.waiting.lock());
         {
             let sessions = s.sessions.lock();
             for session in sessions.iter() {
-                if let Offer::Full(m) = session.offer(&msg, sync_ms != 0) {
+                if let Offer::Full(m) = session.offer(&msg, delivery) {
                     waiting.push((session.clone(), m));
                 }
             }

@@ -1,15 +1,20 @@
 //! One subscriber of one stream: a thread that writes the stream's messages
 //! to its socket, one at a time, each as a single vectored write.
 //!
-//! Between the senders and that thread sits a one-message slot
-//! (`crate::sync::handoff::Handoff`, model-checked with loom):
-//! - asynchronous stream: a new message replaces a pending one, which is
-//!   counted as dropped (newest wins; the sender never waits);
-//! - synchronous stream: the sender waits, up to the stream's bound, for the
-//!   slot to empty, so nothing is dropped; past the bound it gets a clear
-//!   error and the message is not queued for that subscriber.
+//! Between the senders and that thread sits a bounded FIFO
+//! (`crate::sync::handoff::Handoff`, model-checked with loom), whose
+//! capacity follows the stream's delivery mode:
+//! - asynchronous stream (capacity 1): a new message replaces a pending
+//!   one, which is counted as dropped (newest wins; the sender never waits);
+//! - synchronous stream (capacity 1): the sender waits, up to the stream's
+//!   bound, for the slot to empty, so nothing is dropped; past the bound it
+//!   gets a clear error and the message is not queued for that subscriber;
+//! - queued stream (capacity = its depth): every message is queued in
+//!   order; when `depth` are already unsent, the new one is dropped for
+//!   this subscriber only (counted; one log line when such a stall starts
+//!   and one when it ends). The sender never waits.
 
-use super::Message;
+use super::{Delivery, Message};
 use crate::net::{deadline_in, Aborter, Conn};
 use crate::sync::handoff::{Handoff, Offered, TimedOut};
 use crate::Error;
@@ -17,12 +22,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// `Session::stalled_at` when the subscriber is not stalled.
+const NOT_STALLED: u64 = u64::MAX;
+
 /// A subscriber.
 pub(super) struct Session {
     slot: Handoff<Arc<Message>>,
     aborter: Option<Aborter>,
     pub(super) dropped: AtomicU64,
     pub(super) sent: AtomicU64,
+    /// Queued streams: `dropped` when the current stall began, or
+    /// `NOT_STALLED`.
+    stalled_at: AtomicU64,
     peer: std::net::SocketAddr,
 }
 
@@ -31,6 +42,9 @@ pub(super) enum Offer {
     Queued,
     /// Queued in place of an older message, which was dropped.
     Replaced,
+    /// Queued stream: the FIFO is full; the message was dropped for this
+    /// subscriber.
+    Dropped,
     /// Sync mode: the slot is full; the message is handed back.
     Full(Arc<Message>),
     /// The session is gone.
@@ -44,21 +58,71 @@ impl Session {
             aborter: Some(conn.aborter()),
             dropped: AtomicU64::new(0),
             sent: AtomicU64::new(0),
+            stalled_at: AtomicU64::new(NOT_STALLED),
             peer: conn.peer(),
         }
     }
 
-    /// Offers a message without waiting. Messages handed back are dropped
-    /// here, outside the slot's lock.
-    pub(super) fn offer(&self, msg: &Arc<Message>, synchronous: bool) -> Offer {
-        match self.slot.offer(msg.clone(), !synchronous) {
-            Offered::Queued => Offer::Queued,
+    /// Offers a message without waiting, as the stream's `delivery` says.
+    /// Messages handed back are dropped here, outside the FIFO's lock.
+    pub(super) fn offer(&self, msg: &Arc<Message>, delivery: Delivery) -> Offer {
+        let capacity = delivery.capacity();
+        let queued = matches!(delivery, Delivery::Queued { .. });
+        let replace = delivery == Delivery::Asynchronous;
+        match self.slot.offer(msg.clone(), capacity, replace) {
+            Offered::Queued => {
+                if queued {
+                    self.stall_ended();
+                }
+                Offer::Queued
+            }
             Offered::Replaced(_older) => {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
                 Offer::Replaced
             }
+            Offered::Full(msg) if queued => {
+                drop(msg);
+                let before = self.dropped.fetch_add(1, Ordering::Relaxed);
+                self.stall_began(before, capacity);
+                Offer::Dropped
+            }
             Offered::Full(msg) => Offer::Full(msg),
             Offered::Closed(_) => Offer::Closed,
+        }
+    }
+
+    /// Queued stream, FIFO full: logs once per stall, at its start.
+    fn stall_began(&self, dropped_before: u64, depth: usize) {
+        let started = self
+            .stalled_at
+            .compare_exchange(
+                NOT_STALLED,
+                dropped_before,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            )
+            .is_ok();
+        if started {
+            crate::log_warn!(
+                "stream subscriber {}: {} messages queued and unsent; new messages are dropped for it until it reads again",
+                self.peer,
+                depth
+            );
+        }
+    }
+
+    /// Queued stream, a message fitted: ends a stall (one log line).
+    fn stall_ended(&self) {
+        if self.stalled_at.load(Ordering::Relaxed) == NOT_STALLED {
+            return;
+        }
+        let began = self.stalled_at.swap(NOT_STALLED, Ordering::Relaxed);
+        if began != NOT_STALLED {
+            crate::log_info!(
+                "stream subscriber {} reads again; {} messages were dropped for it",
+                self.peer,
+                self.dropped.load(Ordering::Relaxed).saturating_sub(began)
+            );
         }
     }
 

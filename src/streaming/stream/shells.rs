@@ -2,7 +2,9 @@
 //!
 //! A message is shared by its subscribers through an `Arc`. Allocating that
 //! `Arc` per send would cost one heap allocation per message, so each
-//! stream keeps up to `MAX_SHELLS` of them. The ring itself holds one
+//! stream keeps up to `MAX_SHELLS` of them (a queued stream more: what a
+//! stalled subscriber's queue holds, so a long stall does not allocate a
+//! shell per send either). The ring itself holds one
 //! reference to every shell; a shell is free again when `Arc::get_mut`
 //! succeeds on it, i.e. every subscriber and sender has dropped its clone.
 //! `Arc::get_mut` is the synchronisation: it observes the other references'
@@ -17,6 +19,7 @@
 use super::{Message, HEADER_SIZE};
 use crate::streaming::pool::Buffer;
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Shells kept per stream: more than the messages one stream has in flight
@@ -31,6 +34,8 @@ const INITIAL_SHELLS: usize = 4;
 
 pub(super) struct Shells {
     ring: Mutex<Vec<Arc<Message>>>,
+    /// Shells kept at most: `MAX_SHELLS`, plus a queue's depth beyond one.
+    limit: AtomicUsize,
 }
 
 impl Shells {
@@ -45,7 +50,15 @@ impl Shells {
         }));
         Shells {
             ring: Mutex::new(ring),
+            limit: AtomicUsize::new(MAX_SHELLS),
         }
+    }
+
+    /// Keeps enough shells for subscribers' queues of `capacity` messages
+    /// (1: the one-message slot; never fewer than `MAX_SHELLS`).
+    pub(super) fn keep_at_least(&self, capacity: usize) {
+        let limit = MAX_SHELLS + capacity.saturating_sub(1);
+        self.limit.fetch_max(limit, Ordering::Relaxed);
     }
 
     /// A shared message for `payload`: a free shell overwritten in place,
@@ -73,7 +86,7 @@ impl Shells {
             header: *header,
             payload,
         });
-        if ring.len() < MAX_SHELLS {
+        if ring.len() < self.limit.load(Ordering::Relaxed) {
             ring.push(msg.clone());
         }
         msg
@@ -159,5 +172,19 @@ mod tests {
         drop(held);
         shells.clear();
         assert_eq!(shells.len(), 0);
+    }
+
+    #[test]
+    fn a_queued_stream_keeps_shells_for_its_queue() {
+        let pool = Pool::new(8);
+        let shells = Shells::new();
+        shells.keep_at_least(1);
+        shells.keep_at_least(64);
+        shells.keep_at_least(8); // never lowered
+        let held: Vec<_> = (0..MAX_SHELLS + 70)
+            .map(|i| shells.message([0; 4], &[0; HEADER_SIZE], filled(&pool, i as u8)))
+            .collect();
+        assert_eq!(shells.len(), MAX_SHELLS + 63);
+        drop(held);
     }
 }

@@ -1,6 +1,7 @@
 //! Model checks with loom of the buffer pool (`src/streaming/pool.rs`) and
-//! of a stream subscriber's one-message slot (`src/sync/handoff.rs`): every
-//! interleaving of two or three threads.
+//! of a stream subscriber's hand-off (`src/sync/handoff.rs`): the
+//! one-message slot of asynchronous and synchronous streams and the bounded
+//! FIFO of queued ones; every interleaving of two or three threads.
 //!
 //! Blocks are tracked by the allocator: the loom test binary's global
 //! allocator counts the live allocations of a few marker sizes (only these
@@ -216,7 +217,7 @@ fn asynchronous_offers_are_each_delivered_or_counted_dropped() {
     model_bounded(Some(5), || {
         let h = Arc::new(Handoff::new());
         let w = writer(&h);
-        let offer = |h: &Handoff<u32>, v| match h.offer(v, true) {
+        let offer = |h: &Handoff<u32>, v| match h.offer(v, 1, true) {
             Offered::Queued => None,
             Offered::Replaced(old) => Some(old),
             other => panic!("asynchronous offer of {v}: {other:?}"),
@@ -256,7 +257,7 @@ fn a_synchronous_sender_is_woken_by_the_writer_and_drops_nothing() {
 fn close_wakes_a_waiting_synchronous_sender() {
     model(|| {
         let h = Arc::new(Handoff::new());
-        assert_eq!(h.offer(1, false), Offered::Queued);
+        assert_eq!(h.offer(1, 1, false), Offered::Queued);
         let sender = {
             let h = h.clone();
             // The slot is full and nobody reads: only `close` ends this.
@@ -264,7 +265,7 @@ fn close_wakes_a_waiting_synchronous_sender() {
         };
         h.close();
         assert_eq!(sender.join().unwrap(), Ok(()), "not the sender's error");
-        assert_eq!(h.offer(3, true), Offered::Closed(3));
+        assert_eq!(h.offer(3, 1, true), Offered::Closed(3));
         // The writer still gets what was pending, then the end.
         assert_eq!((h.next(), h.next()), (Some(1), None));
     });
@@ -277,5 +278,83 @@ fn close_wakes_a_waiting_writer() {
         let w = writer(&h);
         h.close();
         assert_eq!(w.join().unwrap(), [] as [u32; 0]);
+    });
+}
+
+// ---------------------------------- the queued stream's bounded FIFO
+
+/// A queued sender: offers `values` without waiting (never replacing),
+/// checks the bound after each offer, returns the ones handed back full.
+fn queued_sender(h: &Handoff<u32>, values: [u32; 2], depth: usize) -> Vec<u32> {
+    let mut full = Vec::new();
+    for v in values {
+        match h.offer(v, depth, false) {
+            Offered::Queued => {}
+            Offered::Full(v) => full.push(v),
+            other => panic!("queued offer of {v}: {other:?}"),
+        }
+        assert!(h.len() <= depth, "the FIFO grew past its depth");
+    }
+    full
+}
+
+#[test]
+fn a_queued_fifo_keeps_each_senders_order_and_drops_only_past_its_depth() {
+    // Two senders of two values each, depth 2, the writer, close.
+    model_bounded(Some(4), || {
+        let h = Arc::new(Handoff::new());
+        let w = writer(&h);
+        let other = {
+            let h = h.clone();
+            thread::spawn(move || queued_sender(&h, [10, 11], 2))
+        };
+        let mut dropped = queued_sender(&h, [1, 2], 2);
+        dropped.extend(other.join().unwrap());
+        h.close(); // wakes the writer, which first drains the FIFO
+        let delivered = w.join().unwrap();
+        let mut all = [delivered.clone(), dropped.clone()].concat();
+        all.sort_unstable();
+        assert_eq!(all, [1, 2, 10, 11], "each value exactly once");
+        // Queued (not newest-wins): each sender's values arrive in order.
+        for mine in [1..10, 10..20] {
+            let got: Vec<u32> = delivered
+                .iter()
+                .copied()
+                .filter(|v| mine.contains(v))
+                .collect();
+            assert!(got.windows(2).all(|w| w[0] < w[1]), "{delivered:?}");
+        }
+        // Four values into a FIFO of two: at most two can have been full.
+        assert!(
+            dropped.len() <= 2,
+            "dropped {dropped:?}, delivered {delivered:?}"
+        );
+    });
+}
+
+#[test]
+fn a_queued_fifo_of_depth_2_never_drops_for_a_writer_that_keeps_up() {
+    // One sender, two values, depth 2: whatever the writer does meanwhile,
+    // both fit (it holds at most two), so none is handed back.
+    model(|| {
+        let h = Arc::new(Handoff::new());
+        let w = writer(&h);
+        assert_eq!(queued_sender(&h, [1, 2], 2), [] as [u32; 0]);
+        h.close();
+        assert_eq!(w.join().unwrap(), [1, 2], "in order, none dropped");
+    });
+}
+
+#[test]
+fn a_synchronous_sender_on_a_full_fifo_is_woken_by_the_writer() {
+    model(|| {
+        let h = Arc::new(Handoff::new());
+        assert_eq!(h.offer(1, 2, false), Offered::Queued);
+        assert_eq!(h.offer(2, 2, false), Offered::Queued);
+        let w = writer(&h);
+        // Full until the writer takes one: a lost wake-up is a deadlock.
+        assert_eq!(h.offer_waiting(3, far()), Ok(()));
+        h.close();
+        assert_eq!(w.join().unwrap(), [1, 2, 3]);
     });
 }

@@ -1,8 +1,9 @@
-//! Lidar tracing for the library's lidar model, and CARLA 0.8's lidar record.
+//! Lidar tracing for the library's lidar model.
 //!
 //! Per tick: `lidar.plan(dt)` (library) → [`trace`] each planned ray against
 //! the scene → `lidar.process(&hits, ..)` for the 0.9 payload and/or
-//! [`legacy_record`] for the 0.8 one, both from the same hits.
+//! `carla_server::legacy::lidar_record::build` for the 0.8 one, both from
+//! the same hits.
 
 use super::math::{sub, Axes};
 use super::scene::Scene;
@@ -102,71 +103,6 @@ pub(crate) fn trace(
             },
         }
     }));
-}
-
-/// Size of the 0.8 lidar header for `channels`: `16 + 4·C` bytes.
-pub(crate) fn header_size_08(channels: u32) -> usize {
-    16 + 4 * channels as usize
-}
-
-/// CARLA 0.8's lidar record from traced `hits` of `rays`: `header` gets
-/// `u64 frame | f32 angle (degrees) | u32 C | u32 points per channel [C]`,
-/// `data` the `x, y, z` f32 of every hit (sensor frame, metres), grouped by
-/// channel in channel order, in the order of `hits` within a channel; misses are left
-/// out. Both buffers are cleared first. Rays of channels ≥ `channels` and
-/// hits naming no ray are ignored. Returns the number of points.
-pub(crate) fn legacy_record(
-    frame: u64,
-    angle_deg: f32,
-    channels: u32,
-    rays: &[PlannedRay],
-    hits: &[LidarHit],
-    header: &mut Vec<u8>,
-    data: &mut Vec<u8>,
-) -> usize {
-    let c = channels as usize;
-    header.clear();
-    header.extend_from_slice(&frame.to_le_bytes());
-    header.extend_from_slice(&angle_deg.to_le_bytes());
-    header.extend_from_slice(&channels.to_le_bytes());
-    header.resize(header_size_08(channels), 0);
-    let channel_of = |h: &LidarHit| -> Option<usize> {
-        let ray = rays.get(h.ray_index as usize)?;
-        (h.hit != 0 && (ray.channel as usize) < c).then_some(ray.channel as usize)
-    };
-    // Counts, then each channel's first point index.
-    let mut counts = [0u32; 256];
-    let mut big = Vec::new();
-    let counts: &mut [u32] = if c <= counts.len() {
-        &mut counts[..c]
-    } else {
-        big.resize(c, 0);
-        &mut big
-    };
-    for ch in hits.iter().filter_map(channel_of) {
-        counts[ch] += 1;
-    }
-    let total: u32 = counts.iter().sum();
-    for (i, n) in counts.iter_mut().enumerate() {
-        header[16 + 4 * i..20 + 4 * i].copy_from_slice(&n.to_le_bytes());
-    }
-    let mut next = 0;
-    for n in counts.iter_mut() {
-        (*n, next) = (next, next + *n);
-    }
-    data.clear();
-    data.resize(total as usize * 12, 0);
-    for h in hits {
-        if let Some(ch) = channel_of(h) {
-            let at = counts[ch] as usize * 12;
-            counts[ch] += 1;
-            let p = h.point_sensor;
-            for (k, v) in [p.x, p.y, p.z].into_iter().enumerate() {
-                data[at + 4 * k..at + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
-            }
-        }
-    }
-    total as usize
 }
 
 #[cfg(test)]

@@ -1,82 +1,7 @@
 use super::*;
 use crate::world::{World, WorldConfig};
+use carla_server::legacy::lidar_record;
 use carla_server::streaming::Lidar;
-
-fn ray(channel: u32) -> PlannedRay {
-    PlannedRay {
-        channel,
-        direction: Vector3D {
-            x: 1.0,
-            y: 0.0,
-            z: 0.0,
-        },
-    }
-}
-
-fn hit(ray_index: u32, x: f32) -> LidarHit {
-    LidarHit {
-        ray_index,
-        hit: 1,
-        distance_m: x,
-        point_sensor: Vector3D {
-            x,
-            y: x + 0.5,
-            z: -x,
-        },
-        ..Default::default()
-    }
-}
-
-fn f32_at(b: &[u8], at: usize) -> f32 {
-    f32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-
-#[test]
-fn the_0_8_record_groups_points_by_channel() {
-    // Rays of channels 0, 0, 1, 2, 2 (channel 3 has none); ray 1 missed, and
-    // the hits come in a shuffled order.
-    let rays = [ray(0), ray(0), ray(1), ray(2), ray(2)];
-    let miss = LidarHit {
-        ray_index: 1,
-        ..Default::default()
-    };
-    let hits = [hit(3, 3.0), hit(0, 1.0), miss, hit(4, 4.0), hit(2, 2.0)];
-    let (mut header, mut data) = (vec![9; 3], vec![7; 5]);
-    let n = legacy_record(
-        0x1_0000_0002,
-        123.5,
-        4,
-        &rays,
-        &hits,
-        &mut header,
-        &mut data,
-    );
-    assert_eq!(n, 4);
-    assert_eq!(header.len(), header_size_08(4));
-    assert_eq!(header.len(), 32);
-    assert_eq!(
-        u64::from_le_bytes(header[..8].try_into().unwrap()),
-        0x1_0000_0002
-    );
-    assert_eq!(f32_at(&header, 8), 123.5);
-    assert_eq!(u32_at(&header, 12), 4);
-    let counts: Vec<u32> = (0..4).map(|i| u32_at(&header, 16 + 4 * i)).collect();
-    assert_eq!(counts, [1, 1, 2, 0]);
-    assert_eq!(data.len(), 4 * 12);
-    let xs: Vec<f32> = (0..4).map(|p| f32_at(&data, 12 * p)).collect();
-    assert_eq!(
-        xs,
-        [1.0, 2.0, 3.0, 4.0],
-        "channel order, then the order of the hits"
-    );
-    assert_eq!((f32_at(&data, 4), f32_at(&data, 8)), (1.5, -1.0));
-    // Nothing hit: the header still has every channel, all zero.
-    let n = legacy_record(1, 0.0, 4, &rays, &[miss], &mut header, &mut data);
-    assert_eq!((n, header.len(), data.len()), (0, 32, 0));
-}
 
 #[test]
 fn the_world_traces_a_library_lidar_plan() {
@@ -100,7 +25,7 @@ fn the_world_traces_a_library_lidar_plan() {
     world.trace_lidar(&mount, &rays, plan.range_m(), &mut hits);
     assert_eq!(hits.len(), rays.len());
     let angle = lidar.horizontal_angle_deg();
-    let n = legacy_record(world.frame, angle, 32, &rays, &hits, &mut header, &mut data);
+    let n = lidar_record::build(world.frame, angle, 32, &rays, &hits, &mut header, &mut data);
     let stats = lidar.process(&hits, &mut payload).unwrap();
     assert_eq!(stats.kept, n, "no drop-off in 0.8 mode");
     assert!(
@@ -149,4 +74,28 @@ fn the_mount_follows_the_players_yaw() {
         (w.location.z, w.rotation.yaw, w.rotation.pitch),
         (2.0, 100.0, -5.0)
     );
+}
+
+/// The 0.8 record's angle is now the library lidar's (the mirror writes
+/// it); before, carla-host carried its own, advancing it by 360·f·dt per
+/// tick modulo 360. Both agree bit for bit, so the record is unchanged.
+#[test]
+fn the_librarys_sweep_angle_is_the_one_carla_host_carried() {
+    for (frequency, dt) in [(10.0f32, 1.0f32 / 30.0), (7.3, 0.0173), (20.0, 0.05)] {
+        let settings = LidarSettings {
+            semantic: true,
+            ..legacy_lidar_settings(32, 50.0, 56_000, frequency, 10.0, -30.0)
+        };
+        let mut lidar = Lidar::new(settings).unwrap();
+        let mut carried = 0.0f32;
+        for tick in 0..2000 {
+            lidar.plan(dt);
+            carried = (carried + 360.0 * frequency * dt).rem_euclid(360.0);
+            assert_eq!(
+                lidar.horizontal_angle_deg().to_bits(),
+                carried.to_bits(),
+                "f {frequency} dt {dt} tick {tick}"
+            );
+        }
+    }
 }

@@ -1,8 +1,9 @@
 use super::geometry::{StaticBox, NO_LIGHT};
-use super::lidar::{legacy_lidar_settings, legacy_record};
+use super::lidar::legacy_lidar_settings;
 use super::render::{decode_depth, pixel_ray, PostProcessing};
 use super::town::ground_transform;
 use super::*;
+use carla_server::legacy::lidar_record;
 use std::time::Instant;
 
 fn config(seed: u64) -> WorldConfig {
@@ -366,7 +367,7 @@ fn bench_render_and_lidar_per_frame() {
         let range = plan.range_m();
         let rays = plan.rays();
         w.trace_lidar(&mount, rays, range, &mut hits);
-        legacy_record(w.frame, 0.0, 32, rays, &hits, &mut header, &mut data);
+        lidar_record::build(w.frame, 0.0, 32, rays, &hits, &mut header, &mut data);
         t_lidar += t.elapsed().as_secs_f64();
     }
     let ms = |s: f64| s * 1000.0 / frames as f64;

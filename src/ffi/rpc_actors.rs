@@ -1,0 +1,103 @@
+//! The C API of the 0.9.16 world the host owns: its own actors (a player
+//! car, level traffic) made known to 0.9 clients under ids it chooses, new
+//! episodes, and how many 0.9 clients are connected. Each is one call of
+//! `Server` (`rpc_add_actor`, `rpc_remove_actor`, `rpc_new_episode`,
+//! `rpc_client_count`).
+
+use super::args::{array, read, text, write, write_if_given};
+use super::legacy::server;
+use super::structs::CarlaServerPtr;
+use crate::types::ActorTransform;
+use std::ffi::c_char;
+
+/// Makes one of the host's own actors (a player car, level traffic, a
+/// traffic light) known to 0.9 clients: `get_actors` lists it with
+/// blueprint `blueprint_id` (added before with `carla_rpc_add_blueprint`)
+/// and its attributes, each of the blueprint's defaults unless
+/// `attribute_keys`/`attribute_values` (`attribute_count` pairs) give it
+/// (keys the blueprint does not have are ignored). `id` is the host's
+/// choice (not 0, not in use); send its state each tick with
+/// `carla_rpc_send_episode_state` (until then the library reports it at
+/// `transform`). A client's `destroy()` of it is a
+/// `CARLA_RPC_DESTROY_ACTOR` request like any other.
+/// `CARLA_SERVER_INVALID_ARGUMENT`: the RPC port is not listening, an
+/// unknown blueprint, or `id` 0 or in use.
+///
+/// # Safety
+/// `server` NULL or live; `blueprint_id` NUL-terminated; the two arrays
+/// NULL (count 0) or `attribute_count` NUL-terminated strings each;
+/// `transform` readable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_add_actor(
+    server: CarlaServerPtr,
+    id: u32,
+    blueprint_id: *const c_char,
+    attribute_keys: *const *const c_char,
+    attribute_values: *const *const c_char,
+    attribute_count: u32,
+    transform: *const ActorTransform,
+) -> i32 {
+    export!({
+        let h = self::server(server)?;
+        let blueprint = text(blueprint_id)?;
+        let keys = array(attribute_keys, attribute_count)?;
+        let values = array(attribute_values, attribute_count)?;
+        let transform = *read(transform)?;
+        let mut pairs = Vec::with_capacity(keys.len());
+        for (&k, &v) in keys.iter().zip(values) {
+            pairs.push((text(k)?, text(v)?));
+        }
+        h.server.rpc_add_actor(id, blueprint, &pairs, transform)?;
+        Ok(())
+    })
+}
+
+/// Forgets actor `id` (a host actor gone, or any actor the host removed
+/// itself): clients no longer list it; if it is a sensor spawned by a
+/// client, its stream ends. `CARLA_SERVER_INVALID_ARGUMENT`: no such actor
+/// (or the spectator), or the RPC port is not listening.
+///
+/// # Safety
+/// `server` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_remove_actor(server: CarlaServerPtr, id: u32) -> i32 {
+    export!({
+        self::server(server)?.server.rpc_remove_actor(id)?;
+        Ok(())
+    })
+}
+
+/// Starts a new episode for 0.9 clients (a new level, a reset): every
+/// actor but the spectator is forgotten (the streams of client sensors
+/// end) and the episode id changes, so clients see a new world. Writes the
+/// new episode id to `episode_id` (may be NULL).
+/// `CARLA_SERVER_INVALID_ARGUMENT`: the RPC port is not listening.
+///
+/// # Safety
+/// `server` NULL or live; `episode_id` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_new_episode(
+    server: CarlaServerPtr,
+    episode_id: *mut u64,
+) -> i32 {
+    export!({
+        let id = self::server(server)?.server.rpc_new_episode()?;
+        write_if_given(episode_id, id);
+        Ok(())
+    })
+}
+
+/// Writes how many 0.9 clients are connected to the RPC port now (0 when
+/// it is not listening).
+///
+/// # Safety
+/// `server` NULL or live; `count` writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_client_count(server: CarlaServerPtr, count: *mut u32) -> i32 {
+    export!({
+        let h = self::server(server)?;
+        let out = write(count)?;
+        *out = u32::try_from(h.server.rpc_client_count()).unwrap_or(u32::MAX);
+        Ok(())
+    })
+}
