@@ -1154,6 +1154,20 @@ int32_t carla_rpc_client_count(CarlaServerPtr server,
                                uint32_t *count);
 
 /*
+ How the streams of sensors clients spawn, and the world stream, deliver
+ in synchronous mode: 0 (the default) waits for a slow subscriber up to
+ the server time-out; `depth` (1..=64) queues that many messages per
+ subscriber and never waits (for engines whose render thread sends);
+ over 64 is `CARLA_SERVER_INVALID_ARGUMENT`. Asynchronous mode is
+ unchanged (newest wins).
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_rpc_set_stream_queue(CarlaServerPtr server,
+                                   uint32_t depth);
+
+/*
  Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the
  bound port to `bound_port` (may be NULL). Subscribers send a 4-byte
  stream id, then receive `[u32 size][48-byte header][payload]` messages.

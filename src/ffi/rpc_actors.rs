@@ -101,3 +101,17 @@ pub unsafe extern "C" fn carla_rpc_client_count(server: CarlaServerPtr, count: *
         Ok(())
     })
 }
+
+/// How the streams of sensors clients spawn, and the world stream, deliver
+/// in synchronous mode: 0 (the default) waits for a slow subscriber up to
+/// the server time-out; `depth` (1..=64) queues that many messages per
+/// subscriber and never waits (for engines whose render thread sends);
+/// over 64 is `CARLA_SERVER_INVALID_ARGUMENT`. Asynchronous mode is
+/// unchanged (newest wins).
+///
+/// # Safety
+/// `server` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_set_stream_queue(server: CarlaServerPtr, depth: u32) -> i32 {
+    export!({ Ok(self::server(server)?.server.rpc_set_stream_queue(depth)?) })
+}

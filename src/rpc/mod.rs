@@ -43,7 +43,7 @@ pub(crate) use framing::{FrameError, Framer, Limits};
 use crate::net::port::Port;
 use crate::net::{Aborter, Conn};
 use crate::streaming::sensor_table::SensorTable;
-use crate::streaming::stream::Stream;
+use crate::streaming::stream::{Delivery, Stream, MAX_QUEUE_DEPTH};
 use crate::streaming::{SensorHeader, SensorType};
 use crate::types::ActorTransform;
 use crate::Error;
@@ -51,7 +51,7 @@ use engine::EngineQueue;
 use episode_state::EpisodeHeader;
 use parking_lot::Mutex;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -67,6 +67,10 @@ pub(crate) struct RpcShared {
     /// Bounds a partial request, a reply write and the wait for the host.
     timeout: Duration,
     clients: AtomicUsize,
+    /// Synchronous mode's delivery for clients' sensors and the world
+    /// stream: 0 waits for slow subscribers (up to the time-out), n > 0
+    /// queues n messages per subscriber and never waits.
+    sync_queue: AtomicU32,
     /// Host-given ids of this tick, sorted, with their index (reused).
     scratch: Mutex<Vec<(u32, u32)>>,
 }
@@ -101,14 +105,23 @@ impl RpcShared {
     }
 
     /// Synchronous mode: sensor and world streams wait (up to the time-out)
-    /// for slow subscribers instead of dropping messages.
+    /// for slow subscribers instead of dropping messages, or, if the host
+    /// asked for it (`set_sync_queue`), queue for each subscriber and never
+    /// wait.
     fn apply_delivery_mode(&self) {
         let sync = self.world.settings.lock().synchronous_mode.get();
-        let bound = sync.then_some(self.timeout);
-        self.observer.set_synchronous(bound);
+        let queue = self.sync_queue.load(Ordering::Relaxed);
+        let delivery = match (sync, queue) {
+            (false, _) => Delivery::Asynchronous,
+            (true, 0) => Delivery::Synchronous {
+                wait_ms: self.timeout.as_millis().clamp(1, u32::MAX as u128) as u32,
+            },
+            (true, depth) => Delivery::Queued { depth },
+        };
+        self.observer.set_delivery(delivery);
         for a in self.world.actors.read().values().filter(|a| a.sensor != 0) {
             if let Some(e) = self.sensors.get_quiet(a.sensor) {
-                e.instance.set_synchronous(bound);
+                e.instance.set_delivery(delivery);
             }
         }
     }
@@ -187,6 +200,7 @@ impl RpcServer {
             stream_port,
             timeout,
             clients: AtomicUsize::new(0),
+            sync_queue: AtomicU32::new(0),
             scratch: Mutex::new(Vec::with_capacity(256)),
         });
         Ok(RpcServer {
@@ -311,6 +325,19 @@ impl RpcServer {
             self.remove_actor(id);
         }
         w.episode_id.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Synchronous mode's delivery (see `RpcShared::sync_queue`); applied
+    /// to the streams at once.
+    pub(crate) fn set_sync_queue(&self, depth: u32) -> Result<(), Error> {
+        if depth > MAX_QUEUE_DEPTH {
+            return Err(Error::InvalidArgument(format!(
+                "a queue depth of {depth} is over the largest, {MAX_QUEUE_DEPTH}"
+            )));
+        }
+        self.shared.sync_queue.store(depth, Ordering::Relaxed);
+        self.shared.apply_delivery_mode();
+        Ok(())
     }
 
     /// 0.9 clients connected now.

@@ -152,6 +152,15 @@ impl Server {
         Ok(self.rpc()?.new_episode())
     }
 
+    /// How clients' sensor streams and the world stream deliver in
+    /// synchronous mode: 0 (the default) waits for a slow subscriber up to
+    /// the time-out; `depth` (1..=64) queues that many messages per
+    /// subscriber and never waits, for an engine whose render thread sends
+    /// images (a subscriber that falls `depth` behind loses newer messages).
+    pub fn rpc_set_stream_queue(&self, depth: u32) -> Result<(), Error> {
+        self.rpc()?.set_sync_queue(depth)
+    }
+
     /// How many 0.9 clients are connected now (0 if not listening).
     pub fn rpc_client_count(&self) -> usize {
         self.rpc.read().as_ref().map_or(0, |r| r.client_count())

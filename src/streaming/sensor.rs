@@ -279,6 +279,11 @@ impl SensorInstance {
         self.stream.set_synchronous(bound);
     }
 
+    /// Any delivery mode (the RPC side's synchronous-mode policy).
+    pub(crate) fn set_delivery(&self, delivery: crate::streaming::stream::Delivery) {
+        self.stream.set_delivery(delivery);
+    }
+
     /// Queued delivery of `depth` messages per subscriber (0: asynchronous).
     pub(crate) fn set_queued(&self, depth: u32) -> Result<(), Error> {
         self.stream.set_queued(depth)

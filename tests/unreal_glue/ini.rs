@@ -16,7 +16,7 @@ const SENSORS: &str = "\
 PositionX=1.5\nPositionZ=1.6\nRotationPitch=-10\n\n\
 [CARLA/Sensor/SemSeg]\nSensorType=CAMERA\nPostProcessing=SemanticSegmentation\nImageSizeX=48\nImageSizeY=36\n\n\
 [CARLA/Sensor/Lidar32]\nSensorType=LIDAR_RAY_CAST\nChannels=8\nRange=30\nPointsPerSecond=16000\n\
-RotationFrequency=20\nUpperFOVLimit=5\nLowerFOVLimit=-25\nPositionZ=1.0\n";
+RotationFrequency=20\nUpperFOVLimit=5\nLowerFOVLimit=-25\nPositionX=0\nPositionY=0\nPositionZ=1.0\n";
 
 /// (name, 0.8 id, type) as the scene description must list them.
 const EXPECTED: [(&str, u32, i32); 3] = [

@@ -2,7 +2,6 @@
 //! lidar, a camera mirrored to a 0.8 id), both clients at once, and a
 //! stalled 0.9 subscriber on the camera that must not delay any frame.
 
-use super::common::chost::Host;
 use super::sim::*;
 use carla_server::client::{Frame, SensorMessage, StreamClient};
 use carla_server::legacy::proto;
@@ -383,10 +382,12 @@ pub(crate) fn run_level(compiler: &str) {
     let ran = host.next_line();
     assert!(
         ran.starts_with(&format!(
-            "RAN {FRAMES} FRAMES CONTROLS {FRAMES} RENDER_COMMANDS {} ",
+            "RAN {FRAMES} FRAMES CONTROLS {} RENDER_COMMANDS {} ",
+            FRAMES + 1,
             2 * FRAMES
         )),
-        "one control applied per frame; capture + read-back per frame on the render thread: {ran}"
+        "the episode start's zero control, then one control per frame; capture + read-back \
+         per frame on the render thread: {ran}"
     );
     let (_, longest_ms) = check_ran(&ran);
 
@@ -506,7 +507,7 @@ fn check_stalled(mut s: TcpStream, frame0: u64) -> usize {
         if at + 4 + len > bytes.len() {
             break; // cut at the end of the run
         }
-        let frame = u64::from_le_bytes(bytes[at + 4..at + 12].try_into().unwrap());
+        let frame = u64::from_le_bytes(bytes[at + 12..at + 20].try_into().unwrap());
         frames.push(frame);
         at += 4 + len;
     }

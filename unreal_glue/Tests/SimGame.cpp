@@ -111,8 +111,13 @@ public:
 		PrimaryActorTick.bCanEverTick = true;
 		PrimaryActorTick.TickGroup = TG_PrePhysics;
 		Body = MakeBody(*this, VehicleExtent, TEXT("Carla.Vehicles"));
-		Body->SetSimulatePhysics(true);
 		RootComponent = Body;
+	}
+
+	void BeginPlay() override
+	{
+		AActor::BeginPlay();
+		Body->SetSimulatePhysics(true); // a registered root body
 	}
 
 	void ApplyCarlaControl_Implementation(float Steer, float Throttle, float Brake, bool bHandBrake, bool bReverse) override
@@ -133,10 +138,10 @@ public:
 		Speed += (ThrottleInput * 400.0 - BrakeInput * 800.0) * Dt;
 		Speed = Speed < 0.0 ? 0.0 : Speed;
 		Rotation.Yaw += SteerInput * 30.0 * Dt;
-		const FVector Velocity = Rotation.Vector() * (bReverseGear ? -Speed : Speed);
-		Body->SetPhysicsLinearVelocity(Velocity);
-		// Moved here (semi-implicit Euler); TeleportPhysics keeps the velocity.
-		SetActorLocationAndRotation(GetActorLocation() + Velocity * Dt, Rotation, false, nullptr, ETeleportType::TeleportPhysics);
+		SetActorRotation(Rotation, ETeleportType::TeleportPhysics);
+		// The engine moves the body by this velocity after TG_PrePhysics
+		// (semi-implicit Euler).
+		Body->SetPhysicsLinearVelocity(Rotation.Vector() * (bReverseGear ? -Speed : Speed));
 	}
 
 	int32 ControlsApplied = 0;

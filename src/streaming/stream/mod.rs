@@ -240,7 +240,7 @@ impl Stream {
         Ok(())
     }
 
-    fn set_delivery(&self, delivery: Delivery) {
+    pub(crate) fn set_delivery(&self, delivery: Delivery) {
         // Enough reusable shells for a stalled subscriber's whole queue.
         self.state.shells.keep_at_least(delivery.capacity());
         self.state

@@ -21,6 +21,14 @@ def check(cond, what):
         sys.exit(1)
 
 
+def same_pixels(what, got, want):
+    if got == want:
+        return
+    i = next(k for k in range(min(len(got), len(want))) if got[k] != want[k]) if len(got) == len(want) else -1
+    check(False, "%s: %d bytes (want %d), first difference at byte %d: %s vs %s" % (
+        what, len(got), len(want), i, list(got[max(i, 0):max(i, 0) + 8]), list(want[max(i, 0):max(i, 0) + 8])))
+
+
 def expected(w, h, frame, salt):
     out = bytearray(w * h * 4)
     i = 0
@@ -73,10 +81,10 @@ for i in range(10):
     img = q["sensor.camera.rgb"].get(timeout=10)
     check(img.frame == frame, "rgb frame %d, tick %d" % (img.frame, frame))
     check((img.width, img.height) == (64, 48), "rgb size")
-    check(bytes(img.raw_data) == expected(64, 48, frame, 0), "rgb pixels at frame %d" % frame)
+    same_pixels("rgb pixels at frame %d" % frame, bytes(img.raw_data), expected(64, 48, frame, 0))
     d = q["sensor.camera.depth"].get(timeout=10)
     check(d.frame == frame and (d.width, d.height) == (32, 24) and abs(d.fov - 110) < 1e-3, "depth frame/size/fov")
-    check(bytes(d.raw_data) == expected(32, 24, frame, 1), "depth pixels (its material) at frame %d" % frame)
+    same_pixels("depth pixels (its material) at frame %d" % frame, bytes(d.raw_data), expected(32, 24, frame, 1))
     m = q["sensor.lidar.ray_cast_semantic"].get(timeout=10)
     check(m.frame == frame, "lidar frame")
     for det in m:

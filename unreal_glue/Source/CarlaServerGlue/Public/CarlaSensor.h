@@ -41,7 +41,7 @@ public:
 	void AdoptSensor(uint32 Id) { SensorId = Id; bOwnsSensor = false; }
 
 	/** Before BeginPlay: take a 0.9 client's blueprint attributes. */
-	virtual void ApplyAttributes(const CarlaGlue::FAttributes& Attributes) {}
+	virtual void ApplyAttributes(const CarlaGlue::FAttributes& /*Attributes*/) {}
 
 	/** CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST, or 0 (not a 0.8 sensor). */
 	virtual uint32 GetLegacyType() const { return 0; }
@@ -56,7 +56,7 @@ protected:
 	/** The library blueprint this actor creates (nullptr: none). */
 	virtual const char* GetBlueprintId() const { return nullptr; }
 	/** The attributes it creates it with. */
-	virtual void GetSensorAttributes(TMap<FString, FString>& Attributes) const {}
+	virtual void GetSensorAttributes(TMap<FString, FString>& /*Attributes*/) const {}
 	/** After the sensor exists (created or adopted), on the game thread. */
 	virtual void OnSensorReady() {}
 

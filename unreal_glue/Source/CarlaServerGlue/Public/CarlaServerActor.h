@@ -140,7 +140,7 @@ private:
 	void RegisterLevelActors();
 	void HandleRpcRequests(uint32 WaitMs);
 	void HandleRpcRequest(const carla_rpc_request& Request);
-	const TCHAR* SpawnSensorActor(const carla_rpc_request& Request);
+	const char* SpawnSensorActor(const carla_rpc_request& Request);
 	void ServeRpcAfterFrame(float DeltaSeconds);
 	void SendEpisodeState(float DeltaSeconds);
 	bool IsRpcSynchronous() const;
