@@ -988,6 +988,7 @@ fn uclass_body(class: &Class, legacy: bool) -> Vec<String> {
                 .expect("checked in Parser::class")
         ),
         format!("using ThisClass = {name};"),
+        format!("using StandinReflectedClass = {name};"),
     ];
     if class.kind == ClassKind::UInterface {
         body.push(format!("using StandinInterface = I{};", &name[1..]));

@@ -187,6 +187,8 @@ public:
 	void DestroyComponent(bool bPromoteChildren = false);
 
 	void StandinSetOwner(AActor* InOwner) { StandinOwner = InOwner; }
+	/** Called once registered (the physics state is created then). */
+	virtual void StandinOnRegister() {}
 
 private:
 	AActor* StandinOwner = nullptr;
@@ -278,9 +280,10 @@ public:
 	void GetOverlappingActors(TSet<AActor*>& OverlappingActors, TSubclassOf<AActor> ClassFilter = nullptr) const;
 	void GetOverlappingActors(TArray<AActor*>& OverlappingActors, TSubclassOf<AActor> ClassFilter = nullptr) const;
 
-	// Rigid body. Only a root component with a box may simulate; moving it
-	// keeps its velocity unless the move is a ResetPhysics teleport; the
-	// world integrates it between TG_PrePhysics and TG_StartPhysics.
+	// Rigid body. Only a root component with a box may simulate (set in the
+	// constructor, it takes effect when the actor spawns); moving it keeps
+	// its velocity unless the move is a ResetPhysics teleport; the world
+	// integrates it between TG_PrePhysics and TG_StartPhysics.
 	void SetSimulatePhysics(bool bSimulate);
 	bool IsSimulatingPhysics(FName BoneName = NAME_None) const;
 	/** Ignored unless the body simulates (a kinematic body has no velocity). */
@@ -296,6 +299,7 @@ public:
 	/** The oriented box of this registered shape, if it has one. */
 	virtual bool StandinBox(FTransform& World, FVector& Extent) const;
 	void StandinOnTeleport(ETeleportType Teleport) override;
+	void StandinOnRegister() override;
 
 private:
 	bool bGenerateOverlapEvents = true;

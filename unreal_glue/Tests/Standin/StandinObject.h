@@ -55,6 +55,7 @@ private:
 public:                                                                        \
 	using Super = BaseName;                                                    \
 	using ThisClass = ClassName;                                               \
+	using StandinReflectedClass = ClassName;                                   \
 	static UClass* StaticClass()                                               \
 	{                                                                          \
 		static UClass StandinClass(TEXT(#ClassName), BaseName::StaticClass()); \
@@ -83,6 +84,9 @@ class UObject
 {
 public:
 	using ThisClass = UObject;
+	/** The class itself in a class UHT saw (ThisClass can be ambiguous in a
+	 *  game class that also implements an interface). */
+	using StandinReflectedClass = UObject;
 
 	/** Aborts unless created by NewObject / SpawnActor / CreateDefaultSubobject. */
 	UObject();
@@ -378,9 +382,9 @@ private:
 	{
 		static_assert(std::is_base_of<UObject, UserClass>::value, "dynamic delegates bind UObjects");
 		check(InUserObject != nullptr && InFunc != nullptr);
-		// A class the mini-UHT saw (its GENERATED_BODY declared ThisClass)
-		// knows its UFUNCTIONs; the simulated game's classes are not checked.
-		if constexpr (std::is_same<typename UserClass::ThisClass, UserClass>::value)
+		// A class the mini-UHT saw knows its UFUNCTIONs; the simulated game's
+		// classes (no GENERATED_BODY) are not checked.
+		if constexpr (std::is_same<typename UserClass::StandinReflectedClass, UserClass>::value)
 		{
 			if (!UserClass::StandinIsUFunction(*InFunctionName.ToString()))
 				STANDIN_FATAL("AddDynamic: %s is not a UFUNCTION of %s: Unreal cannot bind it (\"Unable to bind delegate\")",

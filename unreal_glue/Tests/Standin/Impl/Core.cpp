@@ -193,17 +193,6 @@ namespace
 			BudgetMs = Budget != nullptr ? std::atof(Budget) : 0.0;
 		}
 
-		~FWatchdog()
-		{
-			{
-				const std::lock_guard<std::mutex> Lock(Mutex);
-				bStop = true;
-			}
-			Wake.notify_all();
-			if (Monitor.joinable())
-				Monitor.join();
-		}
-
 		void Begin(EStandinWatchdogSlot Which, const void* Subject, std::string (*Describe)(const void*))
 		{
 			const std::lock_guard<std::mutex> Lock(Mutex);
@@ -239,7 +228,7 @@ namespace
 		{
 			std::unique_lock<std::mutex> Lock(Mutex);
 			const auto Period = std::chrono::duration<double, std::milli>(std::min(50.0, std::max(1.0, BudgetMs / 4.0)));
-			while (!bStop)
+			for (;;)
 			{
 				Wake.wait_for(Lock, Period);
 				const double Now = FPlatformTime::Seconds();
@@ -255,14 +244,15 @@ namespace
 
 		FWatchdogSlot Slots[2];
 		std::condition_variable Wake;
-		std::thread Monitor;
-		bool bStop = false;
+		std::thread Monitor; // runs until the process exits
 	};
 
+	/** Never destroyed: the render thread may still report to it while
+	 *  statics are destroyed at exit. */
 	FWatchdog& Watchdog()
 	{
-		static FWatchdog Instance;
-		return Instance;
+		static FWatchdog* const Instance = new FWatchdog();
+		return *Instance;
 	}
 }
 

@@ -115,7 +115,10 @@ void UActorComponent::RegisterComponent()
 	check(IsInGameThread());
 	if (StandinOwner == nullptr || StandinOwner->GetWorld() == nullptr)
 		STANDIN_FATAL("RegisterComponent on %s: its outer is not an actor in a world", GetName().StandinStd().c_str());
+	if (bRegistered)
+		return;
 	bRegistered = true;
+	StandinOnRegister();
 }
 
 void UActorComponent::UnregisterComponent()
@@ -261,16 +264,23 @@ bool UPrimitiveComponent::StandinBox(FTransform& /*World*/, FVector& /*Extent*/)
 void UPrimitiveComponent::SetSimulatePhysics(bool bSimulate)
 {
 	StandinCheckWorldMutation("SetSimulatePhysics");
-	FTransform World;
-	FVector Extent;
-	if (bSimulate && (GetOwner() == nullptr || GetOwner()->GetRootComponent() != this || !StandinBox(World, Extent)))
-		STANDIN_FATAL("SetSimulatePhysics(true) on %s: the stand-in simulates registered root box components only",
-			GetName().StandinStd().c_str());
-	if (bSimulate && GetAttachParent() != nullptr)
-		DetachFromComponent(FDetachmentTransformRules::KeepWorldTransform); // a simulating body is not attached
 	BodyInstance.bSimulatePhysics = bSimulate;
 	StandinLinearVelocity = FVector::ZeroVector;
 	StandinAngularVelocityDeg = FVector::ZeroVector;
+	if (IsRegistered())
+		StandinOnRegister(); // a body exists: check it and start simulating now
+}
+
+void UPrimitiveComponent::StandinOnRegister()
+{
+	if (!BodyInstance.bSimulatePhysics)
+		return;
+	FTransform World;
+	FVector Extent;
+	if (GetOwner()->GetRootComponent() != this || !StandinBox(World, Extent))
+		STANDIN_FATAL("%s simulates physics: the stand-in simulates root box components only", GetName().StandinStd().c_str());
+	if (GetAttachParent() != nullptr)
+		DetachFromComponent(FDetachmentTransformRules::KeepWorldTransform); // a simulating body is not attached
 }
 
 bool UPrimitiveComponent::IsSimulatingPhysics(FName /*BoneName*/) const
