@@ -30,8 +30,10 @@ const LIDAR_MOUNT_Z: f64 = 0.75 + 1.0;
 const FIRST: u32 = 20;
 
 fn settings() -> String {
-    super::common::ini(true, &["DepthCam", "SemSeg", "Lidar32"], SENSORS)
-        .replace("SendNonPlayerAgentsInfo=False", "SendNonPlayerAgentsInfo=True")
+    super::common::ini(true, &["DepthCam", "SemSeg", "Lidar32"], SENSORS).replace(
+        "SendNonPlayerAgentsInfo=False",
+        "SendNonPlayerAgentsInfo=True",
+    )
 }
 
 fn throttle(value: f32) -> Control {
@@ -63,10 +65,10 @@ fn check_records(frame: &Frame, what: &str, player_x: f64) {
     let m = &frame.measurements;
     let ids: Vec<u32> = frame.sensors.iter().map(|r| r.id).collect();
     assert_eq!(ids, [1, 2, 3], "{what}: records");
-    for (record, (w, h, kind, fov, salt)) in frame.sensors[..2]
-        .iter()
-        .zip([(80, 60, 2, 100.0, SALT_DEPTH), (48, 36, 3, 90.0, SALT_SEMANTIC)])
-    {
+    for (record, (w, h, kind, fov, salt)) in frame.sensors[..2].iter().zip([
+        (80, 60, 2, 100.0, SALT_DEPTH),
+        (48, 36, 3, 90.0, SALT_SEMANTIC),
+    ]) {
         let d = &record.data;
         assert_bytes(
             &format!("{what}: camera {} header", record.id),
@@ -151,13 +153,20 @@ fn an_episode_gets_the_sensors_its_settings_ask_for() {
     let mut speed = 0.0;
     let mut x = 0.0;
     for k in 0..FIRST {
-        let frame = client.read_frame().unwrap_or_else(|e| panic!("frame {k}: {e}"));
+        let frame = client
+            .read_frame()
+            .unwrap_or_else(|e| panic!("frame {k}: {e}"));
         let what = format!("episode 1 frame {k}");
         let m = &frame.measurements;
         assert_eq!(m.frame_number, frame0 + u64::from(k), "{what}: frame");
-        let p = m.player_measurements.clone().unwrap_or_default();
+        let p = m.player_measurements.unwrap_or_default();
         // Full throttle from the first control: v = 4 m/s² · t.
-        assert_near(&format!("{what}: speed"), p.forward_speed.into(), speed, 1e-3);
+        assert_near(
+            &format!("{what}: speed"),
+            p.forward_speed.into(),
+            speed,
+            1e-3,
+        );
         x = v3(p.transform.unwrap_or_default().location)[0];
         check_records(&frame, &what, x);
         check_agents(&frame, &what);
@@ -166,20 +175,38 @@ fn an_episode_gets_the_sensors_its_settings_ask_for() {
             10 | 11 => (50000.0, 0.0),
             _ => (50000.0, 3000.0),
         };
-        assert_near(&format!("{what}: collision vehicles"), p.collision_vehicles.into(), vehicles, 1e-2);
-        assert_near(&format!("{what}: collision other"), p.collision_other.into(), other, 1e-2);
-        assert_eq!(p.collision_pedestrians, 0.0, "{what}: collision pedestrians");
+        assert_near(
+            &format!("{what}: collision vehicles"),
+            p.collision_vehicles.into(),
+            vehicles,
+            1e-2,
+        );
+        assert_near(
+            &format!("{what}: collision other"),
+            p.collision_other.into(),
+            other,
+            1e-2,
+        );
+        assert_eq!(
+            p.collision_pedestrians, 0.0,
+            "{what}: collision pedestrians"
+        );
         client.send_control(&throttle(1.0)).expect("send_control");
         speed += 4.0 * DT;
     }
-    assert!(x > 0.5 && speed > 3.0, "the player drove ({x} m, {speed} m/s)");
+    assert!(
+        x > 0.5 && speed > 3.0,
+        "the player drove ({x} m, {speed} m/s)"
+    );
 
     // A new episode: index 99 does not exist, so spot 0; at rest.
     start_episode(&mut client, 99);
     for k in 0..5 {
-        let frame = client.read_frame().unwrap_or_else(|e| panic!("episode 2 frame {k}: {e}"));
+        let frame = client
+            .read_frame()
+            .unwrap_or_else(|e| panic!("episode 2 frame {k}: {e}"));
         let what = format!("episode 2 frame {k}");
-        let p = frame.measurements.player_measurements.clone().unwrap_or_default();
+        let p = frame.measurements.player_measurements.unwrap_or_default();
         assert_near3(
             &format!("{what}: at spot 0"),
             v3(p.transform.unwrap_or_default().location),

@@ -76,7 +76,6 @@ fn safe_box_margin(player_x: f64, t: f64) -> f64 {
     along_x.min(across_y).min(across_z)
 }
 
-
 type Received = io::Result<(StreamClient, Vec<SensorMessage>)>;
 
 /// Reads `n` messages on its own thread.
@@ -315,7 +314,6 @@ fn check_camera(m: &SensorMessage, k: u32, frame0: u64) {
     assert_bytes(&format!("{what}: payload"), m.payload(), &payload);
 }
 
-
 // ------------------------------------------------------------- the run
 
 pub(crate) fn run_level(compiler: &str) {
@@ -332,11 +330,7 @@ pub(crate) fn run_level(compiler: &str) {
         .load_settings(&super::common::ini(true, &[], ""))
         .expect("load_settings");
     let spot = |y: f32| proto::Transform {
-        location: Some(proto::Vector3D {
-            x: 0.0,
-            y,
-            z: 0.75,
-        }),
+        location: Some(proto::Vector3D { x: 0.0, y, z: 0.75 }),
         orientation: Some(proto::Vector3D {
             x: 1.0,
             y: 0.0,
@@ -476,15 +470,16 @@ fn the_level_has_a_clear_entry_frame_and_no_collision() {
     assert_eq!(entry, Some(EXPECTED_ENTRY_FRAME));
 }
 
-
 /// A 0.9 subscriber that reads nothing: a 4 KiB receive buffer, so the
 /// library's writer blocks after a few images and its queue fills.
 fn stalled_subscriber(port: u16, stream: u32) -> TcpStream {
-    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
-        .expect("socket");
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("socket");
     socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
     let addr: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
-    socket.connect(&addr.into()).expect("connect the stalled subscriber");
+    socket
+        .connect(&addr.into())
+        .expect("connect the stalled subscriber");
     let mut s: TcpStream = socket.into();
     s.write_all(&stream.to_le_bytes()).expect("stream id");
     s
@@ -503,7 +498,12 @@ fn check_stalled(mut s: TcpStream, frame0: u64) -> usize {
     let mut at = 0;
     while at + 4 <= bytes.len() {
         let len = u32_at(&bytes, at) as usize;
-        assert_eq!(len, size, "stalled subscriber: message {} size", frames.len());
+        assert_eq!(
+            len,
+            size,
+            "stalled subscriber: message {} size",
+            frames.len()
+        );
         if at + 4 + len > bytes.len() {
             break; // cut at the end of the run
         }

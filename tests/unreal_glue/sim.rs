@@ -165,7 +165,11 @@ fn build_sim(compiler: &str) -> PathBuf {
 pub(crate) fn sim(compiler: &str) -> &'static Path {
     static GXX: OnceLock<PathBuf> = OnceLock::new();
     static CLANG: OnceLock<PathBuf> = OnceLock::new();
-    let cell = if compiler.contains("clang") { &CLANG } else { &GXX };
+    let cell = if compiler.contains("clang") {
+        &CLANG
+    } else {
+        &GXX
+    };
     cell.get_or_init(|| build_sim(compiler))
 }
 

@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 /// plugin's `Public/`, or the simulated game's headers). Panics with
 /// `file:line: message` on anything the miniature cannot parse or that
 /// UHT would reject.
-pub fn write_generated_headers(public_dir: &Path, out_dir: &Path) {
+pub(crate) fn write_generated_headers(public_dir: &Path, out_dir: &Path) {
     fs::create_dir_all(out_dir).unwrap_or_else(|e| panic!("create {}: {e}", out_dir.display()));
     let mut headers: Vec<PathBuf> = fs::read_dir(public_dir)
         .unwrap_or_else(|e| panic!("read {}: {e}", public_dir.display()))

@@ -7,6 +7,7 @@
 #include "CarlaVehicleControl.h"
 #include "SceneCaptureCameraActor.h"
 
+#include "Components/PrimitiveComponent.h"
 #include "Engine/World.h"
 #include "EngineUtils.h"
 #include "RenderingThread.h"
@@ -81,6 +82,11 @@ void ACarlaServerActor::BeginPlay()
 	}
 	if (Player != nullptr)
 	{
+		// Hit events need the body's "Simulation Generates Hit Events".
+		if (UPrimitiveComponent* Body = Cast<UPrimitiveComponent>(Player->GetRootComponent()))
+		{
+			Body->SetNotifyRigidBodyCollision(true);
+		}
 		Player->OnActorHit.AddDynamic(this, &ACarlaServerActor::OnPlayerHit);
 	}
 	carla_server_connect(Server, static_cast<uint32>(WorldPort), static_cast<uint32>(TimeOutMs));
