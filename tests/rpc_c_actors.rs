@@ -204,3 +204,55 @@ fn host_actors_episodes_client_count_and_a_refused_spawn_from_c() {
     let output = host.finish();
     assert!(output.contains("DONE"), "{output}");
 }
+
+/// Synchronous mode: the sensors clients spawn wait for slow subscribers
+/// by default (up to the server time-out); after `carla_rpc_set_stream_queue`
+/// they queue instead and the host's sends never wait. With a subscriber
+/// that reads nothing, every send returns at once (waiting would time out,
+/// which stops the host's loop) and the subscriber later reads fewer images
+/// than were sent, the oldest ones, in order.
+#[test]
+fn a_synchronous_world_queues_for_a_stalled_subscriber_when_the_host_asks_from_c() {
+    const SENT: u32 = 30;
+    let exe = build("rpc_actors_host.c", "rpc_actors_host", None);
+    let mut host = Host::spawn(&exe, &[]);
+    let line = host.next_line();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (port, stream_port): (u16, u16) = (words[1].parse().unwrap(), words[3].parse().unwrap());
+    let mut rpc = RpcClient::connect(("127.0.0.1", port), TIMEOUT).expect("connect");
+    let settings = rpc.call("get_episode_settings", &[]).unwrap();
+    let mut s = settings.as_array().unwrap().clone();
+    s[0] = Value::Boolean(true);
+    s[2] = Value::Array(vec![Value::Boolean(true), Value::F64(0.05)]);
+    rpc.call("set_episode_settings", &[Value::Array(s)])
+        .expect("synchronous mode");
+    assert_eq!(ask(&mut host, "queue 4", "QUEUE"), "0");
+
+    // A camera of the default 800x600, spawned after the call: it queues too.
+    rpc.call(
+        "spawn_actor",
+        &[description("sensor.camera.rgb"), transform()],
+    )
+    .expect("spawn a camera");
+    let spawned = next_with(&host, "SPAWNED");
+    let sensor: u32 = spawned.split(' ').nth(1).unwrap().parse().unwrap();
+    let stalled = common::stalled::subscribe(stream_port, sensor);
+    assert_eq!(
+        ask(&mut host, &format!("images {sensor} {SENT}"), "IMAGES"),
+        format!("{SENT} 0"),
+        "a send failed or waited past the time-out"
+    );
+
+    drop(rpc);
+    host.close_stdin();
+    let output = host.finish();
+    assert!(output.contains("DONE"), "{output}");
+    let frames = common::stalled::frames_read(stalled, 48 + 12 + 800 * 600 * 4);
+    assert!(
+        !frames.is_empty() && frames.len() < SENT as usize,
+        "the stalled subscriber read {} of {SENT} images: {frames:?}",
+        frames.len()
+    );
+    assert!(frames.windows(2).all(|p| p[0] < p[1]), "{frames:?}");
+    assert_eq!(frames[0], 1, "the queue keeps the oldest: {frames:?}");
+}

@@ -4,8 +4,9 @@
  * drives it with the Rust RPC client and stdin commands.
  *
  * 1. checks the bad arguments of carla_rpc_add_actor, carla_rpc_remove_actor,
- *    carla_rpc_new_episode and carla_rpc_client_count (before the RPC port
- *    listens, NULL pointers, bad ids, an unknown blueprint);
+ *    carla_rpc_new_episode, carla_rpc_client_count and
+ *    carla_rpc_set_stream_queue (before the RPC port listens, NULL
+ *    pointers, bad ids, an unknown blueprint, a depth over 64);
  * 2. binds the streaming and RPC ports, adds the blueprint vehicle.test.box
  *    (role_name "autopilot", color "255,0,0", number_of_wheels 4) and the
  *    host actor 500 made from it with role_name "hero" and color "0,255,0"
@@ -19,8 +20,12 @@
  *    `count` -> `COUNT <n>`; `remove <id>` -> `REMOVE <code>`;
  *    `new_episode` -> `EPISODE <code> <id>`; `state <frame>` -> `STATE
  *    <code>` (an episode state with no host states: the library reports
- *    every actor it knows); end of input: stops, frees the server, prints
- *    `DONE`.
+ *    every actor it knows); `queue <depth>` -> `QUEUE <code>`
+ *    (carla_rpc_set_stream_queue); `images <sensor> <n>` waits up to 10 s
+ *    for the sensor's first subscriber, then sends images of frames 1..n
+ *    through carla_sensor_acquire_image/commit_image, stopping at the first
+ *    failure -> `IMAGES <sent> <code of the failure, or 0>`; end of input:
+ *    stops, frees the server, prints `DONE`.
  *
  * Any failed check prints `rpc_actors_host.c:<line>: ...` and exits 1. */
 #include "carla/carla_server.h"
@@ -29,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int stop;
@@ -118,11 +124,13 @@ static void check_bad_arguments(CarlaServerPtr server) {
   EXPECT(carla_rpc_new_episode(NULL, &episode), CARLA_SERVER_NULL_ARGUMENT);
   EXPECT(carla_rpc_client_count(NULL, &count), CARLA_SERVER_NULL_ARGUMENT);
   EXPECT(carla_rpc_client_count(server, NULL), CARLA_SERVER_NULL_ARGUMENT);
+  EXPECT(carla_rpc_set_stream_queue(NULL, 4), CARLA_SERVER_NULL_ARGUMENT);
   /* Not listening: no world to add to; nobody connected. */
   EXPECT(carla_rpc_add_actor(server, 7, "vehicle.test.box", keys, values, 1, &t),
          CARLA_SERVER_INVALID_ARGUMENT);
   EXPECT(carla_rpc_remove_actor(server, 7), CARLA_SERVER_INVALID_ARGUMENT);
   EXPECT(carla_rpc_new_episode(server, NULL), CARLA_SERVER_INVALID_ARGUMENT);
+  EXPECT(carla_rpc_set_stream_queue(server, 4), CARLA_SERVER_INVALID_ARGUMENT);
   OK(carla_rpc_client_count(server, &count));
   if (count != 0) {
     fprintf(stderr, "rpc_actors_host.c: %u clients before listening\n", (unsigned)count);
@@ -149,12 +157,50 @@ static void check_bad_actors(CarlaServerPtr server) {
   EXPECT(carla_rpc_add_actor(server, 501, "vehicle.test.box", keys, NULL, 1, &t),
          CARLA_SERVER_NULL_ARGUMENT);
   EXPECT(carla_rpc_remove_actor(server, 501), CARLA_SERVER_INVALID_ARGUMENT);
+  EXPECT(carla_rpc_set_stream_queue(server, 65), CARLA_SERVER_INVALID_ARGUMENT);
+  OK(carla_rpc_set_stream_queue(server, 64));
+  OK(carla_rpc_set_stream_queue(server, 0));
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts;
+  ts.tv_sec = ms / 1000;
+  ts.tv_nsec = (ms % 1000) * 1000000L;
+  nanosleep(&ts, NULL);
+}
+
+/* `images <sensor> <n>` (see the header): the line to print. */
+static void send_images(CarlaServerPtr server, uint32_t sensor, unsigned n, char *line,
+                        size_t size) {
+  uint32_t subscribers = 0;
+  unsigned sent = 0, waited = 0;
+  int32_t code = CARLA_SERVER_SUCCESS;
+  while (subscribers == 0 && waited++ < 1000) {
+    OK(carla_sensor_subscriber_count(server, sensor, &subscribers));
+    if (subscribers == 0) sleep_ms(10);
+  }
+  for (sent = 0; sent < n && subscribers != 0; ++sent) {
+    CarlaImagePtr image = NULL;
+    void *pixels = NULL;
+    uint32_t bytes = 0;
+    struct carla_capture_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.frame = sent + 1;
+    ctx.timestamp = 0.05 * (double)(sent + 1);
+    code = carla_sensor_acquire_image(server, sensor, &image, &pixels, &bytes);
+    if (code != CARLA_SERVER_SUCCESS) break;
+    memset(pixels, (int)(sent & 0xff), bytes);
+    code = carla_sensor_commit_image(server, image, &ctx);
+    if (code != CARLA_SERVER_SUCCESS) break;
+  }
+  snprintf(line, size, "IMAGES %u %d\n", sent, (int)code);
 }
 
 /* Runs one stdin command (see the header). */
 static void command(CarlaServerPtr server, const char *cmd) {
   char line[128];
   unsigned long arg = 0;
+  unsigned n = 0;
   if (strcmp(cmd, "count") == 0) {
     uint32_t n = 0;
     OK(carla_rpc_client_count(server, &n));
@@ -174,6 +220,11 @@ static void command(CarlaServerPtr server, const char *cmd) {
     frame.delta_seconds = 0.05;
     snprintf(line, sizeof line, "STATE %d\n",
              (int)carla_rpc_send_episode_state(server, &frame, NULL, 0));
+  } else if (sscanf(cmd, "queue %lu", &arg) == 1) {
+    snprintf(line, sizeof line, "QUEUE %d\n",
+             (int)carla_rpc_set_stream_queue(server, (uint32_t)arg));
+  } else if (sscanf(cmd, "images %lu %u", &arg, &n) == 2) {
+    send_images(server, (uint32_t)arg, n, line, sizeof line);
   } else {
     fprintf(stderr, "rpc_actors_host.c: unknown command %s\n", cmd);
     exit(1);

@@ -7,6 +7,7 @@ pub(crate) mod chost;
 #[cfg(any(target_os = "linux", windows))]
 pub(crate) mod legacy_host;
 pub(crate) mod rpc_host;
+pub(crate) mod stalled;
 
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicU16, Ordering};

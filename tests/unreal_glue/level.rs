@@ -2,6 +2,7 @@
 //! lidar, a camera mirrored to a 0.8 id), both clients at once, and a
 //! stalled 0.9 subscriber on the camera that must not delay any frame.
 
+use super::common::stalled;
 use super::sim::*;
 use carla_server::client::{Frame, SensorMessage, StreamClient};
 use carla_server::legacy::proto;
@@ -363,7 +364,7 @@ pub(crate) fn run_level(compiler: &str) {
             collect(sub, FRAMES)
         })
         .collect();
-    let stalled = stalled_subscriber(streaming, ids.id("CAMERA"));
+    let stalled = stalled::subscribe(streaming, ids.id("CAMERA"));
 
     // 0.8 frames, one control each (the game waits for it: synchronous).
     for k in 0..FRAMES {
@@ -470,47 +471,12 @@ fn the_level_has_a_clear_entry_frame_and_no_collision() {
     assert_eq!(entry, Some(EXPECTED_ENTRY_FRAME));
 }
 
-/// A 0.9 subscriber that reads nothing: a 4 KiB receive buffer, so the
-/// library's writer blocks after a few images and its queue fills.
-fn stalled_subscriber(port: u16, stream: u32) -> TcpStream {
-    let socket =
-        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("socket");
-    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
-    let addr: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
-    socket
-        .connect(&addr.into())
-        .expect("connect the stalled subscriber");
-    let mut s: TcpStream = socket.into();
-    s.write_all(&stream.to_le_bytes()).expect("stream id");
-    s
-}
-
 /// After the run: the stalled subscriber's images are whole, in order, of
 /// increasing frames, and fewer than were sent (the library dropped the
 /// ones it could not queue instead of making the render thread wait).
-fn check_stalled(mut s: TcpStream, frame0: u64) -> usize {
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut bytes = Vec::new();
-    let _ = s.read_to_end(&mut bytes);
+fn check_stalled(s: TcpStream, frame0: u64) -> usize {
     let (w, h) = CAMERA_SIZE;
-    let size = 48 + 12 + (w * h * 4) as usize;
-    let mut frames = Vec::new();
-    let mut at = 0;
-    while at + 4 <= bytes.len() {
-        let len = u32_at(&bytes, at) as usize;
-        assert_eq!(
-            len,
-            size,
-            "stalled subscriber: message {} size",
-            frames.len()
-        );
-        if at + 4 + len > bytes.len() {
-            break; // cut at the end of the run
-        }
-        let frame = u64::from_le_bytes(bytes[at + 12..at + 20].try_into().unwrap());
-        frames.push(frame);
-        at += 4 + len;
-    }
+    let frames = stalled::frames_read(s, 48 + 12 + (w * h * 4) as usize);
     assert!(
         frames.windows(2).all(|p| p[0] < p[1]) && frames.iter().all(|&f| f >= frame0),
         "stalled subscriber: frames {frames:?}"
