@@ -8,10 +8,10 @@ use carla_server::client::{Frame, SensorMessage, StreamClient};
 use carla_server::legacy::proto;
 use carla_server::streaming::rotate_to_world;
 use carla_server::types::{CBool, Control, Rotation3D, Vector3D};
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::TcpStream;
 use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const FRAMES: u32 = 60;
 

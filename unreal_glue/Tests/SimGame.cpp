@@ -22,8 +22,9 @@
 //          (320 × 240, 0.8 id 7001); spawned before the server actor, so they
 //          begin play first. Runs FRAMES frames.
 //   ini    no placed sensors: the 0.8 client's settings list them. The
-//          player is hit by the oncoming car at run frame 10 (impulse
-//          50000 kg·cm/s) and touches the wall at frame 12 (3000 kg·cm/s).
+//          player touches the wall at run frame 1, below 1 km/h (70000
+//          kg·cm/s, not counted), is hit by the oncoming car at frame 10
+//          (50000 kg·cm/s) and touches the wall at frame 12 (3000 kg·cm/s).
 //          Runs until stdin closes (at most FRAMES frames).
 //   rpc    no placed sensors, no 0.8 wait: 0.9 clients on an RPC port of
 //          its own spawn them. Runs until stdin closes (at most FRAMES).
@@ -309,6 +310,10 @@ int main(int argc, char** argv)
 		int32 Frame = 0;
 		for (; Frame < Frames && (bLevel || !GStdinClosed); ++Frame)
 		{
+			if (Scenario == "ini" && Frame == 1)
+			{
+				StandinNotifyHit(Player, Wall, FVector(0.0, 70000.0, 0.0));
+			}
 			if (Scenario == "ini" && Frame == 10)
 			{
 				StandinNotifyHit(Player, Oncoming, FVector(0.0, 0.0, 50000.0));

@@ -204,8 +204,19 @@ void ACarlaServerActor::ApplyControl(AActor* Vehicle, float Steer, float Throttl
 
 void ACarlaServerActor::OnPlayerHit(AActor* /*SelfActor*/, AActor* OtherActor, FVector NormalImpulse, const FHitResult& /*Hit*/)
 {
-	// Accumulated per kind of other actor, in Unreal's units (kg·cm/s), as
-	// 0.8.4's ACarlaPlayerState::RegisterCollision did.
+	// As 0.8.4 (CarlaVehicleController::OnCollisionEvent, then
+	// ACarlaPlayerState::RegisterCollision): only while the player moves
+	// faster than 1 km/h (cm/s × 0.036), accumulated per kind of other actor
+	// in Unreal's units (kg·cm/s); the measurements send kg·m/s.
+	if (Player == nullptr)
+	{
+		return;
+	}
+	const double KilometresPerHour = FVector::DotProduct(Player->GetVelocity(), Player->GetActorForwardVector()) * 0.036;
+	if (KilometresPerHour >= -1.0 && KilometresPerHour <= 1.0)
+	{
+		return;
+	}
 	const float Impulse = static_cast<float>(NormalImpulse.Size());
 	if (CarlaGlue::IsVehicle(OtherActor))
 	{

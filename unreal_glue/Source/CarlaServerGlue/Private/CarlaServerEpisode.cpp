@@ -277,9 +277,10 @@ void ACarlaServerActor::WriteMeasurements(float DeltaSeconds)
 			Out.acceleration = CarlaGlue::ToMeters((Velocity - LastVelocity) / DeltaSeconds);
 		}
 		LastVelocity = Velocity;
-		Out.collision_vehicles = CollisionVehicles;
-		Out.collision_pedestrians = CollisionPedestrians;
-		Out.collision_other = CollisionOther;
+		// Impulses accumulate in kg·cm/s; 0.8.4's encoder sent kg·m/s.
+		Out.collision_vehicles = CollisionVehicles * 0.01f;
+		Out.collision_pedestrians = CollisionPedestrians * 0.01f;
+		Out.collision_other = CollisionOther * 0.01f;
 	}
 	Agents.Reset();
 	for (const FKnownActor& Entry : Known)
