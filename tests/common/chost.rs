@@ -89,17 +89,27 @@ const WINDOWS_TRIPLE: &str = "x86_64-pc-windows-gnu";
 /// `-pedantic`, or C++17 for `.cpp`, warnings as errors, pthreads.
 /// `compiler` overrides the `cc` crate's choice (which honours `CC`/`CXX`).
 /// On Windows: the host compiled before the run (see the module's docs).
+/// Compiled once per test binary: tests sharing a host wait for the first
+/// build (rewriting an executable another test runs fails with ETXTBSY).
 pub(crate) fn build(source: &str, exe: &str, compiler: Option<&str>) -> PathBuf {
     if cfg!(windows) {
         return prebuilt(exe);
     }
-    build_against(
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    let key = format!("{exe} {compiler:?}");
+    if let Some((_, path)) = built.iter().find(|(k, _)| *k == key) {
+        return path.clone();
+    }
+    let path = build_against(
         source,
         exe,
         compiler,
         &Path::new(CRATE).join("include"),
         &lib_dir(),
-    )
+    );
+    built.push((key, path.clone()));
+    path
 }
 
 /// `build` with the header from `include` (the directory holding
