@@ -28,6 +28,7 @@
  *    stops, frees the server, prints `DONE`.
  *
  * Any failed check prints `rpc_actors_host.c:<line>: ...` and exits 1. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "carla/carla_server.h"
 
 #include <pthread.h>
