@@ -52,7 +52,10 @@ void ACarlaServerActor::ListenRpc()
 	BoundRpcPort = static_cast<int32>(Bound);
 	// Sensors clients spawn: in synchronous mode every subscriber gets every
 	// message, queued; a send never waits (the render thread sends images).
-	carla_rpc_set_stream_queue(Server, static_cast<uint32>(StreamQueueDepth));
+	if (carla_rpc_set_stream_queue(Server, static_cast<uint32>(StreamQueueDepth)) != CarlaGlue::Success)
+	{
+		UE_LOG(LogCarlaServerGlue, Error, TEXT("StreamQueueDepth %d is not 0 to 64: synchronous 0.9 streams wait for slow subscribers"), StreamQueueDepth);
+	}
 	const char* RoleName = "role_name";
 	const uint8 StringType = CARLA_RPC_ATTRIBUTE_STRING;
 	const char* Autopilot = "autopilot";
