@@ -13,7 +13,7 @@ mod common;
 
 use common::chost::{build, Host};
 
-use carla_server::client::{SensorMessage, StreamClient};
+use carla_server::client::StreamClient;
 use carla_server::streaming::ActorTransform;
 use carla_server::streaming::CaptureContext;
 use carla_server::streaming::{Lidar, LidarHit, LidarSettings};
@@ -22,7 +22,7 @@ use carla_server::{Config, Server};
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
-use std::thread::{self, JoinHandle};
+use std::thread;
 use std::time::{Duration, Instant};
 
 const FRAMES: u32 = 20;
@@ -184,20 +184,6 @@ fn parse_ids(line: &str) -> (u16, [u32; 3]) {
     (u16::try_from(n(1)).expect("port"), [n(3), n(5), n(7)])
 }
 
-type Received = io::Result<(StreamClient, Vec<SensorMessage>)>;
-
-/// Reads `n` messages on its own thread (the streams are synchronous, so
-/// every subscriber must keep reading for the host to go on).
-fn collect(mut client: StreamClient, n: u32) -> JoinHandle<Received> {
-    thread::spawn(move || {
-        let mut messages = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            messages.push(client.next_message()?);
-        }
-        Ok((client, messages))
-    })
-}
-
 /// C host → library → streaming port → two subscribers per stream, every
 /// byte of every message checked, then clean end of file on destroy.
 #[test]
@@ -217,7 +203,7 @@ fn c_host_streams_three_sensors_to_two_subscribers_each() {
         for _ in 0..2 {
             let client = StreamClient::subscribe(("127.0.0.1", port), id, CLIENT_TIMEOUT)
                 .unwrap_or_else(|e| panic!("subscribe to stream {id}: {e}"));
-            readers.push(collect(client, FRAMES));
+            readers.push(common::collect_messages(client, FRAMES));
         }
     }
     let mut received = Vec::new();

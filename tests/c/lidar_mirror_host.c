@@ -29,8 +29,10 @@
  * exits 1. */
 
 #define _POSIX_C_SOURCE 200809L
+#define HOST_FILE "lidar_mirror_host.c"
 
 #include "carla/carla_server.h"
+#include "host_checks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,36 +43,6 @@
 #define RAY_ID 0x11D00002u
 #define T 10000u
 #define MAX_RAYS 64u
-
-static void fail(int line, const char *what) {
-  fprintf(stderr, "lidar_mirror_host.c:%d: %s\n", line, what);
-  fflush(stderr);
-  exit(1);
-}
-
-static void expect_code(int32_t got, int32_t want, const char *call, int line) {
-  if (got != want) {
-    fprintf(stderr, "lidar_mirror_host.c:%d: %s returned %d, expected %d\n",
-            line, call, (int)got, (int)want);
-    fflush(stderr);
-    exit(1);
-  }
-}
-
-#define EXPECT(call, want) expect_code((call), (want), #call, __LINE__)
-#define OK(call) EXPECT(call, CARLA_SERVER_SUCCESS)
-#define CHECK(cond)                           \
-  do {                                        \
-    if (!(cond))                              \
-      fail(__LINE__, "check failed: " #cond); \
-  } while (0)
-
-static void sleep_ms(long ms) {
-  struct timespec ts;
-  ts.tv_sec = ms / 1000;
-  ts.tv_nsec = (ms % 1000) * 1000000L;
-  nanosleep(&ts, NULL);
-}
 
 static uint32_t create(CarlaServerPtr server, const char *blueprint,
                        const char *const *keys, const char *const *values,

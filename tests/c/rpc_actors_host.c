@@ -28,8 +28,10 @@
  *    stops, frees the server, prints `DONE`.
  *
  * Any failed check prints `rpc_actors_host.c:<line>: ...` and exits 1. */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#define _POSIX_C_SOURCE 200809L
+#define HOST_FILE "rpc_actors_host.c"
 #include "carla/carla_server.h"
+#include "host_checks.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -39,18 +41,6 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int stop;
-
-static void expect_code(int32_t got, int32_t want, const char *call, int line) {
-  if (got != want) {
-    fprintf(stderr, "rpc_actors_host.c:%d: %s returned %d, expected %d\n", line,
-            call, (int)got, (int)want);
-    fflush(stderr);
-    exit(1);
-  }
-}
-
-#define EXPECT(call, want) expect_code((call), (want), #call, __LINE__)
-#define OK(call) EXPECT(call, CARLA_SERVER_SUCCESS)
 
 static int stopping(void) {
   int s;
@@ -161,13 +151,6 @@ static void check_bad_actors(CarlaServerPtr server) {
   EXPECT(carla_rpc_set_stream_queue(server, 65), CARLA_SERVER_INVALID_ARGUMENT);
   OK(carla_rpc_set_stream_queue(server, 64));
   OK(carla_rpc_set_stream_queue(server, 0));
-}
-
-static void sleep_ms(long ms) {
-  struct timespec ts;
-  ts.tv_sec = ms / 1000;
-  ts.tv_nsec = (ms % 1000) * 1000000L;
-  nanosleep(&ts, NULL);
 }
 
 /* `images <sensor> <n>` (see the header): the line to print. */

@@ -34,8 +34,10 @@
  * Any failed check prints `sensors_host.c:<line>: ...` to stderr and exits 1. */
 
 #define _POSIX_C_SOURCE 200809L
+#define HOST_FILE "sensors_host.c"
 
 #include "carla/carla_server.h"
+#include "host_checks.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -48,37 +50,6 @@
 #define CAMERA_H 4u
 #define CAMERA_BYTES (CAMERA_W * CAMERA_H * 4u)
 #define SYNC_WAIT_MS 5000u
-
-static void fail(int line, const char *what) {
-  fprintf(stderr, "sensors_host.c:%d: %s\n", line, what);
-  fflush(stderr);
-  exit(1);
-}
-
-static void expect_code(int32_t got, int32_t want, const char *call, int line) {
-  if (got != want) {
-    fprintf(stderr, "sensors_host.c:%d: %s returned %d, expected %d\n", line,
-            call, (int)got, (int)want);
-    fflush(stderr);
-    exit(1);
-  }
-}
-
-/* `call` must return `want`. */
-#define EXPECT(call, want) expect_code((call), (want), #call, __LINE__)
-#define OK(call) EXPECT(call, CARLA_SERVER_SUCCESS)
-#define CHECK(cond)                     \
-  do {                                  \
-    if (!(cond))                        \
-      fail(__LINE__, "check failed: " #cond); \
-  } while (0)
-
-static void sleep_ms(long ms) {
-  struct timespec ts;
-  ts.tv_sec = ms / 1000;
-  ts.tv_nsec = (ms % 1000) * 1000000L;
-  nanosleep(&ts, NULL);
-}
 
 /* The capture context of sensor `k` (0 safe, 1 lidar, 2 camera) at frame f. */
 static struct carla_capture_context context_for(uint32_t f, int k) {

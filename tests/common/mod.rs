@@ -57,3 +57,25 @@ pub(crate) fn carla_python() -> std::path::PathBuf {
     );
     venv
 }
+
+/// What [`collect_messages`] hands back: the subscriber and its messages.
+pub(crate) type Received = std::io::Result<(
+    carla_server::client::StreamClient,
+    Vec<carla_server::client::SensorMessage>,
+)>;
+
+/// Reads `n` messages of a 0.9 stream on a thread of its own (a
+/// synchronous stream's subscribers must keep reading for the sender to go
+/// on).
+pub(crate) fn collect_messages(
+    mut client: carla_server::client::StreamClient,
+    n: u32,
+) -> std::thread::JoinHandle<Received> {
+    std::thread::spawn(move || {
+        let mut messages = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            messages.push(client.next_message()?);
+        }
+        Ok((client, messages))
+    })
+}

@@ -8,9 +8,7 @@ use carla_server::client::{Frame, SensorMessage, StreamClient};
 use carla_server::legacy::proto;
 use carla_server::streaming::rotate_to_world;
 use carla_server::types::{CBool, Control, Rotation3D, Vector3D};
-use std::io;
 use std::net::TcpStream;
-use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
 const FRAMES: u32 = 60;
@@ -75,19 +73,6 @@ fn safe_box_margin(player_x: f64, t: f64) -> f64 {
     let across_y = (VEHICLE[1] + SAFE_LATERAL) + VEHICLE[1];
     let across_z = 2.0 * VEHICLE[2];
     along_x.min(across_y).min(across_z)
-}
-
-type Received = io::Result<(StreamClient, Vec<SensorMessage>)>;
-
-/// Reads `n` messages on its own thread.
-fn collect(mut client: StreamClient, n: u32) -> JoinHandle<Received> {
-    thread::spawn(move || {
-        let mut messages = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            messages.push(client.next_message()?);
-        }
-        Ok((client, messages))
-    })
 }
 
 // ----------------------------------------------------------- checks
@@ -361,7 +346,7 @@ pub(crate) fn run_level(compiler: &str) {
             let sub =
                 StreamClient::subscribe(("127.0.0.1", streaming), ids.id(key), CLIENT_TIMEOUT)
                     .unwrap_or_else(|e| panic!("subscribe to {key}: {e}"));
-            collect(sub, FRAMES)
+            super::common::collect_messages(sub, FRAMES)
         })
         .collect();
     let stalled = stalled::subscribe(streaming, ids.id("CAMERA"));
