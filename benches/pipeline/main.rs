@@ -12,8 +12,10 @@
 //! 6. The 0.9.16 protocol: synchronous tick round trip through the RPC port
 //!    (no sensor, one 800x600 camera) beside raw TCP round trips, and the
 //!    game thread's time per tick with 100 actors.
+//! 7. A stalled subscriber on one camera stream: the game thread's time per
+//!    frame in each delivery mode, beside a memcpy of the image.
 //!
-//! `BENCH_ONLY=legacy,cameras,fanout,lidar,policy,rpc` picks sections;
+//! `BENCH_ONLY=legacy,cameras,fanout,lidar,policy,rpc,stall` picks sections;
 //! `BENCH_ALLOC_TRACE=1` prints where counted allocations come from.
 
 mod alloc;
@@ -23,6 +25,7 @@ mod capi_host;
 mod legacy;
 mod rpc;
 mod sensors;
+mod stall;
 mod stats;
 
 use legacy::{Length, Workload};
@@ -226,6 +229,36 @@ fn fan_out() {
     }
 }
 
+fn stalled_subscriber() {
+    println!("\n## 7. A stalled subscriber: one 800x600 camera (zero-copy), one reader that keeps up, one that reads nothing\n");
+    println!("| delivery | frames timed (after 50) | game-thread p50 µs | p99 | max | max / memcpy p50 | sends timed out | frames the reader got, of all |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let copy = baseline::memcpy(800 * 600 * 4, 200);
+    println!(
+        "| (memcpy of the image) | 200 | {} | {} | {} | 1 | | |",
+        us(copy.p50),
+        us(copy.p99),
+        us(copy.max)
+    );
+    let frames = scale(500);
+    for (mode, frames) in [
+        (stall::Mode::Asynchronous, frames),
+        (stall::Mode::Queued(16), frames),
+        (stall::Mode::Synchronous(20), frames.min(100)),
+    ] {
+        let o = stall::stalled(mode, frames);
+        println!(
+            "| {mode:?} | {frames} | {} | {} | {} | {:.1} | {} | {} |",
+            us(o.api.p50),
+            us(o.api.p99),
+            us(o.api.max),
+            o.api.max.as_secs_f64() / copy.p50.as_secs_f64(),
+            o.timed_out,
+            o.healthy
+        );
+    }
+}
+
 fn lidar() {
     println!("\n## 4. Lidar, 64 channels, 1.3 M points/s, 20 Hz ticks, one subscriber\n");
     println!("| general drop-off | sensor s | points/s traced | game-thread CPU ms per sensor s | bytes out/s | memcpy of those bytes, ms | allocs/tick |");
@@ -346,5 +379,8 @@ fn main() {
     }
     if run("rpc") {
         rpc_ticks();
+    }
+    if run("stall") {
+        stalled_subscriber();
     }
 }

@@ -47,7 +47,7 @@ impl Reader {
     }
 }
 
-fn ctx(frame: u64) -> CaptureContext {
+pub(crate) fn ctx(frame: u64) -> CaptureContext {
     CaptureContext {
         frame,
         timestamp: frame as f64 / 60.0,
