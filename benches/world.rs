@@ -42,17 +42,12 @@ fn settings(sensors: &[&str], sections: &str) -> String {
     )
 }
 
-/// (frames per second, megabytes per second received)
-fn run(name: &str, port: u16, ini: &str) -> (f64, f64) {
+/// This build's `carla-host` on `port` (streaming on any free port), its
+/// banner read and the rest of its output drained.
+fn start_host(port: u16) -> std::process::Child {
     let mut host = Command::new(env!("CARGO_BIN_EXE_carla-host"))
-        .args([
-            "--port",
-            &port.to_string(),
-            "--host",
-            "127.0.0.1",
-            "--stream-port",
-            "0",
-        ])
+        .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+        .args(["--stream-port", "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -60,6 +55,12 @@ fn run(name: &str, port: u16, ini: &str) -> (f64, f64) {
     let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
     lines.next().expect("banner").expect("stdout");
     std::thread::spawn(move || for _ in lines.by_ref() {});
+    host
+}
+
+/// (frames per second, megabytes per second received)
+fn run(name: &str, port: u16, ini: &str) -> (f64, f64) {
+    let mut host = start_host(port);
     let mut client = Client::connect("127.0.0.1", port, Duration::from_secs(10)).expect("connect");
     client.load_settings(ini).expect("settings");
     client.start_episode(0).expect("episode");
@@ -108,16 +109,7 @@ fn python_09(port: u16) {
         );
         return;
     }
-    let mut host = Command::new(env!("CARGO_BIN_EXE_carla-host"))
-        .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
-        .args(["--stream-port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start carla-host");
-    let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
-    lines.next().expect("banner").expect("stdout");
-    std::thread::spawn(move || for _ in lines.by_ref() {});
+    let mut host = start_host(port);
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/python/sync_loop.py");
     println!("0.9.16 Python client, synchronous loop (its own decoding included):");
     for (workload, ticks, target) in [("none", "3000", 500.0), ("camera_lidar", "200", 60.0)] {
