@@ -7,7 +7,7 @@
 //! failures 0.8.4 had no code for, new negative codes that can never be
 //! mistaken for one of those. [`Error::code`] is that table.
 
-use crate::streaming::blueprint::BlueprintError;
+use crate::sensor::blueprint::BlueprintError;
 use std::fmt;
 use std::io;
 

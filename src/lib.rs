@@ -41,10 +41,10 @@
 //!   [`types::LidarHit`]).
 //! - [`legacy::settings`] (the CarlaSettings.ini parser) and
 //!   [`legacy::proto`] (the 0.8.4 messages, as the 0.8 client returns them).
-//! - [`streaming`]: the registry ([`streaming::SensorType`]), the header
-//!   ([`streaming::SensorHeader`]), payload serializers
-//!   ([`streaming::serialize`]) for data a host sends raw, blueprints
-//!   ([`streaming::blueprint`]) and the models ([`streaming::models`]).
+//! - [`streaming`]: the registry ([`sensor::SensorType`]), the header
+//!   ([`sensor::SensorHeader`]), payload serializers
+//!   ([`sensor::serialize`]) for data a host sends raw, blueprints
+//!   ([`sensor::blueprint`]) and the models ([`sensor::models`]).
 //! - [`client::Client`] (0.8.4) and [`client::StreamClient`] (0.9 streams).
 //! - [`log::set_sink`], [`log::set_max_level`] and the `log_*!` macros.
 //! - [`ffi`]: the C functions, callable from Rust too.
@@ -65,7 +65,9 @@ pub mod fuzzing;
 pub mod legacy;
 mod net;
 pub mod rpc;
+pub mod sensor;
 mod server;
+mod shared_bytes;
 pub mod streaming;
 mod sync;
 #[cfg(test)]

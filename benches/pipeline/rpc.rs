@@ -6,7 +6,7 @@
 use crate::stats::{spread, thread_cpu, Spread};
 use carla_server::client::{RpcClient, StreamClient};
 use carla_server::rpc::{ActorState, EngineCall, EpisodeFrame, CARLA_ACTOR_VEHICLE};
-use carla_server::streaming::CaptureContext;
+use carla_server::sensor::CaptureContext;
 use carla_server::Server;
 use rmpv::Value;
 use std::time::{Duration, Instant};

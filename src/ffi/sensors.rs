@@ -8,7 +8,7 @@ use super::args::{
 use super::codes::logged;
 use super::legacy::server;
 use super::structs::CarlaServerPtr;
-use crate::streaming::{blueprint, CaptureContext, LidarHit, PendingImage, PlannedRay};
+use crate::sensor::{blueprint, CaptureContext, LidarHit, PendingImage, PlannedRay};
 use crate::types::Vector3D;
 use std::ffi::{c_char, c_void};
 

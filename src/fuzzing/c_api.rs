@@ -18,8 +18,8 @@ use super::c_api_legacy::{self as legacy, Settings};
 use super::codes::{self, Code};
 use super::{quiet_logs, Input};
 use crate::ffi::*;
-use crate::streaming::blueprint;
-use crate::streaming::registry::SensorType;
+use crate::sensor::blueprint;
+use crate::sensor::registry::SensorType;
 use std::ffi::{c_char, CStr};
 use std::sync::OnceLock;
 

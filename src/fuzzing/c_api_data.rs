@@ -9,7 +9,7 @@ use super::c_api::{ptr_or_null, Kind, Run, MAX_IMAGES};
 use super::codes::{self, Code};
 use super::Input;
 use crate::ffi::*;
-use crate::streaming::ActorTransform;
+use crate::sensor::ActorTransform;
 use crate::types::CaptureContext;
 use crate::types::{LidarHit, PlannedRay};
 use crate::types::{Rotation3D, Vector3D};

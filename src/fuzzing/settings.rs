@@ -13,8 +13,8 @@
 
 use super::quiet_logs;
 use crate::legacy::settings::{self, CameraSettings, LidarSettings, SensorSettings, Settings};
-use crate::streaming::blueprint::{self, SensorAttributes};
-use crate::streaming::models::lidar::{self, Lidar};
+use crate::sensor::blueprint::{self, SensorAttributes};
+use crate::sensor::models::lidar::{self, Lidar};
 use crate::types::{Rotation3D, Vector3D};
 
 pub fn settings_ini(data: &[u8]) {

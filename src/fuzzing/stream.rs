@@ -14,8 +14,9 @@
 
 use super::codes;
 use super::{quiet_logs, Input};
+use crate::sensor::header::HEADER_SIZE;
 use crate::streaming::pool::Buffer;
-use crate::streaming::stream::{Stream, StreamServer, HEADER_SIZE};
+use crate::streaming::stream::{Stream, StreamServer};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, TcpStream};
 use std::sync::OnceLock;

@@ -22,7 +22,7 @@ use crate::legacy::world_port::NetConfig;
 use crate::legacy::world_port::WorldShared;
 use crate::net::port::{Missed, Rendezvous};
 use crate::net::{deadline_in, Aborter, Conn};
-use crate::streaming::stream::Message as StreamMessage;
+use crate::shared_bytes::SharedBytes;
 use crate::sync::slot::Latest;
 use crate::types::{Agent, Control, MeasurementsHeader};
 use crate::Error;
@@ -37,12 +37,13 @@ use std::time::{Duration, Instant};
 
 /// One sensor's newest record `[N][id][header][data]`: `bytes` holds the
 /// prefix, id and header, and the data too when the host handed a copy;
-/// `shared` is data written straight from a 0.9 message's payload (the
-/// camera mirror), from the given offset, so a mirrored image is not copied.
+/// `shared` is data written straight from bytes another part holds (the
+/// camera mirror: a 0.9 message's payload), so a mirrored image is not
+/// copied.
 #[derive(Default)]
 pub(crate) struct Record {
     bytes: Vec<u8>,
-    shared: Option<(Arc<StreamMessage>, usize)>,
+    shared: Option<SharedBytes>,
 }
 
 /// One measurement as copied from the host (the agents vector only grows).
@@ -203,18 +204,17 @@ impl AgentServer {
         })
     }
 
-    /// Stores the newest record of sensor `id` whose data is `message`'s
-    /// payload from `offset` on, shared rather than copied.
+    /// Stores the newest record of sensor `id` whose data is `data`,
+    /// shared rather than copied.
     pub(crate) fn write_sensor_shared(
         &self,
         id: u32,
         header: &[u8],
-        message: &Arc<StreamMessage>,
-        offset: usize,
+        data: SharedBytes,
     ) -> Result<(), Error> {
-        let data = message.payload_from(offset).len();
-        self.write_record(id, header, data, |cell| {
-            cell.shared = Some((message.clone(), offset));
+        let len = data.as_slice().len();
+        self.write_record(id, header, len, |cell| {
+            cell.shared = Some(data);
         })
     }
 
@@ -505,8 +505,8 @@ fn stream_loop(shared: Arc<AgentShared>) {
             for (reader, _) in sensors.iter().zip(&fresh).filter(|(_, f)| **f) {
                 let record = reader.get();
                 slices.push(IoSlice::new(&record.bytes));
-                if let Some((message, offset)) = &record.shared {
-                    slices.push(IoSlice::new(message.payload_from(*offset)));
+                if let Some(shared) = &record.shared {
+                    slices.push(IoSlice::new(shared.as_slice()));
                 }
             }
             slices.push(IoSlice::new(&TERMINATOR));

@@ -4,7 +4,7 @@
 //! feeds both protocols. A lidar mirrored to a 0.8 sensor id
 //! (`Sensor::mirror_to_legacy`, `carla_sensor_mirror_to_legacy`) writes one
 //! with every `send_lidar_hits`; a host that drives a
-//! [`crate::streaming::Lidar`] itself can build it with [`build`] and send
+//! [`crate::sensor::Lidar`] itself can build it with [`build`] and send
 //! it with `Server::write_sensor_data`.
 //!
 //! Layout (spec §3.3): header `u64 frame | f32 angle (degrees) | u32 C |

@@ -12,7 +12,8 @@
 //!   messages and the conversions between them and [`crate::types`];
 //! - [`settings`]: the client's `CarlaSettings.ini`, parsed for the host;
 //! - [`lidar_record`]: the 0.8.4 lidar record, built from a lidar plan and
-//!   its traced hits (what a lidar mirrored to a 0.8 id sends).
+//!   its traced hits; `mirror`: a 0.9 camera or lidar that also feeds a
+//!   0.8.4 sensor id (camera header, lidar record, shared image bytes).
 //!
 //! The host drives all of it through [`crate::Server`].
 
@@ -21,6 +22,7 @@ pub(crate) mod encode;
 pub(crate) mod episode_end;
 pub(crate) mod framing;
 pub mod lidar_record;
+pub(crate) mod mirror;
 pub mod proto;
 pub mod settings;
 pub(crate) mod world_port;

@@ -91,7 +91,7 @@ pub fn write_actor(out: &mut Vec<u8>, state: &ActorState, transform: &ActorTrans
 mod tests {
     use super::*;
     use crate::rpc::data::VehicleControl09;
-    use crate::streaming::{SensorHeader, SensorType};
+    use crate::sensor::{SensorHeader, SensorType};
     use crate::test_util::hex;
     use crate::types::{CBool, Rotation3D};
 

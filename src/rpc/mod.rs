@@ -42,9 +42,9 @@ pub(crate) use framing::{FrameError, Framer, Limits};
 
 use crate::net::port::Port;
 use crate::net::{Aborter, Conn};
-use crate::streaming::sensor_table::SensorTable;
+use crate::sensor::table::SensorTable;
+use crate::sensor::{SensorHeader, SensorType};
 use crate::streaming::stream::{Delivery, Stream, MAX_QUEUE_DEPTH};
-use crate::streaming::{SensorHeader, SensorType};
 use crate::types::ActorTransform;
 use crate::Error;
 use engine::EngineQueue;

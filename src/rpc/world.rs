@@ -5,8 +5,8 @@
 
 use super::data::{ActorBox, EpisodeSettings, Weather, DEFAULT_WEATHER};
 use super::wire;
-use crate::streaming::blueprint::{AttributeType, DEFINITIONS};
-use crate::streaming::rotate_to_world;
+use crate::sensor::blueprint::{AttributeType, DEFINITIONS};
+use crate::sensor::rotate_to_world;
 use crate::types::{ActorTransform, Rotation3D, Vector3D};
 use parking_lot::{Mutex, RwLock};
 use std::collections::BTreeMap;

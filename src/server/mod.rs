@@ -16,8 +16,8 @@ use crate::legacy::encode;
 use crate::legacy::framing::DEFAULT_MAX_MESSAGE;
 use crate::legacy::world_port::{self, NetConfig, Outgoing, WorldShared};
 use crate::net::port::{Divert, Port, Rendezvous};
-use crate::streaming::sensor_table::SensorTable;
-use crate::streaming::stream::Message;
+use crate::sensor::table::SensorTable;
+use crate::shared_bytes::SharedBytes;
 use crate::types::{Agent, Control, MeasurementsHeader, SensorDefinition, Transform};
 use crate::Error;
 use parking_lot::{Mutex, RwLock};
@@ -304,17 +304,15 @@ impl Server {
         self.current_agent()?.write_sensor_data(id, header, data)
     }
 
-    /// Queues a 0.9 message's payload from `offset` as sensor `id`'s data
+    /// Queues shared bytes (a 0.9 message's payload) as sensor `id`'s data
     /// (newest wins; shared with the 0.9 stream, not copied).
     pub(crate) fn write_sensor_shared(
         &self,
         id: u32,
         header: &[u8],
-        message: &Arc<Message>,
-        offset: usize,
+        data: SharedBytes,
     ) -> Result<(), Error> {
-        self.current_agent()?
-            .write_sensor_shared(id, header, message, offset)
+        self.current_agent()?.write_sensor_shared(id, header, data)
     }
 
     /// Queues this frame's measurements (newest wins).

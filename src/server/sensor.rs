@@ -4,11 +4,13 @@
 //! [`Server::destroy_sensor`] is a clean [`Error::UnknownSensor`].
 
 use super::Server;
-use crate::streaming::sensor_table::SensorEntry;
-use crate::streaming::stream::{Message, StreamStats};
-use crate::streaming::{
+use crate::legacy::mirror::CAMERA_HEADER_SIZE;
+use crate::sensor::table::SensorEntry;
+use crate::sensor::{
     CaptureContext, LidarHit, PendingImage, PlannedRay, SensorAttributes, SensorType,
 };
+use crate::shared_bytes::SharedBytes;
+use crate::streaming::stream::{Message, StreamStats};
 use crate::types::Vector3D;
 use crate::Error;
 use std::net::SocketAddr;
@@ -183,7 +185,8 @@ impl Sensor<'_> {
     /// mirrored, the 0.8.4 lidar record of the same hits (frame
     /// `ctx.frame`, the plan's sweep angle) goes to the 0.8.4 stream port.
     pub fn send_lidar_hits(&self, ctx: &CaptureContext, hits: &[LidarHit]) -> Result<(), Error> {
-        self.entry.send_lidar_hits(ctx, hits, |id, header, data| {
+        self.entry.send_lidar_hits(ctx, hits, |record| {
+            let (id, header, data) = (record.id, record.header(), record.data());
             if let Err(e) = self.server.write_sensor_data(id, header, data) {
                 crate::log_debug!("0.8 mirror of sensor {}: {}", id, e);
             }
@@ -221,9 +224,15 @@ impl Sensor<'_> {
     }
 
     /// Hands the image's message to the 0.8 stream (shared, not copied).
-    fn mirror(&self, mirror: Option<(u32, [u8; 24])>, message: &Arc<Message>, at: usize) {
+    fn mirror(
+        &self,
+        mirror: Option<(u32, [u8; CAMERA_HEADER_SIZE])>,
+        message: &Arc<Message>,
+        at: usize,
+    ) {
         if let Some((id, header)) = mirror {
-            if let Err(e) = self.server.write_sensor_shared(id, &header, message, at) {
+            let data = SharedBytes::new(message.clone(), at);
+            if let Err(e) = self.server.write_sensor_shared(id, &header, data) {
                 crate::log_debug!("0.8 mirror of sensor {}: {}", id, e);
             }
         }
@@ -232,7 +241,7 @@ impl Sensor<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::streaming::{serialize, CaptureContext, SensorType};
+    use crate::sensor::{serialize, CaptureContext, SensorType};
     use crate::{Config, Error, Server};
     use std::time::Duration;
 

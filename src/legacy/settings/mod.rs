@@ -55,7 +55,7 @@
 //! | `UpperFovLimit`, `LowerFovLimit` (degrees) | −90 to 90, upper ≥ lower | |
 //!
 //! The sensor bounds are those of the library's 0.9 blueprints
-//! ([`crate::streaming::blueprint`]), so a parsed lidar always passes the lidar
+//! ([`crate::sensor::blueprint`]), so a parsed lidar always passes the lidar
 //! model's validation. Positions stay in metres (UE4 stores centimetres).
 
 mod budget;

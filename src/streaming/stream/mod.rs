@@ -18,6 +18,7 @@ mod teardown;
 
 use crate::net::port::Port;
 use crate::net::{deadline_in, Conn};
+use crate::sensor::header::HEADER_SIZE;
 use crate::streaming::pool::{Buffer, Pool};
 use crate::Error;
 pub(crate) use delivery::{Delivery, MAX_QUEUE_DEPTH};
@@ -32,9 +33,6 @@ use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Size of the sensor header that starts every message.
-pub(crate) const HEADER_SIZE: usize = 48;
-
 /// One message: length prefix, sensor header, pooled payload.
 pub(crate) struct Message {
     prefix: [u8; 4],
@@ -42,8 +40,17 @@ pub(crate) struct Message {
     payload: Buffer,
 }
 
+/// The payload, for holders that know nothing of streams
+/// ([`crate::shared_bytes::SharedBytes`]).
+impl AsRef<[u8]> for Message {
+    fn as_ref(&self) -> &[u8] {
+        &self.payload
+    }
+}
+
 impl Message {
     /// The payload from byte `offset` on (empty past its end).
+    #[cfg(test)]
     pub(crate) fn payload_from(&self, offset: usize) -> &[u8] {
         self.payload.get(offset..).unwrap_or_default()
     }

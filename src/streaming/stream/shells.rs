@@ -16,7 +16,8 @@
 //! before the host takes its next buffer, so the pool sees every block
 //! again as soon as the last subscriber is done with it.
 
-use super::{Message, HEADER_SIZE};
+use super::Message;
+use crate::sensor::header::HEADER_SIZE;
 use crate::streaming::pool::Buffer;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,15 +2,16 @@
 //! sensors keyed by their stream id. Hosts refer to sensors by id, so a
 //! call after `destroy` is a clean [`Error::UnknownSensor`], never a
 //! dangling pointer. A camera or a lidar can also mirror its data to a
-//! 0.8.4 sensor id, so one registration feeds both protocols.
+//! 0.8.4 sensor id ([`crate::legacy::mirror`]), so one registration feeds
+//! both protocols.
 
-use crate::legacy::lidar_record;
-use crate::streaming::models::lidar::Lidar;
-use crate::streaming::sensor::SensorInstance;
+use crate::legacy::mirror::{CameraGeometry, LegacyMirror, LidarRecord, CAMERA_HEADER_SIZE};
+use crate::sensor::instance::SensorInstance;
+use crate::sensor::Lidar;
 use crate::streaming::stream::{Stream, StreamServer};
 use crate::types::{CaptureContext, LidarHit};
 use crate::Error;
-use parking_lot::{Mutex, RwLock};
+use parking_lot::RwLock;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -19,16 +20,7 @@ use std::time::Duration;
 /// A created sensor and its optional 0.8.4 mirror.
 pub(crate) struct SensorEntry {
     pub(crate) instance: SensorInstance,
-    legacy: Mutex<LegacyMirror>,
-}
-
-/// The 0.8.4 sensor id a sensor mirrors to, and (lidars) the record's
-/// buffers, reused from tick to tick.
-#[derive(Default)]
-struct LegacyMirror {
-    id: Option<u32>,
-    header: Vec<u8>,
-    data: Vec<u8>,
+    legacy: LegacyMirror,
 }
 
 /// The streaming port and the sensors.
@@ -75,7 +67,7 @@ impl SensorTable {
         let id = instance.stream().id();
         let entry = Arc::new(SensorEntry {
             instance,
-            legacy: Mutex::new(LegacyMirror::default()),
+            legacy: LegacyMirror::default(),
         });
         self.table.write().insert(id, entry);
         Ok(id)
@@ -128,60 +120,51 @@ impl SensorEntry {
     /// Mirrors this camera's images, or this lidar's sweeps (as 0.8.4 lidar
     /// records), to the 0.8.4 stream port as sensor `id` (0 stops).
     pub(crate) fn mirror_to_legacy(&self, id: u32) -> Result<(), Error> {
-        if self.instance.camera().is_none() && !self.instance.is_lidar() {
+        if self.camera_geometry().is_none() && !self.instance.is_lidar() {
             return Err(Error::WrongSensorKind {
                 sensor: self.instance.sensor_type().name(),
                 call: "a 0.8 mirror (cameras and lidars only)",
             });
         }
-        let mut mirror = self.legacy.lock();
-        mirror.id = (id != 0).then_some(id);
-        if mirror.id.is_none() {
-            // Stopped: let go of the record buffers too.
-            *mirror = LegacyMirror::default();
-        }
+        self.legacy.set(id);
         Ok(())
     }
 
     /// If this camera is mirrored: its 0.8.4 sensor id and the 0.8.4 camera
-    /// header (frame, width, height, image type, FOV) for an image of `ctx`.
-    pub(crate) fn legacy_mirror(&self, ctx: &CaptureContext) -> Option<(u32, [u8; 24])> {
-        let (Some(id), Some((w, h, fov, kind))) = (self.legacy.lock().id, self.instance.camera())
-        else {
-            return None;
-        };
-        let mut header = [0u8; 24];
-        header[..8].copy_from_slice(&ctx.frame.to_le_bytes());
-        header[8..12].copy_from_slice(&w.to_le_bytes());
-        header[12..16].copy_from_slice(&h.to_le_bytes());
-        header[16..20].copy_from_slice(&kind.to_le_bytes());
-        header[20..24].copy_from_slice(&fov.to_le_bytes());
-        Some((id, header))
+    /// header for an image of `ctx`.
+    pub(crate) fn legacy_mirror(
+        &self,
+        ctx: &CaptureContext,
+    ) -> Option<(u32, [u8; CAMERA_HEADER_SIZE])> {
+        self.legacy.camera_header(ctx, self.camera_geometry()?)
+    }
+
+    fn camera_geometry(&self) -> Option<CameraGeometry> {
+        let (width, height, fov, image_type) = self.instance.camera()?;
+        Some(CameraGeometry {
+            width,
+            height,
+            fov,
+            image_type,
+        })
     }
 
     /// Lidars: sends this tick's hits to the 0.9 stream and, if mirrored,
-    /// hands `write` the 0.8.4 id and lidar record (header, data) built
-    /// from the same plan and hits: frame `ctx.frame`, the sweep angle the
-    /// plan reached. The record is written whatever the 0.9 send's outcome
-    /// (as a camera's mirror), unless the hits were refused.
+    /// hands `write` the 0.8.4 lidar record built from the same plan and
+    /// hits. The record is written whatever the 0.9 send's outcome (as a
+    /// camera's mirror), unless the hits were refused.
     pub(crate) fn send_lidar_hits(
         &self,
         ctx: &CaptureContext,
         hits: &[LidarHit],
-        write: impl FnOnce(u32, &[u8], &[u8]),
+        write: impl FnOnce(&LidarRecord<'_>),
     ) -> Result<(), Error> {
-        let mut mirror = None;
+        let mut record = None;
         let sent = self.instance.send_lidar_hits(ctx, hits, |lidar: &Lidar| {
-            let mut m = self.legacy.lock();
-            let Some(id) = m.id else { return };
-            let LegacyMirror { header, data, .. } = &mut *m;
-            let rays = lidar.last_plan().rays();
-            let (angle, channels) = (lidar.horizontal_angle_deg(), lidar.settings().channels);
-            lidar_record::build(ctx.frame, angle, channels, rays, hits, header, data);
-            mirror = Some((id, m));
+            record = self.legacy.lidar_record(ctx, lidar, hits);
         });
-        if let Some((id, m)) = mirror {
-            write(id, &m.header, &m.data);
+        if let Some(record) = &record {
+            write(record);
         }
         sent
     }
