@@ -68,13 +68,23 @@ pub(crate) fn logged(e: Error) -> Fail {
 /// `Err` its code, a panic `CARLA_SERVER_INTERNAL_PANIC`, logged with the
 /// function's name (the last segment of `path`).
 pub(crate) fn run(path: &str, body: impl FnOnce() -> Result<(), Fail>) -> i32 {
+    match run_for(path, body) {
+        Ok(()) => CARLA_SERVER_SUCCESS,
+        Err(code) => code,
+    }
+}
+
+/// Runs an export's body that yields a value (see `export!`): the value,
+/// or the code of its failure (a panic: `CARLA_SERVER_INTERNAL_PANIC`,
+/// logged with the function's name, the last segment of `path`).
+pub(crate) fn run_for<T>(path: &str, body: impl FnOnce() -> Result<T, Fail>) -> Result<T, i32> {
     match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => CARLA_SERVER_SUCCESS,
-        Ok(Err(fail)) => fail.code(),
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(fail)) => Err(fail.code()),
         Err(_) => {
             let name = path.rsplit("::").nth(1).unwrap_or(path);
             crate::log_error!("{}: internal panic caught; the call had no effect", name);
-            CARLA_SERVER_INTERNAL_PANIC
+            Err(CARLA_SERVER_INTERNAL_PANIC)
         }
     }
 }

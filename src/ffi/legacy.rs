@@ -2,48 +2,23 @@
 //! plus four additions: bind address, message bound, log callback and a
 //! panic self-test. Each delegates to [`crate::Server`].
 
-use super::args::{array, handle, into_handle, read, take_handle, text, write};
+use super::args::{array, into_handle, read, take_handle, text, write};
 use super::codes::Fail;
+use super::handle::{server, ServerHandle};
 use super::structs::*;
 use crate::log::Level;
 use crate::types::{Agent, Control, MeasurementsHeader, SensorDefinition, Transform};
-use crate::{Config, Server};
-use parking_lot::Mutex;
+use crate::Config;
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Arc;
-
-/// What a `CarlaServerPtr` points to.
-pub(crate) struct ServerHandle {
-    pub(crate) server: Server,
-    /// The last settings text, NUL-terminated, handed out by pointer.
-    ini: Mutex<Vec<u8>>,
-    /// 0.9 requests handed out by `carla_rpc_poll`, not answered yet.
-    pub(crate) rpc: super::rpc::Pending,
-}
-
-/// The server behind a `CarlaServerPtr`.
-///
-/// # Safety
-/// `p` is NULL or a live pointer from `carla_make_server`.
-pub(crate) unsafe fn server<'a>(p: CarlaServerPtr) -> Result<&'a ServerHandle, Fail> {
-    // SAFETY: the caller's contract.
-    unsafe { handle(p as *const ServerHandle) }
-}
 
 /// Creates a server instance (idle until `carla_server_connect`). Returns
 /// NULL only if the library could not create it.
 #[no_mangle]
 pub extern "C" fn carla_make_server() -> CarlaServerPtr {
-    let mut made = std::ptr::null_mut();
-    export!({
-        made = into_handle(Box::new(ServerHandle {
-            server: Server::new(),
-            ini: Mutex::new(vec![0]),
-            rpc: Default::default(),
-        })) as CarlaServerPtr;
-        Ok(())
-    });
-    made
+    export!(or std::ptr::null_mut(), {
+        Ok(into_handle(Box::new(ServerHandle::new())) as CarlaServerPtr)
+    })
 }
 
 /// Destroys an instance: stops every thread and closes every port without

@@ -13,10 +13,14 @@
 //! - [`codes`]: the return codes, and where a Rust [`crate::Error`] becomes
 //!   one.
 //!
+//! - [`handle`]: what a `CarlaServerPtr` points to, and `server()`, the
+//!   one way an export reaches it.
+//!
 //! Every export has the same shape: its body is one `export!` block.
-//! `export!` names the function in log lines, catches any panic (the call
-//! then returns `CARLA_SERVER_INTERNAL_PANIC` and nothing crosses into the
-//! host) and turns the body's `Result` into a code. Pointer arguments are
+//! `export!` names the function in log lines, catches any panic (nothing
+//! crosses into the host) and turns the body's `Result` into what the
+//! function returns: a code (`CARLA_SERVER_INTERNAL_PANIC` for a panic),
+//! or, for a function that returns a value, the value or its fallback. Pointer arguments are
 //! read and written only through the helpers of `args`, which reject NULL
 //! with `CARLA_SERVER_NULL_ARGUMENT`; everything else a pointer must be
 //! (live, large enough) is the caller's side of the contract, written in
@@ -24,8 +28,14 @@
 //! only.
 
 /// Runs the body of an exported function; see the module documentation.
-/// The body is a block that evaluates to `Result<(), Fail>` and may call
-/// the (unsafe) helpers of [`args`] directly.
+/// The body is a block that may call the (unsafe) helpers of [`args`]
+/// directly.
+///
+/// - `export!({ body })`: the body evaluates to `Result<(), Fail>`; the
+///   export returns its code.
+/// - `export!(or fallback, { body })`: the body evaluates to
+///   `Result<T, Fail>`; the export returns the `T`, or `fallback` when the
+///   body failed or panicked (logged as for a code).
 macro_rules! export {
     ($body:block) => {{
         fn function_name() {}
@@ -40,10 +50,21 @@ macro_rules! export {
             result
         })
     }};
+    (or $fallback:expr, $body:block) => {{
+        fn function_name() {}
+        $crate::ffi::codes::run_for(::std::any::type_name_of_val(&function_name), || {
+            #[allow(unused_unsafe)]
+            // SAFETY: as in the form above: pointers only through `ffi::args`.
+            let result: ::std::result::Result<_, $crate::ffi::codes::Fail> = unsafe { $body };
+            result
+        })
+        .unwrap_or($fallback)
+    }};
 }
 
 mod args;
 pub mod codes;
+mod handle;
 pub mod legacy;
 pub mod rpc;
 pub mod rpc_actors;

@@ -9,7 +9,7 @@
 
 use super::args::{array, read, text, write, write_if_given};
 use super::codes::Fail;
-use super::legacy::server;
+use super::handle::server;
 use super::structs::CarlaServerPtr;
 use crate::rpc::{
     ActorBox, ActorState, Blueprint, BlueprintAttribute, EngineCall, EngineRequest, EpisodeFrame,

@@ -5,7 +5,7 @@
 //! `rpc_client_count`).
 
 use super::args::{array, read, text, write, write_if_given};
-use super::legacy::server;
+use super::handle::server;
 use super::structs::CarlaServerPtr;
 use crate::types::ActorTransform;
 use std::ffi::c_char;

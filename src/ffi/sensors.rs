@@ -6,7 +6,7 @@ use super::args::{
     array, bytes, into_handle, read, take_handle, text, write, write_if_given, write_text,
 };
 use super::codes::logged;
-use super::legacy::server;
+use super::handle::server;
 use super::structs::CarlaServerPtr;
 use crate::sensor::{blueprint, CaptureContext, LidarHit, PendingImage, PlannedRay};
 use crate::types::Vector3D;

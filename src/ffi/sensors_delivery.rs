@@ -4,7 +4,7 @@
 
 use super::args::write;
 use super::codes::logged;
-use super::legacy::server;
+use super::handle::server;
 use super::structs::CarlaServerPtr;
 
 /// 0: asynchronous delivery (newest wins per subscriber, drops counted);
