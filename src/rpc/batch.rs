@@ -39,16 +39,7 @@ pub(crate) fn apply(
     if do_tick && s.world.settings.lock().synchronous_mode.get() {
         s.ask(EngineCall::Tick)?;
     }
-    wire::array(out, results.len());
-    for r in results {
-        match r {
-            Ok(id) => {
-                wire::ok_head(out);
-                wire::uint(out, id.into());
-            }
-            Err(e) => wire::failed(out, &e),
-        }
-    }
+    wire::batch_results(out, &results);
     Ok(())
 }
 

@@ -8,6 +8,7 @@ use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgRe
 use super::world::Actor;
 use super::RpcShared;
 use rmpv::Value;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// The version string the 0.9.16 client compares byte for byte.
@@ -37,15 +38,10 @@ pub(crate) fn call(s: &RpcShared, method: &str, a: &[Value], out: &mut Out) -> A
     match (method, n) {
         ("version", 0) => ok_str(out, VERSION),
         ("get_episode_info", 0) => {
+            let episode = s.world.episode_id.load(Ordering::Relaxed);
+            let observer = token::token(s.observer.id(), s.stream_port);
             wire::ok_head(out);
-            wire::array(out, 2);
-            wire::uint(
-                out,
-                s.world
-                    .episode_id
-                    .load(std::sync::atomic::Ordering::Relaxed),
-            );
-            wire::token(out, &token::token(s.observer.id(), s.stream_port));
+            wire::episode_info(out, episode, &observer);
         }
         ("get_sensor_token", 1) => {
             let id = as_u32(&a[0], "stream id")?;
@@ -145,12 +141,7 @@ pub(crate) fn call(s: &RpcShared, method: &str, a: &[Value], out: &mut Out) -> A
         ("get_map_info", 0) => {
             let map = s.world.map.read();
             wire::ok_head(out);
-            wire::array(out, 2);
-            wire::string(out, &map.name);
-            wire::array(out, map.spawn_points.len());
-            for t in &map.spawn_points {
-                wire::transform(out, t);
-            }
+            wire::map_info(out, &map.name, &map.spawn_points);
         }
         ("get_map_data", 0) => ok_str(out, &s.world.map.read().opendrive),
         ("get_weather_parameters", 0) => {
@@ -218,13 +209,11 @@ fn void(out: &mut Out, run: impl FnOnce() -> ArgResult<()>) {
 }
 
 fn ok_str(out: &mut Out, v: &str) {
-    wire::ok_head(out);
-    wire::string(out, v);
+    wire::ok_string(out, v);
 }
 
 fn ok_uint(out: &mut Out, v: u64) {
-    wire::ok_head(out);
-    wire::uint(out, v);
+    wire::ok_uint(out, v);
 }
 
 fn unknown_actor(id: u32) -> String {

@@ -137,7 +137,7 @@ impl RpcShared {
 
     fn write_actor(&self, out: &mut Vec<u8>, a: &world::Actor) {
         let t = (a.sensor != 0).then(|| token::token(a.sensor, self.stream_port));
-        World::write_actor(out, a, t.as_ref().map(|t| &t[..]));
+        wire::actor(out, a, t.as_ref().map(|t| &t[..]));
     }
 }
 

@@ -4,6 +4,7 @@
 //! decoded into `rmpv::Value`s by the endpoint and read with [`Args`].
 
 use super::data::{ActorBox, EpisodeSettings, VehicleControl09, Weather};
+use super::world::{Actor, Blueprint};
 use crate::types::{ActorTransform, CBool, Rotation3D, Vector3D};
 use rmp::encode as enc;
 use rmpv::Value;
@@ -149,6 +150,94 @@ pub(crate) fn weather(out: &mut Vec<u8>, w: &Weather) {
     array(out, w.len());
     for v in w {
         f32v(out, *v);
+    }
+}
+
+// ------------------------------------------------------------ structs --
+
+/// `Response<uint64_t>` that succeeded.
+pub(crate) fn ok_uint(out: &mut Vec<u8>, v: u64) {
+    ok_head(out);
+    uint(out, v);
+}
+
+/// `Response<std::string>` that succeeded.
+pub(crate) fn ok_string(out: &mut Vec<u8>, v: &str) {
+    ok_head(out);
+    string(out, v);
+}
+
+/// `rpc::EpisodeInfo`: `[episode id, world-observer token]`.
+pub(crate) fn episode_info(out: &mut Vec<u8>, episode_id: u64, observer: &[u8]) {
+    array(out, 2);
+    uint(out, episode_id);
+    token(out, observer);
+}
+
+/// `rpc::MapInfo`: `[name, [spawn point transform …]]`.
+pub(crate) fn map_info(out: &mut Vec<u8>, name: &str, spawn_points: &[ActorTransform]) {
+    array(out, 2);
+    string(out, name);
+    array(out, spawn_points.len());
+    for t in spawn_points {
+        transform(out, t);
+    }
+}
+
+/// `[ActorDefinition …]`: `[uid, id, tags, [[id, type, value,
+/// recommended values, modifiable, restricted] …]]`, uid = index + 1.
+pub(crate) fn actor_definitions(out: &mut Vec<u8>, list: &[Blueprint]) {
+    array(out, list.len());
+    for (i, b) in list.iter().enumerate() {
+        array(out, 4);
+        uint(out, i as u64 + 1);
+        string(out, &b.id);
+        string(out, &b.id.replace('.', ","));
+        array(out, b.attributes.len());
+        for a in &b.attributes {
+            array(out, 6);
+            string(out, &a.id);
+            uint(out, a.kind.into());
+            string(out, &a.value);
+            array(out, a.recommended.len());
+            for r in &a.recommended {
+                string(out, r);
+            }
+            boolean(out, a.modifiable);
+            boolean(out, !a.recommended.is_empty());
+        }
+    }
+}
+
+/// `rpc::Actor`: `[id, parent, [uid, id, [[attr, type, value]…]],
+/// bounding box, semantic tags, stream token]`.
+pub(crate) fn actor(out: &mut Vec<u8>, a: &Actor, stream_token: Option<&[u8]>) {
+    array(out, 6);
+    uint(out, a.id.into());
+    uint(out, a.parent.into());
+    array(out, 3);
+    uint(out, a.uid.into());
+    string(out, &a.blueprint);
+    array(out, a.attributes.len());
+    for (id, kind, value) in &a.attributes {
+        array(out, 3);
+        string(out, id);
+        uint(out, (*kind).into());
+        string(out, value);
+    }
+    bounding_box(out, &a.bounding_box, a.id);
+    bin(out, &[]);
+    bin(out, stream_token.unwrap_or_default());
+}
+
+/// An `apply_batch_sync` reply: `[Response<actor id> …]`.
+pub(crate) fn batch_results(out: &mut Vec<u8>, results: &[Result<u32, String>]) {
+    array(out, results.len());
+    for r in results {
+        match r {
+            Ok(id) => ok_uint(out, (*id).into()),
+            Err(e) => failed(out, e),
+        }
     }
 }
 

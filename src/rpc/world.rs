@@ -226,50 +226,9 @@ impl World {
         Some((i as u32 + 1, list[i].clone()))
     }
 
-    /// `[ActorDefinition …]`.
+    /// `[ActorDefinition …]` of every blueprint.
     pub(crate) fn write_definitions(&self, out: &mut Vec<u8>) {
-        let list = self.blueprints.read();
-        wire::array(out, list.len());
-        for (i, b) in list.iter().enumerate() {
-            wire::array(out, 4);
-            wire::uint(out, i as u64 + 1);
-            wire::string(out, &b.id);
-            wire::string(out, &b.id.replace('.', ","));
-            wire::array(out, b.attributes.len());
-            for a in &b.attributes {
-                wire::array(out, 6);
-                wire::string(out, &a.id);
-                wire::uint(out, a.kind.into());
-                wire::string(out, &a.value);
-                wire::array(out, a.recommended.len());
-                for r in &a.recommended {
-                    wire::string(out, r);
-                }
-                wire::boolean(out, a.modifiable);
-                wire::boolean(out, !a.recommended.is_empty());
-            }
-        }
-    }
-
-    /// `rpc::Actor`: `[id, parent, [uid, id, [[attr, type, value]…]],
-    /// bounding box, semantic tags, stream token]`.
-    pub(crate) fn write_actor(out: &mut Vec<u8>, a: &Actor, token: Option<&[u8]>) {
-        wire::array(out, 6);
-        wire::uint(out, a.id.into());
-        wire::uint(out, a.parent.into());
-        wire::array(out, 3);
-        wire::uint(out, a.uid.into());
-        wire::string(out, &a.blueprint);
-        wire::array(out, a.attributes.len());
-        for (id, kind, value) in &a.attributes {
-            wire::array(out, 3);
-            wire::string(out, id);
-            wire::uint(out, (*kind).into());
-            wire::string(out, value);
-        }
-        wire::bounding_box(out, &a.bounding_box, a.id);
-        wire::bin(out, &[]);
-        wire::bin(out, token.unwrap_or_default());
+        wire::actor_definitions(out, &self.blueprints.read());
     }
 
     /// The world transform of actor `a` given the world transforms of this
