@@ -77,5 +77,5 @@ pub mod types;
 
 pub use error::{Error, Result};
 pub use legacy::agent::AgentStats;
-pub use server::{Config, Sensor, Server};
+pub use server::{Config, Rpc, Sensor, Server};
 pub use threads::set_yield_to_game_thread;

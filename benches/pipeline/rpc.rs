@@ -100,7 +100,7 @@ pub(crate) fn ticks(camera: bool, ticks: u32, actors: u32) -> Outcome {
     let (mut game, mut cpu) = (Vec::new(), Vec::new());
     let mut allocations = 0;
     while !client.is_finished() {
-        let Some(req) = server.rpc_poll(Duration::from_millis(20)).unwrap() else {
+        let Some(req) = server.rpc().unwrap().poll(Duration::from_millis(20)) else {
             continue;
         };
         if frame == u64::from(warm) {
@@ -131,7 +131,11 @@ pub(crate) fn ticks(camera: bool, ticks: u32, actors: u32) -> Outcome {
                     delta_seconds: 0.05,
                     platform_seconds: 0.0,
                 };
-                server.rpc_send_episode_state(&header, &states).unwrap();
+                server
+                    .rpc()
+                    .unwrap()
+                    .send_episode_state(&header, &states)
+                    .unwrap();
                 req.succeed(frame);
             }
             _ => {

@@ -17,6 +17,7 @@ use crate::rpc::{
 };
 use crate::types::{ActorTransform, Vector3D};
 use parking_lot::Mutex;
+use std::collections::BTreeMap;
 use std::ffi::{c_char, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -81,11 +82,12 @@ struct Strings {
 // is only read (by the host, through the request it polled).
 unsafe impl Send for Strings {}
 
-/// Requests handed to the C host and not answered yet.
+/// Requests handed to the C host and not answered yet, by request id.
+/// Ids only grow, so the first entry is the oldest.
 #[derive(Default)]
 pub(crate) struct Pending {
     next: AtomicU64,
-    waiting: Mutex<Vec<(u64, EngineRequest, Option<Strings>)>>,
+    waiting: Mutex<BTreeMap<u64, (EngineRequest, Option<Strings>)>>,
 }
 
 /// Requests waiting for a C host's answer, at most; the oldest is failed
@@ -212,7 +214,7 @@ pub unsafe extern "C" fn carla_rpc_poll(
         let h = self::server(server)?;
         let out = write(request)?;
         let timeout = Duration::from_millis(timeout_ms.into());
-        let Some(req) = h.server.rpc_poll(timeout)? else {
+        let Some(req) = h.server.rpc()?.poll(timeout) else {
             return Err(Fail::Lib(crate::Error::TryAgain));
         };
         // SAFETY: all-zero is a valid carla_rpc_request (NULL pointers,
@@ -227,11 +229,12 @@ pub unsafe extern "C" fn carla_rpc_poll(
         out.request_id = id;
         let mut waiting = h.rpc.waiting.lock();
         if waiting.len() >= MAX_PENDING {
-            let (old, r, _) = waiting.remove(0);
-            crate::log_warn!("rpc: request {} was never answered; it is failed now", old);
-            r.fail("the simulator never answered this request");
+            if let Some((old, (r, _))) = waiting.pop_first() {
+                crate::log_warn!("rpc: request {} was never answered; it is failed now", old);
+                r.fail("the simulator never answered this request");
+            }
         }
-        waiting.push((id, req, strings));
+        waiting.insert(id, (req, strings));
         Ok(())
     })
 }
@@ -256,12 +259,8 @@ pub unsafe extern "C" fn carla_rpc_answer(
         } else {
             Some(text(error)?)
         };
-        let found = {
-            let mut waiting = h.rpc.waiting.lock();
-            let at = waiting.iter().position(|(id, _, _)| *id == request_id);
-            at.map(|i| waiting.remove(i))
-        };
-        let Some((_, req, _strings)) = found else {
+        let found = h.rpc.waiting.lock().remove(&request_id);
+        let Some((req, _strings)) = found else {
             return Err(Fail::Lib(crate::Error::InvalidArgument(format!(
                 "no request {request_id} is waiting for an answer"
             ))));
@@ -292,7 +291,7 @@ pub unsafe extern "C" fn carla_rpc_send_episode_state(
         let h = self::server(server)?;
         let frame = read(frame)?;
         let states = array(states, count)?;
-        h.server.rpc_send_episode_state(frame, states)?;
+        h.server.rpc()?.send_episode_state(frame, states)?;
         Ok(())
     })
 }
@@ -340,12 +339,12 @@ pub unsafe extern "C" fn carla_rpc_add_blueprint(
         } else {
             *read(bounding_box)?
         };
-        h.server.rpc_add_blueprint(Blueprint {
+        h.server.rpc()?.add_blueprint(Blueprint {
             id: id.to_owned(),
             attributes,
             bounding_box,
             library_sensor: false,
-        })?;
+        });
         Ok(())
     })
 }
@@ -372,7 +371,7 @@ pub unsafe extern "C" fn carla_rpc_set_map(
         } else {
             text(opendrive)?
         };
-        h.server.rpc_set_map(name, points, xodr)?;
+        h.server.rpc()?.set_map(name, points, xodr);
         Ok(())
     })
 }
@@ -388,7 +387,7 @@ pub unsafe extern "C" fn carla_rpc_settings(
 ) -> i32 {
     export!({
         let h = self::server(server)?;
-        *write(settings)? = h.server.rpc_settings()?;
+        *write(settings)? = h.server.rpc()?.settings();
         Ok(())
     })
 }

@@ -47,7 +47,9 @@ pub unsafe extern "C" fn carla_rpc_add_actor(
         for (&k, &v) in keys.iter().zip(values) {
             pairs.push((text(k)?, text(v)?));
         }
-        h.server.rpc_add_actor(id, blueprint, &pairs, transform)?;
+        h.server
+            .rpc()?
+            .add_actor(id, blueprint, &pairs, transform)?;
         Ok(())
     })
 }
@@ -62,7 +64,7 @@ pub unsafe extern "C" fn carla_rpc_add_actor(
 #[no_mangle]
 pub unsafe extern "C" fn carla_rpc_remove_actor(server: CarlaServerPtr, id: u32) -> i32 {
     export!({
-        self::server(server)?.server.rpc_remove_actor(id)?;
+        self::server(server)?.server.rpc()?.remove_actor(id)?;
         Ok(())
     })
 }
@@ -81,7 +83,7 @@ pub unsafe extern "C" fn carla_rpc_new_episode(
     episode_id: *mut u64,
 ) -> i32 {
     export!({
-        let id = self::server(server)?.server.rpc_new_episode()?;
+        let id = self::server(server)?.server.rpc()?.new_episode();
         write_if_given(episode_id, id);
         Ok(())
     })
@@ -97,7 +99,7 @@ pub unsafe extern "C" fn carla_rpc_client_count(server: CarlaServerPtr, count: *
     export!({
         let h = self::server(server)?;
         let out = write(count)?;
-        *out = u32::try_from(h.server.rpc_client_count()).unwrap_or(u32::MAX);
+        *out = u32::try_from(h.server.rpc().map_or(0, |r| r.client_count())).unwrap_or(u32::MAX);
         Ok(())
     })
 }
@@ -113,5 +115,10 @@ pub unsafe extern "C" fn carla_rpc_client_count(server: CarlaServerPtr, count: *
 /// `server` NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn carla_rpc_set_stream_queue(server: CarlaServerPtr, depth: u32) -> i32 {
-    export!({ Ok(self::server(server)?.server.rpc_set_stream_queue(depth)?) })
+    export!({
+        Ok(self::server(server)?
+            .server
+            .rpc()?
+            .set_stream_queue(depth)?)
+    })
 }

@@ -24,6 +24,7 @@ mod endpoint;
 mod engine;
 pub mod episode_state;
 mod framing;
+mod host;
 pub mod token;
 mod wire;
 mod world;
@@ -43,12 +44,9 @@ pub(crate) use framing::{FrameError, Framer, Limits};
 use crate::net::port::Port;
 use crate::net::{Aborter, Conn};
 use crate::sensor::table::SensorTable;
-use crate::sensor::{SensorHeader, SensorType};
-use crate::streaming::stream::{Delivery, Stream, MAX_QUEUE_DEPTH};
-use crate::types::ActorTransform;
+use crate::streaming::stream::{Delivery, Stream};
 use crate::Error;
 use engine::EngineQueue;
-use episode_state::EpisodeHeader;
 use parking_lot::Mutex;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -141,8 +139,9 @@ impl RpcShared {
     }
 }
 
-/// The RPC endpoint of a server.
-pub(crate) struct RpcServer {
+/// The RPC endpoint of a server; the host reaches it through
+/// [`crate::Server::rpc`] (its methods are in `host.rs`).
+pub struct RpcServer {
     shared: Arc<RpcShared>,
     /// Its own port, unless it shares the 0.8 world port.
     port: Option<Port>,
@@ -259,151 +258,6 @@ impl RpcServer {
                 }
             }
         }
-    }
-
-    pub(crate) fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    pub(crate) fn poll(&self, timeout: Duration) -> Option<EngineRequest> {
-        self.shared.engine.poll(timeout)
-    }
-
-    pub(crate) fn add_blueprint(&self, bp: Blueprint) {
-        self.shared.world.add_blueprint(bp);
-    }
-
-    pub(crate) fn set_map(&self, name: &str, spawn_points: &[ActorTransform], opendrive: &str) {
-        let mut map = self.shared.world.map.write();
-        map.name = name.to_owned();
-        map.spawn_points = spawn_points.to_vec();
-        map.opendrive = opendrive.to_owned();
-    }
-
-    pub(crate) fn add_host_actor(
-        &self,
-        id: u32,
-        blueprint: &str,
-        attributes: &[(&str, &str)],
-        transform: ActorTransform,
-    ) -> Result<(), Error> {
-        self.shared
-            .world
-            .add_host_actor(id, blueprint, attributes, transform)
-            .map_err(|e| {
-                crate::log_error!("rpc: cannot add actor {}: {}", id, e);
-                Error::InvalidArgument(e)
-            })
-    }
-
-    /// Forgets actor `id` (and its sensor, whose stream ends).
-    pub(crate) fn remove_actor(&self, id: u32) -> bool {
-        if id == self.shared.world.spectator {
-            return false;
-        }
-        let removed = self.shared.world.actors.write().remove(&id);
-        if let Some(a) = &removed {
-            if a.sensor != 0 {
-                let _ = self.shared.sensors.destroy(a.sensor);
-            }
-        }
-        removed.is_some()
-    }
-
-    /// A new episode: every actor but the spectator is forgotten (sensor
-    /// streams end) and the episode id changes, so clients see a new world.
-    pub(crate) fn new_episode(&self) -> u64 {
-        let w = &self.shared.world;
-        let gone: Vec<u32> = w
-            .actors
-            .read()
-            .keys()
-            .copied()
-            .filter(|id| *id != w.spectator)
-            .collect();
-        for id in gone {
-            self.remove_actor(id);
-        }
-        w.episode_id.fetch_add(1, Ordering::Relaxed) + 1
-    }
-
-    /// Synchronous mode's delivery (see `RpcShared::sync_queue`); applied
-    /// to the streams at once.
-    pub(crate) fn set_sync_queue(&self, depth: u32) -> Result<(), Error> {
-        if depth > MAX_QUEUE_DEPTH {
-            return Err(Error::InvalidArgument(format!(
-                "a queue depth of {depth} is over the largest, {MAX_QUEUE_DEPTH}"
-            )));
-        }
-        self.shared.sync_queue.store(depth, Ordering::Relaxed);
-        self.shared.apply_delivery_mode();
-        Ok(())
-    }
-
-    /// 0.9 clients connected now.
-    pub(crate) fn client_count(&self) -> usize {
-        self.shared.clients.load(Ordering::Relaxed)
-    }
-
-    pub(crate) fn settings(&self) -> EpisodeSettings {
-        *self.shared.world.settings.lock()
-    }
-
-    /// The library sensor of actor `actor_id`, if it has one.
-    pub(crate) fn sensor_of(&self, actor_id: u32) -> Option<u32> {
-        let actors = self.shared.world.actors.read();
-        actors.get(&actor_id).map(|a| a.sensor).filter(|s| *s != 0)
-    }
-
-    /// Writes this tick's episode state: every actor in `states`, then
-    /// every other live actor the library knows (sensors follow their
-    /// parents). Allocates nothing once the stream's pool is warm.
-    pub(crate) fn send_episode_state(
-        &self,
-        frame: &EpisodeFrame,
-        states: &[ActorState],
-    ) -> Result<(), Error> {
-        let s = &*self.shared;
-        let header = EpisodeHeader {
-            episode_id: s.world.episode_id.load(Ordering::Relaxed),
-            platform_seconds: frame.platform_seconds,
-            delta_seconds: frame.delta_seconds as f32,
-        };
-        let mut given = s.scratch.lock();
-        given.clear();
-        given.extend(states.iter().enumerate().map(|(i, st)| (st.id, i as u32)));
-        given.sort_unstable();
-        let lookup = |id: u32| {
-            given
-                .binary_search_by_key(&id, |p| p.0)
-                .ok()
-                .map(|i| states[given[i].1 as usize].transform)
-        };
-        let actors = s.world.actors.read();
-        let mut buf = s.observer.pop_buffer();
-        buf.append_with(|v| {
-            episode_state::write_header(v, &header);
-            for st in states {
-                episode_state::write_actor(v, st, &st.transform);
-            }
-            for a in actors.values().filter(|a| lookup(a.id).is_none()) {
-                let t = World::world_transform(&actors, a, &lookup);
-                let st = ActorState {
-                    id: a.id,
-                    ..Default::default()
-                };
-                episode_state::write_actor(v, &st, &t);
-            }
-        });
-        drop((actors, given));
-        let h = SensorHeader::new(
-            SensorType::WorldObserver,
-            frame.frame,
-            frame.elapsed_seconds,
-            ActorTransform::default(),
-        );
-        s.world.last_frame.store(frame.frame, Ordering::Relaxed);
-        s.observer.send(&h.to_bytes(), buf)
     }
 }
 

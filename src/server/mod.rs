@@ -9,6 +9,7 @@
 mod rpc;
 mod sensor;
 
+pub use rpc::Rpc;
 pub use sensor::Sensor;
 
 use crate::legacy::agent::{AgentServer, AgentStats};

@@ -1,12 +1,14 @@
-//! The 0.9.16 half of [`Server`]: the RPC endpoint the `carla` Python
-//! package connects to, the requests the host polls each Tick, and the
-//! episode state it sends after each tick's sensor data.
+//! The 0.9.16 half of [`Server`]: binding the RPC endpoint the `carla`
+//! Python package connects to, and [`Rpc`], the handle through which the
+//! host polls requests and sends each tick's episode state.
 
 use super::Server;
 use crate::rpc::{ActorState, Blueprint, EngineRequest, EpisodeFrame, EpisodeSettings, RpcServer};
 use crate::types::ActorTransform;
 use crate::Error;
+use std::marker::PhantomData;
 use std::net::SocketAddr;
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -68,108 +70,79 @@ impl Server {
         self.rpc.read().as_ref().map(|r| r.addr())
     }
 
-    fn rpc(&self) -> Result<Arc<RpcServer>, Error> {
-        self.rpc.read().clone().ok_or_else(|| {
+    /// The RPC endpoint, for the host's side of the 0.9 protocol: poll
+    /// engine requests, send episode states, describe blueprints, the map
+    /// and the host's actors (see [`RpcServer`]'s methods). Not listening
+    /// ([`Server::listen_rpc`] first) is [`Error::InvalidArgument`].
+    pub fn rpc(&self) -> Result<Rpc<'_>, Error> {
+        let rpc = self.rpc.read().clone().ok_or_else(|| {
             Error::InvalidArgument("the RPC port is not listening (listen_rpc first)".into())
+        })?;
+        Ok(Rpc {
+            rpc,
+            _server: PhantomData,
         })
     }
+}
 
-    /// The next request only the engine can carry out (spawn, destroy,
-    /// settings, tick, ...), waiting up to `timeout` (zero: only what is
-    /// queued now). Answer it with [`EngineRequest::succeed`] or
-    /// [`EngineRequest::fail`]. Allocates nothing.
+/// The RPC endpoint of a [`Server`], from [`Server::rpc`]; its methods are
+/// [`RpcServer`]'s. It borrows the server, so it cannot outlive it.
+pub struct Rpc<'a> {
+    rpc: Arc<RpcServer>,
+    _server: PhantomData<&'a Server>,
+}
+
+impl Deref for Rpc<'_> {
+    type Target = RpcServer;
+
+    fn deref(&self) -> &RpcServer {
+        &self.rpc
+    }
+}
+
+// TEMPORARY (removed before merge): the old forwarders for the binary and
+// tests.
+#[doc(hidden)]
+impl Server {
     pub fn rpc_poll(&self, timeout: Duration) -> Result<Option<EngineRequest>, Error> {
         Ok(self.rpc()?.poll(timeout))
     }
-
-    /// Sends this tick's episode state (registry id 17): the host's actors
-    /// in `states`, then every other live actor the library knows (the
-    /// spectator, sensors spawned by clients). Call it after the tick's
-    /// sensor data.
-    pub fn rpc_send_episode_state(
-        &self,
-        frame: &EpisodeFrame,
-        states: &[ActorState],
-    ) -> Result<(), Error> {
-        self.rpc()?.send_episode_state(frame, states)
+    pub fn rpc_send_episode_state(&self, f: &EpisodeFrame, s: &[ActorState]) -> Result<(), Error> {
+        self.rpc()?.send_episode_state(f, s)
     }
-
-    /// Adds a blueprint (a vehicle, a walker, a prop) to the library's
-    /// sensor blueprints; spawning it is a `SpawnActor` request.
-    pub fn rpc_add_blueprint(&self, blueprint: Blueprint) -> Result<(), Error> {
-        self.rpc()?.add_blueprint(blueprint);
+    pub fn rpc_add_blueprint(&self, b: Blueprint) -> Result<(), Error> {
+        self.rpc()?.add_blueprint(b);
         Ok(())
     }
-
-    /// The map clients get: name, recommended spawn points, OpenDRIVE text.
-    pub fn rpc_set_map(
-        &self,
-        name: &str,
-        spawn_points: &[ActorTransform],
-        opendrive: &str,
-    ) -> Result<(), Error> {
-        self.rpc()?.set_map(name, spawn_points, opendrive);
+    pub fn rpc_set_map(&self, n: &str, p: &[ActorTransform], o: &str) -> Result<(), Error> {
+        self.rpc()?.set_map(n, p, o);
         Ok(())
     }
-
-    /// The episode settings last applied.
     pub fn rpc_settings(&self) -> Result<EpisodeSettings, Error> {
         Ok(self.rpc()?.settings())
     }
-
-    /// Makes one of the host's own actors (traffic, pedestrians, traffic
-    /// lights, a player) known to 0.9 clients: `get_actors` lists it with
-    /// blueprint `blueprint` (added before with [`Server::rpc_add_blueprint`])
-    /// and `attributes` over the blueprint's defaults. `id` is the host's
-    /// choice (not 0, not in use); send its state each tick with
-    /// [`Server::rpc_send_episode_state`]. A client's `destroy()` of it is a
-    /// `DestroyActor` request like any other.
     pub fn rpc_add_actor(
         &self,
         id: u32,
-        blueprint: &str,
-        attributes: &[(&str, &str)],
-        transform: ActorTransform,
+        b: &str,
+        a: &[(&str, &str)],
+        t: ActorTransform,
     ) -> Result<(), Error> {
-        self.rpc()?
-            .add_host_actor(id, blueprint, attributes, transform)
+        self.rpc()?.add_actor(id, b, a, t)
     }
-
-    /// Forgets actor `id` (a host actor gone, or any actor the host
-    /// removed itself); its sensor's stream, if any, ends.
     pub fn rpc_remove_actor(&self, id: u32) -> Result<(), Error> {
-        if self.rpc()?.remove_actor(id) {
-            Ok(())
-        } else {
-            Err(Error::InvalidArgument(format!("no actor {id} to remove")))
-        }
+        self.rpc()?.remove_actor(id)
     }
-
-    /// Starts a new episode for 0.9 clients: every actor but the spectator
-    /// is forgotten (client sensors' streams end) and the episode id
-    /// changes (clients see a new world). Returns the new episode id.
     pub fn rpc_new_episode(&self) -> Result<u64, Error> {
         Ok(self.rpc()?.new_episode())
     }
-
-    /// How clients' sensor streams and the world stream deliver in
-    /// synchronous mode: 0 (the default) waits for a slow subscriber up to
-    /// the time-out; `depth` (1..=64) queues that many messages per
-    /// subscriber and never waits, for an engine whose render thread sends
-    /// images (a subscriber that falls `depth` behind loses newer messages).
     pub fn rpc_set_stream_queue(&self, depth: u32) -> Result<(), Error> {
-        self.rpc()?.set_sync_queue(depth)
+        self.rpc()?.set_stream_queue(depth)
     }
-
-    /// How many 0.9 clients are connected now (0 if not listening).
     pub fn rpc_client_count(&self) -> usize {
-        self.rpc.read().as_ref().map_or(0, |r| r.client_count())
+        self.rpc().map_or(0, |r| r.client_count())
     }
-
-    /// The library sensor (its id for [`Server::sensor`]) of a spawned actor.
     pub fn rpc_sensor_of(&self, actor_id: u32) -> Result<u32, Error> {
-        self.rpc()?
-            .sensor_of(actor_id)
-            .ok_or(Error::UnknownSensor(actor_id))
+        self.rpc()?.sensor_of(actor_id)
     }
 }

@@ -1,0 +1,202 @@
+//! What the host does with the RPC endpoint, through
+//! [`crate::Server::rpc`]: poll the requests only the engine can carry out,
+//! send each tick's episode state, describe blueprints, the map and its own
+//! actors, start new episodes.
+
+use super::episode_state::{self, EpisodeHeader};
+use super::world::World;
+use super::{ActorState, Blueprint, EngineRequest, EpisodeFrame, EpisodeSettings, RpcServer};
+use crate::sensor::{SensorHeader, SensorType};
+use crate::streaming::stream::MAX_QUEUE_DEPTH;
+use crate::types::ActorTransform;
+use crate::Error;
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+impl RpcServer {
+    /// The RPC port's address (the 0.8 world port's, when they share it).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The next request only the engine can carry out (spawn, destroy,
+    /// settings, tick, ...), waiting up to `timeout` (zero: only what is
+    /// queued now). Answer it with [`EngineRequest::succeed`] or
+    /// [`EngineRequest::fail`]. Allocates nothing.
+    pub fn poll(&self, timeout: Duration) -> Option<EngineRequest> {
+        self.shared.engine.poll(timeout)
+    }
+
+    /// Adds a blueprint (a vehicle, a walker, a prop) to the library's
+    /// sensor blueprints; spawning it is a `SpawnActor` request.
+    pub fn add_blueprint(&self, blueprint: Blueprint) {
+        self.shared.world.add_blueprint(blueprint);
+    }
+
+    /// The map clients get: name, recommended spawn points, OpenDRIVE text.
+    pub fn set_map(&self, name: &str, spawn_points: &[ActorTransform], opendrive: &str) {
+        let mut map = self.shared.world.map.write();
+        map.name = name.to_owned();
+        map.spawn_points = spawn_points.to_vec();
+        map.opendrive = opendrive.to_owned();
+    }
+
+    /// Makes one of the host's own actors (traffic, pedestrians, traffic
+    /// lights, a player) known to 0.9 clients: `get_actors` lists it with
+    /// blueprint `blueprint` (added before with [`RpcServer::add_blueprint`])
+    /// and `attributes` over the blueprint's defaults. `id` is the host's
+    /// choice (not 0, not in use); send its state each tick with
+    /// [`RpcServer::send_episode_state`]. A client's `destroy()` of it is a
+    /// `DestroyActor` request like any other.
+    pub fn add_actor(
+        &self,
+        id: u32,
+        blueprint: &str,
+        attributes: &[(&str, &str)],
+        transform: ActorTransform,
+    ) -> Result<(), Error> {
+        self.shared
+            .world
+            .add_host_actor(id, blueprint, attributes, transform)
+            .map_err(|e| {
+                crate::log_error!("rpc: cannot add actor {}: {}", id, e);
+                Error::InvalidArgument(e)
+            })
+    }
+
+    /// Forgets actor `id` (a host actor gone, or any actor the host
+    /// removed itself); its sensor's stream, if any, ends. The spectator
+    /// and unknown ids are [`Error::InvalidArgument`].
+    pub fn remove_actor(&self, id: u32) -> Result<(), Error> {
+        if self.forget_actor(id) {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument(format!("no actor {id} to remove")))
+        }
+    }
+
+    /// Forgets actor `id` (and its sensor, whose stream ends); false if
+    /// there is no such actor or it is the spectator.
+    fn forget_actor(&self, id: u32) -> bool {
+        if id == self.shared.world.spectator {
+            return false;
+        }
+        let removed = self.shared.world.actors.write().remove(&id);
+        if let Some(a) = &removed {
+            if a.sensor != 0 {
+                let _ = self.shared.sensors.destroy(a.sensor);
+            }
+        }
+        removed.is_some()
+    }
+
+    /// Starts a new episode for 0.9 clients: every actor but the spectator
+    /// is forgotten (client sensors' streams end) and the episode id
+    /// changes (clients see a new world). Returns the new episode id.
+    pub fn new_episode(&self) -> u64 {
+        let w = &self.shared.world;
+        let gone: Vec<u32> = w
+            .actors
+            .read()
+            .keys()
+            .copied()
+            .filter(|id| *id != w.spectator)
+            .collect();
+        for id in gone {
+            self.forget_actor(id);
+        }
+        w.episode_id.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// How clients' sensor streams and the world stream deliver in
+    /// synchronous mode: 0 (the default) waits for a slow subscriber up to
+    /// the time-out; `depth` (1..=64) queues that many messages per
+    /// subscriber and never waits, for an engine whose render thread sends
+    /// images (a subscriber that falls `depth` behind loses newer
+    /// messages). Applied to the streams at once.
+    pub fn set_stream_queue(&self, depth: u32) -> Result<(), Error> {
+        if depth > MAX_QUEUE_DEPTH {
+            return Err(Error::InvalidArgument(format!(
+                "a queue depth of {depth} is over the largest, {MAX_QUEUE_DEPTH}"
+            )));
+        }
+        self.shared.sync_queue.store(depth, Ordering::Relaxed);
+        self.shared.apply_delivery_mode();
+        Ok(())
+    }
+
+    /// How many 0.9 clients are connected now.
+    pub fn client_count(&self) -> usize {
+        self.shared.clients.load(Ordering::Relaxed)
+    }
+
+    /// The episode settings last applied.
+    pub fn settings(&self) -> EpisodeSettings {
+        *self.shared.world.settings.lock()
+    }
+
+    /// The library sensor (its id for [`crate::Server::sensor`]) of a
+    /// spawned actor; [`Error::UnknownSensor`] if it has none.
+    pub fn sensor_of(&self, actor_id: u32) -> Result<u32, Error> {
+        let actors = self.shared.world.actors.read();
+        actors
+            .get(&actor_id)
+            .map(|a| a.sensor)
+            .filter(|s| *s != 0)
+            .ok_or(Error::UnknownSensor(actor_id))
+    }
+
+    /// Sends this tick's episode state (registry id 17): the host's actors
+    /// in `states`, then every other live actor the library knows (the
+    /// spectator, sensors spawned by clients, which follow their parents).
+    /// Call it after the tick's sensor data. Allocates nothing once the
+    /// stream's pool is warm.
+    pub fn send_episode_state(
+        &self,
+        frame: &EpisodeFrame,
+        states: &[ActorState],
+    ) -> Result<(), Error> {
+        let s = &*self.shared;
+        let header = EpisodeHeader {
+            episode_id: s.world.episode_id.load(Ordering::Relaxed),
+            platform_seconds: frame.platform_seconds,
+            delta_seconds: frame.delta_seconds as f32,
+        };
+        let mut given = s.scratch.lock();
+        given.clear();
+        given.extend(states.iter().enumerate().map(|(i, st)| (st.id, i as u32)));
+        given.sort_unstable();
+        let lookup = |id: u32| {
+            given
+                .binary_search_by_key(&id, |p| p.0)
+                .ok()
+                .map(|i| states[given[i].1 as usize].transform)
+        };
+        let actors = s.world.actors.read();
+        let mut buf = s.observer.pop_buffer();
+        buf.append_with(|v| {
+            episode_state::write_header(v, &header);
+            for st in states {
+                episode_state::write_actor(v, st, &st.transform);
+            }
+            for a in actors.values().filter(|a| lookup(a.id).is_none()) {
+                let t = World::world_transform(&actors, a, &lookup);
+                let st = ActorState {
+                    id: a.id,
+                    ..Default::default()
+                };
+                episode_state::write_actor(v, &st, &t);
+            }
+        });
+        drop((actors, given));
+        let h = SensorHeader::new(
+            SensorType::WorldObserver,
+            frame.frame,
+            frame.elapsed_seconds,
+            ActorTransform::default(),
+        );
+        s.world.last_frame.store(frame.frame, Ordering::Relaxed);
+        s.observer.send(&h.to_bytes(), buf)
+    }
+}
