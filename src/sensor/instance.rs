@@ -43,30 +43,14 @@ pub(crate) struct SensorInstance {
     model: Model,
 }
 
-fn lidar_settings(a: &SensorAttributes, semantic: bool) -> LidarSettings {
-    let d = LidarSettings::default();
-    let f = |k: &str, v: f32| a.get_f32(k).unwrap_or(v);
-    LidarSettings {
-        channels: a.get_u32("channels").unwrap_or(d.channels),
-        range_m: f("range", d.range_m),
-        points_per_second: a
-            .get_u32("points_per_second")
-            .unwrap_or(d.points_per_second),
-        rotation_frequency: f("rotation_frequency", d.rotation_frequency),
-        upper_fov: f("upper_fov", d.upper_fov),
-        lower_fov: f("lower_fov", d.lower_fov),
-        horizontal_fov: f("horizontal_fov", d.horizontal_fov),
-        atmosphere_attenuation_rate: f(
-            "atmosphere_attenuation_rate",
-            d.atmosphere_attenuation_rate,
-        ),
-        dropoff_general_rate: f("dropoff_general_rate", d.dropoff_general_rate),
-        dropoff_intensity_limit: f("dropoff_intensity_limit", d.dropoff_intensity_limit),
-        dropoff_zero_intensity: f("dropoff_zero_intensity", d.dropoff_zero_intensity),
-        noise_stddev: f("noise_stddev", d.noise_stddev),
-        noise_seed: a.get_i64("noise_seed").map_or(d.noise_seed, |s| s as u64),
-        semantic,
-    }
+/// An attribute every camera blueprint resolves (image size, fov; a
+/// missing one is a bug of the blueprint table, caught by the tests).
+fn camera_attribute<T: Default>(value: Option<T>) -> T {
+    debug_assert!(
+        value.is_some(),
+        "camera blueprints define image_size_x/y and fov"
+    );
+    value.unwrap_or_default()
 }
 
 impl SensorInstance {
@@ -83,9 +67,9 @@ impl SensorInstance {
         })?;
         let model = match kind.format() {
             PayloadFormat::Image => Model::Camera {
-                width: attributes.get_u32("image_size_x").unwrap_or(800),
-                height: attributes.get_u32("image_size_y").unwrap_or(600),
-                fov: attributes.get_f32("fov").unwrap_or(90.0),
+                width: camera_attribute(attributes.get_u32("image_size_x")),
+                height: camera_attribute(attributes.get_u32("image_size_y")),
+                fov: camera_attribute(attributes.get_f32("fov")),
                 legacy_type: match kind {
                     SensorType::DepthCamera => 2,
                     SensorType::SemanticSegmentationCamera => 3,
@@ -93,16 +77,15 @@ impl SensorInstance {
                 },
             },
             PayloadFormat::Lidar | PayloadFormat::SemanticLidar => {
-                let settings = lidar_settings(&attributes, kind == SensorType::SemanticLidar);
+                let semantic = kind == SensorType::SemanticLidar;
+                let settings = LidarSettings::from_attributes(&attributes, semantic);
                 let lidar = Lidar::new(settings)
                     .map_err(|e| Error::InvalidArgument(format!("invalid settings: {e}")))?;
                 Model::Lidar(Box::new(Mutex::new(lidar)))
             }
-            PayloadFormat::ActorIds => Model::SafeDistance(SafeDistanceSettings {
-                front: attributes.get_f32("safe_distance_front").unwrap_or(1.0),
-                back: attributes.get_f32("safe_distance_back").unwrap_or(0.5),
-                lateral: attributes.get_f32("safe_distance_lateral").unwrap_or(0.5),
-            }),
+            PayloadFormat::ActorIds => {
+                Model::SafeDistance(SafeDistanceSettings::from_attributes(&attributes))
+            }
             // GNSS, IMU, collision, obstacle, radar, lane invasion: payloads
             // the host serializes (`serialize::gnss`, `imu`, ...).
             _ => Model::Raw,

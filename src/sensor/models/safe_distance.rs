@@ -7,6 +7,7 @@
 //! field. The UE sensor only sends when at least one actor overlaps, so
 //! callers should skip the message when the returned count is 0.
 
+use crate::sensor::blueprint::{self, SensorAttributes};
 use crate::types::Vector3D;
 use std::fmt;
 
@@ -22,12 +23,28 @@ pub struct SafeDistanceSettings {
 }
 
 impl Default for SafeDistanceSettings {
-    /// The tutorial's defaults: 1 m ahead, 0.5 m behind, 0.5 m each side.
+    /// The `sensor.other.safe_distance` blueprint's defaults (the
+    /// tutorial's: 1 m ahead, 0.5 m behind, 0.5 m each side).
     fn default() -> Self {
+        let attributes = blueprint::create("sensor.other.safe_distance", &[])
+            .expect("the safe-distance sensor is in the blueprint table");
+        SafeDistanceSettings::from_attributes(&attributes)
+    }
+}
+
+impl SafeDistanceSettings {
+    /// The margins of a `sensor.other.safe_distance` blueprint's resolved
+    /// attributes.
+    pub fn from_attributes(a: &SensorAttributes) -> SafeDistanceSettings {
+        let margin = |key: &str| {
+            let value = a.get_f32(key);
+            debug_assert!(value.is_some(), "the safe-distance blueprint defines {key}");
+            value.unwrap_or_default()
+        };
         SafeDistanceSettings {
-            front: 1.0,
-            back: 0.5,
-            lateral: 0.5,
+            front: margin("safe_distance_front"),
+            back: margin("safe_distance_back"),
+            lateral: margin("safe_distance_lateral"),
         }
     }
 }

@@ -23,6 +23,7 @@
 //! (`x, y, z, cos_inc` f32, `object_idx` u32, `object_tag` u32) for the
 //! semantic lidar.
 
+use crate::sensor::blueprint::{self, SensorAttributes};
 use crate::types::{ActorTransform, LidarHit, PlannedRay};
 use crate::types::{Rotation3D, Vector3D};
 use std::fmt;
@@ -75,25 +76,45 @@ pub struct LidarSettings {
 }
 
 impl Default for LidarSettings {
-    /// CARLA's blueprint defaults, ray-cast lidar.
+    /// The `sensor.lidar.ray_cast` blueprint's defaults (the blueprint
+    /// table is their one source).
     fn default() -> Self {
+        let attributes = blueprint::create("sensor.lidar.ray_cast", &[])
+            .expect("the ray-cast lidar is in the blueprint table");
+        LidarSettings::from_attributes(&attributes, false)
+    }
+}
+
+impl LidarSettings {
+    /// The settings of a lidar blueprint's resolved attributes
+    /// (`sensor.lidar.ray_cast`, or `_semantic` with `semantic`); a
+    /// semantic lidar has no drop-off or noise attributes, which stay 0.
+    pub fn from_attributes(a: &SensorAttributes, semantic: bool) -> LidarSettings {
+        let f = |k: &str| a.get_f32(k).unwrap_or_default();
         LidarSettings {
-            channels: 32,
-            range_m: 10.0,
-            points_per_second: 56_000,
-            rotation_frequency: 10.0,
-            upper_fov: 10.0,
-            lower_fov: -30.0,
-            horizontal_fov: 360.0,
-            atmosphere_attenuation_rate: 0.004,
-            dropoff_general_rate: 0.45,
-            dropoff_intensity_limit: 0.8,
-            dropoff_zero_intensity: 0.4,
-            noise_stddev: 0.0,
-            noise_seed: 0,
-            semantic: false,
+            channels: resolved(a.get_u32("channels"), "channels"),
+            range_m: resolved(a.get_f32("range"), "range"),
+            points_per_second: resolved(a.get_u32("points_per_second"), "points_per_second"),
+            rotation_frequency: resolved(a.get_f32("rotation_frequency"), "rotation_frequency"),
+            upper_fov: resolved(a.get_f32("upper_fov"), "upper_fov"),
+            lower_fov: resolved(a.get_f32("lower_fov"), "lower_fov"),
+            horizontal_fov: resolved(a.get_f32("horizontal_fov"), "horizontal_fov"),
+            atmosphere_attenuation_rate: f("atmosphere_attenuation_rate"),
+            dropoff_general_rate: f("dropoff_general_rate"),
+            dropoff_intensity_limit: f("dropoff_intensity_limit"),
+            dropoff_zero_intensity: f("dropoff_zero_intensity"),
+            noise_stddev: f("noise_stddev"),
+            noise_seed: a.get_i64("noise_seed").unwrap_or_default() as u64,
+            semantic,
         }
     }
+}
+
+/// An attribute every lidar blueprint resolves (a missing one is a bug of
+/// the blueprint table, caught by the tests).
+fn resolved<T: Default>(value: Option<T>, key: &str) -> T {
+    debug_assert!(value.is_some(), "lidar blueprints define {key}");
+    value.unwrap_or_default()
 }
 
 /// Errors from settings validation and [`Lidar::process`].
