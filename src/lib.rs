@@ -19,9 +19,10 @@
 //!
 //! | part | module | what it holds |
 //! |---|---|---|
-//! | the Rust API | `server` ([`Server`], [`Config`], [`Sensor`]) and [`Error`] | one method per C function, plus the 0.9 sensor handle |
-//! | the 0.8.4 protocol | [`legacy`] | world-port thread, the episode's stream and control threads, framing, protobuf messages, the settings ini |
-//! | the 0.9 pipeline | [`streaming`] | registry, header, serializers, blueprints, sensor models, sensors, pooled buffers, streams |
+//! | the Rust API | `server` ([`Server`], [`Config`], [`Sensor`], [`Rpc`]) and [`Error`] | the server, and handles of a 0.9 sensor and of the RPC endpoint |
+//! | the 0.8.4 protocol | [`legacy`] | world-port thread, the episode's stream and control threads, framing, protobuf messages, the settings ini, the 0.8 mirror of 0.9 sensors |
+//! | the 0.9 sensor model | [`sensor`] | registry, header, serializers, blueprints, sensor models, the sensors a server created |
+//! | the 0.9 transport | [`streaming`] | the streaming port, streams and their subscribers, pooled buffers |
 //! | the 0.9.16 world protocol | [`rpc`] | msgpack-RPC endpoint, engine request queue, actors and blueprints, episode state, tokens |
 //! | the network layer | `net` (private) | sockets with deadlines, vectored sends, bound ports and their accept threads |
 //! | the lock-free parts | `sync` (private) | the newest-value slot, the subscriber hand-off, the loom shim and models |
@@ -29,12 +30,14 @@
 //! | plain data | [`types`] | the `#[repr(C)]` structs shared by Rust and C |
 //! | clients | [`client`] | Rust clients of both protocols |
 //! | logging, threads | [`log`], `threads` | the log sink; library threads that yield to the game thread |
-//! | the demo world | `src/bin/carla-host/` | a headless town on the public API only (`cargo run --release`) |
+//! | shared bytes | `shared_bytes` (private) | bytes two parts send without a copy (a mirrored image) |
+//! | the demo world | the `carla-host` crate | a headless town on the public API only (`cargo run --release`) |
 //!
 //! # Public API
 //!
 //! - [`Server`] with [`Config`]; [`Sensor`], the handle of a 0.9 sensor;
-//!   [`Error`] (and [`Result`]); [`AgentStats`]; [`set_yield_to_game_thread`].
+//!   [`Rpc`], the handle of the 0.9.16 RPC endpoint; [`Error`] (and
+//!   [`Result`]); [`AgentStats`]; [`set_yield_to_game_thread`].
 //! - [`types`]: the 0.8.4 data ([`types::Control`], [`types::Agent`],
 //!   [`types::PlayerMeasurements`], ...) and the capture data of the 0.9
 //!   pipeline ([`types::CaptureContext`], [`types::PlannedRay`],
@@ -48,11 +51,10 @@
 //! - [`client::Client`] (0.8.4) and [`client::StreamClient`] (0.9 streams).
 //! - [`log::set_sink`], [`log::set_max_level`] and the `log_*!` macros.
 //! - [`ffi`]: the C functions, callable from Rust too.
-//!
 //! - [`rpc`]: the CARLA 0.9.16 world protocol (msgpack-RPC, stream tokens,
-//!   the world-observer stream): the requests the host polls
-//!   ([`rpc::EngineRequest`]) and the data it hands over
-//!   ([`rpc::ActorState`], [`rpc::EpisodeFrame`]).
+//!   the world-observer stream): the endpoint ([`rpc::RpcServer`], through
+//!   [`Rpc`]), the requests the host polls ([`rpc::EngineRequest`]) and the
+//!   data it hands over ([`rpc::ActorState`], [`rpc::EpisodeFrame`]).
 
 mod error;
 #[macro_use]

@@ -13,7 +13,7 @@
 //! - [`codes`]: the return codes, and where a Rust [`crate::Error`] becomes
 //!   one.
 //!
-//! - [`handle`]: what a `CarlaServerPtr` points to, and `server()`, the
+//! - `handle`: what a `CarlaServerPtr` points to, and `server()`, the
 //!   one way an export reaches it.
 //!
 //! Every export has the same shape: its body is one `export!` block.

@@ -7,7 +7,7 @@
 //! [`crate::sensor::Lidar`] itself can build it with [`build`] and send
 //! it with `Server::write_sensor_data`.
 //!
-//! Layout (spec §3.3): header `u64 frame | f32 angle (degrees) | u32 C |
+//! Layout (0.8.4's record): header `u64 frame | f32 angle (degrees) | u32 C |
 //! u32 points per channel [C]` (`16 + 4·C` bytes), then the `x, y, z` f32
 //! of every point (sensor frame, metres), grouped by channel in channel
 //! order. Unlike UE4's 0.8.4 server, the whole 64-bit frame is written.

@@ -97,8 +97,9 @@ mod tests {
 
     #[test]
     fn golden_bytes_of_the_spec_example() {
-        // rpc-0.9.md §3.2: frame 126, t = 6.3 s, episode 7, platform
-        // 12.5 s, delta 0.05, actor 1002 at (1.5, -0.25, 2), (-10, 30, 5).
+        // A world-observer message as the 0.9.16 client decodes it: frame
+        // 126, t = 6.3 s, episode 7, platform 12.5 s, delta 0.05, actor
+        // 1002 at (1.5, -0.25, 2), (-10, 30, 5).
         let mut body = SensorHeader::new(SensorType::WorldObserver, 126, 6.3, Default::default())
             .to_bytes()
             .to_vec();

@@ -2,7 +2,7 @@
 //! sensor types, the 48-byte sensor header, payload serializers (LibCarla's
 //! byte layouts), blueprint-like sensor definitions, the sensor models that
 //! keep an engine thin (lidar, safe distance, GNSS), and the sensors a
-//! server created ([`table`]), each of which sends on its own
+//! server created (`table`), each of which sends on its own
 //! [`crate::streaming`] stream.
 
 pub mod blueprint;

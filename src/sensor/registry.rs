@@ -266,7 +266,7 @@ mod tests {
 
     #[test]
     fn ids_are_the_0_9_16_release_list() {
-        // rpc-0.9.md section 6: the 22 entries of the 0.9.16 client, id by id.
+        // The 22 entries of the 0.9.16 client's sensor registry, id by id.
         let release = [
             "sensor.other.collision",
             "sensor.camera.depth",

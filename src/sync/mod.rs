@@ -1,8 +1,9 @@
 //! Synchronisation primitives, swapped for loom's model-checked versions
 //! under `--cfg loom` (see the models in `loom_models/`):
 //! - atomics and `UnsafeCell` for the lock-free slot (`slot.rs`);
-//! - `AtomicU64` and `BoundedQueue` for the buffer pool (`buffer.rs`);
-//! - `Mutex` and `Condvar` for the one-message handoff (`handoff.rs`).
+//! - `AtomicU64` and `BoundedQueue` for the buffer pool (`streaming/pool.rs`);
+//! - `Mutex` and `Condvar` for the subscriber hand-off, a bounded FIFO
+//!   (`handoff.rs`).
 //!
 //! Each shim has the same API in both builds, so the code under test is
 //! the code that ships.

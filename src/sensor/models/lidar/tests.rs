@@ -772,15 +772,27 @@ fn rotations_follow_unreal_axes() {
 #[test]
 fn default_settings_come_from_the_blueprint_table() {
     let d = LidarSettings::default();
-    assert_eq!((d.channels, d.points_per_second, d.noise_seed), (32, 56_000, 0));
+    assert_eq!(
+        (d.channels, d.points_per_second, d.noise_seed),
+        (32, 56_000, 0)
+    );
     assert_eq!((d.range_m, d.rotation_frequency), (10.0, 10.0));
-    assert_eq!((d.upper_fov, d.lower_fov, d.horizontal_fov), (10.0, -30.0, 360.0));
+    assert_eq!(
+        (d.upper_fov, d.lower_fov, d.horizontal_fov),
+        (10.0, -30.0, 360.0)
+    );
     assert_eq!(d.atmosphere_attenuation_rate, 0.004);
-    assert_eq!((d.dropoff_general_rate, d.dropoff_intensity_limit), (0.45, 0.8));
+    assert_eq!(
+        (d.dropoff_general_rate, d.dropoff_intensity_limit),
+        (0.45, 0.8)
+    );
     assert_eq!((d.dropoff_zero_intensity, d.noise_stddev), (0.4, 0.0));
     assert!(!d.semantic);
     let semantic = crate::sensor::blueprint::create("sensor.lidar.ray_cast_semantic", &[]);
     let s = LidarSettings::from_attributes(&semantic.unwrap(), true);
-    assert_eq!((s.channels, s.range_m, s.dropoff_general_rate), (32, 10.0, 0.0));
+    assert_eq!(
+        (s.channels, s.range_m, s.dropoff_general_rate),
+        (32, 10.0, 0.0)
+    );
     assert!(s.semantic);
 }
