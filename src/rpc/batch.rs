@@ -10,7 +10,7 @@
 //! the 0.9.16 client's `carla.command` classes). Any other command gets a
 //! failed response naming its index; the batch goes on.
 
-use super::calls::{destroy, spawn_actor};
+use super::actors::{destroy, spawn_actor};
 use super::engine::EngineCall;
 use super::wire::{self, as_array, as_bool, as_transform, as_u32, as_vector, ArgResult};
 use super::RpcShared;

@@ -17,6 +17,7 @@
 //! each, on the streaming port); the host is told which kind to attach
 //! where, and sends their data with the usual sensor calls.
 
+mod actors;
 mod batch;
 mod calls;
 pub mod data;

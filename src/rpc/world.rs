@@ -4,7 +4,6 @@
 //! stream), the settings and weather last applied, the map.
 
 use super::data::{ActorBox, EpisodeSettings, Weather, DEFAULT_WEATHER};
-use super::wire;
 use crate::sensor::blueprint::{AttributeType, DEFINITIONS};
 use crate::sensor::rotate_to_world;
 use crate::types::{ActorTransform, Rotation3D, Vector3D};
@@ -224,11 +223,6 @@ impl World {
         let list = self.blueprints.read();
         let i = list.iter().position(|b| b.id == id)?;
         Some((i as u32 + 1, list[i].clone()))
-    }
-
-    /// `[ActorDefinition …]` of every blueprint.
-    pub(crate) fn write_definitions(&self, out: &mut Vec<u8>) {
-        wire::actor_definitions(out, &self.blueprints.read());
     }
 
     /// The world transform of actor `a` given the world transforms of this

@@ -1,0 +1,155 @@
+//! A client's actors: spawning (a library sensor gets its stream first,
+//! the host is asked to place the actor, a refusal undoes the sensor) and
+//! destroying, as single calls (`calls.rs`) and batches (`batch.rs`) both
+//! do them, within the server's caps.
+
+use super::engine::{EngineCall, Undo};
+use super::wire::{as_array, as_str, as_transform, ArgResult};
+use super::world::Actor;
+use super::RpcShared;
+use rmpv::Value;
+use std::sync::Arc;
+
+/// Live actors a client may create, at most.
+pub(crate) const MAX_ACTORS: usize = 10_000;
+/// Library sensors a client may create, at most (each has a stream).
+pub(crate) const MAX_SENSORS: usize = 256;
+
+/// `(id, type, value)` of a spawned actor's attributes.
+type Attributes = Vec<(String, u8, String)>;
+
+pub(crate) fn unknown_actor(id: u32) -> String {
+    format!("actor {id} not found (never spawned or already destroyed)")
+}
+
+/// `[uid, id, [[attribute, type, value] …]]` → (blueprint id, pairs).
+fn description(v: &Value) -> ArgResult<(String, Attributes)> {
+    let f = as_array(v, "actor description")?;
+    let id = as_str(
+        f.get(1).ok_or("actor description: no blueprint id")?,
+        "blueprint id",
+    )?;
+    let mut attributes = Vec::new();
+    if let Some(list) = f.get(2) {
+        for attr in as_array(list, "attributes")? {
+            let attr = as_array(attr, "attribute")?;
+            let key = as_str(attr.first().ok_or("attribute without id")?, "attribute id")?;
+            let kind = attr.get(1).and_then(Value::as_u64).unwrap_or(4) as u8;
+            let value = attr
+                .get(2)
+                .map_or(Ok(""), |v| as_str(v, "attribute value"))?;
+            attributes.push((key.to_owned(), kind, value.to_owned()));
+        }
+    }
+    Ok((id.to_owned(), attributes))
+}
+
+/// Spawns an actor: library sensors get their stream first; the host is
+/// asked to place it; on refusal the sensor is destroyed again.
+pub(crate) fn spawn_actor(
+    s: &RpcShared,
+    desc: &Value,
+    t: &Value,
+    parent: u32,
+    attachment: u8,
+) -> ArgResult<Actor> {
+    let (blueprint, attributes) = description(desc)?;
+    let transform = as_transform(t, "transform")?;
+    let (uid, bp) = s.world.blueprint(&blueprint).ok_or_else(|| {
+        format!("unknown blueprint {blueprint:?}: not in this server's blueprint library")
+    })?;
+    if parent != 0 && !s.world.actors.read().contains_key(&parent) {
+        return Err(format!(
+            "cannot attach to actor {parent}: {}",
+            unknown_actor(parent)
+        ));
+    }
+    if s.world.actors.read().len() >= MAX_ACTORS {
+        return Err(format!("this server holds at most {MAX_ACTORS} actors"));
+    }
+    let pairs: Vec<(&str, &str)> = attributes
+        .iter()
+        .filter(|(k, _, _)| k != "role_name")
+        .map(|(k, _, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let sensor = if bp.library_sensor {
+        if s.sensor_count() >= MAX_SENSORS {
+            return Err(format!(
+                "this server holds at most {MAX_SENSORS} sensors spawned by clients"
+            ));
+        }
+        s.sensors
+            .create(&blueprint, &pairs)
+            .map_err(|e| e.to_string())?
+    } else {
+        0
+    };
+    let actor_id = s.world.new_actor_id();
+    let call = EngineCall::SpawnActor {
+        actor_id,
+        blueprint: blueprint.clone(),
+        attributes: pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+        transform,
+        parent_id: parent,
+        attachment,
+        sensor_id: sensor,
+    };
+    // A refusal destroys the sensor on the host's thread, before the host's
+    // answer returns (so the host never sees it alive after refusing it);
+    // a time-out or a full queue destroys it here.
+    let undo = (sensor != 0).then(|| {
+        let table = Arc::downgrade(&s.sensors);
+        Box::new(move || {
+            if let Some(table) = table.upgrade() {
+                let _ = table.destroy(sensor);
+            }
+        }) as Undo
+    });
+    if let Err(e) = s.ask_or_undo(call, undo) {
+        if sensor != 0 {
+            let _ = s.sensors.destroy(sensor);
+        }
+        return Err(e);
+    }
+    let actor = Actor {
+        id: actor_id,
+        parent,
+        uid,
+        blueprint,
+        attributes,
+        bounding_box: bp.bounding_box,
+        sensor,
+        transform,
+    };
+    s.world.actors.write().insert(actor_id, actor.clone());
+    if sensor != 0 {
+        s.apply_delivery_mode();
+    }
+    Ok(actor)
+}
+
+/// Destroys an actor (asks the host first).
+pub(crate) fn destroy(s: &RpcShared, id: u32) -> ArgResult<()> {
+    if id == s.world.spectator {
+        return Err("the spectator cannot be destroyed".into());
+    }
+    let sensor = s
+        .world
+        .actors
+        .read()
+        .get(&id)
+        .map(|a| a.sensor)
+        .ok_or_else(|| unknown_actor(id))?;
+    s.ask(EngineCall::DestroyActor {
+        actor_id: id,
+        sensor_id: sensor,
+    })?;
+    s.world.actors.write().remove(&id);
+    if sensor != 0 {
+        let _ = s.sensors.destroy(sensor);
+    }
+    Ok(())
+}
