@@ -5,8 +5,8 @@
 
 use super::data::{ActorBox, EpisodeSettings, Weather, DEFAULT_WEATHER};
 use crate::sensor::blueprint::{AttributeType, DEFINITIONS};
-use crate::sensor::rotate_to_world;
-use crate::types::{ActorTransform, Rotation3D, Vector3D};
+use crate::sensor::compose;
+use crate::types::ActorTransform;
 use parking_lot::{Mutex, RwLock};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -254,27 +254,10 @@ impl World {
     }
 }
 
-/// `child` (relative to `parent`) in the parent's frame.
-pub(crate) fn compose(parent: &ActorTransform, child: &ActorTransform) -> ActorTransform {
-    let offset = rotate_to_world(&parent.rotation, child.location);
-    let (p, c) = (parent.rotation, child.rotation);
-    ActorTransform {
-        location: Vector3D {
-            x: parent.location.x + offset.x,
-            y: parent.location.y + offset.y,
-            z: parent.location.z + offset.z,
-        },
-        rotation: Rotation3D {
-            pitch: p.pitch + c.pitch,
-            yaw: p.yaw + c.yaw,
-            roll: p.roll + c.roll,
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::{Rotation3D, Vector3D};
 
     #[test]
     fn every_library_blueprint_value_parses_as_its_type() {

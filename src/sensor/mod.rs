@@ -8,6 +8,7 @@
 pub mod blueprint;
 #[rustfmt::skip]
 mod blueprint_table;
+pub mod geometry;
 pub mod header;
 pub(crate) mod instance;
 pub mod models;
@@ -17,10 +18,8 @@ pub(crate) mod table;
 
 pub use crate::types::{ActorTransform, CaptureContext, LidarHit, PlannedRay};
 pub use blueprint::{AttributeValue, BlueprintError, SensorAttributes};
+pub use geometry::{compose, rotate_to_local, rotate_to_world, world_point_to_sensor};
 pub use header::SensorHeader;
 pub use instance::PendingImage;
-pub use models::lidar::{
-    ray_end_world, rotate_to_local, rotate_to_world, world_point_to_sensor, Lidar, LidarSettings,
-    SplitMix64,
-};
+pub use models::lidar::{ray_end_world, Lidar, LidarSettings, SplitMix64};
 pub use registry::{PayloadFormat, SensorType};

@@ -24,8 +24,11 @@
 //! semantic lidar.
 
 use crate::sensor::blueprint::{self, SensorAttributes};
+#[cfg(test)]
+use crate::sensor::geometry::axes;
+pub use crate::sensor::geometry::{rotate_to_local, rotate_to_world, world_point_to_sensor};
+use crate::types::Vector3D;
 use crate::types::{ActorTransform, LidarHit, PlannedRay};
-use crate::types::{Rotation3D, Vector3D};
 use std::fmt;
 
 /// Bytes per ray-cast detection (`LidarDetection`).
@@ -650,10 +653,6 @@ fn add(a: Vector3D, b: Vector3D) -> Vector3D {
     vec3(a.x + b.x, a.y + b.y, a.z + b.z)
 }
 
-fn sub(a: Vector3D, b: Vector3D) -> Vector3D {
-    vec3(a.x - b.x, a.y - b.y, a.z - b.z)
-}
-
 fn scale(v: Vector3D, k: f32) -> Vector3D {
     vec3(v.x * k, v.y * k, v.z * k)
 }
@@ -666,41 +665,6 @@ fn normalized(v: Vector3D) -> Vector3D {
     } else {
         Vector3D::default()
     }
-}
-
-/// Unreal's rotator axes (left-handed, degrees): rows are the rotated
-/// forward (x), right (y) and up (z) unit vectors in world coordinates.
-fn axes(r: &Rotation3D) -> [[f64; 3]; 3] {
-    let (sp, cp) = (r.pitch as f64).to_radians().sin_cos();
-    let (sy, cy) = (r.yaw as f64).to_radians().sin_cos();
-    let (sr, cr) = (r.roll as f64).to_radians().sin_cos();
-    [
-        [cp * cy, cp * sy, sp],
-        [sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, -sr * cp],
-        [-(cr * sp * cy + sr * sy), cy * sr - cr * sp * sy, cr * cp],
-    ]
-}
-
-/// Rotates a sensor-frame vector into the world frame.
-pub fn rotate_to_world(rotation: &Rotation3D, v: Vector3D) -> Vector3D {
-    let a = axes(rotation);
-    let (x, y, z) = (v.x as f64, v.y as f64, v.z as f64);
-    let c = |k: usize| (x * a[0][k] + y * a[1][k] + z * a[2][k]) as f32;
-    vec3(c(0), c(1), c(2))
-}
-
-/// Rotates a world-frame vector into the sensor frame (inverse of
-/// [`rotate_to_world`]); use it for hit normals.
-pub fn rotate_to_local(rotation: &Rotation3D, v: Vector3D) -> Vector3D {
-    let a = axes(rotation);
-    let (x, y, z) = (v.x as f64, v.y as f64, v.z as f64);
-    let c = |k: usize| (x * a[k][0] + y * a[k][1] + z * a[k][2]) as f32;
-    vec3(c(0), c(1), c(2))
-}
-
-/// A world point (metres) expressed in the sensor frame.
-pub fn world_point_to_sensor(sensor: &ActorTransform, world: Vector3D) -> Vector3D {
-    rotate_to_local(&sensor.rotation, sub(world, sensor.location))
 }
 
 /// World end point of a trace: `location + range · (rotation · direction)`.

@@ -1,5 +1,6 @@
 //! Unit tests of the lidar model, against hand-computed expectations.
 use super::*;
+use crate::types::Rotation3D;
 
 fn v(x: f32, y: f32, z: f32) -> Vector3D {
     Vector3D { x, y, z }
