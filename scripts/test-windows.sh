@@ -45,7 +45,7 @@ fi
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
 
 echo "== lints for the Windows target"
-cargo clippy --target "$TRIPLE" --all-targets --quiet -- -D warnings
+cargo clippy --target "$TRIPLE" --workspace --all-targets --quiet -- -D warnings
 
 echo "== Windows build: carla_server.dll, its .def and the tests"
 cargo test --target "$TRIPLE" --no-run --quiet

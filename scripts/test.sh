@@ -34,8 +34,8 @@ scripts/package-plugin.sh
 
 echo "== format, lints and docs"
 cargo fmt --all -- --check
-cargo clippy --all-targets --quiet -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 echo "== unit, integration, C and C++ tests"
 cargo test
