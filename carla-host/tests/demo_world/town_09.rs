@@ -1,8 +1,8 @@
 //! The demo world (`carla-host`, what `cargo run --release` starts) driven
 //! by the unmodified `carla==0.9.16` package: one script per item of the
-//! world's 0.9 support under tests/python/town/ (blueprints, map, actors,
-//! sensors, modes, the port shared with 0.8). Each test starts its own
-//! host; each script prints `OK` or `FAILED: <what>`.
+//! world's 0.9 support under tests/python/town/ of this crate (blueprints,
+//! map, actors, sensors, modes, the port shared with 0.8). Each test starts
+//! its own host; each script prints `OK` or `FAILED: <what>`.
 //!
 //! Unix only: the client is a Linux Python (the venv scripts/test.sh
 //! makes); a Windows test under Wine cannot wait for a Linux process.

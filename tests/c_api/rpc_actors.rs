@@ -6,7 +6,7 @@
 //! host is compiled with mingw-w64 beforehand.
 #![cfg(any(target_os = "linux", windows))]
 
-mod common;
+use crate::common;
 
 use carla_server::client::{RpcClient, RpcError, StreamClient};
 use common::chost::{build, Host};

@@ -2,7 +2,7 @@
 //! connections, unknown ids, busy ports, calls out of order. Each gets a
 //! clear error and the next client is served.
 
-mod common;
+use crate::common;
 
 use carla_server::client::{read_message, write_message, Client};
 use carla_server::legacy::proto;

@@ -9,7 +9,7 @@
 //! makes); a Windows test under Wine cannot wait for a Linux process.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use carla_server::client::StreamClient;
 #[cfg(target_os = "linux")]
@@ -109,6 +109,7 @@ fn run_script(port: u16, stream: SocketAddr, sensor_of: &dyn Fn(u32) -> u32) {
 
 #[test]
 fn the_unmodified_0_9_16_client_runs_a_users_script_against_a_rust_host() {
+    let _gate = crate::allocating_megabytes();
     let host = RpcHost::start();
     let stream = host.server.streaming_addr().unwrap();
     run_script(host.port(), stream, &|actor| {

@@ -9,7 +9,7 @@
 //! against `carla_server.dll`.
 #![cfg(any(target_os = "linux", windows))]
 
-mod common;
+use crate::common;
 
 use common::chost::{build, Host};
 

@@ -8,7 +8,7 @@
 //! sweep. On Windows the host is compiled with mingw-w64 beforehand.
 #![cfg(any(target_os = "linux", windows))]
 
-mod common;
+use crate::common;
 
 use carla_server::client::{Client, SensorMessage, StreamClient};
 use carla_server::streaming::{Lidar, LidarSettings};

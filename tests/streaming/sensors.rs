@@ -1,7 +1,7 @@
 //! 0.9 sensors through the Rust API: one camera feeding both protocols, the
 //! zero-copy path with pooled buffers, destroy semantics.
 
-mod common;
+use crate::common;
 
 use carla_server::client::Client;
 use carla_server::client::StreamClient;

@@ -2,7 +2,7 @@
 //! CARLA 0.8.4 clients and CARLA 0.9.16 clients on P alike, told apart by
 //! their first bytes.
 
-mod common;
+use crate::common;
 
 use carla_server::client::legacy::write_message;
 use carla_server::client::{Client, RpcClient};

@@ -1,7 +1,7 @@
 //! The committed C header must be exactly what cbindgen generates from the
 //! C boundary (`src/ffi/`) and the plain data it passes (`src/types.rs`,
 //! `src/rpc/data.rs`).
-//! `UPDATE_HEADER=1 cargo test --test c_header` rewrites it.
+//! `UPDATE_HEADER=1 cargo test --test c_api header::` rewrites it.
 
 use std::path::Path;
 
@@ -27,6 +27,6 @@ fn committed_header_matches_cbindgen_output() {
     let committed = std::fs::read(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "include/carla/carla_server.h is out of date; run `UPDATE_HEADER=1 cargo test --test c_header`"
+        "include/carla/carla_server.h is out of date; run `UPDATE_HEADER=1 cargo test --test c_api header::`"
     );
 }

@@ -2,7 +2,7 @@
 //! thread, in synchronous and asynchronous mode, several episodes in a row,
 //! and a new client after the previous one left.
 
-mod common;
+use crate::common;
 
 use carla_server::client::{Client, Frame};
 use carla_server::legacy::proto::AgentKind;

@@ -7,7 +7,7 @@
 //! compiled with mingw-w64, run against `carla_server.dll`.
 #![cfg(any(target_os = "linux", windows))]
 
-mod common;
+use crate::common;
 
 use common::chost::{build, lib_dir};
 use common::legacy_host;
