@@ -29,7 +29,7 @@
 //! | plain data | [`types`] | the `#[repr(C)]` structs shared by Rust and C |
 //! | clients | [`client`] | Rust clients of both protocols |
 //! | logging, threads | [`log`], `threads` | the log sink; library threads that yield to the game thread |
-//! | the demo world | `src/bin/carla-host/` | a headless town on the public API only (`cargo run --release`) |
+//! | the demo world | `carla-host/` (a workspace member crate) | a headless town on the public API only (`cargo run --release`) |
 //!
 //! # Public API
 //!
