@@ -45,7 +45,7 @@ fi
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
 
 echo "== lints for the Windows target"
-cargo clippy --target "$TRIPLE" --all-targets --quiet -- -D warnings
+cargo clippy --target "$TRIPLE" --workspace --all-targets --quiet -- -D warnings
 
 echo "== Windows build: carla_server.dll, its .def and the tests"
 cargo test --target "$TRIPLE" --no-run --quiet
@@ -54,8 +54,8 @@ cargo build --target "$TRIPLE" --lib --quiet
 test -f "$WIN_DIR/carla_server.dll" && test -f "$WIN_DIR/carla_server.def" && test -f "$WIN_DIR/libcarla_server.dll.a"
 
 echo "== the C and C++ hosts, compiled natively with mingw-w64 (Wine cannot wait for a Linux compiler)"
-CARLA_WINDOWS_LIB_DIR="$WIN_DIR" cargo test --quiet --test legacy_c_hosts -- \
-  --ignored --exact windows_hosts_build_with_mingw
+CARLA_WINDOWS_LIB_DIR="$WIN_DIR" cargo test --quiet --test c_api -- \
+  --ignored --exact legacy_hosts::windows_hosts_build_with_mingw
 
 echo "== MSVC import library: made from the .def, linked by an MSVC-style linker (lld-link), run"
 x86_64-w64-mingw32-dlltool -m i386:x86-64 -d "$WIN_DIR/carla_server.def" \

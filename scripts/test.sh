@@ -17,7 +17,7 @@ if ! command -v clang++ >/dev/null 2>&1; then
 fi
 
 # The unmodified CARLA 0.9.16 Python client (PyPI) drives the library in
-# tests/rpc_python.rs; it lives in a virtual environment under target/.
+# tests/rpc/python.rs; it lives in a virtual environment under target/.
 VENV=target/venv-carla-0.9.16
 if ! "$VENV/bin/python" -c "import carla" >/dev/null 2>&1; then
   echo "== installing carla==0.9.16 from PyPI into $VENV"
@@ -34,8 +34,8 @@ scripts/package-plugin.sh
 
 echo "== format, lints and docs"
 cargo fmt --all -- --check
-cargo clippy --all-targets --quiet -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 echo "== unit, integration, C and C++ tests"
 cargo test

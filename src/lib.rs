@@ -31,7 +31,7 @@
 //! | clients | [`client`] | Rust clients of both protocols |
 //! | logging, threads | [`log`], `threads` | the log sink; library threads that yield to the game thread |
 //! | shared bytes | `shared_bytes` (private) | bytes two parts send without a copy (a mirrored image) |
-//! | the demo world | the `carla-host` crate | a headless town on the public API only (`cargo run --release`) |
+//! | the demo world | `carla-host/` (a workspace member crate) | a headless town on the public API only (`cargo run --release`) |
 //!
 //! # Public API
 //!

@@ -4,9 +4,9 @@
  *
  * Checks the argument validation of every export, the struct layouts of the
  * 0.8.4 table, then serves 2 episodes of FRAMES synchronous frames to the
- * Rust client of tests/legacy_c_hosts.rs. Each frame carries two camera images, a
+ * Rust client of tests/c_api/legacy_hosts.rs. Each frame carries two camera images, a
  * lidar sweep and three non-player agents; every value is a function of
- * (episode, frame) that tests/legacy_c_hosts.rs recomputes. Exit status 0 only if
+ * (episode, frame) that tests/c_api/legacy_hosts.rs recomputes. Exit status 0 only if
  * every call returned what it should and every control was the expected one.
  */
 #include "carla/carla_server.h"
@@ -35,7 +35,7 @@ static void fail(int line, const char *what, long got, long want) {
   } while (0)
 #define EXPECT_CODE(call, want) EXPECT(#call, (call), (want))
 
-/* ---- the deterministic frame content (mirrored in tests/legacy_c_hosts.rs) ---- */
+/* ---- the deterministic frame content (mirrored in tests/c_api/legacy_hosts.rs) ---- */
 
 struct camera {
   uint32_t id, width, height, image_type;

@@ -6,7 +6,7 @@
 // Usage: host PORT FRAMES
 //
 // Serves 2 episodes with the same deterministic content as host.c (checked
-// by tests/legacy_c_hosts.rs). The measurement of frame F is written only after the
+// by tests/c_api/legacy_hosts.rs). The measurement of frame F is written only after the
 // render thread has written frame F's images, so every frame the client
 // reads carries that frame's two images and lidar sweep.
 #include "carla/carla_server.h"

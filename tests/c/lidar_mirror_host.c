@@ -1,5 +1,5 @@
 /* Lidars mirrored to the 0.8 stream port, driven from C through
- * include/carla/carla_server.h only; tests/legacy_lidar_mirror.rs builds it,
+ * include/carla/carla_server.h only; tests/c_api/lidar_mirror.rs builds it,
  * plays a 0.8 episode against it with the Rust 0.8 client and recomputes
  * every lidar record it receives.
  *

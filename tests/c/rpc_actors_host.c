@@ -1,6 +1,6 @@
 /* The host's side of the 0.9.16 world from C, through
  * include/carla/carla_server.h only: its own actors, new episodes, the
- * client count, and a refused spawn. tests/rpc_c_actors.rs builds it and
+ * client count, and a refused spawn. tests/c_api/rpc_actors.rs builds it and
  * drives it with the Rust RPC client and stdin commands.
  *
  * 1. checks the bad arguments of carla_rpc_add_actor, carla_rpc_remove_actor,

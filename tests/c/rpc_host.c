@@ -1,5 +1,5 @@
 /* A CARLA 0.9.16 world on the library's C API alone, for
- * tests/rpc_python.rs: the unmodified `carla` Python package drives it.
+ * tests/rpc/python.rs: the unmodified `carla` Python package drives it.
  *
  * Prints `RPC <port> STREAM <port>`, then serves until stdin closes: answers spawn,
  * destroy, settings and tick requests; captures a camera (every byte =

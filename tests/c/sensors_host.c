@@ -1,5 +1,5 @@
 /* The 0.9 sensor pipeline driven from C through include/carla/carla_server.h
- * only; tests/streaming_c_host.rs builds it, subscribes two clients to each stream
+ * only; tests/c_api/streaming_host.rs builds it, subscribes two clients to each stream
  * and recomputes every byte it receives.
  *
  * Usage: sensors_host N   (N frames, numbered 1..N)
@@ -20,7 +20,7 @@
  *      stream would otherwise race the process exit), destroys the sensors,
  *      checks calls after destruction, frees the server and prints `DONE`.
  *
- * What is sent at frame f (mirrored in tests/streaming_c_host.rs):
+ * What is sent at frame f (mirrored in tests/c_api/streaming_host.rs):
  *   context of sensor k (0 safe distance, 1 lidar, 2 camera): frame f,
  *     timestamp f * 0.05, location (f, 2, 3 + k), rotation pitch 0, yaw 90,
  *     roll 0;

@@ -1,7 +1,7 @@
 //! The 0.8 side of the C hosts `tests/c/host.c`, `host.cpp` and
 //! `legacy_abi.cpp`: what they send, recomputed here from (episode, frame),
 //! and the Rust client that plays two episodes against one of them and
-//! checks every byte (tests/legacy_c_hosts.rs, tests/plugin_package.rs).
+//! checks every byte (tests/c_api/legacy_hosts.rs, tests/plugin_package.rs).
 #![allow(dead_code)]
 
 use super::chost::Host;

@@ -18,7 +18,7 @@
 //! The stalled subscriber is cut as soon as it acknowledges nothing for
 //! `FLUSH_STALL` (25 ms), while a subscriber still reading gets up to
 //! `FLUSH_BOUND` to finish the message being written (so a host that exits
-//! right after the free does not cut it: `streaming_c_host.rs`).
+//! right after the free does not cut it: `c_api/streaming_host.rs`).
 
 use super::wire::{self, camera_header, stamp_of, stamped, Throttled, BIG_IMAGE};
 use super::{exclusive, timed, wait_for, Usage};

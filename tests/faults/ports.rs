@@ -1,6 +1,6 @@
 //! Surplus connections on every port and ports already in use.
 //!
-//! `tests/legacy_bad_input.rs` already checks one surplus connection per 0.8 port
+//! `tests/legacy/bad_input.rs` already checks one surplus connection per 0.8 port
 //! (between episodes and while busy) and a busy agent port at the Rust
 //! `connect`; here: bursts on all three 0.8 ports at once while an episode
 //! runs, the 0.9 streaming port (many subscribers are all served; unknown

@@ -1,5 +1,5 @@
 """A 0.9.16 user's script, run with the unmodified `carla` package from PyPI
-against a host built on this library (tests/rpc_python.rs runs it against a
+against a host built on this library (tests/rpc/python.rs runs it against a
 Rust host and a C host). Every check raises on failure; the last line is OK.
 
 Usage: python carla_0916_flow.py HOST PORT

@@ -1,0 +1,181 @@
+//! Frames per second the demo world serves a local client in synchronous
+//! mode. Run: `cargo bench --bench world`. Prints, in one run:
+//! - first, the camera alone: `carla-host --bench-render 60` (ms per
+//!   800x600 camera, rasterizer against the old ray caster, and the time to
+//!   write each output from a G-buffer);
+//! - the baseline: no sensors (protocol + world simulation only);
+//! - the default sensors: one 800x600 SceneFinal camera and a
+//!   32-channel lidar at 100 000 points/s;
+//! - the Python example's sensors: two 800x600 cameras (SceneFinal, Depth)
+//!   and the same lidar.
+//!
+//! Each workload runs the `carla-host` binary of this build in its own
+//! process and a client that reads every frame and sends a control back.
+//! Then the unmodified 0.9.16 Python client ticks the same binary in
+//! synchronous mode with no sensors and with a camera and a semantic lidar.
+
+use carla_server::client::Client;
+use carla_server::types::Control;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const WARM_UP: u32 = 30;
+const FRAMES: u32 = 300;
+
+fn camera(name: &str, post: &str) -> String {
+    format!(
+        "[CARLA/Sensor/{name}]\nSensorType=CAMERA\nPostProcessing={post}\nImageSizeX=800\nImageSizeY=600\n\
+         FOV=90\nPositionX=0.3\nPositionZ=1.3\n"
+    )
+}
+
+const LIDAR: &str = "[CARLA/Sensor/Lidar32]\nSensorType=LIDAR_RAY_CAST\nChannels=32\nRange=50\n\
+    PointsPerSecond=100000\nRotationFrequency=10\nUpperFovLimit=10\nLowerFovLimit=-30\nPositionZ=2.5\n";
+
+fn settings(sensors: &[&str], sections: &str) -> String {
+    format!(
+        "[CARLA/Server]\nSynchronousMode=True\nSendNonPlayerAgentsInfo=True\n[CARLA/LevelSettings]\n\
+         NumberOfVehicles=20\nNumberOfPedestrians=30\nWeatherId=1\n[CARLA/Sensor]\nSensors={}\n{}",
+        sensors.join(","),
+        sections
+    )
+}
+
+/// This build's `carla-host` on `port` (streaming on any free port), its
+/// banner read and the rest of its output drained.
+fn start_host(port: u16) -> std::process::Child {
+    let mut host = Command::new(env!("CARGO_BIN_EXE_carla-host"))
+        .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+        .args(["--stream-port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start carla-host");
+    let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
+    lines.next().expect("banner").expect("stdout");
+    std::thread::spawn(move || for _ in lines.by_ref() {});
+    host
+}
+
+/// (frames per second, megabytes per second received)
+fn run(name: &str, port: u16, ini: &str) -> (f64, f64) {
+    let mut host = start_host(port);
+    let mut client = Client::connect("127.0.0.1", port, Duration::from_secs(10)).expect("connect");
+    client.load_settings(ini).expect("settings");
+    client.start_episode(0).expect("episode");
+    let mut bytes = 0usize;
+    let mut started = Instant::now();
+    for i in 0..WARM_UP + FRAMES {
+        if i == WARM_UP {
+            started = Instant::now();
+            bytes = 0;
+        }
+        let frame = client.read_frame().expect("frame");
+        bytes += frame
+            .sensors
+            .iter()
+            .map(|s| s.data.len() + 8)
+            .sum::<usize>();
+        client
+            .send_control(&Control {
+                throttle: 0.4,
+                ..Default::default()
+            })
+            .expect("control");
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let _ = host.kill();
+    let _ = host.wait();
+    let (fps, mbs) = (f64::from(FRAMES) / secs, bytes as f64 / secs / 1e6);
+    println!("{name:<44} {fps:8.1} frames/s {mbs:9.1} MB/s");
+    (fps, mbs)
+}
+
+/// The 0.9.16 Python client in a synchronous loop against the binary
+/// (benches/python/sync_loop.py), if a Python with `carla==0.9.16` is
+/// there ($CARLA_0916_PYTHON or the venv scripts/test.sh makes at the
+/// workspace root).
+fn python_09(port: u16) {
+    let python = std::env::var_os("CARLA_0916_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../target/venv-carla-0.9.16/bin/python")
+        });
+    if !python.exists() {
+        println!(
+            "0.9.16 client: skipped ({} missing; run scripts/test.sh)",
+            python.display()
+        );
+        return;
+    }
+    let mut host = start_host(port);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/python/sync_loop.py");
+    println!("0.9.16 Python client, synchronous loop (its own decoding included):");
+    for (workload, ticks, target) in [("none", "3000", 500.0), ("camera_lidar", "200", 60.0)] {
+        let out = Command::new(&python)
+            .args([script, &port.to_string(), workload, ticks])
+            .output()
+            .expect("run python");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let rate: f64 = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0.0);
+        println!(
+            "  {:<44} {rate:8.1} ticks/s  ({:.2} x the target of {target})",
+            if workload == "none" {
+                "no sensors"
+            } else {
+                "800x600 RGB camera + semantic lidar 32ch 100k"
+            },
+            rate / target
+        );
+    }
+    let _ = host.kill();
+    let _ = host.wait();
+}
+
+/// Runs `carla-host --bench-render 60` and prints what it prints.
+fn render_bench() {
+    let out = Command::new(env!("CARGO_BIN_EXE_carla-host"))
+        .args(["--bench-render", "60"])
+        .output()
+        .expect("run carla-host --bench-render");
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    assert!(out.status.success(), "carla-host --bench-render failed");
+}
+
+fn main() {
+    render_bench();
+    let base: u16 = 23000 + (std::process::id() % 1000) as u16 * 3;
+    println!("synchronous mode, {FRAMES} frames after {WARM_UP} warm-up, one client on loopback");
+    let (baseline, _) = run("baseline: no sensors", base, &settings(&[], ""));
+    let default_ini = settings(
+        &["CameraRGB", "Lidar32"],
+        &format!("{}{LIDAR}", camera("CameraRGB", "SceneFinal")),
+    );
+    let (default_fps, _) = run(
+        "default: 800x600 SceneFinal + lidar 32ch 100k",
+        base + 10,
+        &default_ini,
+    );
+    let example_ini = settings(
+        &["CameraRGB", "CameraDepth", "Lidar32"],
+        &format!(
+            "{}{}{LIDAR}",
+            camera("CameraRGB", "SceneFinal"),
+            camera("CameraDepth", "Depth")
+        ),
+    );
+    run("python example: 2 cameras + lidar", base + 20, &example_ini);
+    println!(
+        "default sensors: {:.1} frames/s = {:.2} x the target of 30; {:.0}% of the no-sensor baseline",
+        default_fps,
+        default_fps / 30.0,
+        100.0 * default_fps / baseline
+    );
+    python_09(base + 30);
+}

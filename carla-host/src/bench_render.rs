@@ -1,0 +1,166 @@
+//! `carla-host --bench-render FRAMES` (hidden): times the camera of the
+//! demo world. For a few 800x600, FOV 90 views of the default town (20
+//! vehicles, 30 pedestrians, traffic moving between frames) it renders
+//! FRAMES frames with the rasterizer (G-buffer, then the rgb output) and
+//! FRAMES with the ray caster it replaced (the baseline, same run), and
+//! prints ms per camera (p50 and mean) for each, then the time to write
+//! each output from a G-buffer. `benches/world.rs` runs it first.
+
+use crate::world::map::town::ground_transform;
+use crate::world::rendering::gbuffer::{GBuffer, Output};
+use crate::world::rendering::raycast;
+use crate::world::rendering::render::{self, CameraPose, CameraSpec, PostProcessing};
+use crate::world::{World, WorldConfig};
+use carla_server::types::{Control, Rotation3D, Transform, Vector3D};
+use std::time::Instant;
+
+const W: u32 = 800;
+const H: u32 = 600;
+
+/// Runs the benchmark and exits if the arguments ask for it.
+pub(crate) fn run_if_asked() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) != Some("--bench-render") {
+        return;
+    }
+    match args.get(1).map(|n| n.parse::<usize>()) {
+        Some(Ok(frames)) if frames > 0 => {
+            run(frames);
+            std::process::exit(0);
+        }
+        _ => {
+            eprintln!("carla-host: --bench-render needs a number of frames");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn camera(x: f32, z: f32, pitch: f32, yaw: f32) -> CameraSpec {
+    CameraSpec {
+        width: W,
+        height: H,
+        fov_deg: 90.0,
+        post: PostProcessing::SceneFinal,
+        position: Vector3D { x, y: 0.0, z },
+        rotation: Rotation3D {
+            pitch,
+            yaw,
+            roll: 0.0,
+        },
+    }
+}
+
+/// A named view: a camera on a base transform (`None`: the player's car).
+type View = (&'static str, Option<Transform>, CameraSpec);
+
+fn views() -> [View; 4] {
+    [
+        ("street (player's car)", None, camera(0.3, 1.3, 0.0, 0.0)),
+        (
+            "junction",
+            Some(ground_transform(120.0, 120.0, 45.0)),
+            camera(0.0, 1.6, 0.0, 0.0),
+        ),
+        (
+            "sidewalk by a building",
+            Some(ground_transform(90.0, 5.0, 70.0)),
+            camera(0.0, 1.7, 10.0, 0.0),
+        ),
+        (
+            "above traffic, 30 m",
+            Some(ground_transform(60.0, 60.0, 20.0)),
+            camera(-20.0, 30.0, -35.0, 0.0),
+        ),
+    ]
+}
+
+/// (p50, mean) of `ms`, sorted in place.
+fn stats(ms: &mut [f64]) -> (f64, f64) {
+    ms.sort_by(f64::total_cmp);
+    (ms[ms.len() / 2], ms.iter().sum::<f64>() / ms.len() as f64)
+}
+
+fn time(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+fn run(frames: usize) {
+    let config = WorldConfig {
+        vehicles: 20,
+        pedestrians: 30,
+        ..WorldConfig::default()
+    };
+    println!(
+        "bench-render: {W}x{H} FOV 90, {frames} frames per view and method, {} threads, \
+         default town with 20 vehicles and 30 pedestrians",
+        render::threads()
+    );
+    let mut out = vec![0u8; (W * H * 4) as usize];
+    let mut g = GBuffer::new();
+    let (mut all_raster, mut all_rays) = (Vec::new(), Vec::new());
+    let outputs = [
+        ("rgb", Output::Rgb),
+        ("depth", Output::Depth),
+        ("semantic 0.8", Output::Semantic08),
+        ("semantic 0.9.16", Output::Semantic0916),
+        ("instance 0.9.16", Output::Instance0916),
+    ];
+    let mut writes = vec![Vec::new(); outputs.len()];
+    for (name, base, cam) in views() {
+        let mut world = World::new(&config, 0);
+        let drive = Control {
+            throttle: 0.5,
+            ..Default::default()
+        };
+        let (mut raster, mut rays, mut gbuf) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..2 * frames {
+            world.step(&drive, 1.0 / 30.0);
+            let base = base.unwrap_or_else(|| world.player_transform());
+            if i < frames {
+                let pose = CameraPose::on_player(&cam, &base);
+                let t = Instant::now();
+                world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g);
+                let t_g = t.elapsed().as_secs_f64() * 1000.0;
+                g.write(Output::Rgb, &mut out);
+                raster.push(t.elapsed().as_secs_f64() * 1000.0);
+                gbuf.push(t_g);
+                for (k, &(_, o)) in outputs.iter().enumerate() {
+                    writes[k].push(time(|| g.write(o, &mut out)));
+                }
+            } else {
+                let scene = world.scene();
+                rays.push(time(|| {
+                    raycast::render_with(scene, &cam, &base, &mut out, true)
+                }));
+            }
+        }
+        all_raster.extend_from_slice(&raster);
+        all_rays.extend_from_slice(&rays);
+        let ((r50, rmean), (g50, gmean)) = (stats(&mut raster), stats(&mut gbuf));
+        let (c50, cmean) = stats(&mut rays);
+        println!(
+            "  {name:<24} raster (G-buffer + rgb) p50 {r50:6.2} ms mean {rmean:6.2} ms \
+             (G-buffer alone p50 {g50:6.2}, mean {gmean:6.2})   ray caster p50 {c50:6.2} ms mean {cmean:6.2} ms"
+        );
+    }
+    let ((r50, rmean), (c50, cmean)) = (stats(&mut all_raster), stats(&mut all_rays));
+    println!(
+        "  all views: raster p50 {r50:.2} ms mean {rmean:.2} ms per camera; ray caster p50 \
+         {c50:.2} ms mean {cmean:.2} ms ({:.1}x)",
+        cmean / rmean
+    );
+    let line: Vec<String> = outputs
+        .iter()
+        .zip(writes.iter_mut())
+        .map(|((name, _), ms)| {
+            let (p50, mean) = stats(ms);
+            format!("{name} {p50:.3}/{mean:.3}")
+        })
+        .collect();
+    println!(
+        "  writing an output from the G-buffer, ms p50/mean: {}",
+        line.join(", ")
+    );
+}

@@ -1,0 +1,348 @@
+//! `carla-host`: a headless demo world that CARLA 0.8.4 clients and
+//! CARLA 0.9.16 clients can drive, on the same port.
+//!
+//! `cargo run --release` listens on port 2000 for both protocols (0.8:
+//! stream 2001, control 2002; 0.9 streams on 2003) and serves a small
+//! procedural town. A 0.8 client's settings choose the traffic and the
+//! sensors and its player's car drives by its controls; 0.9 clients spawn
+//! vehicles and sensors, tick it in synchronous mode, read the map. Runs
+//! until Ctrl-C. It uses the library's public API only, so it is also the
+//! reference example of how an engine uses it.
+
+mod bench_render;
+mod episode;
+mod serve09;
+mod world;
+
+use carla_server::legacy::settings::{Budget, Settings};
+use carla_server::rpc::EngineRequest;
+use carla_server::types::Control;
+use carla_server::{log_error, log_info, Config, Error, Server};
+use episode::Episode;
+use serve09::Serve09;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use world::{World, WorldConfig};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+struct Args {
+    port: u32,
+    stream_port: Option<u32>,
+    host: std::net::IpAddr,
+    timeout_ms: u32,
+    fps: f32,
+    budget: Budget,
+    /// A port of its own for 0.9 clients (default: share `port`).
+    rpc_port: Option<u16>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        port: 2000,
+        stream_port: None,
+        host: [0, 0, 0, 0].into(),
+        timeout_ms: 10_000,
+        fps: 30.0,
+        budget: Budget::default(),
+        rpc_port: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
+        match flag.as_str() {
+            "--port" | "-p" => {
+                args.port = value("--port")?
+                    .parse()
+                    .map_err(|e| format!("--port: {e}"))?
+            }
+            "--stream-port" => {
+                args.stream_port = Some(
+                    value("--stream-port")?
+                        .parse()
+                        .map_err(|e| format!("--stream-port: {e}"))?,
+                )
+            }
+            "--host" => {
+                args.host = value("--host")?
+                    .parse()
+                    .map_err(|e| format!("--host: {e}"))?
+            }
+            "--timeout" => {
+                args.timeout_ms = value("--timeout")?
+                    .parse()
+                    .map_err(|e| format!("--timeout: {e}"))?
+            }
+            "--rpc-port" => {
+                args.rpc_port = Some(
+                    value("--rpc-port")?
+                        .parse()
+                        .map_err(|e| format!("--rpc-port: {e}"))?,
+                )
+            }
+            "--fps" => args.fps = value("--fps")?.parse().map_err(|e| format!("--fps: {e}"))?,
+            "--max-sensors" | "--max-frame-mb" | "--max-ini-kb" | "--max-name-bytes"
+            | "--max-name-depth" => {
+                let n: u64 = value(&flag)?.parse().map_err(|e| format!("{flag}: {e}"))?;
+                let b = &mut args.budget;
+                match flag.as_str() {
+                    "--max-sensors" => b.max_sensors = n,
+                    "--max-frame-mb" => b.max_frame_bytes = n.saturating_mul(1 << 20),
+                    "--max-ini-kb" => b.max_ini_bytes = n.saturating_mul(1 << 10),
+                    "--max-name-bytes" => b.max_name_bytes = n,
+                    _ => b.max_name_depth = n,
+                }
+            }
+            "--help" | "-h" => {
+                println!(
+                    "usage: carla-host [--port 2000] [--stream-port PORT+3] [--rpc-port PORT (0.9 \
+                     clients on a port of their own; default: the same port as 0.8)] [--host 0.0.0.0] \
+                     [--timeout 10000 (ms)] [--fps 30 (asynchronous mode)]\n  \
+                     budget of one episode's settings: [--max-sensors 64] [--max-frame-mb 128] \
+                     [--max-ini-kb 1024] [--max-name-bytes 256] [--max-name-depth 8]"
+                );
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?} (try --help)")),
+        }
+    }
+    Ok(args)
+}
+
+/// Counters for the status line.
+struct Status {
+    since: Instant,
+    frames: u64,
+    bytes: u64,
+    ticks: u64,
+}
+
+fn print_status(server: &Server, world: &World, ep: Option<&Episode>, status: &mut Status) {
+    if status.since.elapsed() < Duration::from_secs(1) {
+        return;
+    }
+    let secs = status.since.elapsed().as_secs_f64();
+    let stats = server.agent_stats();
+    let (frames, bytes) = stats.map_or((0, 0), |s| (s.frames_sent, s.bytes_sent));
+    let (dropped_09, subscribers) = ep.map_or((0, 0), |ep| ep.stream_stats(server));
+    println!(
+        "frame {:>6}  {:6.1} ticks/s  0.8: {:6.1} frames/s {:7.2} MB/s{}  dropped {} (0.8) {} (0.9)",
+        world.frame,
+        world.frame.saturating_sub(status.ticks) as f64 / secs,
+        frames.saturating_sub(status.frames) as f64 / secs,
+        bytes.saturating_sub(status.bytes) as f64 / secs / 1e6,
+        if server.world_client_connected() || subscribers > 0 { "  (0.8 client)" } else { "" },
+        stats.map_or(0, |s| s.measurements_overwritten),
+        dropped_09
+    );
+    *status = Status {
+        since: Instant::now(),
+        frames,
+        bytes,
+        ticks: world.frame,
+    };
+}
+
+fn start(args: &Args, server: &Server) -> Result<(), String> {
+    server
+        .connect(args.port, args.timeout_ms)
+        .map_err(|e| format!("cannot listen on port {}: {}", args.port, e))?;
+    let stream_port = args.stream_port.unwrap_or(args.port + 3);
+    u16::try_from(stream_port)
+        .map_err(|_| Error::InvalidPort)
+        .and_then(|p| server.listen_streaming(p))
+        .map_err(|e| format!("cannot listen for 0.9 streams on port {stream_port}: {e}"))?;
+    let rpc_port = args.rpc_port.unwrap_or(args.port as u16);
+    server
+        .listen_rpc(rpc_port)
+        .map_err(|e| format!("cannot listen for 0.9 clients on port {rpc_port}: {e}"))?;
+    println!(
+        "carla-host: serving a procedural town on {}:{} (CARLA 0.8.4{}; 0.9 clients on port {}, \
+         0.9 streams on port {}; Ctrl-C to stop)",
+        args.host,
+        args.port,
+        if rpc_port as u32 == args.port {
+            " and 0.9.16"
+        } else {
+            ""
+        },
+        rpc_port,
+        stream_port
+    );
+    Ok(())
+}
+
+/// Ends the 0.8 episode (if any): its sensors go, its player leaves.
+fn end_episode(
+    server: &Server,
+    episode: &mut Option<Episode>,
+    world: &mut World,
+    serve: &mut Serve09,
+) {
+    if let Some(old) = episode.take() {
+        old.end(server);
+    }
+    world.deactivate_player();
+    serve.player_left(server);
+}
+
+fn main() {
+    bench_render::run_if_asked(); // hidden: --bench-render FRAMES, then exits
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("carla-host: {e}");
+            std::process::exit(2);
+        }
+    };
+    // Ctrl-C, SIGTERM and SIGHUP on Unix, Ctrl-C, Ctrl-Break and console
+    // close on Windows: the main loop ends and the server is freed.
+    if let Err(e) = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst)) {
+        log_error!("cannot install the Ctrl-C handler: {}", e);
+    }
+    let server = Server::with_config(Config {
+        bind_ip: args.host,
+        stream_timeout: Duration::from_millis(args.timeout_ms.into()),
+        ..Default::default()
+    });
+    if let Err(e) = start(&args, &server) {
+        log_error!("{}", e);
+        std::process::exit(1);
+    }
+    let mut serve = match Serve09::setup(&server, world::map::opendrive::GEO_REFERENCE) {
+        Ok(s) => s,
+        Err(e) => {
+            log_error!("cannot set up the 0.9 world: {}", e);
+            std::process::exit(1);
+        }
+    };
+    let period = 1.0 / args.fps.max(1.0);
+    let budget = Budget {
+        frame_ms: (1000.0 * period).ceil() as u64,
+        ..args.budget
+    };
+    let mut world = World::town(&WorldConfig::default());
+    serve.new_episode(&server, &world);
+    let mut episode: Option<Episode> = None;
+    let mut previous = Settings::default();
+    let mut awaiting_control: Option<Instant> = None;
+    let mut ticks: VecDeque<EngineRequest> = VecDeque::new();
+    let mut next_tick = Instant::now();
+    let mut status = Status {
+        since: Instant::now(),
+        frames: 0,
+        bytes: 0,
+        ticks: 0,
+    };
+    let timeout = Duration::from_millis(args.timeout_ms.into());
+    while !STOP.load(Ordering::SeqCst) {
+        // A 0.8 client's new episode: a new world for everyone.
+        match server.read_request_new_episode(0) {
+            Ok(ini) => {
+                end_episode(&server, &mut episode, &mut world, &mut serve);
+                awaiting_control = None;
+                match Episode::begin(&server, &ini, &previous, &budget, args.timeout_ms) {
+                    Ok((ep, w)) => {
+                        previous = ep.settings.clone();
+                        episode = Some(ep);
+                        world = w;
+                        serve.new_episode(&server, &world);
+                    }
+                    // One line: a refusal names the limit or the bad value.
+                    Err(code) => log_error!("episode set-up failed: {}", code),
+                }
+            }
+            Err(Error::TryAgain) => {}
+            Err(code) => {
+                log_info!("world client: {}; waiting for the next one", code);
+                end_episode(&server, &mut episode, &mut world, &mut serve);
+                awaiting_control = None;
+            }
+        }
+        // What 0.9 clients asked for; a synchronous tick waits in `ticks`.
+        let settings = Serve09::settings(&server);
+        // Synchronous mode waits for a 0.9 client's ticks; with none
+        // connected (a script that left in synchronous mode), the world
+        // runs on by itself so 0.8 clients are not frozen.
+        let sync09 =
+            settings.synchronous_mode.get() && (server.rpc_client_count() > 0 || !ticks.is_empty());
+        let wait = if awaiting_control.is_some() || !ticks.is_empty() {
+            Duration::ZERO
+        } else if sync09 {
+            Duration::from_millis(5)
+        } else {
+            next_tick
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(5))
+        };
+        let mut first = true;
+        while let Ok(Some(req)) = server.rpc_poll(if first { wait } else { Duration::ZERO }) {
+            first = false;
+            if let Some(tick) = serve.handle(&mut world, req) {
+                ticks.push_back(tick);
+            }
+        }
+        // Is a tick due?
+        let mut control = Control::default();
+        let due = if sync09 {
+            // 0.9's ticks drive the world; a 0.8 client's latest control
+            // is applied as it comes.
+            if !ticks.is_empty() && episode.is_some() {
+                control = server.read_control(0).unwrap_or_default();
+            }
+            !ticks.is_empty()
+        } else if let Some(since) = awaiting_control {
+            match server.read_control(5) {
+                Ok(c) => {
+                    control = c;
+                    true
+                }
+                Err(Error::TryAgain) => since.elapsed() >= timeout,
+                Err(code) => {
+                    // The episode ended (the library logged why).
+                    log_info!("episode over ({}); waiting for a new episode", code);
+                    end_episode(&server, &mut episode, &mut world, &mut serve);
+                    awaiting_control = None;
+                    false
+                }
+            }
+        } else {
+            Instant::now() >= next_tick
+        };
+        if !due {
+            continue;
+        }
+        if episode.is_some() && awaiting_control.is_none() && !sync09 {
+            // Asynchronous 0.8: the control of this frame, if one came.
+            control = server.read_control(0).unwrap_or_default();
+        }
+        let dt = settings.fixed_delta().map_or(period, |d| d as f32);
+        world.step(&control, dt);
+        if let Some(ep) = episode.as_mut() {
+            awaiting_control = None;
+            if let Err(code) = ep.send_frame(&server, &world, dt) {
+                // The library logged why the episode ended and closed its
+                // connections; wait for the next request.
+                log_info!("episode over ({}); waiting for a new episode", code);
+                end_episode(&server, &mut episode, &mut world, &mut serve);
+            } else if ep.settings.synchronous_mode {
+                awaiting_control = Some(Instant::now());
+            }
+        }
+        serve.after_tick(&server, &world, dt, !settings.no_rendering_mode.get());
+        if let Some(tick) = ticks.pop_front() {
+            tick.succeed(serve.frame);
+        }
+        if !sync09 {
+            next_tick += Duration::from_secs_f32(period);
+            let now = Instant::now();
+            if next_tick + Duration::from_secs_f32(period) < now {
+                next_tick = now;
+            }
+        }
+        print_status(&server, &world, episode.as_ref(), &mut status);
+    }
+    println!("carla-host: stopping");
+    server.disconnect();
+}

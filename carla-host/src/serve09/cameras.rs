@@ -1,0 +1,104 @@
+//! The 0.9 cameras of a tick: cameras that see the same view (same parent,
+//! mount, size and field of view; an RGB, a depth and a segmentation camera
+//! on one mount, say) are rendered once, stripe by stripe, and each writes
+//! its own output from the same G-buffer.
+
+use super::sensors::{parent_pose, pose, Kind, Sensor09, Tick};
+use crate::world::rendering::gbuffer::GBuffer;
+use crate::world::rendering::render::CameraPose;
+use carla_server::log_warn;
+use carla_server::streaming::{CaptureContext, PendingImage};
+
+/// Reused between ticks.
+#[derive(Default)]
+pub(crate) struct CameraScratch {
+    gbuffer: Option<GBuffer>,
+    /// (sensor index, its image) of the view being rendered.
+    images: Vec<(usize, PendingImage)>,
+    /// Sensors already captured this tick.
+    done: Vec<bool>,
+    /// Each sensor's image size if it is a camera due this tick.
+    sizes: Vec<Option<(u32, u32, f32)>>,
+}
+
+/// What makes two cameras see the same image.
+fn view_of(s: &Sensor09, size: (u32, u32, f32)) -> (u32, [u32; 6], u32, u32, u32) {
+    let (l, r) = (s.mount.location, s.mount.rotation);
+    let bits = [l.x, l.y, l.z, r.pitch, r.yaw, r.roll].map(f32::to_bits);
+    (s.parent, bits, size.0, size.1, size.2.to_bits())
+}
+
+/// Renders and sends every camera due this tick.
+pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut CameraScratch) {
+    if !t.rendering {
+        return;
+    }
+    let CameraScratch {
+        gbuffer,
+        images,
+        done,
+        sizes,
+    } = scratch;
+    let gbuffer = gbuffer.get_or_insert_with(GBuffer::new);
+    done.clear();
+    done.resize(sensors.len(), false);
+    // Which cameras capture now (sensor_tick), and their sizes.
+    sizes.clear();
+    sizes.extend(sensors.iter_mut().map(|s| {
+        if !matches!(s.kind, Kind::Camera(_)) || !s.due(t.time) {
+            return None;
+        }
+        let sensor = t.server.sensor(s.stream).ok()?;
+        sensor.camera().map(|(w, h, fov, _)| (w, h, fov))
+    }));
+    for first in 0..sensors.len() {
+        let Some(size) = sizes[first].filter(|_| !done[first]) else {
+            continue;
+        };
+        let view = view_of(&sensors[first], size);
+        images.clear();
+        for (i, s) in sensors.iter().enumerate().skip(first) {
+            if done[i] || sizes[i].is_none_or(|z| view_of(s, z) != view) {
+                continue;
+            }
+            done[i] = true;
+            let Ok(sensor) = t.server.sensor(s.stream) else {
+                continue;
+            };
+            match sensor.acquire_image() {
+                Ok(image) => images.push((i, image)),
+                Err(e) => log_warn!("camera {}: {}", s.actor, e),
+            }
+        }
+        if images.is_empty() {
+            continue;
+        }
+        let s = &sensors[first];
+        let parent = parent_pose(t.world, s.parent);
+        let at = pose(s, &parent);
+        let camera = CameraPose::new(at.location, &at.rotation);
+        let (w, h, fov) = size;
+        t.world.render_stripes(&camera, w, h, fov, gbuffer, |g| {
+            for (i, image) in images.iter_mut() {
+                if let Kind::Camera(output) = sensors[*i].kind {
+                    g.write(output, g.rows_of(image.pixels_mut()));
+                }
+            }
+        });
+        let ctx = CaptureContext {
+            frame: t.frame,
+            timestamp: f64::from(t.time),
+            transform: at,
+        };
+        for (i, image) in images.drain(..) {
+            let s = &sensors[i];
+            let sent = t
+                .server
+                .sensor(s.stream)
+                .and_then(|sensor| sensor.commit_image(&ctx, image));
+            if let Err(e) = sent {
+                log_warn!("camera {}: {}", s.actor, e);
+            }
+        }
+    }
+}

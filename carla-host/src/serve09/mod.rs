@@ -1,0 +1,311 @@
+//! The town for CARLA 0.9.16 clients: the library's RPC endpoint shares the
+//! world port; this module answers what only the world can do (spawn,
+//! destroy, controls, transforms, settings, ticks), registers the town's
+//! own actors, and after each tick sends the 0.9 sensors' data and the
+//! episode state.
+
+mod actors;
+pub(crate) mod blueprints;
+mod cameras;
+pub(crate) mod sensors;
+
+use crate::world::simulation::vehicle;
+use crate::world::World;
+use carla_server::rpc::{ActorState, EngineCall, EngineRequest, EpisodeFrame, EpisodeSettings};
+use carla_server::streaming::models::gnss::GeoReference;
+use carla_server::types::{ActorTransform, Control, Transform, Vector3D};
+use carla_server::{log_info, log_warn, Error, Server};
+use sensors::{Scratch, Sensor09, Tick};
+use std::collections::HashMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The spectator's id (the library's).
+const SPECTATOR: u32 = 1;
+/// Pixels of one camera, at most (4096 × 2048), and of all cameras
+/// clients spawned together: what they may make the world allocate.
+pub(crate) const MAX_CAMERA_PIXELS: u64 = 4096 * 2048;
+pub(crate) const MAX_TOTAL_CAMERA_PIXELS: u64 = 4 * MAX_CAMERA_PIXELS;
+/// Positions further than this from the origin are refused, metres.
+const MAX_COORDINATE: f32 = 1.0e5;
+
+/// Whether a client's transform is one the world can hold.
+fn sane(t: &ActorTransform) -> Result<(), String> {
+    let l = t.location;
+    let r = t.rotation;
+    let finite = [l.x, l.y, l.z, r.pitch, r.yaw, r.roll]
+        .iter()
+        .all(|v| v.is_finite());
+    if !finite || l.x.abs().max(l.y.abs()).max(l.z.abs()) > MAX_COORDINATE {
+        return Err(format!(
+            "transform out of this world: location ({}, {}, {}), rotation ({}, {}, {}); \
+             coordinates must be finite and within {MAX_COORDINATE} m",
+            l.x, l.y, l.z, r.pitch, r.yaw, r.roll
+        ));
+    }
+    Ok(())
+}
+
+/// The 0.9 side of the demo world.
+pub(crate) struct Serve09 {
+    sensors: Vec<Sensor09>,
+    /// Blueprint id of every actor the world holds for 0.9 clients.
+    types: HashMap<u32, String>,
+    states: Vec<ActorState>,
+    scratch: Scratch,
+    camera_scratch: cameras::CameraScratch,
+    /// Frames since the server started (CARLA's frame counter).
+    pub frame: u64,
+    geo: GeoReference,
+    spectator: ActorTransform,
+    /// Client vehicles' last control, reported in the episode state.
+    controls: HashMap<u32, carla_server::rpc::VehicleControl09>,
+}
+
+fn to_transform(t: &ActorTransform) -> Transform {
+    let yaw = t.rotation.yaw.to_radians();
+    Transform {
+        location: t.location,
+        orientation: Vector3D {
+            x: yaw.cos(),
+            y: yaw.sin(),
+            z: 0.0,
+        },
+        rotation: t.rotation,
+    }
+}
+
+fn colour(attributes: &[(String, String)]) -> [u8; 3] {
+    let text = attributes
+        .iter()
+        .find(|(k, _)| k == "color")
+        .map_or("", |(_, v)| v.as_str());
+    let mut c = [200u8, 200, 205];
+    for (slot, part) in c.iter_mut().zip(text.split(',')) {
+        if let Ok(v) = part.trim().parse() {
+            *slot = v;
+        }
+    }
+    c
+}
+
+impl Serve09 {
+    /// Adds the town's blueprints and map to the library's endpoint.
+    pub(crate) fn setup(server: &Server, geo: GeoReference) -> Result<Serve09, Error> {
+        for bp in blueprints::all(
+            vehicle::EXTENT,
+            Vector3D {
+                x: 0.3,
+                y: 0.3,
+                z: 0.9,
+            },
+        ) {
+            server.rpc_add_blueprint(bp)?;
+        }
+        let spawn: Vec<ActorTransform> = crate::world::map::opendrive::spawn_points()
+            .iter()
+            .map(|t| ActorTransform {
+                location: t.location,
+                rotation: t.rotation,
+            })
+            .collect();
+        server.rpc_set_map(
+            "Carla/Maps/SyntheticTown",
+            &spawn,
+            &crate::world::map::opendrive::opendrive(),
+        )?;
+        Ok(Serve09 {
+            sensors: Vec::new(),
+            types: HashMap::new(),
+            states: Vec::new(),
+            scratch: Scratch::default(),
+            camera_scratch: cameras::CameraScratch::default(),
+            frame: 0,
+            geo,
+            spectator: ActorTransform::default(),
+            controls: HashMap::new(),
+        })
+    }
+
+    /// A new world (a 0.8 episode began, or the server started): clients'
+    /// actors are gone, the town's are registered anew.
+    pub(crate) fn new_episode(&mut self, server: &Server, world: &World) {
+        if let Ok(id) = server.rpc_new_episode() {
+            log_info!("0.9 clients: episode {}", id);
+        }
+        self.sensors.clear();
+        self.types.clear();
+        self.controls.clear();
+        actors::register(server, world, &mut self.types);
+    }
+
+    /// The 0.8 player's car left the world (its client left).
+    pub(crate) fn player_left(&mut self, server: &Server) {
+        if self.types.remove(&crate::world::PLAYER_ID).is_some() {
+            let _ = server.rpc_remove_actor(crate::world::PLAYER_ID);
+        }
+    }
+
+    /// The settings 0.9 clients asked for (CARLA's defaults if none).
+    pub(crate) fn settings(server: &Server) -> EpisodeSettings {
+        server.rpc_settings().unwrap_or_default()
+    }
+
+    /// Carries out one request; a synchronous tick is handed back.
+    pub(crate) fn handle(
+        &mut self,
+        world: &mut World,
+        req: EngineRequest,
+    ) -> Option<EngineRequest> {
+        match req.call().clone() {
+            EngineCall::Tick => return Some(req),
+            EngineCall::SpawnActor {
+                actor_id,
+                blueprint,
+                attributes,
+                transform,
+                parent_id,
+                sensor_id,
+                ..
+            } => {
+                let pixels = sensors::camera_pixels(&blueprint, &attributes);
+                let total = self.sensors.iter().map(|s| s.pixels).sum::<u64>() + pixels;
+                let result = if let Err(e) = sane(&transform) {
+                    Err(e)
+                } else if pixels > MAX_CAMERA_PIXELS || total > MAX_TOTAL_CAMERA_PIXELS {
+                    Err(format!(
+                        "camera too large: {pixels} pixels (at most {MAX_CAMERA_PIXELS} per camera \
+                         and {MAX_TOTAL_CAMERA_PIXELS} for all cameras together, {total} asked)"
+                    ))
+                } else if sensor_id != 0 {
+                    let mount = (parent_id, transform);
+                    match Sensor09::new(actor_id, sensor_id, &blueprint, &attributes, mount) {
+                        Some(s) => {
+                            self.sensors.push(s);
+                            Ok(())
+                        }
+                        None => Err(format!("this world cannot produce {blueprint:?}")),
+                    }
+                } else if blueprint.starts_with("vehicle.") {
+                    world.spawn_car(actor_id, &to_transform(&transform), colour(&attributes))
+                } else if blueprint == "spectator" {
+                    Ok(())
+                } else if blueprint.starts_with("walker.") {
+                    world.spawn_walker(actor_id, &to_transform(&transform))
+                } else {
+                    Err(format!("{blueprint:?} cannot be spawned in this world"))
+                };
+                match result {
+                    Ok(()) => {
+                        self.types.insert(actor_id, blueprint);
+                        req.succeed(0)
+                    }
+                    Err(e) => req.fail(&e),
+                }
+            }
+            EngineCall::DestroyActor {
+                actor_id,
+                sensor_id,
+            } => {
+                let before = self.sensors.len();
+                self.sensors.retain(|s| s.actor != actor_id);
+                let gone =
+                    sensor_id != 0 || before != self.sensors.len() || world.remove_actor(actor_id);
+                if gone {
+                    self.types.remove(&actor_id);
+                    self.controls.remove(&actor_id);
+                    // Sensors on it go too (CARLA destroys only the actor;
+                    // ours would have nothing to follow).
+                    self.sensors.retain(|s| s.parent != actor_id);
+                    req.succeed(0)
+                } else {
+                    req.fail(&format!(
+                        "actor {actor_id} cannot be destroyed in this world"
+                    ))
+                }
+            }
+            EngineCall::SetEpisodeSettings(_) | EngineCall::SetWeather(_) => req.succeed(0),
+            EngineCall::SetActorTransform {
+                actor_id,
+                transform,
+            } => {
+                if let Err(e) = sane(&transform) {
+                    log_warn!("set_transform of actor {}: {}", actor_id, e);
+                } else if actor_id == SPECTATOR {
+                    self.spectator = transform;
+                } else if let Some(s) = self.sensors.iter_mut().find(|s| s.actor == actor_id) {
+                    s.mount = transform;
+                } else if !world.set_transform(actor_id, &to_transform(&transform)) {
+                    log_warn!(
+                        "set_transform: actor {} does not move in this world",
+                        actor_id
+                    );
+                }
+                req.succeed(0)
+            }
+            EngineCall::SetActorTargetVelocity { actor_id, velocity } => {
+                if velocity.x.is_finite() && velocity.y.is_finite() {
+                    world.set_velocity(
+                        actor_id,
+                        velocity.x.clamp(-100.0, 100.0),
+                        velocity.y.clamp(-100.0, 100.0),
+                    );
+                }
+                req.succeed(0)
+            }
+            EngineCall::ApplyVehicleControl { actor_id, control } => {
+                let c = Control {
+                    steer: control.steer,
+                    throttle: control.throttle,
+                    brake: control.brake,
+                    hand_brake: control.hand_brake,
+                    reverse: control.reverse,
+                };
+                if world.set_control(actor_id, c) {
+                    self.controls.insert(actor_id, control);
+                }
+                req.succeed(0)
+            }
+        }
+        None
+    }
+
+    /// After a world step: every due sensor captures, then the episode
+    /// state of this frame goes out.
+    pub(crate) fn after_tick(&mut self, server: &Server, world: &World, dt: f32, rendering: bool) {
+        self.frame += 1;
+        let types = &self.types;
+        let type_of = |id: u32| {
+            types
+                .get(&id)
+                .cloned()
+                .unwrap_or_else(|| "static.prop".into())
+        };
+        let tick = Tick {
+            server,
+            world,
+            frame: self.frame,
+            time: world.time(),
+            dt,
+            rendering,
+            geo: &self.geo,
+            type_of: &type_of,
+        };
+        cameras::capture_all(&mut self.sensors, &tick, &mut self.camera_scratch);
+        for s in &mut self.sensors {
+            sensors::capture(s, &tick, &mut self.scratch);
+        }
+        actors::states(world, &self.controls, self.spectator, &mut self.states);
+        let platform_seconds = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let frame = EpisodeFrame {
+            frame: self.frame,
+            elapsed_seconds: f64::from(world.time()),
+            delta_seconds: f64::from(dt),
+            platform_seconds,
+        };
+        if let Err(e) = server.rpc_send_episode_state(&frame, &self.states) {
+            log_warn!("episode state: {}", e);
+        }
+    }
+}

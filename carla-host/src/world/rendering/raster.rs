@@ -1,0 +1,223 @@
+//! The camera's rasterizer for a world of boxes: fills a [`GBuffer`] for a
+//! camera pose, image size and horizontal FOV (pixel rays as in
+//! [`super::render`]).
+//!
+//! 1. Set-up, once per image: each static box and actor box (but the one
+//!    the camera is in) outside the view frustum is culled; each face the
+//!    camera sees from outside (at most three per box) is clipped at the
+//!    near plane and projected to the screen: a convex polygon plus the
+//!    plane of its inverse planar depth `1/t`, which is affine in the pixel
+//!    coordinates.
+//! 2. Per stripe of rows (the whole image, or stripes of bounded size:
+//!    [`rasterize_stripes`]), per band of 16 rows, on up to [`threads`]
+//!    threads: every pixel starts as the flat ground (ray/ground-plane
+//!    intersection, affine along the row; seen from above only) or the
+//!    sky; each face overlapping the band is scanned row by row (the pixel
+//!    centres inside the polygon) with a z-test on `1/t` (a pixel's `1/t`
+//!    buffer starts at `1/FAR_M`: nothing beyond the far plane is drawn);
+//!    then each pixel is resolved once (`raster_resolve.rs`): depth, tag,
+//!    actor id and shaded colour of what it sees, the ground classified as
+//!    `town::surface` does.
+//!
+//! A pixel sees what the ray through its centre hits first, like the ray
+//! caster ([`super::raycast`]), which the tests compare it with.
+
+use super::gbuffer::GBuffer;
+use super::render::{threads, CameraPose, FAR_M};
+use super::shade;
+use crate::world::map::town::Ground;
+use crate::world::math::v3;
+use crate::world::scene::Scene;
+use faces::{Look, Solid, View};
+use parking_lot::Mutex;
+
+pub(crate) use faces::Face;
+
+/// Nearest planar depth drawn, metres: faces are clipped there.
+const NEAR: f32 = 1e-3;
+/// Rows per work item.
+const BAND: usize = 16;
+/// Pixels of a stripe when rendering in stripes (a G-buffer of 6.5 MiB:
+/// an 800x600 image is one stripe).
+pub(crate) const STRIPE_PIXELS: usize = 1 << 19;
+/// What a pixel sees, before it is resolved: the sky, the ground, or
+/// `FIRST_FACE +` an index in the face list.
+const SKY: u32 = 0;
+const GROUND: u32 = 1;
+const FIRST_FACE: u32 = 2;
+
+/// A camera's image size and horizontal field of view (degrees).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Lens {
+    pub width: u32,
+    pub height: u32,
+    pub fov_deg: f32,
+}
+
+/// Renders the scene seen from `pose` through `lens` into `g`, the whole
+/// image at once.
+pub(crate) fn rasterize(scene: &Scene, pose: &CameraPose, lens: &Lens, g: &mut GBuffer) {
+    rasterize_stripes(scene, pose, lens, usize::MAX, g, |_| {});
+}
+
+/// Renders the scene seen from `pose` through `lens` in stripes of whole
+/// rows, top to bottom, of at most `max_pixels` pixels (but at least one
+/// band of rows): `g` holds one stripe at a time, and `emit` gets it (see
+/// [`GBuffer::first_row`]). Memory stays bounded for any image size.
+pub(crate) fn rasterize_stripes(
+    scene: &Scene,
+    pose: &CameraPose,
+    lens: &Lens,
+    max_pixels: usize,
+    g: &mut GBuffer,
+    mut emit: impl FnMut(&GBuffer),
+) {
+    let (w, h) = (lens.width as usize, lens.height as usize);
+    if w == 0 || h == 0 {
+        g.resize(w, 0, 0);
+        return;
+    }
+    let tan = (lens.fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
+    let view = View {
+        o: pose.origin,
+        axes: pose.axes,
+        width: w,
+        height: h,
+        tan,
+        tan_v: tan * h as f32 / w as f32,
+        step: 2.0 * tan / w as f32,
+    };
+    let mut faces = std::mem::take(&mut g.faces);
+    faces.clear();
+    // A camera inside a car (the player's, typically) sees out of it.
+    view.add_scene(scene, scene.actor_containing(view.o), &mut faces);
+    let ground = [
+        Ground::Road,
+        Ground::LaneMark,
+        Ground::Sidewalk,
+        Ground::Grass,
+    ]
+    .map(|g| {
+        let solid = Solid {
+            tag: g.fine_tag(),
+            albedo: g.albedo(),
+            id: 0,
+            window_z: f32::INFINITY,
+        };
+        Look::new(&solid, shade::UP)
+    });
+    let band = Band {
+        view: &view,
+        faces: &faces,
+        ground,
+    };
+    let stripe = (max_pixels / w).max(BAND).min(h);
+    for v0 in (0..h).step_by(stripe) {
+        g.resize(w, v0, stripe.min(h - v0));
+        band.stripe(v0, g);
+        emit(g);
+    }
+    g.faces = faces;
+}
+
+/// What the bands share.
+struct Band<'a> {
+    view: &'a View,
+    faces: &'a [Face],
+    /// Looks of the ground classes, in `Ground` order.
+    ground: [Look; 4],
+}
+
+impl Band<'_> {
+    /// Renders the rows `g` holds, from image row `v0`, in bands on up to
+    /// [`threads`] threads.
+    fn stripe(&self, v0: usize, g: &mut GBuffer) {
+        let n = self.view.width * BAND;
+        let bands = g
+            .depth
+            .chunks_mut(n)
+            .zip(g.tag.chunks_mut(n))
+            .zip(g.actor.chunks_mut(n))
+            .zip(g.colour.chunks_mut(n))
+            .enumerate();
+        let queue = Mutex::new(bands);
+        let work = || loop {
+            let Some((i, (((depth, tags), ids), colour))) = queue.lock().next() else {
+                return;
+            };
+            self.run(v0 + i * BAND, depth, ids);
+            self.resolve(v0 + i * BAND, depth, tags, ids, colour);
+        };
+        let extra = threads().min(g.height.div_ceil(BAND)) - 1;
+        std::thread::scope(|s| {
+            for _ in 0..extra {
+                s.spawn(work);
+            }
+            work();
+        });
+    }
+
+    /// Rows `v0..` (as many as `inv` holds): `1/t` into `inv`, what each
+    /// pixel sees into `prim`.
+    fn run(&self, v0: usize, inv: &mut [f32], prim: &mut [u32]) {
+        let view = self.view;
+        let w = view.width;
+        let rows = inv.len() / w;
+        let far = 1.0 / FAR_M;
+        // The ground plane z = 0, seen from above only.
+        let ground = (view.o.z > 0.0)
+            .then(|| view.plane(shade::UP, v3(view.o.x, view.o.y, 0.0)))
+            .flatten();
+        for r in 0..rows {
+            let (zb, pr) = (&mut inv[r * w..][..w], &mut prim[r * w..][..w]);
+            let y = (v0 + r) as f32 + 0.5;
+            match ground {
+                Some((g0, gx, gy)) => {
+                    let row = g0 + gy * y;
+                    for (u, (z, p)) in zb.iter_mut().zip(pr.iter_mut()).enumerate() {
+                        let wg = row + gx * (u as i32 as f32 + 0.5);
+                        let seen = wg > far;
+                        *z = if seen { wg } else { far };
+                        *p = if seen { GROUND } else { SKY };
+                    }
+                }
+                None => {
+                    zb.fill(far);
+                    pr.fill(SKY);
+                }
+            }
+        }
+        let last = v0 + rows - 1;
+        for (i, f) in self.faces.iter().enumerate() {
+            if f.v0 > last || f.v1 < v0 {
+                continue;
+            }
+            let id = FIRST_FACE + i as u32;
+            for v in f.v0.max(v0)..=f.v1.min(last) {
+                let (u0, u1) = f.span(v, w);
+                if u0 >= u1 {
+                    continue;
+                }
+                let row = f.w0 + f.wy * (v as f32 + 0.5) + f.wx * (u0 as f32 + 0.5);
+                let at = (v - v0) * w;
+                let (zb, pr) = (&mut inv[at + u0..at + u1], &mut prim[at + u0..at + u1]);
+                // Branch-free (selects, vectorized): `wx·k` exact for k < 2²⁴.
+                for (k, (z, p)) in zb.iter_mut().zip(pr.iter_mut()).enumerate() {
+                    let wf = row + f.wx * k as i32 as f32;
+                    let nearer = wf > *z;
+                    *z = if nearer { wf } else { *z };
+                    *p = if nearer { id } else { *p };
+                }
+            }
+        }
+    }
+}
+
+#[path = "raster_faces.rs"]
+mod faces;
+#[path = "raster_resolve.rs"]
+mod resolve;
+
+#[cfg(test)]
+#[path = "raster_tests.rs"]
+mod tests;

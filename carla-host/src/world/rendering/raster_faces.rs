@@ -1,0 +1,291 @@
+//! The rasterizer's set-up (see [`super`]): boxes to faces on the screen,
+//! each with its inverse-depth plane and its look.
+
+use super::{FAR_M, NEAR};
+use crate::world::math::{add, dot, scale, sub, v3, Axes};
+use crate::world::rendering::shade::{self, Detail};
+use crate::world::scene::Scene;
+use carla_server::types::Vector3D;
+
+/// A box to draw: what it is and its colour.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Solid {
+    pub(super) tag: u8,
+    pub(super) albedo: [u8; 3],
+    pub(super) id: u32,
+    /// Side faces above this height are windows.
+    pub(super) window_z: f32,
+}
+
+/// How a face (or a ground class) looks, worked out once per image.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Look {
+    pub(super) tag: u8,
+    pub(super) id: u32,
+    pub(super) detail: Detail,
+    /// Albedo × light, RGB.
+    pub(super) lit: [f32; 3],
+    /// Above `window_z`, `glass` instead of `lit`.
+    pub(super) window_z: f32,
+    pub(super) glass: [f32; 3],
+}
+
+impl Look {
+    pub(super) fn new(s: &Solid, n: Vector3D) -> Look {
+        let light = shade::light(n);
+        let side = n.z == 0.0;
+        Look {
+            tag: s.tag,
+            id: s.id,
+            detail: Detail::of(s.tag, n),
+            lit: s.albedo.map(|c| f32::from(c) * light),
+            window_z: if side { s.window_z } else { f32::INFINITY },
+            glass: shade::WINDOW.map(|c| f32::from(c) * light),
+        }
+    }
+}
+
+/// A face projected on the screen (pixel units: x right, y down, pixel
+/// `(u, v)`'s centre at `(u + ½, v + ½)`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Face {
+    /// Inverse planar depth at `(x, y)`: `w0 + wx·x + wy·y`.
+    pub(super) w0: f32,
+    pub(super) wx: f32,
+    pub(super) wy: f32,
+    /// Rows whose centres the polygon may cover, inclusive.
+    pub(super) v0: usize,
+    pub(super) v1: usize,
+    pub(super) n: usize,
+    pub(super) pts: [(f32, f32); 8],
+    pub(super) look: Look,
+}
+
+impl Face {
+    /// Pixel columns `u0..u1` whose centres on row `v` lie in the polygon.
+    #[inline]
+    pub(super) fn span(&self, v: usize, width: usize) -> (usize, usize) {
+        let y = v as f32 + 0.5;
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        let pts = &self.pts[..self.n];
+        let mut a = pts[self.n - 1];
+        for &b in pts {
+            if (a.1 <= y && y <= b.1) || (b.1 <= y && y <= a.1) {
+                let x = if a.1 == b.1 {
+                    lo = lo.min(a.0);
+                    hi = hi.max(a.0);
+                    b.0
+                } else {
+                    // From the end nearer the row: a vertex clipped at the
+                    // near plane may lie millions of pixels away.
+                    let (p, q) = if (y - a.1).abs() <= (y - b.1).abs() {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
+                    p.0 + (y - p.1) * (q.0 - p.0) / (q.1 - p.1)
+                };
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+            a = b;
+        }
+        // Centres u + ½ in [lo, hi]; empty when lo > hi.
+        let u0 = (lo - 0.5).max(0.0).ceil();
+        let u1 = (hi + 0.5).min(width as f32).floor();
+        if u0 < u1 {
+            (u0 as usize, u1 as usize)
+        } else {
+            (0, 0)
+        }
+    }
+}
+
+/// The camera and image, in the form the set-up and the bands use.
+pub(super) struct View {
+    pub(super) o: Vector3D,
+    pub(super) axes: Axes,
+    pub(super) width: usize,
+    pub(super) height: usize,
+    pub(super) tan: f32,
+    pub(super) tan_v: f32,
+    pub(super) step: f32,
+}
+
+impl View {
+    /// The world direction through pixel coordinates `(x, y)`.
+    pub(super) fn ray(&self, x: f32, y: f32) -> Vector3D {
+        let a = &self.axes;
+        let (xs, ys) = (x * self.step - self.tan, y * self.step - self.tan_v);
+        sub(add(a.forward, scale(a.right, xs)), scale(a.up, ys))
+    }
+    /// The `1/t` plane of the world plane through `p` with normal `n`.
+    pub(super) fn plane(&self, n: Vector3D, p: Vector3D) -> Option<(f32, f32, f32)> {
+        let k = dot(n, sub(p, self.o));
+        if k.abs() < 1e-12 {
+            return None;
+        }
+        let c = self.axes.to_local(n);
+        Some((
+            (c.x - c.y * self.tan + c.z * self.tan_v) / k,
+            c.y * self.step / k,
+            -c.z * self.step / k,
+        ))
+    }
+
+    /// Adds the faces seen of the static boxes and the actors but
+    /// `ignore` of `scene`.
+    pub(super) fn add_scene(&self, scene: &Scene, ignore: u32, faces: &mut Vec<Face>) {
+        for (i, b) in scene.static_bounds().iter().enumerate() {
+            let (tag, albedo) = scene.static_look(i);
+            let solid = Solid {
+                tag,
+                albedo,
+                id: 0,
+                window_z: f32::INFINITY,
+            };
+            let p = v3(b[0], b[1], b[2]);
+            let e = [
+                v3(b[3] - b[0], 0.0, 0.0),
+                v3(0.0, b[4] - b[1], 0.0),
+                v3(0.0, 0.0, b[5] - b[2]),
+            ];
+            self.add_box(p, e, &solid, faces);
+        }
+        for a in scene.actors().iter().filter(|a| a.id != ignore) {
+            let solid = Solid {
+                tag: a.tag,
+                albedo: a.albedo,
+                id: a.id,
+                window_z: a.window_z,
+            };
+            let r = &a.rect;
+            let (ex, ey) = (v3(r.cos, r.sin, 0.0), v3(-r.sin, r.cos, 0.0));
+            let corner = add(scale(ex, -r.hx), scale(ey, -r.hy));
+            let p = add(v3(r.cx, r.cy, a.z0), corner);
+            let e = [
+                scale(ex, 2.0 * r.hx),
+                scale(ey, 2.0 * r.hy),
+                v3(0.0, 0.0, a.z1 - a.z0),
+            ];
+            self.add_box(p, e, &solid, faces);
+        }
+    }
+
+    /// Adds the faces seen of box `p + s·e[0] + t·e[1] + r·e[2]` (s, t,
+    /// r in [0, 1], `e` orthogonal).
+    pub(super) fn add_box(
+        &self,
+        p: Vector3D,
+        e: [Vector3D; 3],
+        solid: &Solid,
+        faces: &mut Vec<Face>,
+    ) {
+        let q0 = self.axes.to_local(sub(p, self.o));
+        let qe = e.map(|v| self.axes.to_local(v));
+        let corner = |i: usize| {
+            let mut q = q0;
+            for (k, v) in qe.iter().enumerate() {
+                if i >> k & 1 == 1 {
+                    q = add(q, *v);
+                }
+            }
+            q
+        };
+        let qs: [Vector3D; 8] = std::array::from_fn(corner);
+        let outside = |f: &dyn Fn(&Vector3D) -> bool| qs.iter().all(f);
+        let (tan, tan_v) = (self.tan, self.tan_v);
+        if outside(&|q| q.x < NEAR)
+            || outside(&|q| q.x > FAR_M)
+            || outside(&|q| q.y > tan * q.x)
+            || outside(&|q| q.y < -tan * q.x)
+            || outside(&|q| q.z > tan_v * q.x)
+            || outside(&|q| q.z < -tan_v * q.x)
+        {
+            return;
+        }
+        let rel = sub(self.o, p);
+        for (k, ek) in e.iter().enumerate() {
+            let len2 = dot(*ek, *ek);
+            if len2 <= 0.0 {
+                return;
+            }
+            let c = dot(rel, *ek) / len2;
+            let side = if c < 0.0 {
+                0
+            } else if c > 1.0 {
+                1
+            } else {
+                continue;
+            };
+            let (a, b) = ((k + 1) % 3, (k + 2) % 3);
+            let base = side << k;
+            let quad = [base, base | 1 << a, base | 1 << a | 1 << b, base | 1 << b].map(|i| qs[i]);
+            let sign = if side == 1 { 1.0 } else { -1.0 };
+            let normal = scale(*ek, sign / len2.sqrt());
+            let on_face = if side == 1 { add(p, *ek) } else { p };
+            let Some((w0, wx, wy)) = self.plane(normal, on_face) else {
+                continue;
+            };
+            let look = Look::new(solid, normal);
+            if let Some(f) = self.project(&quad, (w0, wx, wy), look) {
+                faces.push(f);
+            }
+        }
+    }
+
+    /// Clips a camera-space quad at the near plane and projects it.
+    fn project(&self, quad: &[Vector3D; 4], w: (f32, f32, f32), look: Look) -> Option<Face> {
+        let mut f = Face {
+            w0: w.0,
+            wx: w.1,
+            wy: w.2,
+            v0: 0,
+            v1: 0,
+            n: 0,
+            pts: [(0.0, 0.0); 8],
+            look,
+        };
+        let mut push = |q: Vector3D| {
+            let x = (q.y / q.x + self.tan) / self.step;
+            let y = (-q.z / q.x + self.tan_v) / self.step;
+            f.pts[f.n] = (x, y);
+            f.n += 1;
+        };
+        let mut a = quad[3];
+        for &b in quad {
+            let (ina, inb) = (a.x >= NEAR, b.x >= NEAR);
+            if ina != inb {
+                let s = (NEAR - a.x) / (b.x - a.x);
+                let mut q = add(a, scale(sub(b, a), s));
+                q.x = NEAR;
+                push(q);
+            }
+            if inb {
+                push(b);
+            }
+            a = b;
+        }
+        if f.n < 3 {
+            return None;
+        }
+        let pts = &f.pts[..f.n];
+        let (ylo, yhi) = pts
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), p| {
+                (l.min(p.1), h.max(p.1))
+            });
+        let (xlo, xhi) = pts
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), p| {
+                (l.min(p.0), h.max(p.0))
+            });
+        let (w, h) = (self.width as f32, self.height as f32);
+        if xhi < 0.5 || xlo > w - 0.5 || yhi < 0.5 || ylo > h - 0.5 {
+            return None;
+        }
+        f.v0 = (ylo - 0.5).max(0.0).ceil() as usize;
+        f.v1 = ((yhi - 0.5).min(h - 1.0).floor() as usize).min(self.height - 1);
+        (f.v0 <= f.v1).then_some(f)
+    }
+}

@@ -1,0 +1,405 @@
+//! The rasterizer against the ray caster (per pixel: what the ray through
+//! its centre hits), and the G-buffer outputs of known scenes.
+
+use super::*;
+use crate::world::map::geometry::{StaticBox, NO_LIGHT};
+use crate::world::map::tags::tag_08;
+use crate::world::map::town::{ground_transform, tag};
+use crate::world::math::Rect;
+use crate::world::rendering::gbuffer::Output;
+use crate::world::rendering::render::{pixel_ray, CameraSpec, PostProcessing};
+use crate::world::scene::{ActorBox, CELL};
+use crate::world::{World, WorldConfig};
+use carla_server::types::{Control, Rotation3D, Transform};
+
+fn cam(x: f32, y: f32, z: f32, pitch: f32, yaw: f32, roll: f32) -> CameraSpec {
+    CameraSpec {
+        width: 160,
+        height: 120,
+        fov_deg: 90.0,
+        post: PostProcessing::SceneFinal,
+        position: v3(x, y, z),
+        rotation: Rotation3D { pitch, yaw, roll },
+    }
+}
+
+fn gbuffer(scene: &Scene, c: &CameraSpec, base: &Transform) -> GBuffer {
+    let mut g = GBuffer::new();
+    let pose = CameraPose::on_player(c, base);
+    let lens = Lens {
+        width: c.width,
+        height: c.height,
+        fov_deg: c.fov_deg,
+    };
+    rasterize(scene, &pose, &lens, &mut g);
+    g
+}
+
+/// Share of pixels whose tag, actor id and depth agree with a ray cast
+/// through the pixel centre; (tags and ids, depth, actor pixels).
+fn agreement(scene: &Scene, c: &CameraSpec, base: &Transform) -> (f64, f64, usize) {
+    let g = gbuffer(scene, c, base);
+    let (w, h) = (c.width as usize, c.height as usize);
+    let (mut same_tag, mut same_depth, mut actors) = (0, 0, 0);
+    for v in 0..h {
+        for u in 0..w {
+            let (o, d) = pixel_ray(c, base, u as f32, v as f32);
+            let ignore = scene.actor_containing(o);
+            let hit = scene.raycast_ignoring(o, d, FAR_M, ignore);
+            let i = v * w + u;
+            let (t, id, z) = (g.tags()[i], g.actors()[i], g.depth()[i]);
+            let want = hit.map_or((0, 0), |h| (h.semantic_tag, h.actor_id));
+            same_tag += ((tag_08(t), id) == want) as usize;
+            let near = match hit {
+                Some(h) => (z - h.distance).abs() <= (0.01 * h.distance).max(0.05),
+                None => z == f32::INFINITY && t == tag::SKY,
+            };
+            same_depth += near as usize;
+            actors += (id != 0) as usize;
+        }
+    }
+    let n = (w * h) as f64;
+    (same_tag as f64 / n, same_depth as f64 / n, actors)
+}
+
+#[test]
+fn the_rasterizer_sees_what_the_ray_caster_sees_round_the_town() {
+    let config = WorldConfig {
+        vehicles: 40,
+        pedestrians: 40,
+        seed_vehicles: 9,
+        seed_pedestrians: 10,
+    };
+    let mut w = World::new(&config, 17);
+    for _ in 0..60 {
+        w.step(&Control::default(), 1.0 / 30.0);
+    }
+    let player = w.player_transform();
+    let near_vehicle = {
+        let v = &w.vehicles[0];
+        let (x, y) = v.rect().point(-9.0, 0.5);
+        ground_transform(x, y, v.yaw.to_degrees())
+    };
+    let views = [
+        (
+            "street, from the player's car",
+            player,
+            cam(0.3, 0.0, 1.3, 0.0, 0.0, 0.0),
+        ),
+        (
+            "street, looking back over the car",
+            player,
+            cam(-6.0, 0.0, 3.0, -15.0, 180.0, 0.0),
+        ),
+        (
+            "junction",
+            ground_transform(120.0, 118.0, 45.0),
+            cam(0.0, 0.0, 1.6, 0.0, 0.0, 0.0),
+        ),
+        (
+            "next to a building",
+            ground_transform(90.0, 5.0, 70.0),
+            cam(0.0, 0.0, 1.7, 10.0, 0.0, 0.0),
+        ),
+        (
+            "looking at traffic",
+            near_vehicle,
+            cam(0.0, 0.0, 1.5, -5.0, 0.0, 0.0),
+        ),
+        (
+            "rolled and pitched",
+            player,
+            cam(0.0, 0.5, 1.4, 5.0, 90.0, 20.0),
+        ),
+        ("from above", player, cam(0.0, 0.0, 60.0, -60.0, 30.0, 0.0)),
+    ];
+    let mut seen_actors = 0;
+    for (name, base, c) in views {
+        let (tags, depth, actors) = agreement(&w.scene, &c, &base);
+        assert!(tags >= 0.99, "{name}: tags and ids agree on {tags}");
+        assert!(depth >= 0.99, "{name}: depths agree on {depth}");
+        seen_actors += actors;
+        if name == "looking at traffic" {
+            assert!(actors > 200, "{name}: {actors} vehicle pixels");
+        }
+    }
+    assert!(seen_actors > 1000, "{seen_actors}");
+}
+
+#[test]
+fn colours_match_the_ray_caster_to_a_few_levels() {
+    let mut w = World::new(&WorldConfig::default(), 3);
+    w.step(&Control::default(), 0.5);
+    let c = cam(0.3, 0.0, 1.3, 0.0, 0.0, 0.0);
+    let player = w.player_transform();
+    let g = gbuffer(&w.scene, &c, &player);
+    let (mut ours, mut reference) = (vec![0; 160 * 120 * 4], vec![0; 160 * 120 * 4]);
+    g.write(Output::Rgb, &mut ours);
+    crate::world::rendering::raycast::render_with(&w.scene, &c, &player, &mut reference, true);
+    let close = ours
+        .chunks(4)
+        .zip(reference.chunks(4))
+        .filter(|(a, b)| a.iter().zip(b.iter()).all(|(x, y)| x.abs_diff(*y) <= 2))
+        .count();
+    assert!(close as f64 >= 0.98 * 160.0 * 120.0, "{close} close pixels");
+    let distinct: std::collections::HashSet<&[u8]> = ours.chunks(4).collect();
+    assert!(distinct.len() > 200, "a shaded picture");
+}
+
+fn lone_car(id: u32) -> ActorBox {
+    ActorBox {
+        id,
+        rect: Rect::new(25.0, 1.75, 0.3, 2.2, 1.0),
+        z0: 0.0,
+        z1: 1.5,
+        tag: tag::VEHICLES,
+        albedo: [200, 30, 30],
+        window_z: 0.9,
+    }
+}
+
+fn building() -> StaticBox {
+    StaticBox {
+        min: v3(33.0, -20.0, 0.0),
+        max: v3(40.0, -8.0, 8.0),
+        tag: tag::BUILDINGS,
+        albedo: [150, 150, 150],
+        light: NO_LIGHT,
+    }
+}
+
+/// A camera 12 m above (30, 0) looking straight down: image up is +x,
+/// image right +y.
+fn looking_down() -> (CameraSpec, Transform) {
+    let c = CameraSpec {
+        width: 121,
+        height: 121,
+        ..cam(0.0, 0.0, 12.0, -90.0, 0.0, 0.0)
+    };
+    (c, ground_transform(30.0, 0.0, 0.0))
+}
+
+/// The pixel whose ray meets the ground nearest `(x, y)`.
+fn pixel_over(c: &CameraSpec, base: &Transform, x: f32, y: f32) -> usize {
+    let mut best = (f32::INFINITY, 0);
+    for v in 0..c.height {
+        for u in 0..c.width {
+            let (o, d) = pixel_ray(c, base, u as f32, v as f32);
+            let t = -o.z / d.z;
+            let e = (o.x + d.x * t - x).hypot(o.y + d.y * t - y);
+            if e < best.0 {
+                best = (e, (v * c.width + u) as usize);
+            }
+        }
+    }
+    best.1
+}
+
+#[test]
+fn outputs_name_roads_sidewalks_terrain_buildings_cars_and_sky_in_0_9_16() {
+    let mut scene = Scene::new(vec![building()], CELL);
+    scene.set_actors(&[lone_car(0x0102)]);
+    let (c, base) = looking_down();
+    let g = gbuffer(&scene, &c, &base);
+    let mut semantic = vec![0; 121 * 121 * 4];
+    let mut instance = vec![0; 121 * 121 * 4];
+    g.write(Output::Semantic0916, &mut semantic);
+    g.write(Output::Instance0916, &mut instance);
+    let px = |img: &[u8], i: usize| [img[4 * i], img[4 * i + 1], img[4 * i + 2], img[4 * i + 3]];
+    let at = |x, y| pixel_over(&c, &base, x, y);
+    assert_eq!(px(&semantic, at(37.5, 1.75)), [0, 0, 1, 255], "road");
+    assert_eq!(px(&semantic, at(37.5, 0.0)), [0, 0, 24, 255], "centre line");
+    assert_eq!(px(&semantic, at(30.0, 5.0)), [0, 0, 2, 255], "sidewalk");
+    assert_eq!(
+        px(&semantic, at(25.0, 9.0)),
+        [0, 0, 10, 255],
+        "grass: terrain"
+    );
+    assert_eq!(
+        px(&semantic, at(37.0, -12.0)),
+        [0, 0, 3, 255],
+        "building roof"
+    );
+    assert_eq!(px(&semantic, at(25.0, 1.75)), [0, 0, 14, 255], "car roof");
+    // Instance: the 0.9.16 tag, then the id's low and second byte.
+    assert_eq!(px(&instance, at(25.0, 1.75)), [0x01, 0x02, 14, 255]);
+    assert_eq!(px(&instance, at(37.5, 1.75)), [0, 0, 1, 255]);
+    assert_eq!(g.actors()[at(25.0, 1.75)], 0x0102);
+    // The roof is 12 − 1.5 m below the camera.
+    assert!((g.depth()[at(25.0, 1.75)] - 10.5).abs() < 1e-3);
+    // Looking along the street: the sky is class 11; the 0.8 image calls
+    // it 0 and the grass vegetation (9).
+    let c = cam(0.0, 0.0, 1.5, 0.0, 0.0, 0.0);
+    let g = gbuffer(&scene, &c, &ground_transform(15.0, 30.0, 0.0));
+    let mut img = vec![0; 160 * 120 * 4];
+    g.write(Output::Semantic0916, &mut img);
+    assert_eq!(px(&img, 80), [0, 0, 11, 255], "sky");
+    g.write_08(PostProcessing::SemanticSegmentation, &mut img);
+    assert_eq!(px(&img, 80), [0, 0, 0, 255]);
+    assert_eq!(px(&img, 160 * 119 + 80), [0, 0, 9, 255], "grass in 0.8");
+}
+
+#[test]
+fn a_camera_inside_a_car_sees_out_of_it() {
+    let mut scene = Scene::new(vec![], CELL);
+    scene.set_actors(&[lone_car(7)]);
+    let inside = cam(0.0, 0.0, 1.2, -30.0, 0.0, 0.0);
+    let g = gbuffer(&scene, &inside, &ground_transform(25.0, 1.75, 17.0));
+    assert!(g.actors().iter().all(|&id| id == 0));
+    assert!(g.tags().iter().all(|&t| t != tag::VEHICLES));
+    // From outside, the same car fills the view ahead.
+    let outside = cam(-8.0, 0.0, 1.2, 0.0, 0.0, 0.0);
+    let g = gbuffer(&scene, &outside, &ground_transform(25.0, 1.75, 17.0));
+    assert_eq!(g.actors()[60 * 160 + 80], 7);
+    assert_eq!(g.tags()[60 * 160 + 80], tag::VEHICLES);
+}
+
+#[test]
+fn cameras_on_other_actors_do_not_see_their_carrier() {
+    let mut w = World::new(&WorldConfig::default(), 0);
+    w.step(&Control::default(), 0.1);
+    let v = &w.vehicles[2];
+    let (id, x, y, yaw) = (v.id, v.x, v.y, v.yaw.to_degrees());
+    let rot = Rotation3D {
+        pitch: -20.0,
+        yaw: yaw + 180.0,
+        roll: 0.0,
+    };
+    let pose = CameraPose::new(v3(x, y, 1.0), &rot);
+    let mut g = GBuffer::new();
+    w.render_gbuffer(&pose, 64, 48, 90.0, &mut g);
+    assert!(!g.actors().contains(&id));
+    // Just outside its rear, looking at it: it fills the middle.
+    let back = v3(x - 4.0 * v.yaw.cos(), y - 4.0 * v.yaw.sin(), 1.0);
+    let rot = Rotation3D {
+        pitch: 0.0,
+        yaw,
+        roll: 0.0,
+    };
+    w.render_gbuffer(&CameraPose::new(back, &rot), 64, 48, 90.0, &mut g);
+    assert_eq!(g.actors()[24 * 64 + 32], id);
+}
+
+#[test]
+fn the_outputs_are_deterministic_and_the_0_8_render_is_the_gbuffers() {
+    let mut w = World::new(&WorldConfig::default(), 5);
+    w.step(&Control::default(), 0.2);
+    let spec = CameraSpec {
+        post: PostProcessing::Depth,
+        ..cam(0.3, 0.0, 1.3, 0.0, 0.0, 0.0)
+    };
+    let pose = CameraPose::on_player(&spec, &w.player_transform());
+    let outputs = [
+        Output::Rgb,
+        Output::Depth,
+        Output::Semantic08,
+        Output::Semantic0916,
+        Output::Instance0916,
+    ];
+    let image = |o: Output| {
+        let mut g = GBuffer::new();
+        w.render_gbuffer(&pose, 160, 120, 90.0, &mut g);
+        let mut out = vec![0; 160 * 120 * 4];
+        g.write(o, &mut out);
+        out
+    };
+    for o in outputs {
+        assert_eq!(image(o), image(o), "{o:?}");
+    }
+    let mut old = vec![0; 160 * 120 * 4];
+    w.render(&spec, &mut old);
+    assert_eq!(old, image(Output::Depth));
+}
+
+#[test]
+fn odd_poses_and_lenses_render_without_panicking() {
+    let w = World::new(&WorldConfig::default(), 1);
+    let mut g = GBuffer::new();
+    let level = Rotation3D::default();
+    let nan = CameraPose::new(v3(f32::NAN, 5.0, 1.0), &level);
+    w.render_gbuffer(&nan, 40, 30, 90.0, &mut g);
+    let below = CameraPose::new(v3(30.0, 30.0, -2.0), &level);
+    w.render_gbuffer(&below, 40, 30, 90.0, &mut g);
+    assert!(
+        g.tags().iter().all(|&t| t != tag::ROADS),
+        "no ground from below"
+    );
+    let inside = CameraPose::new(v3(30.0, 1.75, 0.5), &level);
+    for (width, height, fov) in [(1, 1, 90.0), (3, 200, 0.0), (200, 3, 180.0), (0, 5, 90.0)] {
+        w.render_gbuffer(&inside, width, height, fov, &mut g);
+        assert_eq!(g.depth().len(), (width * height) as usize);
+        assert!(g.depth().iter().all(|z| !z.is_nan()));
+    }
+}
+
+#[test]
+fn stripes_add_up_to_the_whole_image() {
+    let mut w = World::new(&WorldConfig::default(), 2);
+    w.step(&Control::default(), 0.3);
+    let spec = cam(0.3, 0.0, 1.3, -5.0, 10.0, 0.0);
+    let pose = CameraPose::on_player(&spec, &w.player_transform());
+    let lens = Lens {
+        width: 160,
+        height: 120,
+        fov_deg: 90.0,
+    };
+    let mut whole = GBuffer::new();
+    rasterize(&w.scene, &pose, &lens, &mut whole);
+    for output in [Output::Rgb, Output::Depth, Output::Instance0916] {
+        let mut want = vec![0; 160 * 120 * 4];
+        whole.write(output, &mut want);
+        // 20-row stripes, and the smallest (one band: 16 rows, 8 left).
+        for max_pixels in [160 * 20, 1] {
+            let mut got = vec![0; 160 * 120 * 4];
+            let (mut g, mut next_row) = (GBuffer::new(), 0);
+            rasterize_stripes(&w.scene, &pose, &lens, max_pixels, &mut g, |g| {
+                assert_eq!(g.first_row(), next_row);
+                next_row += g.height();
+                g.write(output, g.rows_of(&mut got));
+            });
+            assert_eq!(next_row, 120);
+            assert!(g.depth().len() <= 160 * 20);
+            assert!(got == want, "{output:?} in stripes of {max_pixels} pixels");
+        }
+    }
+}
+
+#[test]
+fn faces_passing_right_by_the_camera_keep_their_edges() {
+    // Walls beside and below the camera, reaching behind it: clipped at the
+    // near plane, their faces project to huge screen coordinates.
+    let tall = StaticBox {
+        min: v3(-50.0, -4.0, 0.0),
+        max: v3(80.0, -3.0, 60.0),
+        ..building()
+    };
+    let wall = StaticBox {
+        min: v3(-50.0, -0.52, 0.0),
+        max: v3(80.0, -0.5, 6.0),
+        ..building()
+    };
+    let step = StaticBox {
+        min: v3(-3.0, -0.5, 0.0),
+        max: v3(40.0, 3.0, 1.4985),
+        ..building()
+    };
+    let views = [
+        (vec![wall, step], -0.4985, (0.0, 0.0, 0.0)),
+        (vec![wall, step], -0.4985, (-3.0, 2.0, 0.0)),
+        (vec![wall, step], -0.4985, (8.0, -10.0, 15.0)),
+        (vec![tall], 0.0, (-20.0, 25.0, 0.0)),
+        (vec![tall], -2.9, (-40.0, 35.0, 5.0)),
+    ];
+    for (boxes, y, (yaw, pitch, roll)) in views {
+        let scene = Scene::new(boxes, CELL);
+        let c = CameraSpec {
+            width: 800,
+            height: 600,
+            ..cam(0.0, 0.0, 1.5, pitch, yaw, roll)
+        };
+        let (tags, depth, _) = agreement(&scene, &c, &ground_transform(0.0, y, 0.0));
+        // Edges a pixel off would be hundreds of pixels.
+        assert!(tags >= 0.99999, "{yaw} {pitch} {roll}: {tags}");
+        assert!(depth >= 0.99999, "{yaw} {pitch} {roll}: {depth}");
+    }
+}

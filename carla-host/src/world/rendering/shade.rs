@@ -1,0 +1,193 @@
+//! The demo world's look, shared by the rasterizer ([`super::raster`]) and
+//! the ray-cast reference camera ([`super::raycast`]): albedo × light (sky
+//! ambient plus sun Lambert) with surface detail (windows on facades,
+//! paving, asphalt and grass grain), faded into the horizon colour with
+//! distance; the sky is a gradient from the horizon to the zenith. Colours
+//! are BGRA bytes.
+
+use crate::world::map::town::tag;
+use crate::world::math::{dot, floor, floor_i32};
+use carla_server::types::Vector3D;
+
+/// Unit vector towards the sun.
+const SUN: Vector3D = Vector3D {
+    x: -0.4206,
+    y: -0.2804,
+    z: 0.8629,
+};
+pub(crate) const HORIZON: [f32; 3] = [205.0, 215.0, 225.0];
+pub(crate) const ZENITH: [f32; 3] = [95.0, 140.0, 205.0];
+/// Dark glass of vehicle windows.
+pub(crate) const WINDOW: [u8; 3] = [38, 46, 56];
+
+/// `x mod k` in [0, k) for k > 0.
+fn wrap(x: f32, k: f32) -> f32 {
+    x - floor(x * (1.0 / k)) * k
+}
+
+/// A cheap hash of a lattice point, in [0, 1).
+fn hash(x: f32, y: f32) -> f32 {
+    let (a, b) = (floor_i32(x) as u32, floor_i32(y) as u32);
+    let mut h = a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77);
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x2C1B_3C6D);
+    (h >> 8) as f32 / (1u32 << 24) as f32
+}
+
+/// The kind of surface detail, fixed for a face.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Detail {
+    Plain,
+    /// Windows on a facade running along x (normal ±y) or along y.
+    FacadeAlongX,
+    FacadeAlongY,
+    /// Paving slabs.
+    Paving,
+    /// Asphalt or grass grain.
+    Grain,
+}
+
+impl Detail {
+    /// The detail of internal tag `t` on a face of normal `n`.
+    pub(crate) fn of(t: u8, n: Vector3D) -> Detail {
+        match t {
+            tag::BUILDINGS if n.z == 0.0 => {
+                if n.x != 0.0 {
+                    Detail::FacadeAlongY
+                } else {
+                    Detail::FacadeAlongX
+                }
+            }
+            tag::SIDEWALKS => Detail::Paving,
+            tag::ROADS | tag::VEGETATION | tag::TERRAIN if n.z > 0.5 => Detail::Grain,
+            _ => Detail::Plain,
+        }
+    }
+
+    /// The brightness factor at point `p`.
+    #[inline]
+    pub(crate) fn at(self, p: Vector3D) -> f32 {
+        match self {
+            Detail::Plain => 1.0,
+            Detail::FacadeAlongX | Detail::FacadeAlongY => {
+                let along = if self == Detail::FacadeAlongY {
+                    p.y
+                } else {
+                    p.x
+                };
+                let (wa, wz) = (wrap(along, 3.0), wrap(p.z, 3.2));
+                // `&`, not `&&`: no branches to mispredict pixel by pixel.
+                let window = (p.z > 1.0) & (0.8..2.2).contains(&wa) & (1.0..2.3).contains(&wz);
+                if window {
+                    0.45
+                } else {
+                    1.0
+                }
+            }
+            Detail::Paving => paving(p.x, p.y),
+            Detail::Grain => grain(p.x, p.y),
+        }
+    }
+}
+
+/// [`Detail::Paving`] at `(x, y)`: slabs with darker joints.
+#[inline(always)]
+pub(crate) fn paving(x: f32, y: f32) -> f32 {
+    let joint = (wrap(x, 1.0) < 0.04) | (wrap(y, 1.0) < 0.04);
+    let slab = 0.95 + 0.1 * hash(x, y);
+    if joint {
+        0.8
+    } else {
+        slab
+    }
+}
+
+/// [`Detail::Grain`] at `(x, y)`.
+#[inline(always)]
+pub(crate) fn grain(x: f32, y: f32) -> f32 {
+    0.95 + 0.08 * hash(x * 3.0, y * 3.0)
+}
+
+/// The nearest colour level to `x` in [0, 255]: one add and a mask,
+/// vectorizable (no float-to-int conversion).
+#[inline(always)]
+pub(crate) fn level(x: f32) -> u32 {
+    // 1.5 · 2²³ has unit spacing: the sum is rounded to an integer, which
+    // sits in the low bits of the mantissa.
+    (x + 12_582_912.0).to_bits() & 0xFF
+}
+
+/// BGRA bytes of RGB levels in [0, 255], as a little-endian word.
+#[inline(always)]
+pub(crate) fn bgra(r: f32, g: f32, b: f32) -> u32 {
+    level(b) | level(g) << 8 | level(r) << 16 | 0xFF00_0000
+}
+
+/// The sky seen along `d` (any length; `len` = |d|).
+#[inline]
+pub(crate) fn sky(d: Vector3D, len: f32) -> [u8; 4] {
+    let k = (d.z / len).clamp(0.0, 1.0).sqrt();
+    let c: [f32; 3] = std::array::from_fn(|i| ZENITH[i] + (HORIZON[i] - ZENITH[i]) * (1.0 - k));
+    bgra(c[0], c[1], c[2]).to_le_bytes()
+}
+
+/// Sky ambient plus sun Lambert on a face of unit normal `n`.
+pub(crate) fn light(n: Vector3D) -> f32 {
+    0.42 + 0.08 * n.z + 0.62 * dot(n, SUN).max(0.0)
+}
+
+/// How much of the horizon colour a surface `metres` away takes.
+#[inline]
+pub(crate) fn fog(metres: f32) -> f32 {
+    // Aerial perspective: x/(1+x) approximates 1 − e^(−x), x = distance / 700 m.
+    let x = metres * (1.0 / 700.0);
+    x / (1.0 + x)
+}
+
+/// The colour of a lit surface (`lit`: RGB, before the detail factor
+/// `detail`) faded by `fog`.
+#[inline]
+pub(crate) fn blend(lit: [f32; 3], detail: f32, fog: f32) -> [u8; 4] {
+    let c: [f32; 3] = std::array::from_fn(|i| {
+        let lit = (lit[i] * detail).min(255.0);
+        lit + (HORIZON[i] - lit) * fog
+    });
+    bgra(c[0], c[1], c[2]).to_le_bytes()
+}
+
+/// A surface of internal tag `t` and base colour `albedo` at point `p`
+/// (unit normal `n`), seen from `metres` away.
+pub(crate) fn surface(p: Vector3D, n: Vector3D, t: u8, albedo: [u8; 3], metres: f32) -> [u8; 4] {
+    let light = light(n) * Detail::of(t, n).at(p);
+    blend(albedo.map(f32::from), light, fog(metres))
+}
+
+/// The flat ground's normal.
+pub(crate) const UP: Vector3D = Vector3D {
+    x: 0.0,
+    y: 0.0,
+    z: 1.0,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::math::v3;
+
+    #[test]
+    fn the_sky_darkens_towards_the_zenith_and_fog_greys_far_surfaces() {
+        let horizon = sky(v3(1.0, 0.0, 0.0), 1.0);
+        let zenith = sky(v3(0.0, 0.0, 2.0), 2.0);
+        assert_eq!(horizon, [225, 215, 205, 255]);
+        assert_eq!(zenith, [205, 140, 95, 255]);
+        assert_eq!(
+            [0.0, 0.49, 0.51, 254.5, 255.0].map(level),
+            [0, 0, 1, 254, 255]
+        );
+        let red = [200, 0, 0];
+        let near = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 1.0);
+        let far = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 5000.0);
+        assert!(near[2] > 150 && near[0] < 5, "{near:?}");
+        assert!(far[0] > 150, "blue of the fog: {far:?}");
+    }
+}

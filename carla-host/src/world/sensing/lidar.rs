@@ -1,0 +1,110 @@
+//! Lidar tracing for the library's lidar model.
+//!
+//! Per tick: `lidar.plan(dt)` (library) → [`trace`] each planned ray against
+//! the scene → `lidar.process(&hits, ..)` for the 0.9 payload and/or
+//! `carla_server::legacy::lidar_record::build` for the 0.8 one, both from
+//! the same hits.
+
+use crate::world::math::{sub, Axes};
+use crate::world::scene::Scene;
+use carla_server::streaming::ActorTransform;
+use carla_server::streaming::{LidarHit, LidarSettings, PlannedRay};
+use carla_server::types::{Rotation3D, Transform, Vector3D};
+
+/// A sensor's pose relative to the player's car (metres: x forward, y right,
+/// z up from the car's origin on the ground; degrees).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Mount {
+    pub position: Vector3D,
+    pub rotation: Rotation3D,
+}
+
+impl Mount {
+    /// The sensor's world transform on a level player at `player` (its
+    /// rotation is the mount's with the player's yaw added: exact for a
+    /// parent with no pitch or roll, which the player never has).
+    pub(crate) fn world(&self, player: &Transform) -> ActorTransform {
+        let body = Axes::from_rotation(&player.rotation);
+        let p = body.to_world(self.position);
+        ActorTransform {
+            location: Vector3D {
+                x: player.location.x + p.x,
+                y: player.location.y + p.y,
+                z: player.location.z + p.z,
+            },
+            rotation: Rotation3D {
+                pitch: self.rotation.pitch,
+                yaw: self.rotation.yaw + player.rotation.yaw,
+                roll: self.rotation.roll,
+            },
+        }
+    }
+}
+
+/// The library lidar's settings for a 0.8 lidar section: 360° sweep, and
+/// neither drop-off nor noise (0.8's lidar had none), intensity unused.
+#[allow(dead_code)] // for a host that drives a `Lidar` itself
+pub(crate) fn legacy_lidar_settings(
+    channels: u32,
+    range_m: f32,
+    points_per_second: u32,
+    rotation_frequency: f32,
+    upper_fov: f32,
+    lower_fov: f32,
+) -> LidarSettings {
+    LidarSettings {
+        channels,
+        range_m,
+        points_per_second,
+        rotation_frequency,
+        upper_fov,
+        lower_fov,
+        horizontal_fov: 360.0,
+        atmosphere_attenuation_rate: 0.0,
+        dropoff_general_rate: 0.0,
+        dropoff_intensity_limit: 1.0,
+        dropoff_zero_intensity: 0.0,
+        noise_stddev: 0.0,
+        noise_seed: 0,
+        semantic: false,
+    }
+}
+
+/// Traces each ray (unit direction in the sensor frame) from `sensor` up to
+/// `range_m`, passing through actor `ignore` (the car carrying the sensor).
+/// `hits` is refilled with one entry per ray, `ray_index` = position; hit
+/// points and normals are in the sensor frame.
+pub(crate) fn trace(
+    scene: &Scene,
+    sensor: &ActorTransform,
+    rays: &[PlannedRay],
+    range_m: f32,
+    ignore: u32,
+    hits: &mut Vec<LidarHit>,
+) {
+    let axes = Axes::from_rotation(&sensor.rotation);
+    let origin = sensor.location;
+    hits.clear();
+    hits.extend(rays.iter().enumerate().map(|(i, ray)| {
+        let dir = axes.to_world(ray.direction);
+        match scene.raycast_ignoring(origin, dir, range_m, ignore) {
+            Some(h) => LidarHit {
+                ray_index: i as u32,
+                hit: 1,
+                distance_m: h.distance,
+                point_sensor: axes.to_local(sub(h.point, origin)),
+                normal_sensor: axes.to_local(h.normal),
+                actor_id: h.actor_id,
+                semantic_tag: h.semantic_tag as u32,
+            },
+            None => LidarHit {
+                ray_index: i as u32,
+                ..Default::default()
+            },
+        }
+    }));
+}
+
+#[cfg(test)]
+#[path = "lidar_tests.rs"]
+mod tests;

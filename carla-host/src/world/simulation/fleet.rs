@@ -1,0 +1,296 @@
+//! Vehicles driven by 0.9 clients: each is the player's car model under the
+//! last control its client applied (`apply_control`), moved by
+//! `set_transform` and `set_target_velocity`, colliding with everything
+//! else. Also the world's actor look-ups by id the 0.9 side needs.
+
+use super::vehicle::{self, Car};
+use crate::world::map::town;
+use crate::world::math::Rect;
+use crate::world::{World, PLAYER_ID};
+use carla_server::types::{Control, Transform};
+
+/// A vehicle a client spawned.
+#[derive(Clone, Debug)]
+pub(crate) struct Driven {
+    pub id: u32,
+    pub car: Car,
+    pub control: Control,
+    pub albedo: [u8; 3],
+    /// Yaw rate of the last tick, deg/s.
+    pub yaw_rate: f32,
+}
+
+/// A contact of a tick: `actor` ran into `other` (0: static geometry).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Contact {
+    pub actor: u32,
+    pub other: u32,
+    /// kg·m/s, along the actor's heading before the contact.
+    pub impulse: f32,
+}
+
+/// What an actor id is in this world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ActorKind {
+    Player,
+    Driven,
+    Traffic,
+    Walker,
+    Light,
+}
+
+impl World {
+    /// Whether a car footprint at `t` would overlap anything.
+    fn spot_taken(&self, r: &Rect) -> bool {
+        self.obstacles.iter().any(|o| o.rect.overlaps(r))
+            || self.walkers.iter().any(|w| w.rect().overlaps(r))
+            || self
+                .scene
+                .static_overlap(r, 0.0, 2.0 * vehicle::EXTENT.z)
+                .is_some()
+    }
+
+    /// Adds a client's vehicle `id` at `t` (on the ground, its yaw). Like
+    /// CARLA, a spot where it would collide is refused.
+    pub(crate) fn spawn_car(
+        &mut self,
+        id: u32,
+        t: &Transform,
+        albedo: [u8; 3],
+    ) -> Result<(), String> {
+        let car = Car::at(t);
+        if self.spot_taken(&car.footprint()) {
+            return Err("Spawn failed because of collision at spawn position".into());
+        }
+        self.fleet.push(Driven {
+            id,
+            car,
+            control: Control::default(),
+            albedo,
+            yaw_rate: 0.0,
+        });
+        self.refresh();
+        Ok(())
+    }
+
+    /// Adds a client's pedestrian `id` standing at `t`.
+    pub(crate) fn spawn_walker(&mut self, id: u32, t: &Transform) -> Result<(), String> {
+        let w = super::pedestrians::Walker::standing(
+            id,
+            t.location.x,
+            t.location.y,
+            t.rotation.yaw.to_radians(),
+        );
+        if self.spot_taken(&w.rect()) {
+            return Err("Spawn failed because of collision at spawn position".into());
+        }
+        self.walkers.push(w);
+        self.refresh();
+        Ok(())
+    }
+
+    /// Removes a client's vehicle, a traffic vehicle or a pedestrian.
+    pub(crate) fn remove_actor(&mut self, id: u32) -> bool {
+        let before = self.fleet.len() + self.vehicles.len() + self.walkers.len();
+        self.fleet.retain(|d| d.id != id);
+        self.vehicles.retain(|v| v.id != id);
+        self.walkers.retain(|w| w.id != id);
+        let removed = before != self.fleet.len() + self.vehicles.len() + self.walkers.len();
+        if removed {
+            self.refresh();
+        }
+        removed
+    }
+
+    pub(crate) fn driven_mut(&mut self, id: u32) -> Option<&mut Driven> {
+        self.fleet.iter_mut().find(|d| d.id == id)
+    }
+
+    pub(crate) fn fleet(&self) -> &[Driven] {
+        &self.fleet
+    }
+
+    /// Sets a client vehicle's control (kept until the next one).
+    pub(crate) fn set_control(&mut self, id: u32, control: Control) -> bool {
+        self.driven_mut(id).map(|d| d.control = control).is_some()
+    }
+
+    /// Moves a client vehicle, a traffic vehicle or a pedestrian.
+    pub(crate) fn set_transform(&mut self, id: u32, t: &Transform) -> bool {
+        let (x, y, yaw) = (t.location.x, t.location.y, t.rotation.yaw.to_radians());
+        let moved = if let Some(d) = self.driven_mut(id) {
+            (d.car.x, d.car.y, d.car.yaw) = (x, y, yaw);
+            true
+        } else if let Some(w) = self.walkers.iter_mut().find(|w| w.id == id) {
+            (w.x, w.y, w.yaw) = (x, y, yaw);
+            true
+        } else {
+            false
+        };
+        if moved {
+            self.refresh();
+        }
+        moved
+    }
+
+    /// CARLA's `set_target_velocity`: the body gets this velocity once;
+    /// a car keeps its heading and takes the component along it.
+    pub(crate) fn set_velocity(&mut self, id: u32, vx: f32, vy: f32) -> bool {
+        self.driven_mut(id)
+            .map(|d| d.car.speed = vx * d.car.yaw.cos() + vy * d.car.yaw.sin())
+            .is_some()
+    }
+
+    /// Steps the client vehicles by one sub-step (after the traffic).
+    pub(in crate::world) fn step_fleet(&mut self, dt: f32) {
+        for i in 0..self.fleet.len() {
+            let (me, yaw0) = (self.fleet[i].id, self.fleet[i].car.yaw);
+            let mut car = self.fleet[i].car;
+            let control = self.fleet[i].control;
+            car.step(&control, dt, |r| self.collision(r, me));
+            let d = &mut self.fleet[i];
+            let turn = (car.yaw - yaw0 + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
+                - std::f32::consts::PI;
+            d.yaw_rate = turn.to_degrees() / dt;
+            d.car = car;
+            if let Some((other, impulse)) = car.hit {
+                self.contacts.push(Contact {
+                    actor: me,
+                    other,
+                    impulse,
+                });
+            }
+        }
+    }
+
+    /// What a footprint `r` of actor `me` would run into.
+    pub(in crate::world) fn collision(&self, r: &Rect, me: u32) -> Option<vehicle::Collision> {
+        use vehicle::Collision;
+        if let Some(v) = self.vehicles.iter().find(|v| v.rect().overlaps(r)) {
+            return Some(Collision::Vehicle(v.id));
+        }
+        if let Some(d) = self
+            .fleet
+            .iter()
+            .find(|d| d.id != me && d.car.footprint().overlaps(r))
+        {
+            return Some(Collision::Vehicle(d.id));
+        }
+        if me != PLAYER_ID && self.player_active && self.car.footprint().overlaps(r) {
+            return Some(Collision::Vehicle(PLAYER_ID));
+        }
+        if let Some(w) = self.walkers.iter().find(|w| w.rect().overlaps(r)) {
+            return Some(Collision::Pedestrian(w.id));
+        }
+        self.scene
+            .static_overlap(r, 0.0, 2.0 * vehicle::EXTENT.z)
+            .map(|_| Collision::Other)
+    }
+
+    /// This tick's contacts (cleared by each `step`).
+    pub(crate) fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// What actor `id` is.
+    pub(crate) fn kind_of(&self, id: u32) -> Option<ActorKind> {
+        if id == PLAYER_ID && self.player_active {
+            Some(ActorKind::Player)
+        } else if self.fleet.iter().any(|d| d.id == id) {
+            Some(ActorKind::Driven)
+        } else if self.vehicles.iter().any(|v| v.id == id) {
+            Some(ActorKind::Traffic)
+        } else if self.walkers.iter().any(|w| w.id == id) {
+            Some(ActorKind::Walker)
+        } else if id >= crate::world::LIGHT_ID0
+            && ((id - crate::world::LIGHT_ID0) as usize) < self.lights.len()
+        {
+            Some(ActorKind::Light)
+        } else {
+            None
+        }
+    }
+
+    /// The world transform of actor `id`, if it is one of the world's.
+    pub(crate) fn actor_transform(&self, id: u32) -> Option<Transform> {
+        let deg = f32::to_degrees;
+        Some(match self.kind_of(id)? {
+            ActorKind::Player => self.car.transform(),
+            ActorKind::Driven => self.fleet.iter().find(|d| d.id == id)?.car.transform(),
+            ActorKind::Traffic => {
+                let v = self.vehicles.iter().find(|v| v.id == id)?;
+                town::ground_transform(v.x, v.y, deg(v.yaw))
+            }
+            ActorKind::Walker => {
+                let w = self.walkers.iter().find(|w| w.id == id)?;
+                town::ground_transform(w.x, w.y, deg(w.yaw))
+            }
+            ActorKind::Light => self.lights[(id - crate::world::LIGHT_ID0) as usize].transform(),
+        })
+    }
+}
+
+impl World {
+    /// The world velocity of actor `id` (m/s; zero for what does not move).
+    pub(crate) fn actor_velocity(&self, id: u32) -> carla_server::types::Vector3D {
+        use crate::world::math::v3;
+        let planar = |speed: f32, yaw: f32| v3(speed * yaw.cos(), speed * yaw.sin(), 0.0);
+        match self.kind_of(id) {
+            Some(ActorKind::Player) => planar(self.car.speed, self.car.yaw),
+            Some(ActorKind::Driven) => self
+                .fleet
+                .iter()
+                .find(|d| d.id == id)
+                .map_or(v3(0.0, 0.0, 0.0), |d| planar(d.car.speed, d.car.yaw)),
+            Some(ActorKind::Traffic) => self
+                .vehicles
+                .iter()
+                .find(|v| v.id == id)
+                .map_or(v3(0.0, 0.0, 0.0), |v| planar(v.speed, v.yaw)),
+            Some(ActorKind::Walker) => self
+                .walkers
+                .iter()
+                .find(|w| w.id == id)
+                .map_or(v3(0.0, 0.0, 0.0), |w| planar(w.speed, w.yaw)),
+            _ => v3(0.0, 0.0, 0.0),
+        }
+    }
+
+    /// Traffic vehicles, pedestrians and traffic lights, for the 0.9 side.
+    pub(crate) fn traffic(&self) -> &[super::traffic::Vehicle] {
+        &self.vehicles
+    }
+    pub(crate) fn walkers(&self) -> &[super::pedestrians::Walker] {
+        &self.walkers
+    }
+    pub(crate) fn lights(&self) -> &[town::LightSpot] {
+        &self.lights
+    }
+    /// The 0.8 player's car.
+    pub(crate) fn player(&self) -> &Car {
+        &self.car
+    }
+
+    /// Traces `rays` (sensor frame) from a sensor at world transform
+    /// `sensor`, passing through actor `ignore` (its parent).
+    pub(crate) fn trace_from(
+        &self,
+        sensor: &carla_server::streaming::ActorTransform,
+        rays: &[carla_server::streaming::PlannedRay],
+        range_m: f32,
+        ignore: u32,
+        hits: &mut Vec<carla_server::streaming::LidarHit>,
+    ) {
+        crate::world::sensing::lidar::trace(&self.scene, sensor, rays, range_m, ignore, hits);
+    }
+}
+
+impl World {
+    /// The 0.8 player's car leaves the world (its episode ended).
+    pub(crate) fn deactivate_player(&mut self) {
+        if self.player_active {
+            self.player_active = false;
+            self.refresh();
+        }
+    }
+}

@@ -1,0 +1,254 @@
+use super::*;
+use crate::world::map::geometry::{StaticBox, NO_LIGHT};
+use crate::world::map::town::{ground_transform, tag, LANE_OFFSET};
+use crate::world::scene::{Scene, CELL};
+
+const DT: f32 = 1.0 / 30.0;
+
+fn car() -> Car {
+    // Heading +x in the +x lane of road y = 60.
+    Car::at(&ground_transform(30.0, 60.0 + LANE_OFFSET, 0.0))
+}
+
+fn drive(car: &mut Car, c: Control, seconds: f32) {
+    for _ in 0..(seconds / DT).round() as usize {
+        car.step(&c, DT, |_| None);
+    }
+}
+
+fn throttle(t: f32) -> Control {
+    Control {
+        throttle: t,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn throttle_moves_forward_up_to_the_top_speed() {
+    let mut c = car();
+    drive(&mut c, throttle(1.0), 2.0);
+    assert!(c.speed > 5.0 && c.speed < 8.0, "{}", c.speed);
+    assert!(
+        c.x > 35.0 && (c.y - 60.0 - LANE_OFFSET).abs() < 1e-4,
+        "{c:?}"
+    );
+    assert!(c.accel.x > 2.0 && c.accel.y.abs() < 1e-3, "{:?}", c.accel);
+    drive(&mut c, throttle(1.0), 120.0);
+    assert!(
+        c.speed <= MAX_SPEED && c.speed > 0.8 * MAX_SPEED,
+        "{}",
+        c.speed
+    );
+    let mut idle = car();
+    drive(&mut idle, Control::default(), 2.0);
+    assert_eq!((idle.x, idle.speed), (30.0, 0.0));
+}
+
+#[test]
+fn brake_and_hand_brake_stop_without_reversing() {
+    for c in [
+        Control {
+            brake: 1.0,
+            ..Default::default()
+        },
+        Control {
+            hand_brake: CBool::TRUE,
+            ..Default::default()
+        },
+    ] {
+        let mut car = car();
+        drive(&mut car, throttle(1.0), 4.0);
+        let v = car.speed;
+        assert!(v > 10.0);
+        drive(&mut car, c, 0.5);
+        assert!(car.speed < v - 3.0, "decelerating: {}", car.speed);
+        drive(&mut car, c, 2.0);
+        assert_eq!(car.speed, 0.0);
+        let x = car.x;
+        drive(&mut car, c, 1.0);
+        assert_eq!(car.x, x);
+    }
+}
+
+#[test]
+fn reverse_goes_backwards() {
+    let mut c = car();
+    let ctl = Control {
+        throttle: 1.0,
+        reverse: CBool::TRUE,
+        ..Default::default()
+    };
+    drive(&mut c, ctl, 3.0);
+    assert!(
+        c.speed < -3.0 && c.speed >= -MAX_REVERSE_SPEED,
+        "{}",
+        c.speed
+    );
+    assert!(c.x < 25.0, "{}", c.x);
+    assert_eq!(c.transform().rotation.yaw, 0.0, "still facing forward");
+}
+
+#[test]
+fn steer_turns_right_for_positive_values() {
+    let mut c = car();
+    drive(&mut c, throttle(0.5), 2.0);
+    let ctl = Control {
+        steer: 0.5,
+        throttle: 0.3,
+        ..Default::default()
+    };
+    drive(&mut c, ctl, 1.0);
+    let yaw = c.transform().rotation.yaw;
+    assert!(yaw > 10.0 && yaw < 120.0, "{yaw}");
+    assert!(c.y > 60.0 + LANE_OFFSET + 0.5, "moved to +y: {}", c.y);
+    let mut left = car();
+    drive(&mut left, throttle(0.5), 2.0);
+    drive(&mut left, Control { steer: -0.5, ..ctl }, 1.0);
+    assert!((left.transform().rotation.yaw + yaw).abs() < 1e-2);
+    // Standing still, the wheels turn but the car does not.
+    let mut still = car();
+    drive(
+        &mut still,
+        Control {
+            steer: 1.0,
+            ..Default::default()
+        },
+        1.0,
+    );
+    assert_eq!(still.yaw, 0.0);
+}
+
+#[test]
+fn bad_inputs_are_clamped_or_ignored() {
+    let mut c = car();
+    let ctl = Control {
+        steer: f32::NAN,
+        throttle: 7.0,
+        brake: -3.0,
+        ..Default::default()
+    };
+    drive(&mut c, ctl, 1.0);
+    let mut reference = car();
+    drive(&mut reference, throttle(1.0), 1.0);
+    assert_eq!(c, reference);
+    c.step(&ctl, f32::NAN, |_| None);
+    assert_eq!(c, reference);
+}
+
+#[test]
+fn driving_into_a_building_accumulates_collision_other_and_stops() {
+    let wall = StaticBox {
+        min: Vector3D {
+            x: 50.0,
+            y: 55.0,
+            z: 0.0,
+        },
+        max: Vector3D {
+            x: 60.0,
+            y: 70.0,
+            z: 10.0,
+        },
+        tag: tag::BUILDINGS,
+        albedo: [0; 3],
+        light: NO_LIGHT,
+    };
+    let scene = Scene::new(vec![wall], CELL);
+    let collide = |r: &Rect| scene.static_overlap(r, 0.0, 1.5).map(|_| Collision::Other);
+    let mut c = car();
+    for _ in 0..150 {
+        c.step(&throttle(1.0), DT, collide);
+    }
+    assert!(c.collision_other > MASS_KG * 5.0, "{}", c.collision_other);
+    assert_eq!((c.collision_vehicles, c.collision_pedestrians), (0.0, 0.0));
+    assert_eq!(c.speed, 0.0);
+    assert!(
+        c.x + EXTENT.x <= 50.0 && c.x + EXTENT.x > 48.5,
+        "stopped at the wall: {}",
+        c.x
+    );
+    // Backing out works, and does not add to the impulse.
+    let before = c.collision_other;
+    let back = Control {
+        throttle: 1.0,
+        reverse: CBool::TRUE,
+        ..Default::default()
+    };
+    for _ in 0..30 {
+        c.step(&back, DT, collide);
+    }
+    assert!(c.x < 47.0, "{}", c.x);
+    assert_eq!(c.collision_other, before);
+}
+
+#[test]
+fn lane_fractions_on_and_off_the_road() {
+    let at = |x, y, yaw| Car::at(&ground_transform(x, y, yaw)).lane_fractions();
+    let lane = 60.0 + LANE_OFFSET;
+    assert_eq!(at(30.0, lane, 0.0), (0.0, 0.0));
+    assert_eq!(
+        at(30.0, 60.0 - LANE_OFFSET, 0.0),
+        (1.0, 0.0),
+        "wrong-way lane"
+    );
+    assert_eq!(at(30.0, 60.0 - LANE_OFFSET, 180.0), (0.0, 0.0));
+    assert_eq!(at(30.0, 90.0, 0.0), (0.0, 1.0), "in a block");
+    let (other, off) = at(30.0, 60.0 + town::ROAD_HALF, 0.0);
+    assert!(
+        (off - 1.0 / 3.0).abs() < 1e-6 && other == 0.0,
+        "{other} {off}"
+    );
+    let (other, off) = at(30.0, 60.1, 0.0);
+    assert!(
+        (other - 1.0 / 3.0).abs() < 1e-6 && off == 0.0,
+        "straddling the centre: {other} {off}"
+    );
+    assert_eq!(at(60.0, 60.0, 45.0), (0.0, 0.0), "junction");
+}
+
+#[test]
+fn autopilot_follows_the_lanes_round_the_town() {
+    // From every start spot, 60 s with no traffic (lights honoured).
+    // Tight right turns swing a little wide (the car's turning circle is
+    // larger than the corner), so brief, small lane departures are allowed.
+    for spot in town::player_start_spots().iter() {
+        let mut c = Car::at(spot);
+        let (mut distance, mut outside, mut worst) = (0.0, 0, 0.0f32);
+        let steps = 1800;
+        for i in 0..steps {
+            let ctl = c.autopilot(i as f32 * DT, None);
+            let (x, y) = (c.x, c.y);
+            c.step(&ctl, DT, |_| None);
+            distance += (c.x - x).hypot(c.y - y);
+            let (other, off) = c.lane_fractions();
+            outside += (other + off > 0.0) as u32;
+            worst = worst.max(other + off);
+            assert!(c.speed <= AUTOPILOT_SPEED + 0.5);
+        }
+        assert!(distance > 100.0, "{distance}");
+        assert!(
+            outside < steps / 20 && worst < 0.34,
+            "{spot:?}: {outside} steps, worst {worst}"
+        );
+    }
+}
+
+#[test]
+fn autopilot_stops_at_a_red_light() {
+    // Node (1, 1) heading +x: find a moment with red for at least 8 s.
+    let t0 = (0..300)
+        .map(|k| k as f32 * 0.1)
+        .find(|&t| (0..80).all(|s| light_state((1, 1), 0, t + s as f32 * 0.1) == Light::Red))
+        .expect("a long red");
+    let mut c = Car::at(&ground_transform(35.0, 60.0 + LANE_OFFSET, 0.0));
+    c.speed = AUTOPILOT_SPEED;
+    for i in 0..240 {
+        let ctl = c.autopilot(t0 + i as f32 * DT, None);
+        c.step(&ctl, DT, |_| None);
+    }
+    assert!(c.speed.abs() < 0.05, "{c:?}");
+    let front = c.x + EXTENT.x;
+    assert!(
+        front < 60.0 - town::ROAD_HALF && front > 45.0,
+        "held before the junction: {front}"
+    );
+}

@@ -1,0 +1,14 @@
+//! The `carla-host` binary end to end, one test binary for the demo world
+//! (`env!("CARGO_BIN_EXE_carla-host")` exists only in this package's
+//! tests). Every test starts its own `carla-host` process on ports of its
+//! own and measures only that process (its `/proc/PID/status`, its log), so
+//! the modules share nothing global and run side by side:
+//! - [`legacy`]: 0.8.4 episodes driven by the Rust client;
+//! - [`attacks`]: requests that ask too much (Linux: peak memory from `/proc`);
+//! - [`town_09`]: the unmodified `carla==0.9.16` package and the examples
+//!   (Unix: the client is a Linux Python).
+
+mod attacks;
+mod common;
+mod legacy;
+mod town_09;

@@ -1,0 +1,32 @@
+//! The committed C header must be exactly what cbindgen generates from the
+//! C boundary (`src/ffi/`) and the plain data it passes (`src/types.rs`,
+//! `src/rpc/data.rs`).
+//! `UPDATE_HEADER=1 cargo test --test c_api header::` rewrites it.
+
+use std::path::Path;
+
+#[test]
+fn committed_header_matches_cbindgen_output() {
+    let crate_dir = env!("CARGO_MANIFEST_DIR");
+    let config = cbindgen::Config::from_file(Path::new(crate_dir).join("cbindgen.toml"))
+        .expect("cbindgen.toml parses");
+    let src = Path::new(crate_dir).join("src");
+    let bindings = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(src.join("ffi/mod.rs"))
+        .with_src(src.join("types.rs"))
+        .with_src(src.join("rpc/data.rs"))
+        .generate()
+        .expect("cbindgen generates");
+    let mut generated = Vec::new();
+    bindings.write(&mut generated);
+    let path = Path::new(crate_dir).join("include/carla/carla_server.h");
+    if std::env::var_os("UPDATE_HEADER").is_some() {
+        std::fs::write(&path, &generated).expect("write header");
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "include/carla/carla_server.h is out of date; run `UPDATE_HEADER=1 cargo test --test c_api header::`"
+    );
+}
