@@ -156,8 +156,8 @@ mod pipeline {
     use super::*;
     use carla_server::client::{SensorMessage, StreamClient};
     use carla_server::ffi::*;
-    use carla_server::streaming::CaptureContext;
-    use carla_server::streaming::{LidarHit, PlannedRay};
+    use carla_server::sensor::CaptureContext;
+    use carla_server::sensor::{LidarHit, PlannedRay};
     use std::ffi::c_void;
 
     use common::capi_host::Host;

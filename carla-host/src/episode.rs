@@ -10,8 +10,8 @@ use crate::world::rendering::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::sensing::lidar::Mount;
 use crate::world::{player_start_spots, World, WorldConfig};
 use carla_server::legacy::settings::{self, Budget, SensorSettings, Settings};
-use carla_server::streaming::{CaptureContext, PendingImage};
-use carla_server::streaming::{LidarHit, PlannedRay};
+use carla_server::sensor::{CaptureContext, PendingImage};
+use carla_server::sensor::{LidarHit, PlannedRay};
 use carla_server::types::{
     Agent, SensorDefinition, Transform, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST,
 };

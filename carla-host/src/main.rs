@@ -265,8 +265,8 @@ fn main() {
         // Synchronous mode waits for a 0.9 client's ticks; with none
         // connected (a script that left in synchronous mode), the world
         // runs on by itself so 0.8 clients are not frozen.
-        let sync09 =
-            settings.synchronous_mode.get() && (server.rpc_client_count() > 0 || !ticks.is_empty());
+        let sync09 = settings.synchronous_mode.get()
+            && (server.rpc().map_or(0, |r| r.client_count()) > 0 || !ticks.is_empty());
         let wait = if awaiting_control.is_some() || !ticks.is_empty() {
             Duration::ZERO
         } else if sync09 {
@@ -277,7 +277,10 @@ fn main() {
                 .min(Duration::from_millis(5))
         };
         let mut first = true;
-        while let Ok(Some(req)) = server.rpc_poll(if first { wait } else { Duration::ZERO }) {
+        while let Ok(Some(req)) = server
+            .rpc()
+            .map(|r| r.poll(if first { wait } else { Duration::ZERO }))
+        {
             first = false;
             if let Some(tick) = serve.handle(&mut world, req) {
                 ticks.push_back(tick);

@@ -95,6 +95,9 @@ mod tests {
         assert!((w.location.y - 22.0).abs() < 1e-5, "{w:?}");
         assert_eq!((w.location.z, w.rotation.yaw), (1.5, 95.0));
         let back = world_point_to_sensor(&at(10.0, 20.0, 1.0, 90.0), w.location);
-        assert!((back.x - 2.0).abs() < 1e-5 && back.y.abs() < 1e-5, "{back:?}");
+        assert!(
+            (back.x - 2.0).abs() < 1e-5 && back.y.abs() < 1e-5,
+            "{back:?}"
+        );
     }
 }

@@ -3,14 +3,12 @@
 //! host polls requests and sends each tick's episode state.
 
 use super::Server;
-use crate::rpc::{ActorState, Blueprint, EngineRequest, EpisodeFrame, EpisodeSettings, RpcServer};
-use crate::types::ActorTransform;
+use crate::rpc::RpcServer;
 use crate::Error;
 use std::marker::PhantomData;
 use std::net::SocketAddr;
 use std::ops::Deref;
 use std::sync::Arc;
-use std::time::Duration;
 
 impl Server {
     /// Binds the CARLA 0.9.16 RPC port (`port` 0 picks a free one) on the
@@ -97,52 +95,5 @@ impl Deref for Rpc<'_> {
 
     fn deref(&self) -> &RpcServer {
         &self.rpc
-    }
-}
-
-// TEMPORARY (removed before merge): the old forwarders for the binary and
-// tests.
-#[doc(hidden)]
-impl Server {
-    pub fn rpc_poll(&self, timeout: Duration) -> Result<Option<EngineRequest>, Error> {
-        Ok(self.rpc()?.poll(timeout))
-    }
-    pub fn rpc_send_episode_state(&self, f: &EpisodeFrame, s: &[ActorState]) -> Result<(), Error> {
-        self.rpc()?.send_episode_state(f, s)
-    }
-    pub fn rpc_add_blueprint(&self, b: Blueprint) -> Result<(), Error> {
-        self.rpc()?.add_blueprint(b);
-        Ok(())
-    }
-    pub fn rpc_set_map(&self, n: &str, p: &[ActorTransform], o: &str) -> Result<(), Error> {
-        self.rpc()?.set_map(n, p, o);
-        Ok(())
-    }
-    pub fn rpc_settings(&self) -> Result<EpisodeSettings, Error> {
-        Ok(self.rpc()?.settings())
-    }
-    pub fn rpc_add_actor(
-        &self,
-        id: u32,
-        b: &str,
-        a: &[(&str, &str)],
-        t: ActorTransform,
-    ) -> Result<(), Error> {
-        self.rpc()?.add_actor(id, b, a, t)
-    }
-    pub fn rpc_remove_actor(&self, id: u32) -> Result<(), Error> {
-        self.rpc()?.remove_actor(id)
-    }
-    pub fn rpc_new_episode(&self) -> Result<u64, Error> {
-        Ok(self.rpc()?.new_episode())
-    }
-    pub fn rpc_set_stream_queue(&self, depth: u32) -> Result<(), Error> {
-        self.rpc()?.set_stream_queue(depth)
-    }
-    pub fn rpc_client_count(&self) -> usize {
-        self.rpc().map_or(0, |r| r.client_count())
-    }
-    pub fn rpc_sensor_of(&self, actor_id: u32) -> Result<u32, Error> {
-        self.rpc()?.sensor_of(actor_id)
     }
 }

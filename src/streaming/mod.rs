@@ -8,13 +8,3 @@ pub(crate) mod pool;
 pub(crate) mod stream;
 
 pub use stream::StreamStats;
-
-// TEMPORARY (removed before merge): old paths for the binary and tests.
-#[doc(hidden)]
-pub use crate::sensor::{blueprint, header, models, registry, serialize};
-#[doc(hidden)]
-pub use crate::sensor::{
-    ray_end_world, rotate_to_local, rotate_to_world, world_point_to_sensor, ActorTransform,
-    AttributeValue, BlueprintError, CaptureContext, Lidar, LidarHit, LidarSettings, PayloadFormat,
-    PendingImage, PlannedRay, SensorAttributes, SensorHeader, SensorType, SplitMix64,
-};

@@ -11,7 +11,7 @@
 use crate::common;
 
 use carla_server::client::{Client, SensorMessage, StreamClient};
-use carla_server::streaming::{Lidar, LidarSettings};
+use carla_server::sensor::{Lidar, LidarSettings};
 use carla_server::types::Control;
 use common::chost::{build, Host};
 use std::time::Duration;

@@ -14,9 +14,9 @@ use crate::common;
 use common::chost::{build, Host};
 
 use carla_server::client::StreamClient;
-use carla_server::streaming::ActorTransform;
-use carla_server::streaming::CaptureContext;
-use carla_server::streaming::{Lidar, LidarHit, LidarSettings};
+use carla_server::sensor::ActorTransform;
+use carla_server::sensor::CaptureContext;
+use carla_server::sensor::{Lidar, LidarHit, LidarSettings};
 use carla_server::types::{Rotation3D, Vector3D};
 use carla_server::{Config, Server};
 use std::hash::{BuildHasher, RandomState};

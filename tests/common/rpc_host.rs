@@ -8,7 +8,7 @@ use carla_server::rpc::{
     ActorBox, ActorState, Blueprint, BlueprintAttribute, EngineCall, EpisodeFrame, ATTR_INT,
     ATTR_RGB, ATTR_STRING, CARLA_ACTOR_VEHICLE,
 };
-use carla_server::streaming::{CaptureContext, LidarHit};
+use carla_server::sensor::{CaptureContext, LidarHit};
 use carla_server::types::{ActorTransform, Vector3D};
 use carla_server::Server;
 use std::collections::BTreeMap;
@@ -70,7 +70,7 @@ impl RpcHost {
         let server = Arc::new(Server::new());
         server.listen_streaming(0).expect("streaming port");
         server.listen_rpc(0).expect("rpc port");
-        server.rpc_add_blueprint(vehicle_blueprint()).unwrap();
+        server.rpc().unwrap().add_blueprint(vehicle_blueprint());
         let stop = Arc::new(AtomicBool::new(false));
         let ticks = Arc::new(AtomicU64::new(0));
         let (s, st, t) = (server.clone(), stop.clone(), ticks.clone());
@@ -100,7 +100,7 @@ impl Drop for RpcHost {
 fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64) {
     let mut actors: BTreeMap<u32, HostActor> = BTreeMap::new();
     let (mut frame, mut elapsed) = (0u64, 0.0f64);
-    let mut settings = server.rpc_settings().unwrap();
+    let mut settings = server.rpc().unwrap().settings();
     let async_step = Duration::from_millis(20);
     let mut next = Instant::now();
     let started = Instant::now();
@@ -113,7 +113,7 @@ fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64) {
         };
         let mut step = !sync && Instant::now() >= next;
         let mut tick_request = None;
-        if let Some(req) = server.rpc_poll(wait).unwrap() {
+        if let Some(req) = server.rpc().unwrap().poll(wait) {
             match req.call().clone() {
                 EngineCall::SpawnActor {
                     actor_id,
@@ -186,7 +186,11 @@ fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64) {
             delta_seconds: dt,
             platform_seconds: started.elapsed().as_secs_f64(),
         };
-        server.rpc_send_episode_state(&header, &vehicles).unwrap();
+        server
+            .rpc()
+            .unwrap()
+            .send_episode_state(&header, &vehicles)
+            .unwrap();
         ticks.fetch_add(1, Ordering::Relaxed);
         if let Some(req) = tick_request {
             req.succeed(frame);

@@ -13,7 +13,7 @@ use crate::common;
 use carla_server::client::Client;
 use carla_server::client::StreamClient;
 use carla_server::log::{self, Level};
-use carla_server::streaming::CaptureContext;
+use carla_server::sensor::CaptureContext;
 use carla_server::types::*;
 use carla_server::Error;
 use carla_server::{Config, Server};

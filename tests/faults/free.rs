@@ -25,7 +25,7 @@ use super::{exclusive, timed, wait_for, Usage};
 use crate::common;
 use carla_server::client::StreamClient;
 use carla_server::ffi::*;
-use carla_server::streaming::CaptureContext;
+use carla_server::sensor::CaptureContext;
 use carla_server::types::*;
 use std::ffi::{c_void, CString};
 use std::io::{ErrorKind, Read, Write};

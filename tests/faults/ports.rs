@@ -12,7 +12,7 @@ use super::{exclusive, shared, timed, wait_for, Usage};
 use crate::common;
 use carla_server::client::StreamClient;
 use carla_server::ffi::*;
-use carla_server::streaming::CaptureContext;
+use carla_server::sensor::CaptureContext;
 use carla_server::types::*;
 use carla_server::Error;
 use carla_server::{Config, Server};

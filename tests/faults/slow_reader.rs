@@ -9,7 +9,7 @@
 use super::wire::{self, camera_header, stamp_of, stamped, Throttled, BIG_IMAGE};
 use super::{shared, timed, wait_for};
 use crate::common;
-use carla_server::streaming::CaptureContext;
+use carla_server::sensor::CaptureContext;
 use carla_server::types::*;
 use carla_server::{Config, Server};
 use std::io::{Read, Write};

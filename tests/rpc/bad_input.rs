@@ -492,7 +492,7 @@ fn quick_server(timeout: Duration) -> (Server, u16) {
     });
     server.listen_streaming(0).expect("streaming port");
     let port = server.listen_rpc(0).expect("rpc port").port();
-    server.rpc_add_blueprint(vehicle_blueprint()).unwrap();
+    server.rpc().unwrap().add_blueprint(vehicle_blueprint());
     (server, port)
 }
 
@@ -550,8 +550,9 @@ fn a_client_that_vanishes_mid_spawn_does_not_wedge_the_server() {
     gone.send(&spawn(1));
     // The host holds the request, unanswered, while its client leaves.
     let held = server
-        .rpc_poll(PATIENCE)
+        .rpc()
         .unwrap()
+        .poll(PATIENCE)
         .expect("the spawn reaches the host");
     assert!(matches!(held.call(), EngineCall::SpawnActor { .. }));
     assert!(held.expects_answer());
@@ -563,8 +564,9 @@ fn a_client_that_vanishes_mid_spawn_does_not_wedge_the_server() {
     let mut next = Peer::connect(port);
     next.send(&spawn(2));
     let second = server
-        .rpc_poll(PATIENCE)
+        .rpc()
         .unwrap()
+        .poll(PATIENCE)
         .expect("the second spawn reaches the host");
     second.succeed(0);
     let reply = next.read();
@@ -578,11 +580,11 @@ fn a_client_that_vanishes_mid_spawn_does_not_wedge_the_server() {
     // Same with a request the host drops unanswered.
     let mut gone = Peer::connect(port);
     gone.send(&spawn(1));
-    let held = server.rpc_poll(PATIENCE).unwrap().expect("a third spawn");
+    let held = server.rpc().unwrap().poll(PATIENCE).expect("a third spawn");
     drop(gone);
     drop(held);
     assert_serving(port);
-    assert!(server.rpc_poll(Duration::ZERO).unwrap().is_none());
+    assert!(server.rpc().unwrap().poll(Duration::ZERO).is_none());
 }
 
 #[test]

@@ -97,7 +97,7 @@ fn polling_ticks_and_sending_episode_states_allocates_nothing_per_tick() {
     let mut frame = 0u64;
     let mut measured_from = None;
     while !client.is_finished() {
-        let Some(req) = server.rpc_poll(Duration::from_millis(20)).unwrap() else {
+        let Some(req) = server.rpc().unwrap().poll(Duration::from_millis(20)) else {
             continue;
         };
         if frame == WARM_UP {
@@ -113,7 +113,11 @@ fn polling_ticks_and_sending_episode_states_allocates_nothing_per_tick() {
                     delta_seconds: 0.05,
                     platform_seconds: 0.0,
                 };
-                server.rpc_send_episode_state(&header, &states).unwrap();
+                server
+                    .rpc()
+                    .unwrap()
+                    .send_episode_state(&header, &states)
+                    .unwrap();
                 req.succeed(frame);
             }
             _ => req.succeed(0),

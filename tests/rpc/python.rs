@@ -113,7 +113,11 @@ fn the_unmodified_0_9_16_client_runs_a_users_script_against_a_rust_host() {
     let host = RpcHost::start();
     let stream = host.server.streaming_addr().unwrap();
     run_script(host.port(), stream, &|actor| {
-        host.server.rpc_sensor_of(actor).expect("a sensor actor")
+        host.server
+            .rpc()
+            .unwrap()
+            .sensor_of(actor)
+            .expect("a sensor actor")
     });
 }
 

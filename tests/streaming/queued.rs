@@ -8,7 +8,7 @@
 
 use carla_server::client::StreamClient;
 use carla_server::log::{self, Level};
-use carla_server::streaming::CaptureContext;
+use carla_server::sensor::CaptureContext;
 use carla_server::{Config, Error, Sensor, Server};
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};

@@ -5,8 +5,8 @@ use crate::common;
 
 use carla_server::client::Client;
 use carla_server::client::StreamClient;
-use carla_server::streaming::ActorTransform;
-use carla_server::streaming::CaptureContext;
+use carla_server::sensor::ActorTransform;
+use carla_server::sensor::CaptureContext;
 use carla_server::types::*;
 use carla_server::Error;
 use carla_server::{Config, Server};

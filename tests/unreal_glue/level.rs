@@ -6,7 +6,7 @@ use super::common::stalled;
 use super::sim::*;
 use carla_server::client::{Frame, SensorMessage, StreamClient};
 use carla_server::legacy::proto;
-use carla_server::streaming::rotate_to_world;
+use carla_server::sensor::rotate_to_world;
 use carla_server::types::{CBool, Control, Rotation3D, Vector3D};
 use std::net::TcpStream;
 use std::time::Instant;

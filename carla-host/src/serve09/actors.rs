@@ -38,7 +38,7 @@ pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, 
             .actor_transform(id)
             .map(|t| at(&t))
             .unwrap_or_default();
-        match server.rpc_add_actor(id, bp, attrs, t) {
+        match server.rpc().and_then(|r| r.add_actor(id, bp, attrs, t)) {
             Ok(()) => {
                 types.insert(id, bp.to_owned());
             }

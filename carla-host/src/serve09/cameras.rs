@@ -7,7 +7,7 @@ use super::sensors::{parent_pose, pose, Kind, Sensor09, Tick};
 use crate::world::rendering::gbuffer::GBuffer;
 use crate::world::rendering::render::CameraPose;
 use carla_server::log_warn;
-use carla_server::streaming::{CaptureContext, PendingImage};
+use carla_server::sensor::{CaptureContext, PendingImage};
 
 /// Reused between ticks.
 #[derive(Default)]

@@ -12,7 +12,7 @@ pub(crate) mod sensors;
 use crate::world::simulation::vehicle;
 use crate::world::World;
 use carla_server::rpc::{ActorState, EngineCall, EngineRequest, EpisodeFrame, EpisodeSettings};
-use carla_server::streaming::models::gnss::GeoReference;
+use carla_server::sensor::models::gnss::GeoReference;
 use carla_server::types::{ActorTransform, Control, Transform, Vector3D};
 use carla_server::{log_info, log_warn, Error, Server};
 use sensors::{Scratch, Sensor09, Tick};
@@ -91,6 +91,7 @@ fn colour(attributes: &[(String, String)]) -> [u8; 3] {
 impl Serve09 {
     /// Adds the town's blueprints and map to the library's endpoint.
     pub(crate) fn setup(server: &Server, geo: GeoReference) -> Result<Serve09, Error> {
+        let rpc = server.rpc()?;
         for bp in blueprints::all(
             vehicle::EXTENT,
             Vector3D {
@@ -99,7 +100,7 @@ impl Serve09 {
                 z: 0.9,
             },
         ) {
-            server.rpc_add_blueprint(bp)?;
+            rpc.add_blueprint(bp);
         }
         let spawn: Vec<ActorTransform> = crate::world::map::opendrive::spawn_points()
             .iter()
@@ -108,11 +109,11 @@ impl Serve09 {
                 rotation: t.rotation,
             })
             .collect();
-        server.rpc_set_map(
+        rpc.set_map(
             "Carla/Maps/SyntheticTown",
             &spawn,
             &crate::world::map::opendrive::opendrive(),
-        )?;
+        );
         Ok(Serve09 {
             sensors: Vec::new(),
             types: HashMap::new(),
@@ -129,8 +130,8 @@ impl Serve09 {
     /// A new world (a 0.8 episode began, or the server started): clients'
     /// actors are gone, the town's are registered anew.
     pub(crate) fn new_episode(&mut self, server: &Server, world: &World) {
-        if let Ok(id) = server.rpc_new_episode() {
-            log_info!("0.9 clients: episode {}", id);
+        if let Ok(rpc) = server.rpc() {
+            log_info!("0.9 clients: episode {}", rpc.new_episode());
         }
         self.sensors.clear();
         self.types.clear();
@@ -141,13 +142,15 @@ impl Serve09 {
     /// The 0.8 player's car left the world (its client left).
     pub(crate) fn player_left(&mut self, server: &Server) {
         if self.types.remove(&crate::world::PLAYER_ID).is_some() {
-            let _ = server.rpc_remove_actor(crate::world::PLAYER_ID);
+            let _ = server
+                .rpc()
+                .and_then(|r| r.remove_actor(crate::world::PLAYER_ID));
         }
     }
 
     /// The settings 0.9 clients asked for (CARLA's defaults if none).
     pub(crate) fn settings(server: &Server) -> EpisodeSettings {
-        server.rpc_settings().unwrap_or_default()
+        server.rpc().map(|r| r.settings()).unwrap_or_default()
     }
 
     /// Carries out one request; a synchronous tick is handed back.
@@ -304,7 +307,10 @@ impl Serve09 {
             delta_seconds: f64::from(dt),
             platform_seconds,
         };
-        if let Err(e) = server.rpc_send_episode_state(&frame, &self.states) {
+        if let Err(e) = server
+            .rpc()
+            .and_then(|r| r.send_episode_state(&frame, &self.states))
+        {
             log_warn!("episode state: {}", e);
         }
     }

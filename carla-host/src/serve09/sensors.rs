@@ -10,9 +10,9 @@ use crate::world::math::{sub, Axes};
 use crate::world::rendering::gbuffer::Output;
 use crate::world::sensing::lidar::Mount;
 use crate::world::World;
-use carla_server::streaming::models::gnss::{to_geo, GeoReference};
-use carla_server::streaming::serialize::{self, ActorDescription, RadarDetection};
-use carla_server::streaming::{ActorTransform, CaptureContext, LidarHit, PlannedRay};
+use carla_server::sensor::models::gnss::{to_geo, GeoReference};
+use carla_server::sensor::serialize::{self, ActorDescription, RadarDetection};
+use carla_server::sensor::{ActorTransform, CaptureContext, LidarHit, PlannedRay, SplitMix64};
 use carla_server::types::{Transform, Vector3D};
 use carla_server::{log_warn, Server};
 
@@ -56,7 +56,7 @@ pub(crate) struct Sensor09 {
     pub next: f32,
     /// Image pixels (cameras), 0 otherwise.
     pub pixels: u64,
-    rng: u64,
+    rng: SplitMix64,
 }
 
 /// The pixels a camera blueprint with these attributes renders (0 for
@@ -127,17 +127,13 @@ impl Sensor09 {
             period: a("sensor_tick", 0.0).max(0.0),
             next: 0.0,
             pixels: camera_pixels(blueprint, pairs),
-            rng: 0x9E37_79B9_7F4A_7C15 ^ u64::from(actor),
+            rng: SplitMix64::new(0x9E37_79B9_7F4A_7C15 ^ u64::from(actor)),
         })
     }
 
+    /// Uniform in [0, 1).
     fn random(&mut self) -> f32 {
-        // SplitMix64 step: uniform in [0, 1).
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+        self.rng.uniform_f32()
     }
 }
 

@@ -1,7 +1,7 @@
 //! Small geometry helpers: vector arithmetic on the library's `Vector3D`,
 //! Unreal rotator axes, 2D oriented rectangles, and a seeded generator.
 
-use carla_server::streaming::SplitMix64;
+use carla_server::sensor::SplitMix64;
 use carla_server::types::{Rotation3D, Vector3D};
 
 pub(crate) fn v3(x: f32, y: f32, z: f32) -> Vector3D {
@@ -193,7 +193,7 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use carla_server::streaming::rotate_to_world;
+    use carla_server::sensor::rotate_to_world;
 
     #[test]
     fn axes_match_the_librarys_rotation() {

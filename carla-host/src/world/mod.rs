@@ -35,7 +35,7 @@ use simulation::{fleet, pedestrians, traffic, vehicle};
 pub(crate) use map::tags::tag_0916;
 pub(crate) use map::town::player_start_spots;
 
-use carla_server::streaming::{LidarHit, PlannedRay};
+use carla_server::sensor::{LidarHit, PlannedRay};
 use carla_server::types::*;
 use gbuffer::GBuffer;
 use lidar::Mount;

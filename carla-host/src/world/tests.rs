@@ -328,7 +328,7 @@ fn the_accelerated_render_matches_plain_ray_casts() {
 #[test]
 #[ignore]
 fn bench_render_and_lidar_per_frame() {
-    use carla_server::streaming::Lidar;
+    use carla_server::sensor::Lidar;
     let mut w = World::new(&config(123_456_789), 0);
     let cam = CameraSpec {
         position: Vector3D {

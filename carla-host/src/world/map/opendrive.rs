@@ -34,7 +34,7 @@
 //! ranges never overlap.
 
 use super::town::{dir_vec, neighbour, node_pos, Node, ROADS, SPACING, WALK_HALF};
-use carla_server::streaming::models::gnss::GeoReference;
+use carla_server::sensor::models::gnss::GeoReference;
 use carla_server::types::Transform;
 use std::collections::HashMap;
 use std::f64::consts::{FRAC_PI_2, PI};

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::world::map::town::lane_point;
-use carla_server::streaming::models::gnss::to_geo;
+use carla_server::sensor::models::gnss::to_geo;
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::Command;

@@ -7,8 +7,8 @@
 
 use crate::world::math::{sub, Axes};
 use crate::world::scene::Scene;
-use carla_server::streaming::ActorTransform;
-use carla_server::streaming::{LidarHit, LidarSettings, PlannedRay};
+use carla_server::sensor::{compose, ActorTransform};
+use carla_server::sensor::{LidarHit, LidarSettings, PlannedRay};
 use carla_server::types::{Rotation3D, Transform, Vector3D};
 
 /// A sensor's pose relative to the player's car (metres: x forward, y right,
@@ -20,24 +20,18 @@ pub(crate) struct Mount {
 }
 
 impl Mount {
-    /// The sensor's world transform on a level player at `player` (its
-    /// rotation is the mount's with the player's yaw added: exact for a
-    /// parent with no pitch or roll, which the player never has).
+    /// The sensor's world transform on a level player at `player` (the
+    /// library's [`compose`]; the player never has pitch or roll).
     pub(crate) fn world(&self, player: &Transform) -> ActorTransform {
-        let body = Axes::from_rotation(&player.rotation);
-        let p = body.to_world(self.position);
-        ActorTransform {
-            location: Vector3D {
-                x: player.location.x + p.x,
-                y: player.location.y + p.y,
-                z: player.location.z + p.z,
-            },
-            rotation: Rotation3D {
-                pitch: self.rotation.pitch,
-                yaw: self.rotation.yaw + player.rotation.yaw,
-                roll: self.rotation.roll,
-            },
-        }
+        let parent = ActorTransform {
+            location: player.location,
+            rotation: player.rotation,
+        };
+        let child = ActorTransform {
+            location: self.position,
+            rotation: self.rotation,
+        };
+        compose(&parent, &child)
     }
 }
 

@@ -1,7 +1,7 @@
 use super::*;
 use crate::world::{World, WorldConfig};
 use carla_server::legacy::lidar_record;
-use carla_server::streaming::Lidar;
+use carla_server::sensor::Lidar;
 
 #[test]
 fn the_world_traces_a_library_lidar_plan() {

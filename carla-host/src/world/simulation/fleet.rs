@@ -275,11 +275,11 @@ impl World {
     /// `sensor`, passing through actor `ignore` (its parent).
     pub(crate) fn trace_from(
         &self,
-        sensor: &carla_server::streaming::ActorTransform,
-        rays: &[carla_server::streaming::PlannedRay],
+        sensor: &carla_server::sensor::ActorTransform,
+        rays: &[carla_server::sensor::PlannedRay],
         range_m: f32,
         ignore: u32,
-        hits: &mut Vec<carla_server::streaming::LidarHit>,
+        hits: &mut Vec<carla_server::sensor::LidarHit>,
     ) {
         crate::world::sensing::lidar::trace(&self.scene, sensor, rays, range_m, ignore, hits);
     }
