@@ -9,54 +9,9 @@ pub(crate) mod legacy_host;
 pub(crate) mod rpc_host;
 pub(crate) mod stalled;
 
-use std::net::TcpListener;
-use std::sync::atomic::{AtomicU16, Ordering};
-
-static NEXT: AtomicU16 = AtomicU16::new(0);
-
-/// A world port P such that P, P+1 and P+2 were all free a moment ago.
-/// Each call returns a different P (tests in one binary run in parallel).
-pub(crate) fn free_port_base() -> u16 {
-    let seed = (std::process::id() % 500) as u16;
-    loop {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let base = 20000 + ((seed * 37 + n * 3) % 40000);
-        let free = (0..3).all(|i| TcpListener::bind(("0.0.0.0", base + i)).is_ok());
-        if free {
-            return base;
-        }
-    }
-}
-
-/// A settings file like the Python client writes, with the given sensors
-/// section lines appended.
-pub(crate) fn ini(sync: bool, sensors: &[&str], sections: &str) -> String {
-    format!(
-        "[CARLA/Server]\nSynchronousMode={}\nSendNonPlayerAgentsInfo=False\n\n\
-         [CARLA/LevelSettings]\nNumberOfVehicles=20\nNumberOfPedestrians=30\nWeatherId=1\n\n\
-         [CARLA/Sensor]\nSensors={}\n\n{}",
-        if sync { "True" } else { "False" },
-        sensors.join(","),
-        sections
-    )
-}
-
-/// The Python with `carla==0.9.16`: $CARLA_0916_PYTHON, else the venv
-/// scripts/test.sh makes.
-pub(crate) fn carla_python() -> std::path::PathBuf {
-    if let Some(p) = std::env::var_os("CARLA_0916_PYTHON") {
-        return p.into();
-    }
-    let venv = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("target/venv-carla-0.9.16/bin/python");
-    assert!(
-        venv.exists(),
-        "{} is missing: run scripts/test.sh (it installs carla==0.9.16 from PyPI), \
-         or set CARLA_0916_PYTHON to a Python that has it",
-        venv.display()
-    );
-    venv
-}
+// Also compiled into the demo world's tests (carla-host/tests), by path.
+mod basics;
+pub(crate) use basics::{carla_python, free_port_base, ini};
 
 /// What [`collect_messages`] hands back: the subscriber and its messages.
 pub(crate) type Received = std::io::Result<(

@@ -1,7 +1,7 @@
-//! The demo host under requests that ask too much (issue 11's findings,
-//! replayed against the `carla-host` binary): each gets a clear refusal and
-//! a short log, peak memory stays under 512 MiB, and the next client is
-//! served. Linux only: peak memory is read from `/proc/PID/status`.
+//! The demo host under requests that ask too much (the budget findings of
+//! docs/reliability.md, replayed against the `carla-host` binary): each
+//! gets a clear refusal and a short log, peak memory stays under 512 MiB,
+//! and the next client is served. Linux only: peak memory is read from `/proc/PID/status`.
 #![cfg(target_os = "linux")]
 
 use crate::common;

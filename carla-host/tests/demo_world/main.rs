@@ -9,6 +9,7 @@
 //!   (Unix: the client is a Linux Python).
 
 mod attacks;
+#[path = "../../../tests/common/basics.rs"]
 mod common;
 mod legacy;
 mod town_09;

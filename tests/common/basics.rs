@@ -1,5 +1,6 @@
-//! What the demo world's tests share: free ports, a 0.8 settings file and
-//! the Python with `carla==0.9.16`.
+//! The helpers every test crate of the workspace shares: free ports, a 0.8
+//! settings file, the Python with `carla==0.9.16`. The library's tests
+//! reach them through `common`; the demo world's include this file by path.
 #![allow(dead_code)]
 
 use std::net::TcpListener;
@@ -35,13 +36,18 @@ pub(crate) fn ini(sync: bool, sensors: &[&str], sections: &str) -> String {
 }
 
 /// The Python with `carla==0.9.16`: $CARLA_0916_PYTHON, else the venv
-/// scripts/test.sh makes at the workspace root.
+/// scripts/test.sh makes under the workspace's `target/` (found from the
+/// testing crate's directory: the root or `carla-host/`).
 pub(crate) fn carla_python() -> std::path::PathBuf {
     if let Some(p) = std::env::var_os("CARLA_0916_PYTHON") {
         return p.into();
     }
-    let venv = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/venv-carla-0.9.16/bin/python");
+    let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let venv = crate_dir
+        .ancestors()
+        .map(|d| d.join("target/venv-carla-0.9.16/bin/python"))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| crate_dir.join("target/venv-carla-0.9.16/bin/python"));
     assert!(
         venv.exists(),
         "{} is missing: run scripts/test.sh (it installs carla==0.9.16 from PyPI), \
