@@ -189,7 +189,7 @@ fn assert_serving(port: u16) {
 
 fn version_request_bytes() -> Vec<u8> {
     let bytes = encode(&request(1, "version", vec![]));
-    // The spec's example, byte for byte.
+    // rpclib's request for `version()`, byte for byte.
     assert_eq!(
         bytes,
         [0x94, 0x00, 0x01, 0xa7, b'v', b'e', b'r', b's', b'i', b'o', b'n', 0x91, 0x91, 0xc2]

@@ -1,7 +1,7 @@
 //! The ini layer: `[Section]` headers, `Key=Value` lines and comments,
 //! with section and key names compared case-insensitively, as UE4 reads them.
 //!
-//! Rules chosen where the spec is silent:
+//! Rules chosen where UE4's ini reader and CARLA 0.8.4 leave it open:
 //! * whitespace around names and values is ignored, and one pair of double
 //!   quotes around a whole value is removed (`Key="a b"` is `a b`);
 //! * a line whose first non-blank character is `;` or `#` is a comment;
