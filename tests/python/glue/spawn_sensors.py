@@ -81,6 +81,20 @@ lidar = attach("sensor.lidar.ray_cast_semantic", carla.Location(z=1.0), channels
                points_per_second=16000, rotation_frequency=20, upper_fov=5, lower_fov=-25)
 check(rgb.parent is not None and rgb.parent.id == hero.id, "the camera's parent is the hero")
 
+# listen() returns before the stream connections exist, and the glue's
+# sensors skip capture while nobody listens (IsWanted): tick until every
+# stream delivers, then read each up to one more tick's frame; from then on
+# every tick must deliver on every stream.
+for _ in range(100):
+    world.tick()
+    if all(not each.empty() for each in q.values()):
+        break
+check(all(not each.empty() for each in q.values()), "streams connected")
+warm = world.tick()
+for each in q.values():
+    while each.get(timeout=10).frame < warm:
+        pass
+
 car_hits = 0
 for i in range(10):
     frame = world.tick()
