@@ -268,12 +268,18 @@ impl Host {
     /// `spawn` with extra environment variables.
     pub(crate) fn spawn_with_env(exe: &Path, args: &[String], envs: &[(&str, &Path)]) -> Host {
         // Windows loads a DLL from the executable's directory first: this
-        // build's, copied there now (one directory per host, and no host
-        // runs twice at once, so the copy is never in use).
+        // build's, copied there by the first spawn of each host in this
+        // test process (two tests may run one host at once, and Windows
+        // refuses to overwrite a DLL a running host has loaded).
         if cfg!(windows) {
+            static COPIED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+            let mut copied = COPIED.lock().unwrap_or_else(|e| e.into_inner());
             let beside = exe.with_file_name(LIBRARY);
-            std::fs::copy(lib_dir().join(LIBRARY), &beside)
-                .unwrap_or_else(|e| panic!("copy {LIBRARY} to {}: {e}", beside.display()));
+            if !copied.contains(&beside) {
+                std::fs::copy(lib_dir().join(LIBRARY), &beside)
+                    .unwrap_or_else(|e| panic!("copy {LIBRARY} to {}: {e}", beside.display()));
+                copied.push(beside);
+            }
         }
         // `cargo test` puts target/debug (with the library of the last
         // `cargo build`, possibly stale) before target/debug/deps in
