@@ -213,6 +213,8 @@ impl Default for CameraSettings {
 }
 
 /// A `SensorType=LIDAR_RAY_CAST` sensor (the 0.8 lidar).
+/// Not the 0.9 lidar model's settings, [`crate::sensor::LidarSettings`]
+/// (a blueprint's attributes, CARLA 0.9's defaults).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LidarSettings {
     /// The name as listed in `Sensors` (may contain `/`).

@@ -46,6 +46,8 @@ pub fn header_size(channels: u32) -> usize {
 }
 
 /// Lidar attributes (CARLA's lidar blueprint). Angles in degrees, range in metres.
+/// Not the 0.8 settings file's lidar section,
+/// [`crate::legacy::settings::LidarSettings`], whose defaults are UE4 0.8.4's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LidarSettings {
     /// Number of lasers; laser 0 is the top one.
