@@ -92,6 +92,118 @@
 #define CARLA_RPC_ATTRIBUTE_RGB 5
 
 /*
+ `enabled`: simulate physics (false freezes the body).
+ */
+#define CARLA_RPC_SIMULATE_PHYSICS 20
+
+/*
+ `enabled`: gravity acts on the actor.
+ */
+#define CARLA_RPC_ENABLE_GRAVITY 21
+
+/*
+ `enabled`: the actor collides with others.
+ */
+#define CARLA_RPC_COLLISIONS 22
+
+/*
+ `enabled`: the engine's own autopilot drives the vehicle.
+ */
+#define CARLA_RPC_AUTOPILOT 23
+
+/*
+ `enabled`: keep `velocity` (m/s, actor frame); false: stop keeping it.
+ */
+#define CARLA_RPC_CONSTANT_VELOCITY 24
+
+/*
+ `velocity` is the target angular velocity, deg/s.
+ */
+#define CARLA_RPC_TARGET_ANGULAR_VELOCITY 25
+
+/*
+ `velocity` is an impulse (N·s, world); at `location` if `enabled`.
+ */
+#define CARLA_RPC_IMPULSE 26
+
+/*
+ `velocity` is a force (N, world, this tick); at `location` if `enabled`.
+ */
+#define CARLA_RPC_FORCE 27
+
+/*
+ `velocity` is an angular impulse, N·m·s.
+ */
+#define CARLA_RPC_ANGULAR_IMPULSE 28
+
+/*
+ `velocity` is a torque, N·m.
+ */
+#define CARLA_RPC_TORQUE 29
+
+/*
+ Walker: walk along `velocity` (a unit direction) at `scalar` m/s;
+ `enabled`: jump.
+ */
+#define CARLA_RPC_WALKER_CONTROL 30
+
+/*
+ Walker: put it at `transform`, walking at `scalar` m/s.
+ */
+#define CARLA_RPC_WALKER_STATE 31
+
+/*
+ Vehicle: `value` is the `carla.VehicleLightState` flags.
+ */
+#define CARLA_RPC_VEHICLE_LIGHTS 32
+
+/*
+ Vehicle: `ackermann` is steer (rad), steer speed (rad/s), speed (m/s),
+ acceleration (m/s²), jerk (m/s³).
+ */
+#define CARLA_RPC_ACKERMANN_CONTROL 33
+
+/*
+ Vehicle: door `value` (0-3, 6 = all) opens (`enabled`) or closes.
+ */
+#define CARLA_RPC_VEHICLE_DOOR 34
+
+/*
+ Walker: it dies (falls and stops).
+ */
+#define CARLA_RPC_ACTOR_DEAD 35
+
+/*
+ Traffic light: `value` is its new state (0 red, 1 yellow, 2 green, 3 off).
+ */
+#define CARLA_RPC_TRAFFIC_LIGHT_STATE 36
+
+/*
+ Traffic light: phase `value` (0 green, 1 yellow, 2 red) lasts `scalar` s.
+ */
+#define CARLA_RPC_TRAFFIC_LIGHT_TIME 37
+
+/*
+ Traffic light: `enabled` freezes it in its state.
+ */
+#define CARLA_RPC_FREEZE_TRAFFIC_LIGHT 38
+
+/*
+ Traffic light: restart its group's cycle.
+ */
+#define CARLA_RPC_RESET_TRAFFIC_LIGHT_GROUP 39
+
+/*
+ Every traffic light: `enabled` freezes them all.
+ */
+#define CARLA_RPC_FREEZE_ALL_TRAFFIC_LIGHTS 40
+
+/*
+ Every traffic light: restart every group's cycle.
+ */
+#define CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS 41
+
+/*
  `carla_sensor_settings.post_processing`: no post-processing.
  */
 #define CARLA_SETTINGS_POST_PROCESSING_NONE 0
@@ -504,6 +616,27 @@ struct carla_rpc_request {
    `carla.WeatherParameters`, in the client's order.
    */
   float weather[14];
+  /*
+   Actor commands (`CARLA_RPC_SIMULATE_PHYSICS`, ...): on or off.
+   */
+  bool enabled;
+  /*
+   Actor commands: light flags, a door, a traffic-light state or phase.
+   */
+  uint32_t value;
+  /*
+   Actor commands: a speed or a duration.
+   */
+  float scalar;
+  /*
+   Actor commands: where an impulse or a force applies (world).
+   */
+  struct carla_vector3d location;
+  /*
+   `CARLA_RPC_ACKERMANN_CONTROL`: steer, steer speed, speed,
+   acceleration, jerk.
+   */
+  float ackermann[5];
 };
 
 /*

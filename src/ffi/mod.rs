@@ -6,7 +6,8 @@
 //! - [`sensors`]: the 0.9 sensor pipeline; [`sensors_delivery`]: its
 //!   delivery modes, 0.8 mirror and subscriber count;
 //! - [`rpc`]: the CARLA 0.9.16 world protocol (RPC port, engine requests,
-//!   episode state); [`rpc_actors`]: the host's own actors, new episodes,
+//!   episode state); [`rpc_commands`]: the actor commands clients send;
+//!   [`rpc_actors`]: the host's own actors, new episodes,
 //!   the client count;
 //! - [`settings`]: the CarlaSettings.ini parser;
 //! - [`structs`]: structs that exist only here because they carry pointers;
@@ -68,6 +69,7 @@ mod handle;
 pub mod legacy;
 pub mod rpc;
 pub mod rpc_actors;
+pub mod rpc_commands;
 pub mod sensors;
 pub mod sensors_delivery;
 pub mod settings;

@@ -69,6 +69,17 @@ pub struct carla_rpc_request {
     pub settings: EpisodeSettings,
     /// `carla.WeatherParameters`, in the client's order.
     pub weather: [f32; 14],
+    /// Actor commands (`CARLA_RPC_SIMULATE_PHYSICS`, ...): on or off.
+    pub enabled: bool,
+    /// Actor commands: light flags, a door, a traffic-light state or phase.
+    pub value: u32,
+    /// Actor commands: a speed or a duration.
+    pub scalar: f32,
+    /// Actor commands: where an impulse or a force applies (world).
+    pub location: Vector3D,
+    /// `CARLA_RPC_ACKERMANN_CONTROL`: steer, steer speed, speed,
+    /// acceleration, jerk.
+    pub ackermann: [f32; 5],
 }
 
 /// Strings of a spawn request, kept until it is answered.
@@ -173,6 +184,10 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
             out.kind = CARLA_RPC_WEATHER;
             out.weather = *w;
         }
+        EngineCall::Actor { actor_id, command } => {
+            super::rpc_commands::fill_actor(out, *actor_id, command)
+        }
+        EngineCall::World(command) => super::rpc_commands::fill_world(out, command),
     }
     strings
 }

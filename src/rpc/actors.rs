@@ -3,6 +3,7 @@
 //! destroying, as single calls (`calls.rs`) and batches (`batch.rs`) both
 //! do them, within the server's caps.
 
+use super::actor_commands::ActorCommand;
 use super::engine::{EngineCall, Undo};
 use super::wire::{as_array, as_str, as_transform, ArgResult};
 use super::world::Actor;
@@ -123,6 +124,7 @@ pub(crate) fn spawn_actor(
         bounding_box: bp.bounding_box,
         sensor,
         transform,
+        light_state: 0,
     };
     s.world.actors.write().insert(actor_id, actor.clone());
     if sensor != 0 {
@@ -151,5 +153,32 @@ pub(crate) fn destroy(s: &RpcShared, id: u32) -> ArgResult<()> {
     if sensor != 0 {
         let _ = s.sensors.destroy(sensor);
     }
+    Ok(())
+}
+
+/// Checks and hands an actor command to the host (without waiting);
+/// remembers what clients read back (vehicle light states).
+pub(crate) fn command(s: &RpcShared, actor_id: u32, command: ActorCommand) -> ArgResult<()> {
+    {
+        let mut actors = s.world.actors.write();
+        let actor = actors
+            .get_mut(&actor_id)
+            .ok_or_else(|| unknown_actor(actor_id))?;
+        if let Some(kind) = command.applies_to() {
+            if !actor.blueprint.starts_with(kind) {
+                return Err(format!(
+                    "{}: actor {} is a {}, not a {}",
+                    command.name(),
+                    actor_id,
+                    actor.blueprint,
+                    kind.trim_end_matches('.')
+                ));
+            }
+        }
+        if let ActorCommand::LightState(flags) = command {
+            actor.light_state = flags;
+        }
+    }
+    s.tell(EngineCall::Actor { actor_id, command });
     Ok(())
 }

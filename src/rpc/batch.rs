@@ -10,7 +10,8 @@
 //! the 0.9.16 client's `carla.command` classes). Any other command gets a
 //! failed response naming its index; the batch goes on.
 
-use super::actors::{destroy, spawn_actor};
+use super::actor_commands;
+use super::actors::{self, destroy, spawn_actor};
 use super::engine::EngineCall;
 use super::wire::{self, as_array, as_bool, as_transform, as_u32, as_vector, ArgResult};
 use super::RpcShared;
@@ -111,7 +112,39 @@ fn run(s: &RpcShared, command: &Value, new_actor: Option<u32>, depth: usize) -> 
             s.tell(EngineCall::SetActorTargetVelocity { actor_id, velocity });
             Ok(actor_id)
         }
-        other => Err(format!("command {other} is not supported by this server")),
+        19 => {
+            let actor_id = actor(0)?;
+            let location = as_vector(field(1)?, "location")?;
+            let mut transform = s
+                .world
+                .actors
+                .read()
+                .get(&actor_id)
+                .ok_or_else(|| format!("actor {actor_id} not found"))?
+                .transform;
+            transform.location = location;
+            s.tell(EngineCall::SetActorTransform {
+                actor_id,
+                transform,
+            });
+            Ok(actor_id)
+        }
+        // ShowDebugTelemetry draws in the engine's viewport; a headless
+        // server has none to draw in.
+        17 => {
+            let id = actor(0)?;
+            known(s, id)?;
+            Ok(id)
+        }
+        20 => Err("ConsoleCommand: this server has no engine console".into()),
+        other => match actor_commands::from_batch(other, f)? {
+            Some(command) => {
+                let id = actor(0)?;
+                actors::command(s, id, command)?;
+                Ok(id)
+            }
+            None => Err(format!("command {other} is not supported by this server")),
+        },
     }
 }
 

@@ -2,7 +2,8 @@
 //! (its `Response` envelope included) or returns the message of a failed
 //! `Response`; what needs the engine goes through the host's queue.
 
-use super::actors::{destroy, spawn_actor, unknown_actor};
+use super::actor_commands;
+use super::actors::{self, destroy, spawn_actor, unknown_actor};
 use super::engine::EngineCall;
 use super::token;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
@@ -24,8 +25,15 @@ pub(crate) enum Outcome {
 
 type Out = Vec<u8>;
 
-/// Runs `method`; `Err` is a failed `Response` with that message.
-pub(crate) fn call(s: &RpcShared, method: &str, a: &[Value], out: &mut Out) -> ArgResult<Outcome> {
+/// Runs `method` for connection `caller`; `Err` is a failed `Response`
+/// with that message.
+pub(crate) fn call(
+    s: &RpcShared,
+    caller: u64,
+    method: &str,
+    a: &[Value],
+    out: &mut Out,
+) -> ArgResult<Outcome> {
     let n = a.len();
     match (method, n) {
         ("version", 0) => ok_str(out, VERSION),
@@ -184,7 +192,71 @@ pub(crate) fn call(s: &RpcShared, method: &str, a: &[Value], out: &mut Out) -> A
         }),
         ("draw_debug_shape", 1) => wire::void_ok(out),
         ("apply_batch", 2) => super::batch::apply(s, &a[0], &a[1], out)?,
-        _ => return Ok(Outcome::Unknown),
+        ("is_traffic_manager_running", 1) => {
+            let port = as_port(&a[0])?;
+            wire::ok_head(out);
+            wire::boolean(out, s.traffic_managers.is_running(port));
+        }
+        ("get_traffic_manager_running", 1) => {
+            let (host, port) = s.traffic_managers.get(as_port(&a[0])?).unwrap_or_default();
+            wire::ok_head(out);
+            wire::array(out, 2);
+            wire::string(out, &host);
+            wire::uint(out, port.into());
+        }
+        ("add_traffic_manager_running", 1) => {
+            let pair = as_array(&a[0], "traffic manager (host, port)")?;
+            let [host, port] = pair else {
+                return Err("traffic manager must be [host, port]".into());
+            };
+            let added = s
+                .traffic_managers
+                .add(as_str(host, "host")?, as_port(port)?, caller)?;
+            wire::ok_head(out);
+            wire::boolean(out, added);
+        }
+        ("get_vehicle_light_states", 0) => {
+            let actors = s.world.actors.read();
+            let vehicles: Vec<&Actor> = actors
+                .values()
+                .filter(|a| a.blueprint.starts_with("vehicle."))
+                .collect();
+            wire::ok_head(out);
+            wire::array(out, vehicles.len());
+            for v in vehicles {
+                wire::array(out, 2);
+                wire::uint(out, v.id.into());
+                wire::uint(out, v.light_state.into());
+            }
+        }
+        ("destroy_traffic_manager", 1) => {
+            s.traffic_managers.remove(as_port(&a[0])?);
+            wire::void_ok(out);
+        }
+        ("get_vehicle_light_state", 1) => {
+            let id = as_u32(&a[0], "actor id")?;
+            let actors = s.world.actors.read();
+            let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
+            // `rpc::VehicleLightState`: `[flags]`.
+            wire::ok_head(out);
+            wire::array(out, 1);
+            wire::uint(out, actor.light_state.into());
+        }
+        _ => {
+            if let Some(parsed) = actor_commands::from_rpc(method, a) {
+                void(out, || {
+                    let (actor_id, c) = parsed?;
+                    actors::command(s, actor_id, c)
+                });
+            } else if let Some(parsed) = actor_commands::world_from_rpc(method, a) {
+                void(out, || {
+                    s.tell(EngineCall::World(parsed?));
+                    Ok(())
+                });
+            } else {
+                return Ok(Outcome::Unknown);
+            }
+        }
     }
     Ok(Outcome::Done)
 }
@@ -206,6 +278,10 @@ fn ok_str(out: &mut Out, v: &str) {
 
 fn ok_uint(out: &mut Out, v: u64) {
     wire::ok_uint(out, v);
+}
+
+fn as_port(v: &Value) -> ArgResult<u16> {
+    u16::try_from(as_u32(v, "port")?).map_err(|_| "a port is at most 65535".to_owned())
 }
 
 fn known_actor(s: &RpcShared, v: &Value) -> ArgResult<u32> {

@@ -14,6 +14,7 @@ use crate::net::{deadline_in, Conn};
 use rmpv::Value;
 use std::io::IoSlice;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Clients connected at once, at most; more are closed on arrival.
@@ -29,19 +30,22 @@ pub(crate) const LIMITS: Limits = Limits {
 
 /// Serves one client until it leaves or breaks the protocol.
 pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn) {
+    static NEXT_CLIENT: AtomicU64 = AtomicU64::new(1);
     let peer = conn.peer();
+    let caller = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
     crate::log_info!("rpc: client {} connected", peer);
-    let why = match serve_requests(&shared, &conn) {
+    let why = match serve_requests(&shared, caller, &conn) {
         Ok(()) => "left".to_owned(),
         Err(e) => e,
     };
     crate::log_info!("rpc: client {} {}", peer, why);
+    shared.traffic_managers.forget_owner(caller);
     // The server's list holds a clone of the socket (to abort it when the
     // server closes), so dropping `conn` alone would not close it.
     conn.aborter().abort();
 }
 
-fn serve_requests(s: &RpcShared, conn: &Conn) -> Result<(), String> {
+fn serve_requests(s: &RpcShared, caller: u64, conn: &Conn) -> Result<(), String> {
     let mut buf: Vec<u8> = Vec::with_capacity(64 << 10);
     let mut chunk = vec![0u8; 64 << 10];
     let mut framer = Framer::new(LIMITS);
@@ -51,7 +55,7 @@ fn serve_requests(s: &RpcShared, conn: &Conn) -> Result<(), String> {
         loop {
             match framer.advance(&buf[start..]) {
                 Ok(Some(n)) => {
-                    request(s, conn, &buf[start..start + n], &mut out)?;
+                    request(s, caller, conn, &buf[start..start + n], &mut out)?;
                     start += n;
                 }
                 Ok(None) => break,
@@ -152,7 +156,13 @@ pub(crate) fn parse_request(bytes: &[u8]) -> Result<Request, String> {
 }
 
 /// Decodes and answers one request (or runs one notification).
-fn request(s: &RpcShared, conn: &Conn, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn request(
+    s: &RpcShared,
+    caller: u64,
+    conn: &Conn,
+    bytes: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     let req = parse_request(bytes)?;
     let (msgid, method, is_async, args) = (req.msgid, &req.method[..], req.is_async, &req.args[..]);
     out.clear();
@@ -167,14 +177,14 @@ fn request(s: &RpcShared, conn: &Conn, bytes: &[u8], out: &mut Vec<u8>) -> Resul
             send(s, conn, out, id)?;
         }
         let mut ignored = Vec::new();
-        match run(s, method, args, &mut ignored) {
+        match run(s, caller, method, args, &mut ignored) {
             Ok(Outcome::Done) => {}
             Ok(Outcome::Unknown) => crate::log_warn!("rpc: {}", rpclib_unknown(method, args.len())),
             Err(e) => crate::log_warn!("rpc: {} (asynchronous) failed: {}", method, e),
         }
         return Ok(());
     }
-    match run(s, method, args, out) {
+    match run(s, caller, method, args, out) {
         Ok(Outcome::Done) => {}
         Ok(Outcome::Unknown) => {
             let text = rpclib_unknown(method, args.len());
@@ -197,8 +207,16 @@ fn request(s: &RpcShared, conn: &Conn, bytes: &[u8], out: &mut Vec<u8>) -> Resul
 }
 
 /// Runs a call, turning a panic into a failed response.
-fn run(s: &RpcShared, method: &str, args: &[Value], out: &mut Vec<u8>) -> Result<Outcome, String> {
-    match catch_unwind(AssertUnwindSafe(|| calls::call(s, method, args, out))) {
+fn run(
+    s: &RpcShared,
+    caller: u64,
+    method: &str,
+    args: &[Value],
+    out: &mut Vec<u8>,
+) -> Result<Outcome, String> {
+    match catch_unwind(AssertUnwindSafe(|| {
+        calls::call(s, caller, method, args, out)
+    })) {
         Ok(r) => r,
         Err(_) => {
             crate::log_error!("rpc: internal error (panic) in {}", method);

@@ -16,6 +16,7 @@
 //! waiter hears, so once `fail` returns the sensor is gone; a success
 //! drops it unrun.
 
+use super::actor_commands::{ActorCommand, WorldCommand};
 use super::data::{EpisodeSettings, VehicleControl09, Weather};
 use crate::types::{ActorTransform, Vector3D};
 use crossbeam_queue::ArrayQueue;
@@ -65,6 +66,14 @@ pub enum EngineCall {
         control: VehicleControl09,
     },
     SetWeather(Weather),
+    /// Carry out `command` on actor `actor_id` (its kind already checked:
+    /// walker commands name walkers, traffic-light commands lights, ...).
+    Actor {
+        actor_id: u32,
+        command: ActorCommand,
+    },
+    /// A command for every traffic light.
+    World(WorldCommand),
 }
 
 impl EngineCall {
@@ -79,6 +88,11 @@ impl EngineCall {
             EngineCall::SetActorTargetVelocity { .. } => "actor target velocity",
             EngineCall::ApplyVehicleControl { .. } => "vehicle control",
             EngineCall::SetWeather(_) => "weather",
+            EngineCall::Actor { command, .. } => command.name(),
+            EngineCall::World(WorldCommand::FreezeAllTrafficLights(_)) => {
+                "freeze all traffic lights"
+            }
+            EngineCall::World(WorldCommand::ResetAllTrafficLights) => "reset all traffic lights",
         }
     }
 }

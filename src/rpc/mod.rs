@@ -17,6 +17,7 @@
 //! each, on the streaming port); the host is told which kind to attach
 //! where, and sends their data with the usual sensor calls.
 
+mod actor_commands;
 mod actors;
 mod batch;
 mod calls;
@@ -27,9 +28,11 @@ pub mod episode_state;
 mod framing;
 mod host;
 pub mod token;
+mod traffic_managers;
 mod wire;
 mod world;
 
+pub use actor_commands::{ActorCommand, WorldCommand};
 pub use calls::VERSION;
 pub use data::*;
 pub use engine::{EngineCall, EngineRequest};
@@ -72,6 +75,8 @@ pub(crate) struct RpcShared {
     sync_queue: AtomicU32,
     /// Host-given ids of this tick, sorted, with their index (reused).
     scratch: Mutex<Vec<(u32, u32)>>,
+    /// Which ports have a (client-side) Traffic Manager.
+    traffic_managers: traffic_managers::TrafficManagers,
 }
 
 impl RpcShared {
@@ -202,6 +207,7 @@ impl RpcServer {
             clients: AtomicUsize::new(0),
             sync_queue: AtomicU32::new(0),
             scratch: Mutex::new(Vec::with_capacity(256)),
+            traffic_managers: Default::default(),
         });
         Ok(RpcServer {
             shared,

@@ -97,6 +97,8 @@ pub(crate) struct Actor {
     /// Relative to the parent if attached, else the world transform last
     /// known (spawn, then each episode state).
     pub(crate) transform: ActorTransform,
+    /// Vehicles: `carla.VehicleLightState` flags a client set.
+    pub(crate) light_state: u32,
 }
 
 /// The map as the host describes it.
@@ -148,6 +150,7 @@ impl World {
                 bounding_box: ActorBox::default(),
                 sensor: 0,
                 transform: ActorTransform::default(),
+                light_state: 0,
             },
         );
         world
@@ -204,6 +207,7 @@ impl World {
                 bounding_box: bp.bounding_box,
                 sensor: 0,
                 transform,
+                light_state: 0,
             },
         );
         Ok(())

@@ -218,7 +218,16 @@ int main(void) {
           step = tick = 1;
           break;
         default:
-          break; /* transforms, controls, weather: nothing moves here */
+          /* Actor and traffic-light commands: reported for the test;
+             transforms, controls, weather: nothing moves here. */
+          if (req.kind >= CARLA_RPC_SIMULATE_PHYSICS) {
+            printf("COMMAND %u %u %d %u %g %g %g %g\n", (unsigned)req.kind,
+                   (unsigned)req.actor_id, req.enabled ? 1 : 0, (unsigned)req.value,
+                   (double)req.scalar, (double)req.velocity.x, (double)req.velocity.y,
+                   (double)req.velocity.z);
+            fflush(stdout);
+          }
+          break;
       }
     }
     if (!sync && now_seconds() >= next) {

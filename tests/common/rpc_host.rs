@@ -13,7 +13,7 @@ use carla_server::types::{ActorTransform, Vector3D};
 use carla_server::Server;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -28,6 +28,8 @@ struct HostActor {
 pub(crate) struct RpcHost {
     pub(crate) server: Arc<Server>,
     pub(crate) ticks: Arc<AtomicU64>,
+    /// The requests it only noted (transforms, controls, actor commands).
+    pub(crate) noted: Arc<Mutex<Vec<EngineCall>>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -73,11 +75,13 @@ impl RpcHost {
         server.rpc().unwrap().add_blueprint(vehicle_blueprint());
         let stop = Arc::new(AtomicBool::new(false));
         let ticks = Arc::new(AtomicU64::new(0));
-        let (s, st, t) = (server.clone(), stop.clone(), ticks.clone());
-        let thread = std::thread::spawn(move || run(&s, &st, &t));
+        let noted = Arc::new(Mutex::new(Vec::new()));
+        let (s, st, t, n) = (server.clone(), stop.clone(), ticks.clone(), noted.clone());
+        let thread = std::thread::spawn(move || run(&s, &st, &t, &n));
         RpcHost {
             server,
             ticks,
+            noted,
             stop,
             thread: Some(thread),
         }
@@ -97,7 +101,7 @@ impl Drop for RpcHost {
     }
 }
 
-fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64) {
+fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64, noted: &Mutex<Vec<EngineCall>>) {
     let mut actors: BTreeMap<u32, HostActor> = BTreeMap::new();
     let (mut frame, mut elapsed) = (0u64, 0.0f64);
     let mut settings = server.rpc().unwrap().settings();
@@ -150,7 +154,7 @@ fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64) {
                     step = true;
                     tick_request = Some(req);
                 }
-                _ => {}
+                other => noted.lock().unwrap().push(other),
             }
         }
         if !step {

@@ -7,6 +7,7 @@
 mod actors;
 pub(crate) mod blueprints;
 mod cameras;
+mod commands;
 pub(crate) mod sensors;
 
 use crate::world::simulation::vehicle;
@@ -59,6 +60,7 @@ pub(crate) struct Serve09 {
     spectator: ActorTransform,
     /// Client vehicles' last control, reported in the episode state.
     controls: HashMap<u32, carla_server::rpc::VehicleControl09>,
+    no_effect: commands::NoEffect,
 }
 
 fn to_transform(t: &ActorTransform) -> Transform {
@@ -124,6 +126,7 @@ impl Serve09 {
             geo,
             spectator: ActorTransform::default(),
             controls: HashMap::new(),
+            no_effect: Default::default(),
         })
     }
 
@@ -266,6 +269,15 @@ impl Serve09 {
                 if world.set_control(actor_id, c) {
                     self.controls.insert(actor_id, control);
                 }
+                req.succeed(0)
+            }
+            EngineCall::Actor { actor_id, command } => {
+                let dt = world.last_step();
+                commands::actor(world, actor_id, &command, dt, &mut self.no_effect);
+                req.succeed(0)
+            }
+            EngineCall::World(command) => {
+                commands::world_command(&command, &mut self.no_effect);
                 req.succeed(0)
             }
         }

@@ -90,6 +90,8 @@ pub(crate) struct World {
     pub frame: u64,
     /// Game time since the episode started, ms (sum of rounded ticks).
     pub game_ms: u64,
+    /// The last step's length, s.
+    last_dt: f32,
     time: f32,
     car: Car,
     vehicles: Vec<Vehicle>,
@@ -158,6 +160,7 @@ impl World {
         let mut world = World {
             frame: 0,
             game_ms: 0,
+            last_dt: 0.0,
             time: 0.0,
             car,
             vehicles,
@@ -177,6 +180,11 @@ impl World {
     }
 
     /// Seconds of game time since the episode started.
+    /// The last step's length, seconds (0 before the first).
+    pub(crate) fn last_step(&self) -> f32 {
+        self.last_dt
+    }
+
     pub(crate) fn time(&self) -> f32 {
         self.time
     }
@@ -204,6 +212,7 @@ impl World {
         }
         self.frame += 1;
         self.game_ms += (dt as f64 * 1000.0).round() as u64;
+        self.last_dt = dt;
     }
 
     fn substep(&mut self, control: &Control, dt: f32) {

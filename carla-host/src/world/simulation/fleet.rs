@@ -3,6 +3,7 @@
 //! `set_transform` and `set_target_velocity`, colliding with everything
 //! else. Also the world's actor look-ups by id the 0.9 side needs.
 
+use super::traffic;
 use super::vehicle::{self, Car};
 use crate::world::map::town;
 use crate::world::math::Rect;
@@ -18,6 +19,26 @@ pub(crate) struct Driven {
     pub albedo: [u8; 3],
     /// Yaw rate of the last tick, deg/s.
     pub yaw_rate: f32,
+    /// How clients' commands change the way it moves.
+    pub modes: DriveModes,
+}
+
+/// What clients asked of a vehicle beyond its control.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct DriveModes {
+    /// `set_simulate_physics(False)`: it stays where it is (it can still
+    /// be moved with `set_transform`).
+    pub frozen: bool,
+    /// `set_collisions(False)`: it passes through everything.
+    pub ghost: bool,
+    /// `set_autopilot` on the server (CARLA's legacy autopilot): the
+    /// town's own lane-following driver replaces the client's control.
+    pub autopilot: bool,
+    /// `enable_constant_velocity`: m/s along its heading, kept each step.
+    pub constant_speed: Option<f32>,
+    /// `apply_ackermann_control`: (wheel angle rad, speed m/s), followed
+    /// each step until the next control.
+    pub ackermann: Option<(f32, f32)>,
 }
 
 /// A contact of a tick: `actor` ran into `other` (0: static geometry).
@@ -68,6 +89,7 @@ impl World {
             control: Control::default(),
             albedo,
             yaw_rate: 0.0,
+            modes: DriveModes::default(),
         });
         self.refresh();
         Ok(())
@@ -106,13 +128,32 @@ impl World {
         self.fleet.iter_mut().find(|d| d.id == id)
     }
 
+    /// A pedestrian (the town's or a client's).
+    pub(crate) fn walker_mut(&mut self, id: u32) -> Option<&mut super::pedestrians::Walker> {
+        self.walkers.iter_mut().find(|w| w.id == id)
+    }
+
     pub(crate) fn fleet(&self) -> &[Driven] {
         &self.fleet
     }
 
-    /// Sets a client vehicle's control (kept until the next one).
+    /// Sets a client vehicle's control (kept until the next one; it ends
+    /// an Ackermann control).
     pub(crate) fn set_control(&mut self, id: u32, control: Control) -> bool {
-        self.driven_mut(id).map(|d| d.control = control).is_some()
+        self.driven_mut(id)
+            .map(|d| {
+                d.control = control;
+                d.modes.ackermann = None;
+            })
+            .is_some()
+    }
+
+    /// Changes `f(velocity along the heading)` of a client vehicle at once
+    /// (an impulse, a force over a step); false if it is not one.
+    pub(crate) fn push_car(&mut self, id: u32, delta_v: (f32, f32)) -> bool {
+        self.driven_mut(id)
+            .map(|d| d.car.speed += delta_v.0 * d.car.yaw.cos() + delta_v.1 * d.car.yaw.sin())
+            .is_some()
     }
 
     /// Moves a client vehicle, a traffic vehicle or a pedestrian.
@@ -144,10 +185,32 @@ impl World {
     /// Steps the client vehicles by one sub-step (after the traffic).
     pub(in crate::world) fn step_fleet(&mut self, dt: f32) {
         for i in 0..self.fleet.len() {
-            let (me, yaw0) = (self.fleet[i].id, self.fleet[i].car.yaw);
+            let (me, yaw0, modes) = (self.fleet[i].id, self.fleet[i].car.yaw, self.fleet[i].modes);
+            if modes.frozen {
+                self.fleet[i].car.speed = 0.0;
+                self.fleet[i].yaw_rate = 0.0;
+                continue;
+            }
             let mut car = self.fleet[i].car;
-            let control = self.fleet[i].control;
-            car.step(&control, dt, |r| self.collision(r, me));
+            let control = if modes.autopilot {
+                let gap = traffic::gap_ahead(car.footprint(), me, &self.obstacles);
+                car.autopilot(self.time, gap)
+            } else if let Some((wheel, speed)) = modes.ackermann {
+                car.follow(wheel, speed)
+            } else {
+                self.fleet[i].control
+            };
+            if let Some(v) = modes.constant_speed {
+                car.speed = v;
+            }
+            if modes.ghost {
+                car.step(&control, dt, |_| None);
+            } else {
+                car.step(&control, dt, |r| self.collision(r, me));
+            }
+            if let Some(v) = modes.constant_speed {
+                car.speed = v;
+            }
             let d = &mut self.fleet[i];
             let turn = (car.yaw - yaw0 + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
                 - std::f32::consts::PI;

@@ -18,8 +18,11 @@ pub(crate) struct Walker {
     block: Node,
     s: f32,
     sign: f32,
-    /// Placed by a client: stands where it was put.
+    /// Placed by a client: stands where it was put, or walks as its
+    /// client's control says.
     still: bool,
+    /// A client's `WalkerControl`: unit direction (x, y) and m/s.
+    pub control: Option<(f32, f32, f32)>,
 }
 
 impl Walker {
@@ -37,6 +40,7 @@ impl Walker {
             s: rng.range(0.0, 4.0 * Self::side()),
             sign: if rng.unit() < 0.5 { 1.0 } else { -1.0 },
             still: false,
+            control: None,
         };
         w.step(0.0);
         w
@@ -59,11 +63,26 @@ impl Walker {
             s: 0.0,
             sign: 1.0,
             still: true,
+            control: None,
         }
+    }
+
+    /// A client drives it from now on (`apply_control`, a controller, a
+    /// batch of walker states): it leaves its sidewalk loop.
+    pub(crate) fn take_over(&mut self) {
+        self.still = true;
     }
 
     pub(crate) fn step(&mut self, dt: f32) {
         if self.still {
+            if let Some((dx, dy, speed)) = self.control {
+                self.x += dx * speed * dt;
+                self.y += dy * speed * dt;
+                self.speed = speed;
+                if speed > 0.0 && (dx != 0.0 || dy != 0.0) {
+                    self.yaw = dy.atan2(dx);
+                }
+            }
             return;
         }
         let side = Self::side();

@@ -199,6 +199,23 @@ impl Car {
         (other as f32 / n as f32, off as f32 / n as f32)
     }
 
+    /// The control that turns the front wheels to `wheel` radians and
+    /// holds `speed` m/s (an Ackermann control).
+    pub(crate) fn follow(&self, wheel: f32, speed: f32) -> Control {
+        let err = speed - self.speed;
+        Control {
+            steer: (wheel / MAX_STEER_DEG.to_radians()).clamp(-1.0, 1.0),
+            throttle: (err * 0.5).clamp(0.0, 1.0),
+            brake: if err < -0.3 {
+                (-err * 0.3).clamp(0.0, 1.0)
+            } else {
+                0.0
+            },
+            hand_brake: CBool::FALSE,
+            reverse: CBool::FALSE,
+        }
+    }
+
     /// What the autopilot would do at time `t`: follow the right lane of the
     /// nearest road in the direction closest to the heading (turning where
     /// the road ends, slowing down for it), cruise at 30 km/h, stop at red and yellow lights and

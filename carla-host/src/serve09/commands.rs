@@ -1,0 +1,136 @@
+//! The actor commands 0.9 clients send (physics toggles, impulses,
+//! walker controls, lights, doors, traffic lights), carried out on the
+//! demo world as far as its simple models go. What a model cannot show
+//! (gravity and torques on a flat, kinematic world, doors and lamps on a
+//! box car, a frozen light cycle) is accepted and written once to the log,
+//! and listed as such in docs/compatibility.md.
+
+use crate::world::World;
+use carla_server::rpc::{ActorCommand, WorldCommand};
+use carla_server::{log_info, log_warn};
+use std::collections::HashSet;
+
+/// A client vehicle's mass for impulses and forces, kg (CARLA's Model 3).
+const CAR_MASS_KG: f32 = 1845.0;
+
+/// Commands the world took without a visible effect, logged once each.
+#[derive(Default)]
+pub(crate) struct NoEffect(HashSet<&'static str>);
+
+impl NoEffect {
+    fn note(&mut self, what: &'static str) {
+        if self.0.insert(what) {
+            log_info!(
+                "0.9 clients: {} is accepted but has no effect in the demo world",
+                what
+            );
+        }
+    }
+}
+
+/// Carries out `command` on actor `id`; `dt` is the tick's step (forces
+/// act over one).
+pub(crate) fn actor(
+    world: &mut World,
+    id: u32,
+    command: &ActorCommand,
+    dt: f32,
+    quiet: &mut NoEffect,
+) {
+    use ActorCommand as C;
+    let done = match *command {
+        C::SimulatePhysics(on) => world.driven_mut(id).map(|d| d.modes.frozen = !on).is_some(),
+        C::Collisions(on) => world.driven_mut(id).map(|d| d.modes.ghost = !on).is_some(),
+        C::Autopilot(on) => world
+            .driven_mut(id)
+            .map(|d| d.modes.autopilot = on)
+            .is_some(),
+        C::ConstantVelocity(v) => world
+            .driven_mut(id)
+            .map(|d| d.modes.constant_speed = v.map(|v| v.x))
+            .is_some(),
+        C::AckermannControl([wheel, _, speed, ..]) => world
+            .driven_mut(id)
+            .map(|d| d.modes.ackermann = Some((wheel, speed)))
+            .is_some(),
+        C::Impulse { impulse, .. } => {
+            world.push_car(id, (impulse.x / CAR_MASS_KG, impulse.y / CAR_MASS_KG))
+        }
+        C::Force { force, .. } => {
+            let k = dt.max(0.0) / CAR_MASS_KG;
+            world.push_car(id, (force.x * k, force.y * k))
+        }
+        C::WalkerControl {
+            direction, speed, ..
+        } => walk(world, id, direction.x, direction.y, speed),
+        C::WalkerState { transform, speed } => {
+            let yaw = transform.rotation.yaw.to_radians();
+            let moved = world.walker_mut(id).map(|w| {
+                w.take_over();
+                (w.x, w.y, w.yaw) = (transform.location.x, transform.location.y, yaw);
+                w.control = None;
+                w.speed = speed;
+            });
+            moved.is_some()
+        }
+        C::Dead => walk(world, id, 0.0, 0.0, 0.0),
+        C::EnableGravity(_) => no_effect(quiet, "set_enable_gravity (the world is flat)"),
+        C::TargetAngularVelocity(_) | C::AngularImpulse(_) | C::Torque(_) => no_effect(
+            quiet,
+            "an angular velocity, impulse or torque (cars are kinematic)",
+        ),
+        C::LightState(_) => no_effect(quiet, "vehicle lights (kept and reported, not drawn)"),
+        C::Door { .. } => no_effect(quiet, "vehicle doors (the cars have none)"),
+        C::TrafficLightState(_)
+        | C::TrafficLightTime { .. }
+        | C::FreezeTrafficLight(_)
+        | C::ResetTrafficLightGroup => no_effect(
+            quiet,
+            "changing a traffic light (the town's cycle is fixed)",
+        ),
+    };
+    if !done {
+        log_warn!(
+            "0.9 clients: {} on actor {}: not possible for this actor in the demo world",
+            command.name(),
+            id
+        );
+    }
+}
+
+pub(crate) fn world_command(command: &WorldCommand, quiet: &mut NoEffect) {
+    match command {
+        WorldCommand::FreezeAllTrafficLights(_) | WorldCommand::ResetAllTrafficLights => {
+            no_effect(
+                quiet,
+                "changing the traffic lights (the town's cycle is fixed)",
+            );
+        }
+    }
+}
+
+fn walk(world: &mut World, id: u32, dx: f32, dy: f32, speed: f32) -> bool {
+    let norm = (dx * dx + dy * dy).sqrt();
+    let (dx, dy) = if norm > 1e-6 {
+        (dx / norm, dy / norm)
+    } else {
+        (0.0, 0.0)
+    };
+    let speed = if speed.is_finite() {
+        speed.clamp(0.0, 10.0)
+    } else {
+        0.0
+    };
+    world
+        .walker_mut(id)
+        .map(|w| {
+            w.take_over();
+            w.control = Some((dx, dy, speed));
+        })
+        .is_some()
+}
+
+fn no_effect(quiet: &mut NoEffect, what: &'static str) -> bool {
+    quiet.note(what);
+    true
+}

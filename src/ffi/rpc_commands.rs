@@ -1,0 +1,140 @@
+//! The C form of the actor and traffic-light commands clients send
+//! (`EngineCall::Actor` / `EngineCall::World`): one `CARLA_RPC_*` kind per
+//! command, its values in `carla_rpc_request`'s `enabled`, `value`,
+//! `scalar`, `velocity` (any vector), `location`, `transform` and
+//! `ackermann` fields. None expects an answer.
+
+use super::rpc::carla_rpc_request;
+use crate::rpc::{ActorCommand, WorldCommand};
+
+/// `enabled`: simulate physics (false freezes the body).
+pub const CARLA_RPC_SIMULATE_PHYSICS: u32 = 20;
+/// `enabled`: gravity acts on the actor.
+pub const CARLA_RPC_ENABLE_GRAVITY: u32 = 21;
+/// `enabled`: the actor collides with others.
+pub const CARLA_RPC_COLLISIONS: u32 = 22;
+/// `enabled`: the engine's own autopilot drives the vehicle.
+pub const CARLA_RPC_AUTOPILOT: u32 = 23;
+/// `enabled`: keep `velocity` (m/s, actor frame); false: stop keeping it.
+pub const CARLA_RPC_CONSTANT_VELOCITY: u32 = 24;
+/// `velocity` is the target angular velocity, deg/s.
+pub const CARLA_RPC_TARGET_ANGULAR_VELOCITY: u32 = 25;
+/// `velocity` is an impulse (N·s, world); at `location` if `enabled`.
+pub const CARLA_RPC_IMPULSE: u32 = 26;
+/// `velocity` is a force (N, world, this tick); at `location` if `enabled`.
+pub const CARLA_RPC_FORCE: u32 = 27;
+/// `velocity` is an angular impulse, N·m·s.
+pub const CARLA_RPC_ANGULAR_IMPULSE: u32 = 28;
+/// `velocity` is a torque, N·m.
+pub const CARLA_RPC_TORQUE: u32 = 29;
+/// Walker: walk along `velocity` (a unit direction) at `scalar` m/s;
+/// `enabled`: jump.
+pub const CARLA_RPC_WALKER_CONTROL: u32 = 30;
+/// Walker: put it at `transform`, walking at `scalar` m/s.
+pub const CARLA_RPC_WALKER_STATE: u32 = 31;
+/// Vehicle: `value` is the `carla.VehicleLightState` flags.
+pub const CARLA_RPC_VEHICLE_LIGHTS: u32 = 32;
+/// Vehicle: `ackermann` is steer (rad), steer speed (rad/s), speed (m/s),
+/// acceleration (m/s²), jerk (m/s³).
+pub const CARLA_RPC_ACKERMANN_CONTROL: u32 = 33;
+/// Vehicle: door `value` (0-3, 6 = all) opens (`enabled`) or closes.
+pub const CARLA_RPC_VEHICLE_DOOR: u32 = 34;
+/// Walker: it dies (falls and stops).
+pub const CARLA_RPC_ACTOR_DEAD: u32 = 35;
+/// Traffic light: `value` is its new state (0 red, 1 yellow, 2 green, 3 off).
+pub const CARLA_RPC_TRAFFIC_LIGHT_STATE: u32 = 36;
+/// Traffic light: phase `value` (0 green, 1 yellow, 2 red) lasts `scalar` s.
+pub const CARLA_RPC_TRAFFIC_LIGHT_TIME: u32 = 37;
+/// Traffic light: `enabled` freezes it in its state.
+pub const CARLA_RPC_FREEZE_TRAFFIC_LIGHT: u32 = 38;
+/// Traffic light: restart its group's cycle.
+pub const CARLA_RPC_RESET_TRAFFIC_LIGHT_GROUP: u32 = 39;
+/// Every traffic light: `enabled` freezes them all.
+pub const CARLA_RPC_FREEZE_ALL_TRAFFIC_LIGHTS: u32 = 40;
+/// Every traffic light: restart every group's cycle.
+pub const CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS: u32 = 41;
+
+pub(super) fn fill_actor(out: &mut carla_rpc_request, actor_id: u32, command: &ActorCommand) {
+    use ActorCommand as C;
+    out.actor_id = actor_id;
+    out.kind = match *command {
+        C::SimulatePhysics(on) => flag(out, CARLA_RPC_SIMULATE_PHYSICS, on),
+        C::EnableGravity(on) => flag(out, CARLA_RPC_ENABLE_GRAVITY, on),
+        C::Collisions(on) => flag(out, CARLA_RPC_COLLISIONS, on),
+        C::Autopilot(on) => flag(out, CARLA_RPC_AUTOPILOT, on),
+        C::FreezeTrafficLight(on) => flag(out, CARLA_RPC_FREEZE_TRAFFIC_LIGHT, on),
+        C::ConstantVelocity(v) => {
+            out.enabled = v.is_some();
+            out.velocity = v.unwrap_or_default();
+            CARLA_RPC_CONSTANT_VELOCITY
+        }
+        C::TargetAngularVelocity(v) => vector(out, CARLA_RPC_TARGET_ANGULAR_VELOCITY, v),
+        C::Impulse { impulse, at } => at_location(out, CARLA_RPC_IMPULSE, impulse, at),
+        C::Force { force, at } => at_location(out, CARLA_RPC_FORCE, force, at),
+        C::AngularImpulse(v) => vector(out, CARLA_RPC_ANGULAR_IMPULSE, v),
+        C::Torque(v) => vector(out, CARLA_RPC_TORQUE, v),
+        C::WalkerControl {
+            direction,
+            speed,
+            jump,
+        } => {
+            (out.velocity, out.scalar, out.enabled) = (direction, speed, jump);
+            CARLA_RPC_WALKER_CONTROL
+        }
+        C::WalkerState { transform, speed } => {
+            (out.transform, out.scalar) = (transform, speed);
+            CARLA_RPC_WALKER_STATE
+        }
+        C::LightState(flags) => {
+            out.value = flags;
+            CARLA_RPC_VEHICLE_LIGHTS
+        }
+        C::AckermannControl(values) => {
+            out.ackermann = values;
+            CARLA_RPC_ACKERMANN_CONTROL
+        }
+        C::Door { door, open } => {
+            (out.value, out.enabled) = (door.into(), open);
+            CARLA_RPC_VEHICLE_DOOR
+        }
+        C::Dead => CARLA_RPC_ACTOR_DEAD,
+        C::TrafficLightState(state) => {
+            out.value = state.into();
+            CARLA_RPC_TRAFFIC_LIGHT_STATE
+        }
+        C::TrafficLightTime { phase, seconds } => {
+            (out.value, out.scalar) = (phase.into(), seconds);
+            CARLA_RPC_TRAFFIC_LIGHT_TIME
+        }
+        C::ResetTrafficLightGroup => CARLA_RPC_RESET_TRAFFIC_LIGHT_GROUP,
+    };
+}
+
+pub(super) fn fill_world(out: &mut carla_rpc_request, command: &WorldCommand) {
+    out.kind = match *command {
+        WorldCommand::FreezeAllTrafficLights(on) => {
+            flag(out, CARLA_RPC_FREEZE_ALL_TRAFFIC_LIGHTS, on)
+        }
+        WorldCommand::ResetAllTrafficLights => CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS,
+    };
+}
+
+fn flag(out: &mut carla_rpc_request, kind: u32, on: bool) -> u32 {
+    out.enabled = on;
+    kind
+}
+
+fn vector(out: &mut carla_rpc_request, kind: u32, v: crate::types::Vector3D) -> u32 {
+    out.velocity = v;
+    kind
+}
+
+fn at_location(
+    out: &mut carla_rpc_request,
+    kind: u32,
+    v: crate::types::Vector3D,
+    at: Option<crate::types::Vector3D>,
+) -> u32 {
+    (out.velocity, out.enabled, out.location) = (v, at.is_some(), at.unwrap_or_default());
+    kind
+}

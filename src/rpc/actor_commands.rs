@@ -1,0 +1,300 @@
+//! What a client asks of one actor (or of all traffic lights) beyond
+//! spawning, moving and driving it: physics toggles, impulses and forces,
+//! walker controls, vehicle lights and doors, traffic-light states and
+//! times. Each comes either as its own RPC or as an `apply_batch`
+//! command; both are parsed here into one [`ActorCommand`] the host
+//! carries out (`EngineCall::Actor`).
+
+use super::wire::{as_array, as_bool, as_f32, as_transform, as_u32, as_vector, ArgResult};
+use crate::types::{ActorTransform, Vector3D};
+use rmpv::Value;
+
+/// One command for one actor.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ActorCommand {
+    /// `set_simulate_physics`: off freezes the body where it is.
+    SimulatePhysics(bool),
+    EnableGravity(bool),
+    /// `set_collisions`: off lets the actor pass through others.
+    Collisions(bool),
+    /// The engine's own autopilot (CARLA's server-side one; the Traffic
+    /// Manager runs in the client and drives with ordinary controls).
+    Autopilot(bool),
+    /// `enable_constant_velocity(v)` (`Some`, local frame) or
+    /// `disable_constant_velocity()` (`None`).
+    ConstantVelocity(Option<Vector3D>),
+    /// deg/s, world frame.
+    TargetAngularVelocity(Vector3D),
+    /// N·s, world frame; applied at `at` (world) when given, else at the
+    /// centre of mass.
+    Impulse {
+        impulse: Vector3D,
+        at: Option<Vector3D>,
+    },
+    /// N, world frame, for this tick; at `at` when given.
+    Force {
+        force: Vector3D,
+        at: Option<Vector3D>,
+    },
+    /// N·m·s, world frame.
+    AngularImpulse(Vector3D),
+    /// N·m, world frame.
+    Torque(Vector3D),
+    /// `carla.WalkerControl`: walk along `direction` (world, unit) at
+    /// `speed` m/s; jump once.
+    WalkerControl {
+        direction: Vector3D,
+        speed: f32,
+        jump: bool,
+    },
+    /// Batch `ApplyWalkerState`: put the walker at `transform` walking at
+    /// `speed` m/s.
+    WalkerState {
+        transform: ActorTransform,
+        speed: f32,
+    },
+    /// `carla.VehicleLightState` flags.
+    LightState(u32),
+    /// `carla.VehicleAckermannControl`: steer (rad), steer speed (rad/s),
+    /// speed (m/s), acceleration (m/s²), jerk (m/s³).
+    AckermannControl([f32; 5]),
+    /// `carla.VehicleDoor` (0 front left .. 3 rear right, 6 all).
+    Door {
+        door: u8,
+        open: bool,
+    },
+    /// `set_actor_dead`: a walker falls (ragdoll) and stops.
+    Dead,
+    /// 0 red, 1 yellow, 2 green, 3 off.
+    TrafficLightState(u8),
+    /// Which phase (0 green, 1 yellow, 2 red) lasts how many seconds.
+    TrafficLightTime {
+        phase: u8,
+        seconds: f32,
+    },
+    FreezeTrafficLight(bool),
+    /// Restart the cycle of this light's group.
+    ResetTrafficLightGroup,
+}
+
+/// A command for the whole world's traffic lights.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorldCommand {
+    FreezeAllTrafficLights(bool),
+    ResetAllTrafficLights,
+}
+
+/// The actor command an RPC carries: `(actor id, command)`, `None` if
+/// `method` (with that many arguments) is not one of them.
+pub(crate) fn from_rpc(method: &str, a: &[Value]) -> Option<ArgResult<(u32, ActorCommand)>> {
+    parse_rpc(method, a).transpose()
+}
+
+fn parse_rpc(method: &str, a: &[Value]) -> ArgResult<Option<(u32, ActorCommand)>> {
+    use ActorCommand as C;
+    let arg = |i: usize| {
+        a.get(i)
+            .ok_or_else(|| format!("{method}: missing argument {i}"))
+    };
+    let flag = |i| as_bool(arg(i)?, "enabled");
+    let vector = |i| as_vector(arg(i)?, "vector");
+    let command = match (method, a.len()) {
+        ("set_actor_simulate_physics", 2) => C::SimulatePhysics(flag(1)?),
+        ("set_actor_enable_gravity", 2) => C::EnableGravity(flag(1)?),
+        ("set_actor_collisions", 2) => C::Collisions(flag(1)?),
+        ("set_actor_autopilot", 2) => C::Autopilot(flag(1)?),
+        ("enable_actor_constant_velocity", 2) => C::ConstantVelocity(Some(vector(1)?)),
+        ("disable_actor_constant_velocity", 1) => C::ConstantVelocity(None),
+        ("set_actor_target_angular_velocity", 2) => C::TargetAngularVelocity(vector(1)?),
+        ("add_actor_impulse", 2) => C::Impulse {
+            impulse: vector(1)?,
+            at: None,
+        },
+        ("add_actor_impulse_at_location", 3) => C::Impulse {
+            impulse: vector(1)?,
+            at: Some(vector(2)?),
+        },
+        ("add_actor_force", 2) => C::Force {
+            force: vector(1)?,
+            at: None,
+        },
+        ("add_actor_force_at_location", 3) => C::Force {
+            force: vector(1)?,
+            at: Some(vector(2)?),
+        },
+        ("add_actor_angular_impulse", 2) => C::AngularImpulse(vector(1)?),
+        ("add_actor_torque", 2) => C::Torque(vector(1)?),
+        ("apply_control_to_walker", 2) => walker_control(arg(1)?)?,
+        // `rpc::VehicleLightState` is a one-field struct: `[flags]`.
+        ("set_vehicle_light_state", 2) => C::LightState(light_flags(arg(1)?)?),
+        ("apply_ackermann_control_to_vehicle", 2) => ackermann(arg(1)?)?,
+        ("open_vehicle_door", 2) => C::Door {
+            door: door(arg(1)?)?,
+            open: true,
+        },
+        ("close_vehicle_door", 2) => C::Door {
+            door: door(arg(1)?)?,
+            open: false,
+        },
+        ("set_actor_dead", 1) => C::Dead,
+        ("set_traffic_light_state", 2) => C::TrafficLightState(light(arg(1)?)?),
+        ("set_traffic_light_green_time", 2) => phase_time(0, arg(1)?)?,
+        ("set_traffic_light_yellow_time", 2) => phase_time(1, arg(1)?)?,
+        ("set_traffic_light_red_time", 2) => phase_time(2, arg(1)?)?,
+        ("freeze_traffic_light", 2) => C::FreezeTrafficLight(flag(1)?),
+        ("reset_traffic_light_group", 1) => C::ResetTrafficLightGroup,
+        _ => return Ok(None),
+    };
+    Ok(Some((as_u32(arg(0)?, "actor id")?, command)))
+}
+
+/// The actor command of `apply_batch` variant `index` with `fields`
+/// (`fields[0]` is the actor), `None` for the variants handled elsewhere.
+pub(crate) fn from_batch(index: u64, f: &[Value]) -> ArgResult<Option<ActorCommand>> {
+    use ActorCommand as C;
+    let field = |i: usize| {
+        f.get(i)
+            .ok_or_else(|| format!("command {index}: missing field {i}"))
+    };
+    let flag = |i| as_bool(field(i)?, "enabled");
+    let vector = |i| as_vector(field(i)?, "vector");
+    Ok(Some(match index {
+        3 => ackermann(field(1)?)?,
+        4 => walker_control(field(1)?)?,
+        7 => C::WalkerState {
+            transform: as_transform(field(1)?, "transform")?,
+            speed: as_f32(field(2)?, "speed")?,
+        },
+        9 => C::TargetAngularVelocity(vector(1)?),
+        10 => C::Impulse {
+            impulse: vector(1)?,
+            at: None,
+        },
+        11 => C::Force {
+            force: vector(1)?,
+            at: None,
+        },
+        12 => C::AngularImpulse(vector(1)?),
+        13 => C::Torque(vector(1)?),
+        14 => C::SimulatePhysics(flag(1)?),
+        15 => C::EnableGravity(flag(1)?),
+        16 => C::Autopilot(flag(1)?),
+        18 => C::LightState(as_u32(field(1)?, "light state")?),
+        21 => C::TrafficLightState(light(field(1)?)?),
+        _ => return Ok(None),
+    }))
+}
+
+/// The world command an RPC carries, `None` if `method` is not one.
+pub(crate) fn world_from_rpc(method: &str, a: &[Value]) -> Option<ArgResult<WorldCommand>> {
+    match (method, a) {
+        ("freeze_all_traffic_lights", [frozen]) => {
+            Some(as_bool(frozen, "frozen").map(WorldCommand::FreezeAllTrafficLights))
+        }
+        ("reset_all_traffic_lights", []) => Some(Ok(WorldCommand::ResetAllTrafficLights)),
+        _ => None,
+    }
+}
+
+impl ActorCommand {
+    /// Short name for log lines and errors.
+    pub fn name(&self) -> &'static str {
+        use ActorCommand as C;
+        match self {
+            C::SimulatePhysics(_) => "simulate physics",
+            C::EnableGravity(_) => "enable gravity",
+            C::Collisions(_) => "collisions",
+            C::Autopilot(_) => "autopilot",
+            C::ConstantVelocity(_) => "constant velocity",
+            C::TargetAngularVelocity(_) => "target angular velocity",
+            C::Impulse { .. } => "impulse",
+            C::Force { .. } => "force",
+            C::AngularImpulse(_) => "angular impulse",
+            C::Torque(_) => "torque",
+            C::WalkerControl { .. } => "walker control",
+            C::WalkerState { .. } => "walker state",
+            C::LightState(_) => "vehicle light state",
+            C::AckermannControl(_) => "ackermann control",
+            C::Door { .. } => "vehicle door",
+            C::Dead => "actor dead",
+            C::TrafficLightState(_) => "traffic light state",
+            C::TrafficLightTime { .. } => "traffic light time",
+            C::FreezeTrafficLight(_) => "freeze traffic light",
+            C::ResetTrafficLightGroup => "reset traffic light group",
+        }
+    }
+
+    /// The blueprint prefix of the actors it applies to (`None`: any).
+    pub(crate) fn applies_to(&self) -> Option<&'static str> {
+        use ActorCommand as C;
+        match self {
+            C::WalkerControl { .. } | C::WalkerState { .. } | C::Dead => Some("walker."),
+            C::LightState(_) | C::AckermannControl(_) | C::Door { .. } | C::Autopilot(_) => {
+                Some("vehicle.")
+            }
+            C::TrafficLightState(_)
+            | C::TrafficLightTime { .. }
+            | C::FreezeTrafficLight(_)
+            | C::ResetTrafficLightGroup => Some("traffic.traffic_light"),
+            _ => None,
+        }
+    }
+}
+
+/// `[flags]` (a bare number is taken too).
+fn light_flags(v: &Value) -> ArgResult<u32> {
+    match v {
+        Value::Array(f) if f.len() == 1 => as_u32(&f[0], "light state"),
+        other => as_u32(other, "light state"),
+    }
+}
+
+/// `[direction, speed, jump]`.
+fn walker_control(v: &Value) -> ArgResult<ActorCommand> {
+    let f = as_array(v, "walker control")?;
+    Ok(ActorCommand::WalkerControl {
+        direction: f
+            .first()
+            .map_or(Ok(Vector3D::default()), |d| as_vector(d, "direction"))?,
+        speed: f.get(1).map_or(Ok(0.0), |s| as_f32(s, "speed"))?,
+        jump: f.get(2).map_or(Ok(false), |j| as_bool(j, "jump"))?,
+    })
+}
+
+/// `[steer, steer_speed, speed, acceleration, jerk]`.
+fn ackermann(v: &Value) -> ArgResult<ActorCommand> {
+    let f = as_array(v, "ackermann control")?;
+    let mut values = [0.0f32; 5];
+    for (slot, x) in values.iter_mut().zip(f) {
+        *slot = as_f32(x, "ackermann control")?;
+    }
+    Ok(ActorCommand::AckermannControl(values))
+}
+
+fn door(v: &Value) -> ArgResult<u8> {
+    match as_u32(v, "door")? {
+        d @ (0..=3 | 6) => Ok(d as u8),
+        d => Err(format!(
+            "door {d} is not a carla.VehicleDoor (0-3, 6 = All)"
+        )),
+    }
+}
+
+fn light(v: &Value) -> ArgResult<u8> {
+    match as_u32(v, "traffic light state")? {
+        s @ 0..=3 => Ok(s as u8),
+        s => Err(format!(
+            "traffic light state {s} is not one of Red (0), Yellow (1), Green (2), Off (3)"
+        )),
+    }
+}
+
+fn phase_time(phase: u8, v: &Value) -> ArgResult<ActorCommand> {
+    let seconds = as_f32(v, "seconds")?;
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!(
+            "a traffic light phase lasts 0 s or more, not {seconds}"
+        ));
+    }
+    Ok(ActorCommand::TrafficLightTime { phase, seconds })
+}

@@ -1,0 +1,264 @@
+//! The calls a client's Traffic Manager and scripts make beyond spawning
+//! and ticking: the Traffic Manager registry (per connection), actor
+//! commands (as RPCs and as batch commands) reaching the host with their
+//! values, kind checks with clear errors, and vehicle light states read
+//! back.
+
+use crate::common;
+
+use carla_server::client::{RpcClient, RpcError};
+use carla_server::rpc::{ActorCommand, Blueprint, EngineCall, WorldCommand};
+use common::rpc_host::RpcHost;
+use rmpv::Value;
+use std::time::{Duration, Instant};
+
+const PATIENCE: Duration = Duration::from_secs(10);
+
+fn connect(host: &RpcHost) -> RpcClient {
+    RpcClient::connect(("127.0.0.1", host.port()), PATIENCE).unwrap()
+}
+
+fn transform() -> Value {
+    let v = || Value::Array(vec![Value::F32(0.0); 3]);
+    Value::Array(vec![v(), v()])
+}
+
+fn spawn(rpc: &mut RpcClient, blueprint: &str) -> u32 {
+    let description = Value::Array(vec![
+        Value::from(0),
+        Value::from(blueprint),
+        Value::Array(vec![]),
+    ]);
+    let actor = rpc
+        .call("spawn_actor", &[description, transform()])
+        .unwrap();
+    actor[0].as_u64().unwrap() as u32
+}
+
+/// Waits until the host noted a request matching `want`.
+fn noted(host: &RpcHost, want: impl Fn(&EngineCall) -> bool) -> EngineCall {
+    let end = Instant::now() + PATIENCE;
+    loop {
+        if let Some(c) = host.noted.lock().unwrap().iter().find(|c| want(c)) {
+            return c.clone();
+        }
+        assert!(Instant::now() < end, "the host never got the request");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn pair(host: &str, port: u16) -> Value {
+    Value::Array(vec![Value::from(host), Value::from(port)])
+}
+
+#[test]
+fn traffic_managers_are_registered_per_connection() {
+    let host = RpcHost::start();
+    let mut a = connect(&host);
+    let mut b = connect(&host);
+    let running = |c: &mut RpcClient, port: u16| {
+        c.call("is_traffic_manager_running", &[Value::from(port)])
+            .unwrap()
+            .as_bool()
+            .unwrap()
+    };
+    assert!(!running(&mut b, 8000));
+    let added = a.call("add_traffic_manager_running", &[pair("10.1.2.3", 8000)]);
+    assert_eq!(added.unwrap(), Value::Boolean(true));
+    assert!(running(&mut b, 8000));
+    let got = b
+        .call("get_traffic_manager_running", &[Value::from(8000)])
+        .unwrap();
+    assert_eq!(got, pair("10.1.2.3", 8000));
+    // The port is taken: a second registration is refused.
+    let again = b.call("add_traffic_manager_running", &[pair("10.9.9.9", 8000)]);
+    assert_eq!(again.unwrap(), Value::Boolean(false));
+    // b's own Traffic Manager on another port, then destroyed.
+    b.call("add_traffic_manager_running", &[pair("10.9.9.9", 8001)])
+        .unwrap();
+    b.call("destroy_traffic_manager", &[Value::from(8001)])
+        .unwrap();
+    assert!(!running(&mut b, 8001));
+    // a leaves without destroying its Traffic Manager: it goes with it.
+    drop(a);
+    let end = Instant::now() + PATIENCE;
+    while running(&mut b, 8000) {
+        assert!(Instant::now() < end, "a's Traffic Manager outlived a");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let bad = b.call("is_traffic_manager_running", &[Value::from(70000)]);
+    assert!(matches!(bad, Err(RpcError::Failed(m)) if m.contains("65535")));
+}
+
+#[test]
+fn actor_commands_reach_the_host_with_their_values() {
+    let host = RpcHost::start();
+    let mut rpc = connect(&host);
+    let car = spawn(&mut rpc, "vehicle.test.box");
+    let id = Value::from(car);
+    rpc.call(
+        "set_actor_simulate_physics",
+        &[id.clone(), Value::Boolean(false)],
+    )
+    .unwrap();
+    noted(&host, |c| {
+        c == &EngineCall::Actor {
+            actor_id: car,
+            command: ActorCommand::SimulatePhysics(false),
+        }
+    });
+    let impulse = Value::Array(vec![Value::F32(100.0), Value::F32(-2.0), Value::F32(0.5)]);
+    rpc.call("add_actor_impulse", &[id.clone(), impulse])
+        .unwrap();
+    noted(&host, |c| {
+        matches!(c, EngineCall::Actor { actor_id, command: ActorCommand::Impulse { impulse, at: None } }
+            if *actor_id == car && impulse.x == 100.0 && impulse.y == -2.0 && impulse.z == 0.5)
+    });
+    rpc.call("freeze_all_traffic_lights", &[Value::Boolean(true)])
+        .unwrap();
+    noted(&host, |c| {
+        c == &EngineCall::World(WorldCommand::FreezeAllTrafficLights(true))
+    });
+    // Light states are kept and read back, one vehicle or all;
+    // `rpc::VehicleLightState` is `[flags]` in the first two calls.
+    let flags = Value::Array(vec![Value::from(0b101u32)]);
+    rpc.call("set_vehicle_light_state", &[id.clone(), flags.clone()])
+        .unwrap();
+    let one = rpc
+        .call("get_vehicle_light_state", std::slice::from_ref(&id))
+        .unwrap();
+    assert_eq!(one, flags);
+    let all = rpc.call("get_vehicle_light_states", &[]).unwrap();
+    assert_eq!(
+        all,
+        Value::Array(vec![Value::Array(vec![id.clone(), Value::from(0b101u32)])])
+    );
+}
+
+#[test]
+fn batch_commands_are_parsed_and_checked() {
+    let host = RpcHost::start();
+    let walker = Blueprint {
+        id: "walker.pedestrian.test".into(),
+        ..common::rpc_host::vehicle_blueprint()
+    };
+    host.server.rpc().unwrap().add_blueprint(walker);
+    let mut rpc = connect(&host);
+    let car = spawn(&mut rpc, "vehicle.test.box");
+    let person = spawn(&mut rpc, "walker.pedestrian.test");
+    let command = |index: u32, fields: Vec<Value>| {
+        Value::Array(vec![Value::Array(vec![
+            Value::from(index),
+            Value::Array(fields),
+        ])])
+    };
+    let control = Value::Array(vec![
+        Value::Array(vec![Value::F32(1.0), Value::F32(0.0), Value::F32(0.0)]),
+        Value::F32(1.4),
+        Value::Boolean(false),
+    ]);
+    let batch = Value::Array(vec![
+        // ApplyWalkerControl on the walker: fine.
+        command(4, vec![Value::from(person), control.clone()]),
+        // ... on the car: a clear refusal.
+        command(4, vec![Value::from(car), control]),
+        // SetSimulatePhysics, SetVehicleLightState.
+        command(14, vec![Value::from(car), Value::Boolean(false)]),
+        command(18, vec![Value::from(car), Value::from(3u32)]),
+        // ConsoleCommand: refused, the batch goes on.
+        command(20, vec![Value::from("stat fps")]),
+        // An unknown actor.
+        command(15, vec![Value::from(999_999u32), Value::Boolean(true)]),
+    ]);
+    let replies = rpc
+        .call("apply_batch", &[batch, Value::Boolean(false)])
+        .unwrap();
+    let replies = replies.as_array().unwrap();
+    // Each reply is a Response<ActorId>: [[1, id]] or [[0, [message]]].
+    let error = |i: usize| replies[i][0][1][0].as_str().map(str::to_owned);
+    let ok = |i: usize| {
+        replies[i][0][1]
+            .as_u64()
+            .filter(|_| replies[i][0][0] == Value::from(1))
+    };
+    assert_eq!(replies.len(), 6);
+    assert_eq!(ok(0), Some(person.into()));
+    assert!(
+        error(1).unwrap().contains("not a walker"),
+        "{:?}",
+        replies[1]
+    );
+    assert_eq!(ok(2), Some(car.into()));
+    assert_eq!(ok(3), Some(car.into()));
+    assert!(error(4).unwrap().contains("console"), "{:?}", replies[4]);
+    assert!(error(5).unwrap().contains("999999"), "{:?}", replies[5]);
+    noted(&host, |c| {
+        matches!(c, EngineCall::Actor { actor_id, command: ActorCommand::WalkerControl { speed, .. } }
+            if *actor_id == person && *speed == 1.4)
+    });
+    noted(&host, |c| {
+        c == &EngineCall::Actor {
+            actor_id: car,
+            command: ActorCommand::SimulatePhysics(false),
+        }
+    });
+    let lights = rpc
+        .call("get_vehicle_light_state", &[Value::from(car)])
+        .unwrap();
+    assert_eq!(lights, Value::Array(vec![Value::from(3u32)]));
+    // The RPC form of a walker command on a car: a failed Response the
+    // client raises.
+    let refused = rpc.call(
+        "apply_control_to_walker",
+        &[Value::from(car), Value::Array(vec![])],
+    );
+    assert!(matches!(refused, Err(RpcError::Failed(m)) if m.contains("not a walker")));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_c_host_gets_actor_commands_with_their_values() {
+    use common::chost;
+    let exe = chost::build("rpc_host.c", "rpc_host", None);
+    let mut host = chost::Host::spawn(&exe, &[]);
+    let first = host.next_line();
+    let port: u16 = first.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let mut rpc = RpcClient::connect(("127.0.0.1", port), PATIENCE).unwrap();
+    let description = Value::Array(vec![
+        Value::from(0),
+        Value::from("vehicle.test.box"),
+        Value::Array(vec![]),
+    ]);
+    let car = rpc
+        .call("spawn_actor", &[description, transform()])
+        .unwrap()[0]
+        .as_u64()
+        .unwrap();
+    let id = Value::from(car);
+    rpc.call(
+        "set_actor_simulate_physics",
+        &[id.clone(), Value::Boolean(false)],
+    )
+    .unwrap();
+    let impulse = Value::Array(vec![Value::F32(100.0), Value::F32(-2.0), Value::F32(0.5)]);
+    rpc.call("add_actor_impulse", &[id.clone(), impulse])
+        .unwrap();
+    rpc.call(
+        "set_vehicle_light_state",
+        &[id, Value::Array(vec![Value::from(5u32)])],
+    )
+    .unwrap();
+    let mut lines = Vec::new();
+    while lines.len() < 3 {
+        let line = host.next_line();
+        if line.starts_with("COMMAND ") {
+            lines.push(line);
+        }
+    }
+    // kind actor enabled value scalar x y z
+    assert_eq!(lines[0], format!("COMMAND 20 {car} 0 0 0 0 0 0"));
+    assert_eq!(lines[1], format!("COMMAND 26 {car} 0 0 0 100 -2 0.5"));
+    assert_eq!(lines[2], format!("COMMAND 32 {car} 0 5 0 0 0 0"));
+    host.close_stdin();
+    host.finish();
+}
