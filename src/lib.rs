@@ -55,6 +55,8 @@
 //!   the world-observer stream): the endpoint ([`rpc::RpcServer`], through
 //!   [`Rpc`]), the requests the host polls ([`rpc::EngineRequest`]) and the
 //!   data it hands over ([`rpc::ActorState`], [`rpc::EpisodeFrame`]).
+//! - [`nav`]: the walkers' navigation mesh, in the file format the 0.9
+//!   client loads, built from the host's walkable polygons.
 
 mod error;
 #[macro_use]
@@ -65,6 +67,7 @@ pub mod ffi;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod legacy;
+pub mod nav;
 mod net;
 pub mod rpc;
 pub mod sensor;

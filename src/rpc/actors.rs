@@ -6,9 +6,10 @@
 use super::actor_commands::ActorCommand;
 use super::engine::{EngineCall, Undo};
 use super::wire::{as_array, as_str, as_transform, ArgResult};
-use super::world::Actor;
+use super::world::{Actor, WALKER_CONTROLLER};
 use super::RpcShared;
 use rmpv::Value;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Live actors a client may create, at most.
@@ -46,14 +47,16 @@ fn description(v: &Value) -> ArgResult<(String, Attributes)> {
 }
 
 /// Spawns an actor: library sensors get their stream first; the host is
-/// asked to place it; on refusal the sensor is destroyed again.
+/// asked to place it; on refusal the sensor is destroyed again. Also
+/// returns the count of states composed before it existed (see
+/// [`wait_until_streamed`]).
 pub(crate) fn spawn_actor(
     s: &RpcShared,
     desc: &Value,
     t: &Value,
     parent: u32,
     attachment: u8,
-) -> ArgResult<Actor> {
+) -> ArgResult<(Actor, u64)> {
     let (blueprint, attributes) = description(desc)?;
     let transform = as_transform(t, "transform")?;
     let (uid, bp) = s.world.blueprint(&blueprint).ok_or_else(|| {
@@ -85,6 +88,18 @@ pub(crate) fn spawn_actor(
     } else {
         0
     };
+    let controller = blueprint == WALKER_CONTROLLER;
+    if controller {
+        let actors = s.world.actors.read();
+        let walker = actors
+            .get(&parent)
+            .map(|p| p.blueprint.starts_with("walker."));
+        if walker != Some(true) {
+            return Err(format!(
+                "{WALKER_CONTROLLER} must be spawned attached to a walker"
+            ));
+        }
+    }
     let actor_id = s.world.new_actor_id();
     let call = EngineCall::SpawnActor {
         actor_id,
@@ -109,12 +124,20 @@ pub(crate) fn spawn_actor(
             }
         }) as Undo
     });
-    if let Err(e) = s.ask_or_undo(call, undo) {
+    // The walker controller is the client's (its crowd moves the walker
+    // with walker states); the engine has nothing to spawn.
+    let asked = if controller {
+        Ok(0)
+    } else {
+        s.ask_or_undo(call, undo)
+    };
+    if let Err(e) = asked {
         if sensor != 0 {
             let _ = s.sensors.destroy(sensor);
         }
         return Err(e);
     }
+    let token_for_clients = sensor != 0 && token_for_clients(&blueprint, &attributes);
     let actor = Actor {
         id: actor_id,
         parent,
@@ -125,12 +148,48 @@ pub(crate) fn spawn_actor(
         sensor,
         transform,
         light_state: 0,
+        token_for_clients,
     };
-    s.world.actors.write().insert(actor_id, actor.clone());
+    // States composed after this count include the actor.
+    let seq = {
+        let mut actors = s.world.actors.write();
+        actors.insert(actor_id, actor.clone());
+        s.world.states_composed.load(Ordering::Relaxed)
+    };
     if sensor != 0 {
         s.apply_delivery_mode();
     }
-    Ok(actor)
+    Ok((actor, seq))
+}
+
+/// Whether a sensor's stream token goes to 0.9 clients: a stock 0.9.16
+/// client crashes on data of a sensor type its registry lacks (the
+/// safe-distance sensor), so that one is a plain actor to clients unless
+/// spawned with `client_stream=true` (clients built with it); its data is
+/// still on its stream (`get_actor_stream_token`).
+fn token_for_clients(blueprint: &str, attributes: &Attributes) -> bool {
+    let stock =
+        crate::sensor::SensorType::from_name(blueprint).is_some_and(|t| t.in_0_9_16_release());
+    stock
+        || attributes
+            .iter()
+            .any(|(k, _, v)| k == "client_stream" && v.eq_ignore_ascii_case("true"))
+}
+
+/// Asynchronous mode: waits until the world stream carried a state with
+/// an actor spawned when `since` states were composed, so the client knows the actor at once (its
+/// `destroy()` sends nothing for an actor missing from its latest state).
+/// Synchronous mode waits for nothing: the next `tick()` carries it, as
+/// with CARLA. A host that sends no states is not waited for.
+pub(crate) fn wait_until_streamed(s: &RpcShared, since: u64) {
+    let sync = s.world.settings.lock().synchronous_mode.get();
+    if sync || s.world.last_frame.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    let bound = s.timeout.min(std::time::Duration::from_secs(1));
+    if !s.world.wait_for_state_after(since, bound) {
+        crate::log_debug!("rpc: no episode state within {:?} of a spawn", bound);
+    }
 }
 
 /// Destroys an actor (asks the host first).
@@ -145,10 +204,18 @@ pub(crate) fn destroy(s: &RpcShared, id: u32) -> ArgResult<()> {
         .get(&id)
         .map(|a| a.sensor)
         .ok_or_else(|| unknown_actor(id))?;
-    s.ask(EngineCall::DestroyActor {
-        actor_id: id,
-        sensor_id: sensor,
-    })?;
+    let controller = s
+        .world
+        .actors
+        .read()
+        .get(&id)
+        .map(|a| a.blueprint == WALKER_CONTROLLER);
+    if controller != Some(true) {
+        s.ask(EngineCall::DestroyActor {
+            actor_id: id,
+            sensor_id: sensor,
+        })?;
+    }
     s.world.actors.write().remove(&id);
     if sensor != 0 {
         let _ = s.sensors.destroy(sensor);

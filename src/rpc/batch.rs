@@ -36,7 +36,14 @@ pub(crate) fn apply(
             commands.len()
         ));
     }
-    let results: Vec<ArgResult<u32>> = commands.iter().map(|c| run(s, c, None, 0)).collect();
+    let mut since = None;
+    let results: Vec<ArgResult<u32>> = commands
+        .iter()
+        .map(|c| run(s, c, None, 0, &mut since))
+        .collect();
+    if let Some(since) = since {
+        actors::wait_until_streamed(s, since);
+    }
     if do_tick && s.world.settings.lock().synchronous_mode.get() {
         s.ask(EngineCall::Tick)?;
     }
@@ -45,7 +52,15 @@ pub(crate) fn apply(
 }
 
 /// Runs one command; `new_actor` replaces actor id 0 in `do_after` lists.
-fn run(s: &RpcShared, command: &Value, new_actor: Option<u32>, depth: usize) -> ArgResult<u32> {
+/// `since`: the state count of the last spawn so far (see
+/// `actors::wait_until_streamed`).
+fn run(
+    s: &RpcShared,
+    command: &Value,
+    new_actor: Option<u32>,
+    depth: usize,
+    since: &mut Option<u64>,
+) -> ArgResult<u32> {
     let variant = as_array(command, "command")?
         .first()
         .ok_or("empty command")?;
@@ -72,13 +87,14 @@ fn run(s: &RpcShared, command: &Value, new_actor: Option<u32>, depth: usize) -> 
                 Some(Ok([Value::Boolean(true), id, ..])) => as_u32(id, "parent id")?,
                 _ => 0,
             };
-            let spawned = spawn_actor(s, field(0)?, field(1)?, parent, 0)?;
+            let (spawned, seq) = spawn_actor(s, field(0)?, field(1)?, parent, 0)?;
+            *since = Some(since.map_or(seq, |x: u64| x.max(seq)));
             // 0.9.16: [description, transform, parent, attachment type,
             // socket name, do_after]; older clients: do_after at 3.
             if let Some(after) = f.get(5).or(f.get(3)).filter(|v| v.is_array()) {
                 if depth < MAX_NESTING {
                     for c in as_array(after, "do_after")? {
-                        if let Err(e) = run(s, c, Some(spawned.id), depth + 1) {
+                        if let Err(e) = run(s, c, Some(spawned.id), depth + 1, since) {
                             crate::log_debug!("apply_batch: a do_after command failed: {}", e);
                         }
                     }

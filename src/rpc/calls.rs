@@ -53,6 +53,21 @@ pub(crate) fn call(
             wire::ok_head(out);
             wire::token(out, &token::token(id, s.stream_port));
         }
+        // Not CARLA's: the stream of any library sensor by its actor id
+        // (the safe-distance sensor's, whose token stock clients do not
+        // get), for the project's own readers.
+        ("get_actor_stream_token", 1) => {
+            let id = as_u32(&a[0], "actor id")?;
+            let sensor = s.world.actors.read().get(&id).map(|a| a.sensor);
+            match sensor {
+                Some(sensor) if sensor != 0 => {
+                    wire::ok_head(out);
+                    wire::bin(out, &token::token(sensor, s.stream_port));
+                }
+                Some(_) => return Err(format!("actor {id} is not a sensor with a stream")),
+                None => return Err(unknown_actor(id)),
+            }
+        }
         ("get_episode_settings", 0) => {
             wire::ok_head(out);
             wire::settings(out, &s.world.settings.lock());
@@ -81,15 +96,36 @@ pub(crate) fn call(
             };
             ok_uint(out, frame);
         }
-        ("get_required_files", 1) | ("query_lights_state", 1) => {
+        // Files clients download: only the navigation mesh, under "Nav"
+        // (the map's OpenDRIVE comes from get_map_data; the Traffic
+        // Manager's "TM" cache is built by the client).
+        ("get_required_files", 1) => {
+            let folder = as_str(&a[0], "folder")?;
+            let map = s.world.map.read();
+            let nav = map
+                .navigation
+                .as_ref()
+                .filter(|_| folder.trim_matches('/') == "Nav");
             wire::ok_head(out);
-            wire::array(out, 0);
+            wire::array(out, usize::from(nav.is_some()));
+            if let Some((name, _)) = nav {
+                wire::string(out, name);
+            }
         }
         ("request_file", 1) => {
-            return Err(format!(
-                "no file named {:?} on this server",
-                as_str(&a[0], "file")?
-            ))
+            let name = as_str(&a[0], "file")?;
+            let map = s.world.map.read();
+            match &map.navigation {
+                Some((nav, bytes)) if nav == name => {
+                    wire::ok_head(out);
+                    wire::bin(out, bytes);
+                }
+                _ => return Err(format!("no file named {name:?} on this server")),
+            }
+        }
+        ("query_lights_state", 1) => {
+            wire::ok_head(out);
+            wire::array(out, 0);
         }
         ("get_actor_definitions", 0) => {
             wire::ok_head(out);
@@ -302,7 +338,8 @@ pub(crate) fn spawn(
     attachment: u8,
     out: &mut Out,
 ) -> ArgResult<()> {
-    let actor = spawn_actor(s, desc, t, parent, attachment)?;
+    let (actor, since) = spawn_actor(s, desc, t, parent, attachment)?;
+    actors::wait_until_streamed(s, since);
     wire::ok_head(out);
     s.write_actor(out, &actor);
     Ok(())

@@ -42,6 +42,32 @@ impl RpcServer {
         map.opendrive = opendrive.to_owned();
     }
 
+    /// The walkable surfaces of the map (sidewalks, crosswalks, roads,
+    /// grass), for 0.9 clients' walkers: the library builds the navigation
+    /// file the client loads (see [`crate::nav`]), so
+    /// `get_random_location_from_navigation()` returns sidewalk points and
+    /// `controller.ai.walker` walks walkers there (the client moves them
+    /// with walker states, `ActorCommand::WalkerState`). Replaces the
+    /// previous mesh; clients load it at their next episode.
+    pub fn set_navigation(&self, polygons: &[crate::nav::NavPolygon]) -> Result<(), Error> {
+        let bytes = crate::nav::build(polygons).map_err(Error::InvalidArgument)?;
+        let mut map = self.shared.world.map.write();
+        // FNV-1a: a stable name per content (clients cache by name).
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+        });
+        let stem = map.name.rsplit('/').next().unwrap_or("map").to_owned();
+        let name = format!("Carla/Maps/Nav/{stem}-{hash:016x}.bin");
+        crate::log_info!(
+            "rpc: navigation mesh {} ({} polygons, {} bytes)",
+            name,
+            polygons.len(),
+            bytes.len()
+        );
+        map.navigation = Some((name, bytes.into()));
+        Ok(())
+    }
+
     /// Makes one of the host's own actors (traffic, pedestrians, traffic
     /// lights, a player) known to 0.9 clients: `get_actors` lists it with
     /// blueprint `blueprint` (added before with [`RpcServer::add_blueprint`])
@@ -174,6 +200,7 @@ impl RpcServer {
                 .map(|i| states[given[i].1 as usize].transform)
         };
         let actors = s.world.actors.read();
+        let seq = s.world.states_composed.fetch_add(1, Ordering::Relaxed) + 1;
         let mut buf = s.observer.pop_buffer();
         buf.append_with(|v| {
             episode_state::write_header(v, &header);
@@ -196,7 +223,8 @@ impl RpcServer {
             frame.elapsed_seconds,
             ActorTransform::default(),
         );
-        s.world.last_frame.store(frame.frame, Ordering::Relaxed);
-        s.observer.send(&h.to_bytes(), buf)
+        let sent = s.observer.send(&h.to_bytes(), buf);
+        s.world.state_sent(frame.frame, seq);
+        sent
     }
 }

@@ -140,7 +140,9 @@ impl RpcShared {
     }
 
     fn write_actor(&self, out: &mut Vec<u8>, a: &world::Actor) {
-        let t = (a.sensor != 0).then(|| token::token(a.sensor, self.stream_port));
+        let t = a
+            .token_for_clients
+            .then(|| token::token(a.sensor, self.stream_port));
         wire::actor(out, a, t.as_ref().map(|t| &t[..]));
     }
 }

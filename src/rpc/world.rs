@@ -7,9 +7,10 @@ use super::data::{ActorBox, EpisodeSettings, Weather, DEFAULT_WEATHER};
 use crate::sensor::blueprint::{AttributeType, DEFINITIONS};
 use crate::sensor::compose;
 use crate::types::ActorTransform;
-use parking_lot::{Mutex, RwLock};
+use parking_lot::{Condvar, Mutex, RwLock};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// `ActorAttributeType` of the 0.9.16 client (1-based).
 pub const ATTR_BOOL: u8 = 1;
@@ -50,6 +51,23 @@ fn role_name() -> BlueprintAttribute {
         recommended: Vec::new(),
         modifiable: true,
     }
+}
+
+/// The blueprint of the walker controller: the client drives it (a crowd
+/// on the navigation mesh, `set_navigation`); the server only keeps the
+/// actor, attached to its walker.
+pub(crate) const WALKER_CONTROLLER: &str = "controller.ai.walker";
+
+/// The library's blueprints: its sensors and the walker controller.
+fn library_blueprints() -> Vec<Blueprint> {
+    let mut all = sensor_blueprints();
+    all.push(Blueprint {
+        id: WALKER_CONTROLLER.into(),
+        attributes: vec![role_name()],
+        bounding_box: ActorBox::default(),
+        library_sensor: false,
+    });
+    all
 }
 
 /// The library's own sensor blueprints, with `role_name` added as CARLA has.
@@ -99,6 +117,9 @@ pub(crate) struct Actor {
     pub(crate) transform: ActorTransform,
     /// Vehicles: `carla.VehicleLightState` flags a client set.
     pub(crate) light_state: u32,
+    /// Sensors: whether clients get the stream token with the actor (only
+    /// for data a stock client can decode, or when asked for).
+    pub(crate) token_for_clients: bool,
 }
 
 /// The map as the host describes it.
@@ -107,6 +128,10 @@ pub(crate) struct MapInfo {
     pub(crate) name: String,
     pub(crate) spawn_points: Vec<ActorTransform>,
     pub(crate) opendrive: String,
+    /// The navigation file clients download: its name (under `Nav/`, with
+    /// a hash of the content, since clients cache files by name for ever)
+    /// and bytes.
+    pub(crate) navigation: Option<(String, std::sync::Arc<[u8]>)>,
 }
 
 pub(crate) struct World {
@@ -119,13 +144,20 @@ pub(crate) struct World {
     pub(crate) map: RwLock<MapInfo>,
     /// Frame of the last episode state sent (0: none yet).
     pub(crate) last_frame: AtomicU64,
+    /// Episode states composed (counted while the actor list is read) and
+    /// sent: a state numbered above the count seen when an actor was added
+    /// includes it.
+    pub(crate) states_composed: AtomicU64,
+    states_sent: AtomicU64,
+    /// Notified after each episode state is sent.
+    state_sent: (Mutex<()>, Condvar),
     pub(crate) spectator: u32,
 }
 
 impl World {
     pub(crate) fn new() -> World {
         let world = World {
-            blueprints: RwLock::new(sensor_blueprints()),
+            blueprints: RwLock::new(library_blueprints()),
             actors: RwLock::new(BTreeMap::new()),
             next_actor: AtomicU32::new(1),
             episode_id: AtomicU64::new(1),
@@ -136,6 +168,9 @@ impl World {
                 ..Default::default()
             }),
             last_frame: AtomicU64::new(0),
+            states_composed: AtomicU64::new(0),
+            states_sent: AtomicU64::new(0),
+            state_sent: (Mutex::new(()), Condvar::new()),
             spectator: 1,
         };
         let id = world.new_actor_id();
@@ -151,9 +186,37 @@ impl World {
                 sensor: 0,
                 transform: ActorTransform::default(),
                 light_state: 0,
+                token_for_clients: false,
             },
         );
         world
+    }
+
+    /// Records that state number `seq` (of `frame`) went out; wakes who
+    /// waits.
+    pub(crate) fn state_sent(&self, frame: u64, seq: u64) {
+        let _guard = self.state_sent.0.lock();
+        self.last_frame.store(frame, Ordering::Relaxed);
+        self.states_sent.fetch_max(seq, Ordering::Relaxed);
+        self.state_sent.1.notify_all();
+    }
+
+    /// Waits (up to `bound`) until a state numbered above `seq` is sent.
+    /// False on time-out.
+    pub(crate) fn wait_for_state_after(&self, seq: u64, bound: Duration) -> bool {
+        let deadline = Instant::now() + bound;
+        let mut guard = self.state_sent.0.lock();
+        while self.states_sent.load(Ordering::Relaxed) <= seq {
+            if self
+                .state_sent
+                .1
+                .wait_until(&mut guard, deadline)
+                .timed_out()
+            {
+                return false;
+            }
+        }
+        true
     }
 
     /// A fresh id for an actor a client spawns: the next one not used by
@@ -208,6 +271,7 @@ impl World {
                 sensor: 0,
                 transform,
                 light_state: 0,
+                token_for_clients: false,
             },
         );
         Ok(())
@@ -283,8 +347,11 @@ mod tests {
                 assert!(!restricted || a.recommended.contains(&a.value), "{}", a.id);
             }
         }
-        // Every sensor blueprint is listed with all its attributes and role_name.
-        assert_eq!(list.len(), DEFINITIONS.len());
+        // Every sensor blueprint is listed with all its attributes and
+        // role_name, then the walker controller.
+        assert_eq!(list.len(), DEFINITIONS.len() + 1);
+        assert_eq!(list[DEFINITIONS.len()].id, WALKER_CONTROLLER);
+        assert!(!list[DEFINITIONS.len()].library_sensor);
         for (b, d) in list.iter().zip(DEFINITIONS) {
             assert_eq!(
                 (b.id.as_str(), b.attributes.len()),

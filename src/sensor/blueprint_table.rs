@@ -127,10 +127,11 @@ static SEMANTIC_LIDAR: [Def; 8] =
 
 // ------------------------------------------------------------------ other --
 
-static SAFE_DISTANCE: [Def; 3] = [
+static SAFE_DISTANCE: [Def; 4] = [
     non_negative("safe_distance_front", "1.0", "extent of the box ahead of the vehicle, metres"),
     non_negative("safe_distance_back", "0.5", "extent of the box behind the vehicle, metres"),
     non_negative("safe_distance_lateral", "0.5", "extent of the box to each side, metres"),
+    boolean("client_stream", "false", "give 0.9 clients the stream token (only clients built with this sensor can decode it; a stock client crashes on it, so it gets a plain actor)"),
 ];
 
 static GNSS: [Def; 8] = [

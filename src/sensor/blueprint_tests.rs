@@ -79,7 +79,7 @@ const OTHER_0_9_16: [(&str, &str); 7] = [
     ("sensor.other.lane_invasion", ""),
     (
         "sensor.other.safe_distance",
-        "safe_distance_front:f=1.0 safe_distance_back:f=0.5 safe_distance_lateral:f=0.5",
+        "safe_distance_front:f=1.0 safe_distance_back:f=0.5 safe_distance_lateral:f=0.5 client_stream:b=false",
     ),
 ];
 

@@ -190,6 +190,13 @@ impl SensorType {
         all
     };
 
+    /// Whether a stock 0.9.16 client can decode this sensor's data (its id
+    /// is in that release's registry). A stock client that receives data
+    /// of another id crashes.
+    pub const fn in_0_9_16_release(self) -> bool {
+        (self as u32) < SensorType::SafeDistance as u32
+    }
+
     /// The sensor type id written into the header.
     pub const fn id(self) -> u32 {
         self as u32

@@ -87,6 +87,10 @@ other = world.spawn_actor(library.find("vehicle.test.box"), carla.Transform(carl
 camera = world.spawn_actor(cam_bp, carla.Transform(carla.Location(x=1.5, z=2.4)), attach_to=hero)
 lidar = world.spawn_actor(lidar_bp, carla.Transform(carla.Location(z=2.5)), attach_to=hero)
 safe = world.spawn_actor(sd_bp, carla.Transform(), attach_to=hero)
+# A stock client would crash on the safe-distance sensor's data: it gets a
+# plain actor, without a stream to listen to.
+check(not hasattr(safe, "listen"), "the safe-distance sensor is a plain actor to a stock client")
+check(hasattr(camera, "listen"), "a camera is a sensor")
 check(camera.parent.id == hero.id, "camera parent")
 check(camera.type_id == "sensor.camera.rgb", "camera type id")
 check(abs(hero.bounding_box.extent.x - 2.0) < 1e-6, "vehicle bounding box %s" % hero.bounding_box)
