@@ -9,9 +9,11 @@
 //! cargo run --example safe_distance_ids -- 2000 <actor id> [messages]
 //! ```
 //!
-//! It asks the RPC port for the actor (its stream token holds the stream id
-//! and the streaming port), subscribes to that stream and prints each
-//! message: the frame, then the ids (u32 LE each).
+//! It asks the RPC port for the actor's stream token
+//! (`get_actor_stream_token`, the library's own call: stock clients get
+//! this sensor without one), subscribes to that stream and prints each
+//! message: the frame, then the ids (u32 LE each). A pure-Python reader
+//! does the same: `python/safe_distance_reader.py`.
 
 use carla_server::client::{RpcClient, StreamClient};
 use rmpv::Value;
@@ -24,18 +26,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let actor: u64 = args.next().ok_or(usage)?.parse()?;
     let count: usize = args.next().map_or(Ok(20), |n| n.parse())?;
     let mut rpc = RpcClient::connect(("127.0.0.1", port), Duration::from_secs(10))?;
-    let actors = rpc.call("get_actors_by_id", &[Value::Array(vec![actor.into()])])?;
-    let found = actors
-        .as_array()
-        .and_then(|a| a.first())
-        .ok_or("no such actor")?;
-    let fields = found.as_array().ok_or("unexpected actor shape")?;
-    let token = fields
-        .last()
-        .and_then(Value::as_slice)
-        .ok_or("actor without a stream")?;
+    // Stock clients get this sensor as a plain actor (no stream token);
+    // the library hands the token out by actor id.
+    let token = rpc.call("get_actor_stream_token", &[Value::from(actor)])?;
+    let token = token.as_slice().ok_or("unexpected token shape")?;
     if token.len() != carla_server::rpc::token::TOKEN_SIZE {
-        return Err("not a sensor (no 24-byte stream token)".into());
+        return Err("not a 24-byte stream token".into());
     }
     let stream = u32::from_le_bytes(token[..4].try_into()?);
     let stream_port = u16::from_le_bytes(token[4..6].try_into()?);

@@ -3,8 +3,9 @@
 //! their state (vehicles with the light ahead of them, pedestrians,
 //! traffic lights with their state and times).
 
-use super::blueprints::{TRAFFIC_LIGHT, VEHICLES, WALKERS};
+use super::blueprints::{fitting_vehicle, TRAFFIC_LIGHT, WALKERS};
 use crate::world::map::town::{self, Light, LightSpot, GREEN_S, LANE_WIDTH, SPACING, YELLOW_S};
+use crate::world::simulation::vehicle::EXTENT;
 use crate::world::{World, LIGHT_ID0, PLAYER_ID};
 use carla_server::rpc::{
     ActorState, VehicleControl09, CARLA_ACTOR_OTHER, CARLA_ACTOR_TRAFFIC_LIGHT,
@@ -26,10 +27,6 @@ fn at(t: &Transform) -> ActorTransform {
     }
 }
 
-fn vehicle_blueprint(id: u32) -> &'static str {
-    VEHICLES[id as usize % VEHICLES.len()].0
-}
-
 /// Registers the town's vehicles, pedestrians, lights and (while a 0.8
 /// episode runs) the 0.8 player as `role_name = hero`.
 pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, String>) {
@@ -46,10 +43,11 @@ pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, 
         }
     };
     if world.player_active() {
-        add(PLAYER_ID, VEHICLES[0].0, &[("role_name", "hero")]);
+        let player = fitting_vehicle((EXTENT.x, EXTENT.y, EXTENT.z), 0);
+        add(PLAYER_ID, player, &[("role_name", "hero")]);
     }
     for v in world.traffic() {
-        add(v.id, vehicle_blueprint(v.id), &[]);
+        add(v.id, fitting_vehicle(v.extent, v.id), &[]);
     }
     for w in world.walkers() {
         add(w.id, WALKERS[w.id as usize % WALKERS.len()], &[]);

@@ -1,25 +1,14 @@
 //! The blueprints the town adds to the library's sensor blueprints:
-//! vehicles, pedestrians, the traffic light (CARLA's ids and attribute
-//! names). Every vehicle is the same box-shaped car model underneath (the
-//! world has one car model); the ids are CARLA's so scripts that look one up
-//! by name find it.
+//! CARLA 0.9.16's 41 vehicles (their ids, attributes, recommended colours
+//! and bounding boxes: [`super::vehicle_catalog`]), pedestrians, the
+//! traffic light. Every vehicle is the world's box-shaped car model
+//! underneath, of its blueprint's size.
 
+use super::vehicle_catalog::{VehicleModel, VEHICLES};
 use carla_server::rpc::{
     ActorBox, Blueprint, BlueprintAttribute, ATTR_BOOL, ATTR_INT, ATTR_RGB, ATTR_STRING,
 };
 use carla_server::types::Vector3D;
-
-/// Vehicle blueprint ids and their default colours.
-pub(crate) const VEHICLES: [(&str, &str); 8] = [
-    ("vehicle.tesla.model3", "17,37,103"),
-    ("vehicle.audi.a2", "246,246,246"),
-    ("vehicle.lincoln.mkz_2020", "220,220,220"),
-    ("vehicle.mercedes.coupe_2020", "20,20,20"),
-    ("vehicle.toyota.prius", "180,20,20"),
-    ("vehicle.nissan.patrol", "60,90,60"),
-    ("vehicle.mini.cooper_s", "200,160,20"),
-    ("vehicle.dodge.charger_2020", "90,90,100"),
-];
 
 /// Pedestrian blueprint ids.
 pub(crate) const WALKERS: [&str; 4] = [
@@ -57,31 +46,80 @@ fn boxed(extent: Vector3D) -> ActorBox {
     }
 }
 
-/// Every blueprint the town adds, with the car's and a pedestrian's box.
-pub(crate) fn all(car_extent: Vector3D, walker_extent: Vector3D) -> Vec<Blueprint> {
-    let mut out = Vec::new();
-    for (id, colour) in VEHICLES {
-        let make = id.split('.').nth(1).unwrap_or("");
-        out.push(Blueprint {
-            id: id.into(),
-            attributes: vec![
-                attr("base_type", ATTR_STRING, "car"),
-                modifiable(attr("color", ATTR_RGB, colour)),
-                attr("generation", ATTR_INT, "2"),
-                attr("has_dynamic_doors", ATTR_BOOL, "false"),
-                attr("has_lights", ATTR_BOOL, "true"),
-                attr("number_of_wheels", ATTR_INT, "4"),
-                attr("object_type", ATTR_STRING, ""),
-                modifiable(attr("role_name", ATTR_STRING, "autopilot")),
-                attr("special_type", ATTR_STRING, ""),
-                modifiable(attr("sticky_control", ATTR_BOOL, "true")),
-                modifiable(attr("terramechanics", ATTR_BOOL, "false")),
-                attr("manufacturer", ATTR_STRING, make),
-            ],
-            bounding_box: boxed(car_extent),
-            library_sensor: false,
-        });
+/// A vehicle's blueprint: CARLA's attributes (in its order), values and
+/// box.
+fn vehicle(m: &VehicleModel) -> Blueprint {
+    let flag = |b: bool| if b { "true" } else { "false" };
+    let listed = |id: &str, kind, values: &[&str]| {
+        let mut a = modifiable(attr(id, kind, values[0]));
+        a.recommended = values.iter().map(|v| (*v).to_owned()).collect();
+        a
+    };
+    let mut attributes = vec![attr("base_type", ATTR_STRING, m.base_type)];
+    if !m.colors.is_empty() {
+        attributes.push(listed("color", ATTR_RGB, m.colors));
     }
+    if !m.drivers.is_empty() {
+        attributes.push(listed("driver_id", ATTR_INT, m.drivers));
+    }
+    attributes.extend([
+        attr("generation", ATTR_INT, &m.generation.to_string()),
+        attr("has_dynamic_doors", ATTR_BOOL, flag(m.has_dynamic_doors)),
+        attr("has_lights", ATTR_BOOL, flag(m.has_lights)),
+        attr("number_of_wheels", ATTR_INT, &m.wheels.to_string()),
+        attr("object_type", ATTR_STRING, ""),
+        listed(
+            "role_name",
+            ATTR_STRING,
+            &["autopilot", "scenario", "ego_vehicle"],
+        ),
+        attr("special_type", ATTR_STRING, m.special_type),
+        modifiable(attr("sticky_control", ATTR_BOOL, "true")),
+        modifiable(attr("terramechanics", ATTR_BOOL, "false")),
+    ]);
+    let v = |a: [f32; 3]| Vector3D {
+        x: a[0],
+        y: a[1],
+        z: a[2],
+    };
+    Blueprint {
+        id: m.id.into(),
+        attributes,
+        bounding_box: ActorBox {
+            location: v(m.location),
+            extent: v(m.extent),
+        },
+        library_sensor: false,
+    }
+}
+
+/// The size of vehicle blueprint `id` (half extents), if it is one.
+pub(crate) fn vehicle_extent(id: &str) -> Option<Vector3D> {
+    let m = VEHICLES.iter().find(|m| m.id == id)?;
+    Some(Vector3D {
+        x: m.extent[0],
+        y: m.extent[1],
+        z: m.extent[2],
+    })
+}
+
+/// The blueprint that best fits a town vehicle of `extent` (the town's
+/// cars and vans come in two sizes; `id` varies the model).
+pub(crate) fn fitting_vehicle(extent: (f32, f32, f32), id: u32) -> &'static str {
+    let misfit = |m: &VehicleModel| {
+        (m.extent[0] - extent.0).abs()
+            + (m.extent[1] - extent.1).abs()
+            + (m.extent[2] - extent.2).abs()
+    };
+    let four_wheeled = || VEHICLES.iter().filter(|m| m.wheels == 4);
+    let best = four_wheeled().map(misfit).fold(f32::MAX, f32::min);
+    let close: Vec<&VehicleModel> = four_wheeled().filter(|m| misfit(m) <= best + 0.3).collect();
+    close[id as usize % close.len()].id
+}
+
+/// Every blueprint the town adds, with a pedestrian's box.
+pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
+    let mut out: Vec<Blueprint> = VEHICLES.iter().map(vehicle).collect();
     for (i, id) in WALKERS.iter().enumerate() {
         let mut speed = modifiable(attr("speed", carla_server::rpc::ATTR_FLOAT, "1.4"));
         speed.recommended = vec!["0.0".into(), "1.4".into(), "2.6".into()];
@@ -100,7 +138,11 @@ pub(crate) fn all(car_extent: Vector3D, walker_extent: Vector3D) -> Vec<Blueprin
                 modifiable(attr("role_name", ATTR_STRING, "pedestrian")),
                 speed,
             ],
-            bounding_box: boxed(walker_extent),
+            // Centred on the walker's origin (its capsule's centre).
+            bounding_box: ActorBox {
+                location: Vector3D::default(),
+                extent: walker_extent,
+            },
             library_sensor: false,
         });
     }

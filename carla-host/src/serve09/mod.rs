@@ -9,6 +9,7 @@ pub(crate) mod blueprints;
 mod cameras;
 mod commands;
 pub(crate) mod sensors;
+mod vehicle_catalog;
 
 use crate::world::simulation::vehicle;
 use crate::world::World;
@@ -94,14 +95,11 @@ impl Serve09 {
     /// Adds the town's blueprints and map to the library's endpoint.
     pub(crate) fn setup(server: &Server, geo: GeoReference) -> Result<Serve09, Error> {
         let rpc = server.rpc()?;
-        for bp in blueprints::all(
-            vehicle::EXTENT,
-            Vector3D {
-                x: 0.3,
-                y: 0.3,
-                z: 0.9,
-            },
-        ) {
+        for bp in blueprints::all(Vector3D {
+            x: 0.3,
+            y: 0.3,
+            z: 0.9,
+        }) {
             rpc.add_blueprint(bp);
         }
         let spawn: Vec<ActorTransform> = crate::world::map::opendrive::spawn_points()
@@ -116,6 +114,7 @@ impl Serve09 {
             &spawn,
             &crate::world::map::opendrive::opendrive(),
         );
+        rpc.set_navigation(&crate::world::map::navigation::walkable())?;
         Ok(Serve09 {
             sensors: Vec::new(),
             types: HashMap::new(),
@@ -192,7 +191,9 @@ impl Serve09 {
                         None => Err(format!("this world cannot produce {blueprint:?}")),
                     }
                 } else if blueprint.starts_with("vehicle.") {
-                    world.spawn_car(actor_id, &to_transform(&transform), colour(&attributes))
+                    let extent = blueprints::vehicle_extent(&blueprint).unwrap_or(vehicle::EXTENT);
+                    let t = to_transform(&transform);
+                    world.spawn_car(actor_id, &t, colour(&attributes), extent)
                 } else if blueprint == "spectator" {
                     Ok(())
                 } else if blueprint.starts_with("walker.") {

@@ -342,7 +342,8 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
             sensor.send_raw(&ctx, &scratch.payload)
         }
         Kind::SafeDistance => {
-            let extent = crate::world::simulation::vehicle::EXTENT;
+            let extent = (t.world.vehicle_extent(s.parent))
+                .unwrap_or(crate::world::simulation::vehicle::EXTENT);
             let Ok((centre, half)) = sensor.safe_distance_box(extent) else {
                 return;
             };

@@ -288,7 +288,7 @@ impl World {
             b.push(actor(
                 d.id,
                 d.car.footprint(),
-                2.0 * e.z,
+                2.0 * d.car.extent.z,
                 town::tag::VEHICLES,
                 d.albedo,
                 1.0,

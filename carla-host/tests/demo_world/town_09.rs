@@ -238,16 +238,29 @@ fn example_safe_distance_ids_reads_the_car_behind() {
         .args([host.port.to_string(), sensor.to_string(), "3".into()])
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The pure-Python reader, on the same sensor.
+    let reader = Command::new(common::carla_python())
+        .arg(root.join("../python/safe_distance_reader.py"))
+        .args(["--port", &host.port.to_string(), "--messages", "3"])
+        .arg(sensor.to_string())
+        .output()
+        .expect("run the Python reader");
     let _ = py.kill();
     let _ = py.wait();
-    assert!(out.status.success(), "{stdout}");
-    let frames: Vec<&str> = stdout.lines().filter(|l| l.starts_with("frame")).collect();
-    assert_eq!(frames.len(), 3, "{stdout}");
-    assert!(
-        frames.iter().all(|l| l.ends_with(&format!("[{behind}]"))),
-        "{stdout}"
-    );
+    for (name, out) in [
+        ("safe_distance_ids", &out),
+        ("safe_distance_reader.py", &reader),
+    ] {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {stdout}{stderr}");
+        let frames: Vec<&str> = stdout.lines().filter(|l| l.starts_with("frame")).collect();
+        assert_eq!(frames.len(), 3, "{name}: {stdout}");
+        assert!(
+            frames.iter().all(|l| l.ends_with(&format!("[{behind}]"))),
+            "{name}: {stdout}"
+        );
+    }
 }
 
 #[test]

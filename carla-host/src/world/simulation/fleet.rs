@@ -78,8 +78,9 @@ impl World {
         id: u32,
         t: &Transform,
         albedo: [u8; 3],
+        extent: carla_server::types::Vector3D,
     ) -> Result<(), String> {
-        let car = Car::at(t);
+        let car = Car::sized(t, extent);
         if self.spot_taken(&car.footprint()) {
             return Err("Spawn failed because of collision at spawn position".into());
         }
@@ -126,6 +127,19 @@ impl World {
 
     pub(crate) fn driven_mut(&mut self, id: u32) -> Option<&mut Driven> {
         self.fleet.iter_mut().find(|d| d.id == id)
+    }
+
+    /// Half the size of vehicle `id` (the player's, a client's or the
+    /// town's), metres.
+    pub(crate) fn vehicle_extent(&self, id: u32) -> Option<carla_server::types::Vector3D> {
+        if let Some(d) = self.fleet.iter().find(|d| d.id == id) {
+            return Some(d.car.extent);
+        }
+        if let Some(v) = self.vehicles.iter().find(|v| v.id == id) {
+            let (x, y, z) = v.extent;
+            return Some(carla_server::types::Vector3D { x, y, z });
+        }
+        (id == PLAYER_ID).then_some(self.car.extent)
     }
 
     /// A pedestrian (the town's or a client's).
@@ -285,8 +299,11 @@ impl World {
                 town::ground_transform(v.x, v.y, deg(v.yaw))
             }
             ActorKind::Walker => {
+                // As CARLA's: the walker's origin is its capsule's centre.
                 let w = self.walkers.iter().find(|w| w.id == id)?;
-                town::ground_transform(w.x, w.y, deg(w.yaw))
+                let mut t = town::ground_transform(w.x, w.y, deg(w.yaw));
+                t.location.z += super::pedestrians::HALF_HEIGHT;
+                t
             }
             ActorKind::Light => self.lights[(id - crate::world::LIGHT_ID0) as usize].transform(),
         })

@@ -4,6 +4,10 @@
 use crate::world::map::town::{self, dir_vec, Node, ROAD_HALF};
 use crate::world::math::{Rect, Rng};
 
+/// Half a pedestrian's height: its origin (the centre of its capsule, as
+/// CARLA's) is this far above the ground, metres.
+pub(crate) const HALF_HEIGHT: f32 = 0.9;
+
 /// Pedestrians walk this far from the road centre lines (mid-sidewalk).
 const WALK_OFFSET: f32 = ROAD_HALF + 1.75;
 

@@ -68,6 +68,9 @@ pub(crate) struct Car {
     /// The last step's collision: the other actor (0: static) and the
     /// impulse, kg·m/s.
     pub hit: Option<(u32, f32)>,
+    /// Half the body's size, metres ([`EXTENT`] unless spawned from a
+    /// blueprint of another size).
+    pub extent: Vector3D,
 }
 
 impl Car {
@@ -82,11 +85,20 @@ impl Car {
             collision_pedestrians: 0.0,
             collision_other: 0.0,
             hit: None,
+            extent: EXTENT,
+        }
+    }
+
+    /// A car of another size (a client's blueprint) at `spot`.
+    pub(crate) fn sized(spot: &Transform, extent: Vector3D) -> Car {
+        Car {
+            extent,
+            ..Car::at(spot)
         }
     }
 
     pub(crate) fn footprint(&self) -> Rect {
-        Rect::new(self.x, self.y, self.yaw, EXTENT.x, EXTENT.y)
+        Rect::new(self.x, self.y, self.yaw, self.extent.x, self.extent.y)
     }
 
     /// The car's transform: on the ground, level, `orientation` the unit
@@ -174,7 +186,7 @@ impl Car {
             .flat_map(move |a| {
                 [-0.66f32, 0.0, 0.66]
                     .into_iter()
-                    .map(move |b| r.point(a * EXTENT.x, b * EXTENT.y))
+                    .map(move |b| r.point(a * self.extent.x, b * self.extent.y))
             })
     }
 
@@ -276,7 +288,7 @@ impl Car {
             want = want.min(3.0 + 0.4 * to_mouth.max(0.0));
         }
         // Distance from the front bumper to the stop line.
-        let stop_at = to_node - (town::ROAD_HALF + 1.0) - EXTENT.x;
+        let stop_at = to_node - (town::ROAD_HALF + 1.0) - self.extent.x;
         if stop_at > 0.0 && light_state(node, d, t) != Light::Green {
             want = want.min((2.0 * 3.0 * (stop_at - 1.0).max(0.0)).sqrt());
         }

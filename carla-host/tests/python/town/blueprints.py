@@ -6,12 +6,41 @@ client, world = connect()
 bl = world.get_blueprint_library()
 ids = {b.id for b in bl}
 vehicles = bl.filter("vehicle.*")
-check(len(vehicles) >= 5, "a handful of vehicles: %d" % len(vehicles))
+check(len(vehicles) == 41, "CARLA 0.9.16's 41 vehicles: %d" % len(vehicles))
 for b in vehicles:
-    for attr in ("role_name", "color", "number_of_wheels", "base_type", "sticky_control"):
+    for attr in ("role_name", "number_of_wheels", "base_type", "sticky_control", "generation"):
         check(b.has_attribute(attr), "%s has %s" % (b.id, attr))
-    check(b.get_attribute("number_of_wheels").as_int() == 4, "4 wheels")
-    check(b.get_attribute("color").type == carla.ActorAttributeType.RGBColor, "color is RGB")
+    if b.id != "vehicle.tesla.cybertruck":  # as in CARLA: no colour
+        color = b.get_attribute("color")
+        check(color.type == carla.ActorAttributeType.RGBColor, "color is RGB")
+        # What scripts do: pick a recommended colour.
+        check(len(color.recommended_values) >= 1, "%s recommends colours" % b.id)
+# Filters scripts use, with CARLA's answers.
+wheels = {b.id: b.get_attribute("number_of_wheels").as_int() for b in vehicles}
+check(sum(1 for n in wheels.values() if n == 2) == 7, "seven two-wheelers")
+check(wheels["vehicle.carlamotors.european_hgv"] == 6, "the truck has 6 wheels")
+check(bl.find("vehicle.audi.tt").get_attribute("base_type").as_str() == "car", "audi.tt is a car")
+emergency = [b.id for b in vehicles if b.get_attribute("special_type").as_str() == "emergency"]
+check("vehicle.dodge.charger_police" in emergency, "emergency vehicles: %s" % emergency)
+bikes = bl.find("vehicle.bh.crossbike")
+check(len(bikes.get_attribute("driver_id").recommended_values) >= 1, "bike drivers")
+# Each spawns with its own box (CARLA's extents).
+synchronous(world, 0.05)
+sp = world.get_map().get_spawn_points()
+for i, name in enumerate(["vehicle.audi.a2", "vehicle.carlamotors.firetruck"]):
+    v = None
+    for p in sp[i * 20:]:
+        v = world.try_spawn_actor(bl.find(name), p)
+        if v is not None:
+            break
+    check(v is not None, "%s spawns" % name)
+    world.tick()
+    e = v.bounding_box.extent
+    want = {"vehicle.audi.a2": 1.85, "vehicle.carlamotors.firetruck": 4.2}[name]
+    check(abs(e.x - want) < 0.1, "%s extent %.2f" % (name, e.x))
+    v.destroy()
+world.tick()
+asynchronous(world)
 check(len(bl.filter("walker.pedestrian.*")) >= 1, "pedestrians")
 check("traffic.traffic_light" in ids and "spectator" in ids, "traffic light and spectator blueprints")
 sensors = ["sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_segmentation",
