@@ -15,7 +15,7 @@ mod serve09;
 mod world;
 
 use carla_server::legacy::settings::{Budget, Settings};
-use carla_server::rpc::EngineRequest;
+use carla_server::rpc::{EngineCall, EngineRequest};
 use carla_server::types::Control;
 use carla_server::{log_error, log_info, Config, Error, Server};
 use episode::Episode;
@@ -282,8 +282,21 @@ fn main() {
             .map(|r| r.poll(if first { wait } else { Duration::ZERO }))
         {
             first = false;
-            if let Some(tick) = serve.handle(&mut world, req) {
-                ticks.push_back(tick);
+            let Some(req) = serve.handle(&mut world, req) else {
+                continue;
+            };
+            if !matches!(req.call(), EngineCall::LoadEpisode { .. }) {
+                ticks.push_back(req);
+            } else if episode.is_some() {
+                req.fail(
+                    "a CARLA 0.8 client's episode is running and owns the world; \
+                     load_world and reload_world work while no 0.8 client is connected",
+                );
+            } else {
+                // As at start-up: the town with the 0.8 defaults.
+                world = World::town(&WorldConfig::default());
+                serve.new_episode(&server, &world);
+                req.succeed(0);
             }
         }
         // Is a tick due?

@@ -204,6 +204,13 @@
 #define CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS 41
 
 /*
+ `load_world` / `reload_world`: build a new episode of the map, call
+ `carla_rpc_new_episode`, add the host's actors again, then answer;
+ `enabled`: the settings go back to CARLA's defaults.
+ */
+#define CARLA_RPC_LOAD_EPISODE 42
+
+/*
  `carla_sensor_settings.post_processing`: no post-processing.
  */
 #define CARLA_SETTINGS_POST_PROCESSING_NONE 0

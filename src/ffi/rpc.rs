@@ -188,6 +188,9 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
             super::rpc_commands::fill_actor(out, *actor_id, command)
         }
         EngineCall::World(command) => super::rpc_commands::fill_world(out, command),
+        EngineCall::LoadEpisode { reset_settings } => {
+            super::rpc_commands::fill_load_episode(out, *reset_settings)
+        }
     }
     strings
 }
@@ -347,6 +350,7 @@ pub unsafe extern "C" fn carla_rpc_add_blueprint(
                 value: text(v)?.to_owned(),
                 recommended: Vec::new(),
                 modifiable: true,
+                restricted: false,
             });
         }
         let bounding_box = if bounding_box.is_null() {

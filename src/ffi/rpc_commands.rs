@@ -54,6 +54,16 @@ pub const CARLA_RPC_FREEZE_ALL_TRAFFIC_LIGHTS: u32 = 40;
 /// Every traffic light: restart every group's cycle.
 pub const CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS: u32 = 41;
 
+/// `load_world` / `reload_world`: build a new episode of the map, call
+/// `carla_rpc_new_episode`, add the host's actors again, then answer;
+/// `enabled`: the settings go back to CARLA's defaults.
+pub const CARLA_RPC_LOAD_EPISODE: u32 = 42;
+
+pub(super) fn fill_load_episode(out: &mut carla_rpc_request, reset_settings: bool) {
+    out.kind = CARLA_RPC_LOAD_EPISODE;
+    out.enabled = reset_settings;
+}
+
 pub(super) fn fill_actor(out: &mut carla_rpc_request, actor_id: u32, command: &ActorCommand) {
     use ActorCommand as C;
     out.actor_id = actor_id;

@@ -178,7 +178,6 @@ pub(crate) fn from_batch(index: u64, f: &[Value]) -> ArgResult<Option<ActorComma
         13 => C::Torque(vector(1)?),
         14 => C::SimulatePhysics(flag(1)?),
         15 => C::EnableGravity(flag(1)?),
-        16 => C::Autopilot(flag(1)?),
         18 => C::LightState(as_u32(field(1)?, "light state")?),
         21 => C::TrafficLightState(light(field(1)?)?),
         _ => return Ok(None),

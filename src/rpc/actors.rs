@@ -177,8 +177,11 @@ fn token_for_clients(blueprint: &str, attributes: &Attributes) -> bool {
 }
 
 /// Asynchronous mode: waits until the world stream carried a state with
-/// an actor spawned when `since` states were composed, so the client knows the actor at once (its
-/// `destroy()` sends nothing for an actor missing from its latest state).
+/// an actor spawned when `since` states were composed, and the state
+/// after it (so the client, whose stream thread reads states beside the
+/// RPC reply, has had a tick to take it in): it knows the actor at once
+/// (its `destroy()` sends nothing for an actor missing from its latest
+/// state), as a CARLA server that answers spawns once per frame does.
 /// Synchronous mode waits for nothing: the next `tick()` carries it, as
 /// with CARLA. A host that sends no states is not waited for.
 pub(crate) fn wait_until_streamed(s: &RpcShared, since: u64) {
@@ -187,7 +190,7 @@ pub(crate) fn wait_until_streamed(s: &RpcShared, since: u64) {
         return;
     }
     let bound = s.timeout.min(std::time::Duration::from_secs(1));
-    if !s.world.wait_for_state_after(since, bound) {
+    if !s.world.wait_for_state_after(since + 1, bound) {
         crate::log_debug!("rpc: no episode state within {:?} of a spawn", bound);
     }
 }

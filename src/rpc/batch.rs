@@ -145,12 +145,25 @@ fn run(
             });
             Ok(actor_id)
         }
+        // SetAutopilot: the client registers the vehicle with its own
+        // Traffic Manager when this answers the actor id; the TM then
+        // drives it with ordinary controls, so the engine's autopilot (the
+        // `set_actor_autopilot` call) must stay off. Checked, not passed on.
         // ShowDebugTelemetry draws in the engine's viewport; a headless
         // server has none to draw in.
-        17 => {
+        16 | 17 => {
             let id = actor(0)?;
-            known(s, id)?;
-            Ok(id)
+            let is_vehicle = s
+                .world
+                .actors
+                .read()
+                .get(&id)
+                .map(|a| a.blueprint.starts_with("vehicle."));
+            match is_vehicle {
+                Some(true) => Ok(id),
+                Some(false) => Err(format!("command {index}: actor {id} is not a vehicle")),
+                None => Err(format!("actor {id} not found")),
+            }
         }
         20 => Err("ConsoleCommand: this server has no engine console".into()),
         other => match actor_commands::from_batch(other, f)? {

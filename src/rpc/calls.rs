@@ -226,7 +226,38 @@ pub(crate) fn call(
             s.tell(EngineCall::ApplyVehicleControl { actor_id, control });
             Ok(())
         }),
-        ("draw_debug_shape", 1) => wire::void_ok(out),
+        // Debug drawing goes to the engine's viewport; a headless server
+        // has none, so there is nothing to draw or clear.
+        ("draw_debug_shape", 1) | ("clear_debug_shape", 0) | ("clear_debug_string", 0) => {
+            wire::void_ok(out)
+        }
+        ("show_vehicle_debug_telemetry", 2) => void(out, || known_actor(s, &a[0]).map(|_| ())),
+        ("get_imui_gravity", 0) => {
+            wire::ok_head(out);
+            wire::f32v(
+                out,
+                f32::from_bits(s.world.imu_gravity.load(Ordering::Relaxed)),
+            );
+        }
+        ("set_imui_gravity", 1) => void(out, || {
+            let g = wire::as_f32(&a[0], "gravity")?;
+            if !g.is_finite() {
+                return Err("gravity must be a finite number".into());
+            }
+            s.world.imu_gravity.store(g.to_bits(), Ordering::Relaxed);
+            Ok(())
+        }),
+        ("get_available_maps", 0) => {
+            let map = s.world.map.read();
+            wire::ok_head(out);
+            wire::array(out, 1);
+            wire::string(out, map_basename(&map.name));
+        }
+        ("load_new_episode", 3) => void(out, || {
+            let name = as_str(&a[0], "map name")?;
+            let reset = wire::as_bool(&a[1], "reset_settings")?;
+            load_episode(s, name, reset)
+        }),
         ("apply_batch", 2) => super::batch::apply(s, &a[0], &a[1], out)?,
         ("is_traffic_manager_running", 1) => {
             let port = as_port(&a[0])?;
@@ -289,6 +320,11 @@ pub(crate) fn call(
                     s.tell(EngineCall::World(parsed?));
                     Ok(())
                 });
+            } else if let Some((returns_void, why)) = super::unsupported::reason(method) {
+                if !returns_void {
+                    return Err(why);
+                }
+                wire::void_failed(out, &why);
             } else {
                 return Ok(Outcome::Unknown);
             }
@@ -314,6 +350,31 @@ fn ok_str(out: &mut Out, v: &str) {
 
 fn ok_uint(out: &mut Out, v: u64) {
     wire::ok_uint(out, v);
+}
+
+/// `Carla/Maps/Town01` → `Town01` (also `/Game/Carla/Maps/Town01.umap`).
+fn map_basename(name: &str) -> &str {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    base.strip_suffix(".umap").unwrap_or(base)
+}
+
+/// `client.load_world(name)` / `reload_world()` (name ""): a new episode of
+/// the map, which the host builds; the episode id changes before this
+/// answers (the client waits for a new id). A map this server does not
+/// have is a clear error naming the one it has.
+fn load_episode(s: &RpcShared, name: &str, reset_settings: bool) -> ArgResult<()> {
+    let have = map_basename(&s.world.map.read().name).to_owned();
+    if !name.is_empty() && !map_basename(name).eq_ignore_ascii_case(&have) {
+        return Err(format!(
+            "map {name:?} is not available: this server has {have:?} (get_available_maps())"
+        ));
+    }
+    s.ask(EngineCall::LoadEpisode { reset_settings })?;
+    if reset_settings {
+        *s.world.settings.lock() = super::EpisodeSettings::default();
+        s.apply_delivery_mode();
+    }
+    Ok(())
 }
 
 fn as_port(v: &Value) -> ArgResult<u16> {

@@ -74,6 +74,15 @@ pub enum EngineCall {
     },
     /// A command for every traffic light.
     World(WorldCommand),
+    /// `load_world` / `reload_world`: start a new episode of the map (the
+    /// town's own actors back at their start, every client actor gone):
+    /// build it, call [`crate::rpc::RpcServer::new_episode`] and register
+    /// the host's actors again, then answer. `reset_settings`: the episode
+    /// settings go back to CARLA's defaults (the library's copy already
+    /// does on success).
+    LoadEpisode {
+        reset_settings: bool,
+    },
 }
 
 impl EngineCall {
@@ -93,6 +102,7 @@ impl EngineCall {
                 "freeze all traffic lights"
             }
             EngineCall::World(WorldCommand::ResetAllTrafficLights) => "reset all traffic lights",
+            EngineCall::LoadEpisode { .. } => "load episode",
         }
     }
 }

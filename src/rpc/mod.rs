@@ -29,6 +29,7 @@ mod framing;
 mod host;
 pub mod token;
 mod traffic_managers;
+mod unsupported;
 mod wire;
 mod world;
 

@@ -204,7 +204,7 @@ pub(crate) fn actor_definitions(out: &mut Vec<u8>, list: &[Blueprint]) {
                 string(out, r);
             }
             boolean(out, a.modifiable);
-            boolean(out, !a.recommended.is_empty());
+            boolean(out, a.restricted);
         }
     }
 }

@@ -27,9 +27,11 @@ pub struct BlueprintAttribute {
     pub kind: u8,
     /// Default value, as text that parses as `kind`.
     pub value: String,
-    /// Recommended values; the client restricts to them when non-empty.
+    /// Recommended values (scripts pick from them).
     pub recommended: Vec<String>,
     pub modifiable: bool,
+    /// Whether the client refuses values that are not recommended.
+    pub restricted: bool,
 }
 
 /// A blueprint of the library (`get_actor_definitions`).
@@ -50,6 +52,7 @@ fn role_name() -> BlueprintAttribute {
         value: String::new(),
         recommended: Vec::new(),
         modifiable: true,
+        restricted: false,
     }
 }
 
@@ -90,6 +93,7 @@ fn sensor_blueprints() -> Vec<Blueprint> {
                     value: a.default.to_owned(),
                     recommended: a.allowed.iter().map(|s| (*s).to_owned()).collect(),
                     modifiable: true,
+                    restricted: !a.allowed.is_empty(),
                 })
                 .chain(std::iter::once(role_name()))
                 .collect(),
@@ -151,6 +155,8 @@ pub(crate) struct World {
     states_sent: AtomicU64,
     /// Notified after each episode state is sent.
     state_sent: (Mutex<()>, Condvar),
+    /// `world.get/set_imui_sensor_gravity`, m/s² (f32 bits).
+    pub(crate) imu_gravity: AtomicU32,
     pub(crate) spectator: u32,
 }
 
@@ -171,6 +177,7 @@ impl World {
             states_composed: AtomicU64::new(0),
             states_sent: AtomicU64::new(0),
             state_sent: (Mutex::new(()), Condvar::new()),
+            imu_gravity: AtomicU32::new(9.81f32.to_bits()),
             spectator: 1,
         };
         let id = world.new_actor_id();
@@ -343,8 +350,11 @@ mod tests {
                     _ => false,
                 };
                 assert!(ok, "{}.{} = {:?}", b.id, a.id, a.value);
-                let restricted = !a.recommended.is_empty();
-                assert!(!restricted || a.recommended.contains(&a.value), "{}", a.id);
+                assert!(
+                    !a.restricted || a.recommended.contains(&a.value),
+                    "{}",
+                    a.id
+                );
             }
         }
         // Every sensor blueprint is listed with all its attributes and

@@ -42,6 +42,7 @@ pub(crate) fn vehicle_blueprint() -> Blueprint {
         value: value.into(),
         recommended: Vec::new(),
         modifiable: true,
+        restricted: false,
     };
     Blueprint {
         id: "vehicle.test.box".into(),

@@ -27,6 +27,7 @@ fn attr(id: &str, kind: u8, value: &str) -> BlueprintAttribute {
         value: value.into(),
         recommended: Vec::new(),
         modifiable: false,
+        restricted: false,
     }
 }
 
@@ -50,9 +51,11 @@ fn boxed(extent: Vector3D) -> ActorBox {
 /// box.
 fn vehicle(m: &VehicleModel) -> Blueprint {
     let flag = |b: bool| if b { "true" } else { "false" };
+    // Recommended values; only the bike's drivers are restricted to them.
     let listed = |id: &str, kind, values: &[&str]| {
         let mut a = modifiable(attr(id, kind, values[0]));
         a.recommended = values.iter().map(|v| (*v).to_owned()).collect();
+        a.restricted = id == "driver_id";
         a
     };
     let mut attributes = vec![attr("base_type", ATTR_STRING, m.base_type)];
@@ -123,6 +126,10 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
     for (i, id) in WALKERS.iter().enumerate() {
         let mut speed = modifiable(attr("speed", carla_server::rpc::ATTR_FLOAT, "1.4"));
         speed.recommended = vec!["0.0".into(), "1.4".into(), "2.6".into()];
+        // As CARLA's walkers that cannot use one: only "false" recommended.
+        let mut wheelchair = modifiable(attr("use_wheelchair", ATTR_BOOL, "false"));
+        wheelchair.recommended = vec!["false".into()];
+        wheelchair.restricted = true;
         out.push(Blueprint {
             id: (*id).into(),
             attributes: vec![
@@ -137,6 +144,7 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
                 modifiable(attr("is_invincible", ATTR_BOOL, "true")),
                 modifiable(attr("role_name", ATTR_STRING, "pedestrian")),
                 speed,
+                wheelchair,
             ],
             // Centred on the walker's origin (its capsule's centre).
             bounding_box: ActorBox {

@@ -155,14 +155,15 @@ impl Serve09 {
         server.rpc().map(|r| r.settings()).unwrap_or_default()
     }
 
-    /// Carries out one request; a synchronous tick is handed back.
+    /// Carries out one request; a synchronous tick and a new episode
+    /// (`load_world`) are handed back to the main loop.
     pub(crate) fn handle(
         &mut self,
         world: &mut World,
         req: EngineRequest,
     ) -> Option<EngineRequest> {
         match req.call().clone() {
-            EngineCall::Tick => return Some(req),
+            EngineCall::Tick | EngineCall::LoadEpisode { .. } => return Some(req),
             EngineCall::SpawnActor {
                 actor_id,
                 blueprint,
