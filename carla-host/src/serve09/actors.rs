@@ -4,7 +4,9 @@
 //! traffic lights with their state and times).
 
 use super::blueprints::{fitting_vehicle, TRAFFIC_LIGHT, WALKERS};
-use crate::world::map::town::{self, Light, LightSpot, GREEN_S, LANE_WIDTH, SPACING, YELLOW_S};
+use crate::world::map::town::{
+    self, Light, LightSpot, GREEN_S, LANE_WIDTH, SPACING, WALK_HALF, YELLOW_S,
+};
 use crate::world::simulation::vehicle::EXTENT;
 use crate::world::{World, LIGHT_ID0, PLAYER_ID};
 use carla_server::rpc::{
@@ -17,8 +19,16 @@ use std::collections::HashMap;
 
 /// Speed limit every vehicle reports, km/h.
 const SPEED_LIMIT_KMH: f32 = 30.0;
-/// A light governs a vehicle this far (m) before its junction.
-const LIGHT_REACH: f32 = 30.0;
+/// A light governs a vehicle (`is_at_traffic_light`, the state it reports)
+/// while the vehicle's origin is in a zone before its junction, as CARLA's
+/// trigger volumes do; a Traffic Manager brakes its car as soon as it is
+/// in the zone and the light is not green. The zone ends far enough from
+/// the junction (where the crossing road's far sidewalk begins) that a car
+/// at 30-40 km/h braking there halts with its front before the junction,
+/// and it is deep enough that no car passes it within one tick; a car
+/// nearer the junction when the light turns is committed and drives on.
+const TRIGGER_NEAR: f32 = WALK_HALF + 6.5;
+const TRIGGER_FAR: f32 = TRIGGER_NEAR + 5.0;
 
 fn at(t: &Transform) -> ActorTransform {
     ActorTransform {
@@ -80,7 +90,7 @@ fn light_ahead(lights: &[LightSpot], x: f32, y: f32, yaw_deg: f32) -> Option<usi
     }
     let next = ((along / SPACING).floor() + 1.0) * SPACING;
     let gap = next - along;
-    if gap > LIGHT_REACH + LANE_WIDTH {
+    if !(TRIGGER_NEAR..=TRIGGER_FAR).contains(&gap) {
         return None;
     }
     let node_along = (next * if dx != 0.0 { dx } else { dy } / SPACING).round() as i32;
@@ -210,7 +220,7 @@ pub(crate) fn states(
             kind: CARLA_ACTOR_TRAFFIC_LIGHT,
             transform: at(&l.transform()),
             traffic_light_state: light_number(state),
-            traffic_light_times: [GREEN_S, YELLOW_S, GREEN_S + YELLOW_S, elapsed],
+            traffic_light_times: [GREEN_S, YELLOW_S, town::red_seconds(l.node), elapsed],
             pole_index: l.dir.into(),
             ..Default::default()
         };
@@ -227,14 +237,21 @@ mod tests {
     #[test]
     fn a_vehicle_before_a_junction_is_governed_by_that_junctions_light() {
         let lights = town::light_spots();
-        // Heading +x on road j = 1, 10 m before node (2, 1).
-        let (x, y) = (2.0 * SPACING - 10.0, SPACING + town::LANE_OFFSET);
+        // Heading +x on road j = 1, 15 m before node (2, 1).
+        let (x, y) = (2.0 * SPACING - 15.0, SPACING + town::LANE_OFFSET);
         let i = light_ahead(&lights, x, y, 0.0).expect("a light");
         assert_eq!((lights[i].node, lights[i].dir), ((2, 1), 0));
-        // Heading -y on road i = 3, 20 m before node (3, 2).
-        let (x, y) = (3.0 * SPACING - town::LANE_OFFSET, 2.0 * SPACING + 20.0);
+        // Heading -y on road i = 3, 14 m before node (3, 2).
+        let (x, y) = (3.0 * SPACING - town::LANE_OFFSET, 2.0 * SPACING + 14.0);
         let i = light_ahead(&lights, x, y, -90.0).expect("a light");
         assert_eq!((lights[i].node, lights[i].dir), ((3, 2), 3));
+        // 8 m before it (committed: too near to stop before the junction)
+        // and 25 m before it (not yet in the zone): none.
+        for before in [8.0, 25.0] {
+            let y = 2.0 * SPACING + before;
+            let x = 3.0 * SPACING - town::LANE_OFFSET;
+            assert_eq!(light_ahead(&lights, x, y, -90.0), None, "{before} m");
+        }
         // Mid-block, 40 m before the junction: none.
         assert_eq!(
             light_ahead(&lights, SPACING + 20.0, town::LANE_OFFSET, 0.0),

@@ -39,8 +39,22 @@ pub(crate) fn actor(
 ) {
     use ActorCommand as C;
     let done = match *command {
-        C::SimulatePhysics(on) => world.driven_mut(id).map(|d| d.modes.frozen = !on).is_some(),
-        C::Collisions(on) => world.driven_mut(id).map(|d| d.modes.ghost = !on).is_some(),
+        C::SimulatePhysics(on) => match world.driven_mut(id) {
+            Some(d) => {
+                d.modes.frozen = !on;
+                true
+            }
+            // Walkers are kinematic already: moved only by their walk or a
+            // client's controls.
+            None => world.walker_mut(id).is_some(),
+        },
+        C::Collisions(on) => match world.driven_mut(id) {
+            Some(d) => {
+                d.modes.ghost = !on;
+                true
+            }
+            None => world.walker_mut(id).map(|w| w.ghost = !on).is_some(),
+        },
         C::Autopilot(on) => world
             .driven_mut(id)
             .map(|d| d.modes.autopilot = on)

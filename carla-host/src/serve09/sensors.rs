@@ -272,9 +272,12 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
                     z: 0.0,
                 };
                 scratch.payload.clear();
+                // As CARLA's: the event's actor is the one that collided
+                // (the sensor's parent); the obstacle event names the
+                // sensor itself.
                 serialize::collision(
                     &mut scratch.payload,
-                    &description(s.actor, s.blueprint.clone()),
+                    &description(s.parent, (t.type_of)(s.parent)),
                     &description(c.other, (t.type_of)(c.other)),
                     impulse,
                 );

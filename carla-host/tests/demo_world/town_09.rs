@@ -49,7 +49,11 @@ impl Drop for Host {
 fn script(name: &str) -> Command {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/town");
     let mut cmd = Command::new(common::carla_python());
-    cmd.arg(dir.join(name)).current_dir(dir);
+    // The client caches downloaded files (the navigation mesh) there.
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("carla-cache");
+    cmd.arg(dir.join(name))
+        .current_dir(dir)
+        .env("CARLA_CACHE_DIR", cache);
     cmd
 }
 
@@ -68,6 +72,53 @@ fn run(name: &str) {
         out.status
     );
     assert!(!stderr.contains("WARNING"), "{name} warned:\n{stderr}");
+}
+
+/// Runs `traffic.py` (the client's Traffic Manager with walkers, and a
+/// watcher) in one mode; returns its RESULT line. The Traffic Manager's
+/// one warning (it builds its map cache the first time) is allowed.
+fn traffic(args: &[&str]) -> String {
+    let host = Host::start();
+    let out = script("traffic.py")
+        .arg(host.port.to_string())
+        .args(args)
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.lines().any(|l| l == "OK"),
+        "traffic.py {args:?}: {}\n{stdout}\n{stderr}",
+        out.status
+    );
+    let warnings: Vec<&str> = (stdout.lines().chain(stderr.lines()))
+        .filter(|l| l.contains("WARNING") && !l.contains("No InMemoryMap cache found"))
+        .collect();
+    assert!(
+        warnings.is_empty(),
+        "traffic.py {args:?} warned: {warnings:?}"
+    );
+    let result = stdout
+        .lines()
+        .find(|l| l.starts_with("RESULT "))
+        .unwrap_or("");
+    result.to_owned()
+}
+
+#[test]
+fn traffic_manager_drives_and_walkers_walk_in_synchronous_mode() {
+    println!("{}", traffic(&[]));
+}
+
+#[test]
+fn traffic_manager_drives_in_asynchronous_and_hybrid_modes() {
+    println!("{}", traffic(&["--asynch"]));
+    println!("{}", traffic(&["--hybrid"]));
+}
+
+#[test]
+fn physics_lights_walker_controls_episodes_and_clear_errors() {
+    run("api_surface.py");
 }
 
 #[test]

@@ -32,11 +32,13 @@ pub(crate) const LAST: f32 = SPACING * (ROADS - 1) as f32;
 pub(crate) const WALL: f32 = WALK_HALF + 20.0;
 /// Seed of the layout (buildings, parks).
 pub(crate) const TOWN_SEED: u64 = 0x0C1A_7A00_2018_0804;
-/// Traffic-light cycle: green, yellow, then red while the crossing road has
-/// its green and yellow.
+/// Traffic-light cycle, as CARLA's light groups run: the approaches of a
+/// junction get green one after the other (green, then yellow), the others
+/// are red meanwhile; after each yellow, every light stays red for
+/// `CLEARANCE_S` so what entered on yellow leaves the junction first.
 pub(crate) const GREEN_S: f32 = 10.0;
 pub(crate) const YELLOW_S: f32 = 3.0;
-pub(crate) const CYCLE_S: f32 = 2.0 * (GREEN_S + YELLOW_S);
+pub(crate) const CLEARANCE_S: f32 = 1.0;
 
 /// CARLA's semantic tags (the whole table, some unused here).
 #[allow(dead_code)]
@@ -249,19 +251,35 @@ pub(crate) enum Light {
 }
 
 /// State at time `t` (s) of the light facing traffic that arrives at node
-/// `n` heading `d`. Roads along x and along y alternate; each junction has
-/// its own phase offset.
+/// `n` heading `d`. Each approach of a junction has its turn (no two
+/// approaches are green at once, so no movements conflict); each junction
+/// has its own phase offset. Green where there is no light.
 pub(crate) fn light_state(n: Node, d: u8, t: f32) -> Light {
     light_phase(n, d, t).0
 }
 
+/// Whether traffic arrives at `n` heading `d` (it comes from a neighbour).
+fn approach(n: Node, d: u8) -> bool {
+    neighbour(n, (d + 2) % 4).is_some()
+}
+
+/// How long the light of an approach of `n` stays red: its clearance, then
+/// each other approach's turn, seconds.
+pub(crate) fn red_seconds(n: Node) -> f32 {
+    let approaches = (0..4).filter(|&d| approach(n, d)).count();
+    approaches as f32 * (GREEN_S + YELLOW_S + CLEARANCE_S) - GREEN_S - YELLOW_S
+}
+
 /// [`light_state`] and the seconds the light has been in that state.
 pub(crate) fn light_phase(n: Node, d: u8, t: f32) -> (Light, f32) {
-    let offset = ((n.0 * 5 + n.1 * 3) % 13) as f32 * 2.0;
-    let mut phase = (t + offset).rem_euclid(CYCLE_S);
-    if d % 2 == 1 {
-        phase = (phase + GREEN_S + YELLOW_S) % CYCLE_S;
+    if !approach(n, d) {
+        return (Light::Green, t);
     }
+    let slot = GREEN_S + YELLOW_S + CLEARANCE_S;
+    let turn = (0..d).filter(|&e| approach(n, e)).count() as f32;
+    let cycle = GREEN_S + YELLOW_S + red_seconds(n);
+    let offset = ((n.0 * 5 + n.1 * 3) % 13) as f32 * 2.0;
+    let phase = (t + offset - turn * slot).rem_euclid(cycle);
     if phase < GREEN_S {
         (Light::Green, phase)
     } else if phase < GREEN_S + YELLOW_S {
@@ -297,7 +315,9 @@ pub(crate) fn light_spots() -> Vec<LightSpot> {
                 if neighbour((i, j), dir + 2).is_some() {
                     let (x, y) = lane_point((i, j), dir, -(ROAD_HALF + 0.5));
                     let (rx, ry) = right_vec(dir);
-                    let k = ROAD_HALF + 0.5 - LANE_OFFSET;
+                    // On the sidewalk's corner, 1.5 m from the kerb: clear
+                    // of the cars turning right there.
+                    let k = ROAD_HALF + 1.5 - LANE_OFFSET;
                     out.push(LightSpot {
                         node: (i, j),
                         dir,

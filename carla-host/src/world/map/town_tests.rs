@@ -52,12 +52,26 @@ fn the_branch_free_ground_index_classifies_like_surface() {
 }
 
 #[test]
-fn lights_alternate_between_crossing_roads() {
-    for t in 0..260 {
-        let t = t as f32 * 0.1;
-        let a = light_state((1, 2), 0, t);
-        let b = light_state((1, 2), 1, t);
-        assert!(a == Light::Red || b == Light::Red, "t={t}");
-        assert_eq!(a, light_state((1, 2), 2, t));
+fn each_approach_of_a_junction_has_its_turn() {
+    // A crossing (4 approaches) and a junction on the edge (3).
+    for (node, approaches) in [((1, 2), 4usize), ((0, 2), 3)] {
+        let mut greens = [0u32; 4];
+        for t in 0..(10 * 14 * approaches as u32) {
+            let t = t as f32 * 0.1;
+            let lit: Vec<u8> = (0..4)
+                .filter(|&d| light_state(node, d, t) != Light::Red)
+                .collect();
+            assert!(
+                lit.len() <= 1 || lit.len() == 4 - approaches + 1,
+                "t={t}: {lit:?}"
+            );
+            for d in lit {
+                greens[d as usize] += 1;
+            }
+        }
+        // Every approach gets green and yellow for 13 s of each cycle.
+        let served = greens.iter().filter(|&&g| (129..=131).contains(&g)).count();
+        assert_eq!(served, approaches, "{node:?}: {greens:?}");
+        assert_eq!(red_seconds(node), approaches as f32 * 14.0 - 13.0);
     }
 }

@@ -256,7 +256,11 @@ impl World {
         if me != PLAYER_ID && self.player_active && self.car.footprint().overlaps(r) {
             return Some(Collision::Vehicle(PLAYER_ID));
         }
-        if let Some(w) = self.walkers.iter().find(|w| w.rect().overlaps(r)) {
+        if let Some(w) = self
+            .walkers
+            .iter()
+            .find(|w| !w.ghost && w.rect().overlaps(r))
+        {
             return Some(Collision::Pedestrian(w.id));
         }
         self.scene

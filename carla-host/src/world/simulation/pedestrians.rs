@@ -27,6 +27,9 @@ pub(crate) struct Walker {
     still: bool,
     /// A client's `WalkerControl`: unit direction (x, y) and m/s.
     pub control: Option<(f32, f32, f32)>,
+    /// `set_collisions(False)`: vehicles pass through it (a client's
+    /// walker controller asks this of every walker it moves).
+    pub ghost: bool,
 }
 
 impl Walker {
@@ -45,6 +48,7 @@ impl Walker {
             sign: if rng.unit() < 0.5 { 1.0 } else { -1.0 },
             still: false,
             control: None,
+            ghost: false,
         };
         w.step(0.0);
         w
@@ -68,6 +72,7 @@ impl Walker {
             sign: 1.0,
             still: true,
             control: None,
+            ghost: false,
         }
     }
 

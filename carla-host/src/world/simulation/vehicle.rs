@@ -17,6 +17,9 @@ use carla_server::types::{CBool, Control, Transform, Vector3D};
 pub(crate) const MASS_KG: f32 = 1500.0;
 pub(crate) const WHEELBASE_M: f32 = 2.9;
 pub(crate) const MAX_STEER_DEG: f32 = 35.0;
+/// The front wheels' angle at full steer of CARLA 0.9's cars (their
+/// physics control's `max_steer_angle`), degrees.
+pub(crate) const CARLA_MAX_STEER_DEG: f32 = 70.0;
 pub(crate) const MAX_SPEED: f32 = 30.0;
 pub(crate) const MAX_REVERSE_SPEED: f32 = 6.0;
 /// Engine acceleration at full throttle from rest, m/s².
@@ -71,6 +74,8 @@ pub(crate) struct Car {
     /// Half the body's size, metres ([`EXTENT`] unless spawned from a
     /// blueprint of another size).
     pub extent: Vector3D,
+    /// The front wheels' angle at full steer, degrees.
+    pub max_steer_deg: f32,
 }
 
 impl Car {
@@ -86,13 +91,17 @@ impl Car {
             collision_other: 0.0,
             hit: None,
             extent: EXTENT,
+            max_steer_deg: MAX_STEER_DEG,
         }
     }
 
-    /// A car of another size (a client's blueprint) at `spot`.
+    /// A 0.9 client's car at `spot`: its blueprint's size, and CARLA's
+    /// steering ([`CARLA_MAX_STEER_DEG`], what a Traffic Manager's and an
+    /// agent's controllers are tuned for).
     pub(crate) fn sized(spot: &Transform, extent: Vector3D) -> Car {
         Car {
             extent,
+            max_steer_deg: CARLA_MAX_STEER_DEG,
             ..Car::at(spot)
         }
     }
@@ -140,7 +149,7 @@ impl Car {
         } else {
             v - v.signum() * resist
         };
-        let yaw_rate = v * (steer * MAX_STEER_DEG.to_radians()).tan() / WHEELBASE_M;
+        let yaw_rate = v * (steer * self.max_steer_deg.to_radians()).tan() / WHEELBASE_M;
         let mid = self.yaw + 0.5 * yaw_rate * dt;
         self.x += v * mid.cos() * dt;
         self.y += v * mid.sin() * dt;
@@ -216,7 +225,7 @@ impl Car {
     pub(crate) fn follow(&self, wheel: f32, speed: f32) -> Control {
         let err = speed - self.speed;
         Control {
-            steer: (wheel / MAX_STEER_DEG.to_radians()).clamp(-1.0, 1.0),
+            steer: (wheel / self.max_steer_deg.to_radians()).clamp(-1.0, 1.0),
             throttle: (err * 0.5).clamp(0.0, 1.0),
             brake: if err < -0.3 {
                 (-err * 0.3).clamp(0.0, 1.0)
@@ -282,7 +291,7 @@ impl Car {
         let alpha = (ty * c - tx * s).atan2(tx * c + ty * s);
         let dist = (tx * tx + ty * ty).sqrt().max(1.0);
         let wheel = (2.0 * WHEELBASE_M * alpha.sin() / dist).atan();
-        let steer = (wheel / MAX_STEER_DEG.to_radians()).clamp(-1.0, 1.0);
+        let steer = (wheel / self.max_steer_deg.to_radians()).clamp(-1.0, 1.0);
         let mut want = AUTOPILOT_SPEED;
         if turn.is_some() {
             want = want.min(3.0 + 0.4 * to_mouth.max(0.0));

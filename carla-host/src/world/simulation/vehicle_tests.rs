@@ -207,13 +207,14 @@ fn lane_fractions_on_and_off_the_road() {
 
 #[test]
 fn autopilot_follows_the_lanes_round_the_town() {
-    // From every start spot, 60 s with no traffic (lights honoured).
+    // From every start spot, 2 minutes with no traffic (lights honoured: each
+    // approach of a junction waits for its turn).
     // Tight right turns swing a little wide (the car's turning circle is
     // larger than the corner), so brief, small lane departures are allowed.
     for spot in town::player_start_spots().iter() {
         let mut c = Car::at(spot);
         let (mut distance, mut outside, mut worst) = (0.0, 0, 0.0f32);
-        let steps = 1800;
+        let steps = 3600;
         for i in 0..steps {
             let ctl = c.autopilot(i as f32 * DT, None);
             let (x, y) = (c.x, c.y);

@@ -99,6 +99,7 @@ for _ in range(60):
 world.tick()
 hits = data["sensor.other.collision"]
 check(hits and hits[0].other_actor.id == parked.id, "collision with the parked car")
+check(hits[0].actor.id == car.id, "the event's actor is the car that collided (as CARLA's)")
 check(hits[0].normal_impulse.length() > 0, "collision impulse")
 radar = data["sensor.other.radar"]
 for s in sensors:

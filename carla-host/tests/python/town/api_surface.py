@@ -1,0 +1,106 @@
+"""The calls scripts make beyond spawning and ticking, checked by a second
+client: physics toggles and impulses, walker controls, vehicle lights,
+destroy right after spawn, the safe-distance sensor as a plain actor,
+maps and episodes (get_available_maps, load_world, reload_world), and
+calls this server cannot carry out failing with a clear RuntimeError."""
+import sys
+
+import carla
+from common import connect, check, synchronous, asynchronous, free_spawn
+
+client, world = connect()
+watcher = carla.Client("127.0.0.1", int(sys.argv[1]))
+watcher.set_timeout(20.0)
+seen = watcher.get_world()
+bl = world.get_blueprint_library()
+points = world.get_map().get_spawn_points()
+
+# Destroy right after spawn (asynchronous mode, no tick between): the
+# spawn answers once the world stream carries the actor.
+for i in range(6):
+    v = world.try_spawn_actor(bl.find("vehicle.audi.tt"), points[i])
+    if v is not None:
+        check(v.destroy(), "destroy right after spawn %d" % i)
+
+synchronous(world, 0.05)
+car = free_spawn(world, bl.find("vehicle.tesla.model3"), points)
+world.tick()
+start = seen.get_actor(car.id).get_location()
+
+# Physics off: full throttle moves nothing; on again: it drives.
+car.set_simulate_physics(False)
+car.apply_control(carla.VehicleControl(throttle=1.0))
+for _ in range(20):
+    world.tick()
+check(seen.get_actor(car.id).get_location().distance(start) < 0.05, "frozen with physics off")
+car.set_simulate_physics(True)
+for _ in range(20):
+    world.tick()
+moved = seen.get_actor(car.id).get_location().distance(start)
+check(moved > 1.0, "drives with physics on: %.2f m" % moved)
+
+# An impulse along the heading speeds it up at once.
+car.apply_control(carla.VehicleControl(brake=1.0))
+for _ in range(40):
+    world.tick()
+fwd = car.get_transform().get_forward_vector()
+car.add_impulse(carla.Vector3D(fwd.x * 1845 * 5, fwd.y * 1845 * 5, 0))
+car.apply_control(carla.VehicleControl())
+world.tick()
+speed = seen.get_actor(car.id).get_velocity().length()
+check(speed > 3.0, "an impulse of 5 m/s x mass: %.2f m/s" % speed)
+
+# Vehicle lights: set, read back one and all.
+car.set_light_state(carla.VehicleLightState(carla.VehicleLightState.Position | carla.VehicleLightState.LowBeam))
+world.tick()
+check(int(car.get_light_state()) == 3, "light state read back: %s" % car.get_light_state())
+check(int(world.get_vehicles_light_states()[car.id]) == 3, "all vehicles' light states")
+
+# Walker control moves a walker.
+loc = world.get_random_location_from_navigation()
+check(loc is not None, "a navigation point")
+loc.z += 1.0
+walker = world.spawn_actor(bl.filter("walker.pedestrian.*")[0], carla.Transform(loc))
+world.tick()
+w0 = seen.get_actor(walker.id).get_location()
+walker.apply_control(carla.WalkerControl(direction=carla.Vector3D(1, 0, 0), speed=1.5))
+for _ in range(40):
+    world.tick()
+w1 = seen.get_actor(walker.id).get_location()
+check(w1.x - w0.x > 2.0, "apply_control walks the walker: %.2f m" % (w1.x - w0.x))
+
+# The safe-distance sensor is a plain actor to a stock client.
+safe = world.spawn_actor(bl.find("sensor.other.safe_distance"), carla.Transform(), attach_to=car)
+check(not hasattr(safe, "listen"), "safe-distance sensor without a stream")
+world.tick()  # synchronous mode: the client knows an actor from a tick on
+check(safe.destroy(), "safe-distance sensor destroyed")
+
+# What this server cannot do is a clear RuntimeError.
+for what, call in [
+    ("ray queries", lambda: world.cast_ray(carla.Location(0, 0, 10), carla.Location(0, 0, -10))),
+    ("vehicle physics control", lambda: car.get_physics_control()),
+    ("environment objects", lambda: world.get_environment_objects()),
+]:
+    try:
+        call()
+        check(False, "%s raised nothing" % what)
+    except RuntimeError as e:
+        check(what in str(e) and "not available on this server" in str(e), "%s: %s" % (what, e))
+
+# Maps and episodes.
+maps = client.get_available_maps()
+check(maps == ["SyntheticTown"], "available maps: %s" % maps)
+try:
+    client.load_world("Town01")
+    check(False, "loading a CARLA town raised nothing")
+except RuntimeError as e:
+    check("SyntheticTown" in str(e), "a map it does not have: %s" % e)
+asynchronous(world)
+old = world.id
+world = client.reload_world()
+check(world.id != old, "reload_world starts a new episode")
+check(world.get_actor(car.id) is None, "the client's actors are gone")
+check(not world.get_settings().synchronous_mode, "settings reset")
+world = client.load_world("SyntheticTown", reset_settings=False)
+check(len(world.get_actors().filter("vehicle.*")) >= 1, "the town's traffic is back")
+print("OK")
