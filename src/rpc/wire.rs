@@ -226,8 +226,40 @@ pub(crate) fn actor(out: &mut Vec<u8>, a: &Actor, stream_token: Option<&[u8]>) {
         string(out, value);
     }
     bounding_box(out, &a.bounding_box, a.id);
-    bin(out, &[]);
+    bin(out, semantic_tags(&a.blueprint, &a.attributes));
     bin(out, stream_token.unwrap_or_default());
+}
+
+/// The 0.9.16 semantic tags (`carla.CityObjectLabel`) of an actor, from its
+/// blueprint: vehicles by `base_type` (Car 14, Truck 15, Bus 16,
+/// Motorcycle 18, Bicycle 19), walkers Pedestrians (12), traffic lights
+/// TrafficLight (7), other `traffic.*` TrafficSigns (8); sensors,
+/// controllers and the spectator none. Scripts read `actor.semantic_tags[0]`.
+fn semantic_tags(blueprint: &str, attributes: &[(String, u8, String)]) -> &'static [u8] {
+    let base_type = || {
+        attributes
+            .iter()
+            .find(|(k, _, _)| k == "base_type")
+            .map(|(_, _, v)| v.to_ascii_lowercase())
+            .unwrap_or_default()
+    };
+    if blueprint.starts_with("vehicle.") {
+        match base_type().as_str() {
+            "truck" => &[15],
+            "bus" => &[16],
+            "motorcycle" => &[18],
+            "bicycle" => &[19],
+            _ => &[14],
+        }
+    } else if blueprint.starts_with("walker.") {
+        &[12]
+    } else if blueprint.starts_with("traffic.traffic_light") {
+        &[7]
+    } else if blueprint.starts_with("traffic.") {
+        &[8]
+    } else {
+        &[]
+    }
 }
 
 /// An `apply_batch_sync` reply: `[Response<actor id> …]`.

@@ -91,7 +91,14 @@ fn sensor_blueprints() -> Vec<Blueprint> {
                         AttributeType::String => ATTR_STRING,
                     },
                     value: a.default.to_owned(),
-                    recommended: a.allowed.iter().map(|s| (*s).to_owned()).collect(),
+                    // As CARLA's variations: the allowed values, or else the
+                    // default as the one recommended value (scripts read
+                    // `recommended_values[0]`).
+                    recommended: if a.allowed.is_empty() {
+                        vec![a.default.to_owned()]
+                    } else {
+                        a.allowed.iter().map(|s| (*s).to_owned()).collect()
+                    },
                     modifiable: true,
                     restricted: !a.allowed.is_empty(),
                 })

@@ -146,8 +146,15 @@ impl AttributeDefinition {
         let in_range = |v: f64| v.is_finite() && self.range.contains(&v);
         let parsed = match self.ty {
             AttributeType::Bool => parse_bool(t).map(AttributeValue::Bool),
-            AttributeType::Int => match t.parse::<i64>() {
-                Ok(v) if in_range(v as f64) => Some(AttributeValue::Int(v)),
+            // As CARLA (which reads ints with `Atoi`), a number written with
+            // a fraction ("64.0", as `str(64.0)` gives) counts by its
+            // integer part.
+            AttributeType::Int => match t.parse::<i64>().ok().or_else(|| {
+                (t.parse::<f64>().ok())
+                    .filter(|f| f.is_finite() && f.abs() < 1e15)
+                    .map(|f| f.trunc() as i64)
+            }) {
+                Some(v) if in_range(v as f64) => Some(AttributeValue::Int(v)),
                 _ => None,
             },
             AttributeType::Float => match t.parse::<f64>() {

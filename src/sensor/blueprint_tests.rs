@@ -296,7 +296,11 @@ fn values_at_bounds() {
         (LIDAR, "horizontal_fov", "360", true),
         (LIDAR, "channels", "1", true),
         (LIDAR, "channels", "0", false),
-        (LIDAR, "channels", "32.0", false),
+        // As CARLA's Atoi: the integer part of a number with a fraction
+        // (lidar_to_camera.py sends str(64.0)).
+        (LIDAR, "channels", "32.0", true),
+        (LIDAR, "channels", "0.5", false),
+        (LIDAR, "channels", "32x", false),
         (LIDAR, "sensor_tick", "0", true),
         (LIDAR, "sensor_tick", "-0.1", false),
         (LIDAR, "noise_seed", "4294967295", true),

@@ -26,6 +26,8 @@ synchronous(world, 0.05)
 car = free_spawn(world, bl.find("vehicle.tesla.model3"), points)
 world.tick()
 start = seen.get_actor(car.id).get_location()
+# CARLA's semantic tags on actors (scripts read semantic_tags[0]).
+check(list(car.semantic_tags) == [14], "a car is tagged Car: %s" % car.semantic_tags)
 
 # Physics off: full throttle moves nothing; on again: it drives.
 car.set_simulate_physics(False)
@@ -62,6 +64,7 @@ check(loc is not None, "a navigation point")
 loc.z += 1.0
 walker = world.spawn_actor(bl.filter("walker.pedestrian.*")[0], carla.Transform(loc))
 world.tick()
+check(list(walker.semantic_tags) == [12], "a walker is tagged Pedestrians")
 w0 = seen.get_actor(walker.id).get_location()
 walker.apply_control(carla.WalkerControl(direction=carla.Vector3D(1, 0, 0), speed=1.5))
 for _ in range(40):
