@@ -117,6 +117,11 @@ fn traffic_manager_drives_in_asynchronous_and_hybrid_modes() {
 }
 
 #[test]
+fn an_agent_style_route_follower_reaches_its_destination() {
+    run("route.py");
+}
+
+#[test]
 fn physics_lights_walker_controls_episodes_and_clear_errors() {
     run("api_surface.py");
 }
