@@ -1259,6 +1259,22 @@ int32_t carla_rpc_add_actor(CarlaServerPtr server,
                             const struct carla_actor_transform *transform);
 
 /*
+ Says which traffic lights form a group (those of one junction): a
+ client's `traffic_light.get_group_traffic_lights()` of any of them
+ answers the `count` ids of `ids`, in that order. Each must be a
+ `traffic.traffic_light` actor added with `carla_rpc_add_actor`; a light
+ moves out of its old group; `carla_rpc_new_episode` forgets the groups.
+ `CARLA_SERVER_INVALID_ARGUMENT`: not listening, or an id that is not
+ such a light.
+
+ # Safety
+ `server` NULL or live; `ids` NULL (count 0) or `count` readable ids.
+ */
+int32_t carla_rpc_set_traffic_light_group(CarlaServerPtr server,
+                                          const uint32_t *ids,
+                                          uint32_t count);
+
+/*
  Forgets actor `id` (a host actor gone, or any actor the host removed
  itself): clients no longer list it; if it is a sensor spawned by a
  client, its stream ends. `CARLA_SERVER_INVALID_ARGUMENT`: no such actor

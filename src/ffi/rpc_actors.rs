@@ -1,6 +1,6 @@
 //! The C API of the 0.9.16 world the host owns: its own actors (a player
 //! car, level traffic) made known to 0.9 clients under ids it chooses, new
-//! episodes, and how many 0.9 clients are connected. Each is one call of
+//! episodes, traffic-light groups, and how many 0.9 clients are connected. Each is one call of
 //! `Server` (`rpc_add_actor`, `rpc_remove_actor`, `rpc_new_episode`,
 //! `rpc_client_count`).
 
@@ -50,6 +50,30 @@ pub unsafe extern "C" fn carla_rpc_add_actor(
         h.server
             .rpc()?
             .add_actor(id, blueprint, &pairs, transform)?;
+        Ok(())
+    })
+}
+
+/// Says which traffic lights form a group (those of one junction): a
+/// client's `traffic_light.get_group_traffic_lights()` of any of them
+/// answers the `count` ids of `ids`, in that order. Each must be a
+/// `traffic.traffic_light` actor added with `carla_rpc_add_actor`; a light
+/// moves out of its old group; `carla_rpc_new_episode` forgets the groups.
+/// `CARLA_SERVER_INVALID_ARGUMENT`: not listening, or an id that is not
+/// such a light.
+///
+/// # Safety
+/// `server` NULL or live; `ids` NULL (count 0) or `count` readable ids.
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_set_traffic_light_group(
+    server: CarlaServerPtr,
+    ids: *const u32,
+    count: u32,
+) -> i32 {
+    export!({
+        let h = self::server(server)?;
+        let ids = array(ids, count)?;
+        h.server.rpc()?.set_traffic_light_group(ids)?;
         Ok(())
     })
 }

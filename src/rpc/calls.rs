@@ -247,6 +247,29 @@ pub(crate) fn call(
             s.world.imu_gravity.store(g.to_bits(), Ordering::Relaxed);
             Ok(())
         }),
+        // A light's group as the host described it; a light in none is a
+        // group of its own.
+        ("get_group_traffic_lights", 1) => {
+            let id = as_u32(&a[0], "actor id")?;
+            let light = s
+                .world
+                .actors
+                .read()
+                .get(&id)
+                .map(|x| x.blueprint.starts_with("traffic.traffic_light"));
+            match light {
+                None => return Err(unknown_actor(id)),
+                Some(false) => return Err(format!("actor {id} is not a traffic light")),
+                Some(true) => {}
+            }
+            let group = s.world.light_groups.read().get(&id).cloned();
+            let ids: &[u32] = group.as_deref().unwrap_or(std::slice::from_ref(&id));
+            wire::ok_head(out);
+            wire::array(out, ids.len());
+            for i in ids {
+                wire::uint(out, (*i).into());
+            }
+        }
         ("get_available_maps", 0) => {
             let map = s.world.map.read();
             wire::ok_head(out);

@@ -117,6 +117,34 @@ impl RpcServer {
         removed.is_some()
     }
 
+    /// Says which traffic lights form a group (those of one junction, which
+    /// cycle together): `traffic_light.get_group_traffic_lights()` of any
+    /// of them answers `ids`, in this order. Each id must be a
+    /// `traffic.traffic_light` actor added before; a light moves out of its
+    /// old group. [`RpcServer::new_episode`] forgets the groups.
+    pub fn set_traffic_light_group(&self, ids: &[u32]) -> Result<(), Error> {
+        let w = &self.shared.world;
+        {
+            let actors = w.actors.read();
+            for id in ids {
+                let light = actors
+                    .get(id)
+                    .map(|a| a.blueprint.starts_with("traffic.traffic_light"));
+                if light != Some(true) {
+                    return Err(Error::InvalidArgument(format!(
+                        "actor {id} is not a traffic light known to clients"
+                    )));
+                }
+            }
+        }
+        let group: std::sync::Arc<[u32]> = ids.into();
+        let mut groups = w.light_groups.write();
+        for id in ids {
+            groups.insert(*id, group.clone());
+        }
+        Ok(())
+    }
+
     /// Starts a new episode for 0.9 clients: every actor but the spectator
     /// is forgotten (client sensors' streams end) and the episode id
     /// changes (clients see a new world). Returns the new episode id.
@@ -132,6 +160,7 @@ impl RpcServer {
         for id in gone {
             self.forget_actor(id);
         }
+        w.light_groups.write().clear();
         w.episode_id.fetch_add(1, Ordering::Relaxed) + 1
     }
 

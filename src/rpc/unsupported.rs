@@ -44,7 +44,6 @@ const UNSUPPORTED: &[(&str, bool, &str)] = &[
     ("set_bones_transform", true, "walker skeletons are not available on this server"),
     ("blend_pose", true, "walker skeletons are not available on this server"),
     ("get_pose_from_animation", true, "walker skeletons are not available on this server"),
-    ("get_group_traffic_lights", false, "traffic-light groups are not available on this server"),
     ("get_light_boxes", false, "traffic-light lamp boxes are not available on this server"),
     ("get_all_level_BBs", false, "the level's bounding boxes are not available on this server"),
     ("get_environment_objects", false, "the level's environment objects are not available on this server"),

@@ -164,6 +164,8 @@ pub(crate) struct World {
     state_sent: (Mutex<()>, Condvar),
     /// `world.get/set_imui_sensor_gravity`, m/s² (f32 bits).
     pub(crate) imu_gravity: AtomicU32,
+    /// Traffic-light groups the host described: each light's group.
+    pub(crate) light_groups: RwLock<BTreeMap<u32, std::sync::Arc<[u32]>>>,
     pub(crate) spectator: u32,
 }
 
@@ -185,6 +187,7 @@ impl World {
             states_sent: AtomicU64::new(0),
             state_sent: (Mutex::new(()), Condvar::new()),
             imu_gravity: AtomicU32::new(9.81f32.to_bits()),
+            light_groups: RwLock::new(BTreeMap::new()),
             spectator: 1,
         };
         let id = world.new_actor_id();

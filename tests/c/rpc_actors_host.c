@@ -116,6 +116,12 @@ static void check_bad_arguments(CarlaServerPtr server) {
   EXPECT(carla_rpc_client_count(NULL, &count), CARLA_SERVER_NULL_ARGUMENT);
   EXPECT(carla_rpc_client_count(server, NULL), CARLA_SERVER_NULL_ARGUMENT);
   EXPECT(carla_rpc_set_stream_queue(NULL, 4), CARLA_SERVER_NULL_ARGUMENT);
+  {
+    static const uint32_t lights[] = {7};
+    EXPECT(carla_rpc_set_traffic_light_group(NULL, lights, 1), CARLA_SERVER_NULL_ARGUMENT);
+    EXPECT(carla_rpc_set_traffic_light_group(server, lights, 1),
+           CARLA_SERVER_INVALID_ARGUMENT); /* not listening */
+  }
   /* Not listening: no world to add to; nobody connected. */
   EXPECT(carla_rpc_add_actor(server, 7, "vehicle.test.box", keys, values, 1, &t),
          CARLA_SERVER_INVALID_ARGUMENT);
@@ -148,6 +154,13 @@ static void check_bad_actors(CarlaServerPtr server) {
   EXPECT(carla_rpc_add_actor(server, 501, "vehicle.test.box", keys, NULL, 1, &t),
          CARLA_SERVER_NULL_ARGUMENT);
   EXPECT(carla_rpc_remove_actor(server, 501), CARLA_SERVER_INVALID_ARGUMENT);
+  {
+    static const uint32_t not_a_light[] = {500};
+    EXPECT(carla_rpc_set_traffic_light_group(server, not_a_light, 1),
+           CARLA_SERVER_INVALID_ARGUMENT); /* a vehicle */
+    EXPECT(carla_rpc_set_traffic_light_group(server, NULL, 1), CARLA_SERVER_NULL_ARGUMENT);
+    OK(carla_rpc_set_traffic_light_group(server, NULL, 0)); /* an empty group */
+  }
   EXPECT(carla_rpc_set_stream_queue(server, 65), CARLA_SERVER_INVALID_ARGUMENT);
   OK(carla_rpc_set_stream_queue(server, 64));
   OK(carla_rpc_set_stream_queue(server, 0));

@@ -262,3 +262,41 @@ fn a_c_host_gets_actor_commands_with_their_values() {
     host.close_stdin();
     host.finish();
 }
+
+#[test]
+fn traffic_light_groups_are_the_hosts() {
+    let host = RpcHost::start();
+    let rpc_server = host.server.rpc().unwrap();
+    let light = Blueprint {
+        id: "traffic.traffic_light".into(),
+        ..common::rpc_host::vehicle_blueprint()
+    };
+    rpc_server.add_blueprint(light);
+    for id in [501, 502, 503] {
+        rpc_server
+            .add_actor(id, "traffic.traffic_light", &[], Default::default())
+            .unwrap();
+    }
+    rpc_server.set_traffic_light_group(&[502, 501]).unwrap();
+    // Only traffic lights can be grouped.
+    assert!(rpc_server.set_traffic_light_group(&[1]).is_err());
+    drop(rpc_server);
+    let mut rpc = connect(&host);
+    let group =
+        |rpc: &mut RpcClient, id: u32| rpc.call("get_group_traffic_lights", &[Value::from(id)]);
+    let in_group = Value::Array(vec![Value::from(502u32), Value::from(501u32)]);
+    assert_eq!(group(&mut rpc, 501).unwrap(), in_group);
+    assert_eq!(group(&mut rpc, 502).unwrap(), in_group);
+    // A light in no group is a group of its own; other actors are refused.
+    assert_eq!(
+        group(&mut rpc, 503).unwrap(),
+        Value::Array(vec![Value::from(503u32)])
+    );
+    let car = spawn(&mut rpc, "vehicle.test.box");
+    assert!(
+        matches!(group(&mut rpc, car), Err(RpcError::Failed(m)) if m.contains("not a traffic light"))
+    );
+    // A new episode forgets the groups with the actors.
+    host.server.rpc().unwrap().new_episode();
+    assert!(matches!(group(&mut rpc, 501), Err(RpcError::Failed(_))));
+}

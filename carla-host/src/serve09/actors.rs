@@ -65,6 +65,16 @@ pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, 
     for i in 0..world.lights().len() {
         add(LIGHT_ID0 + i as u32, TRAFFIC_LIGHT, &[]);
     }
+    // Each junction's lights cycle together: one group per junction.
+    let mut groups: HashMap<town::Node, Vec<u32>> = HashMap::new();
+    for (i, l) in world.lights().iter().enumerate() {
+        groups.entry(l.node).or_default().push(LIGHT_ID0 + i as u32);
+    }
+    for ids in groups.values() {
+        if let Err(e) = server.rpc().and_then(|r| r.set_traffic_light_group(ids)) {
+            log_warn!("traffic-light group {:?}: {}", ids, e);
+        }
+    }
 }
 
 /// 0.9.16's traffic-light state number: 0 red, 1 yellow, 2 green.

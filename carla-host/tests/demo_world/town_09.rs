@@ -57,47 +57,40 @@ fn script(name: &str) -> Command {
     cmd
 }
 
-/// Runs a script against a fresh host; asserts it printed OK.
-fn run(name: &str) {
+/// Runs a script (with `args` after the port) against a fresh host;
+/// asserts it printed OK and no client warning but `allowed`; returns its
+/// standard output.
+fn run_with(name: &str, args: &[&str], allowed: Option<&str>) -> String {
     let host = Host::start();
     let out = script(name)
         .arg(host.port.to_string())
+        .args(args)
         .output()
         .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && stdout.lines().any(|l| l == "OK"),
-        "{name}: {}\n{stdout}\n{stderr}",
+        "{name} {args:?}: {}\n{stdout}\n{stderr}",
         out.status
     );
-    assert!(!stderr.contains("WARNING"), "{name} warned:\n{stderr}");
+    let warnings: Vec<&str> = (stdout.lines().chain(stderr.lines()))
+        .filter(|l| l.contains("WARNING") && !allowed.is_some_and(|a| l.contains(a)))
+        .collect();
+    assert!(warnings.is_empty(), "{name} {args:?} warned: {warnings:?}");
+    stdout
+}
+
+/// Runs a script against a fresh host; asserts it printed OK.
+fn run(name: &str) {
+    run_with(name, &[], None);
 }
 
 /// Runs `traffic.py` (the client's Traffic Manager with walkers, and a
 /// watcher) in one mode; returns its RESULT line. The Traffic Manager's
 /// one warning (it builds its map cache the first time) is allowed.
 fn traffic(args: &[&str]) -> String {
-    let host = Host::start();
-    let out = script("traffic.py")
-        .arg(host.port.to_string())
-        .args(args)
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && stdout.lines().any(|l| l == "OK"),
-        "traffic.py {args:?}: {}\n{stdout}\n{stderr}",
-        out.status
-    );
-    let warnings: Vec<&str> = (stdout.lines().chain(stderr.lines()))
-        .filter(|l| l.contains("WARNING") && !l.contains("No InMemoryMap cache found"))
-        .collect();
-    assert!(
-        warnings.is_empty(),
-        "traffic.py {args:?} warned: {warnings:?}"
-    );
+    let stdout = run_with("traffic.py", args, Some("No InMemoryMap cache found"));
     let result = stdout
         .lines()
         .find(|l| l.starts_with("RESULT "))

@@ -4,6 +4,7 @@ destroy right after spawn, the safe-distance sensor as a plain actor,
 maps and episodes (get_available_maps, load_world, reload_world), and
 calls this server cannot carry out failing with a clear RuntimeError."""
 import sys
+import time
 
 import carla
 from common import connect, check, synchronous, asynchronous, free_spawn
@@ -14,6 +15,18 @@ watcher.set_timeout(20.0)
 seen = watcher.get_world()
 bl = world.get_blueprint_library()
 points = world.get_map().get_spawn_points()
+
+
+def watched(frame):
+    """The watcher's snapshot of `frame` or later (its stream may lag the
+    ticking client's by a moment on a busy machine)."""
+    for _ in range(200):
+        snap = seen.get_snapshot()
+        if snap.frame >= frame:
+            return snap
+        time.sleep(0.01)
+    check(False, "the watcher never saw frame %d" % frame)
+
 
 # Destroy right after spawn (asynchronous mode, no tick between): the
 # spawn answers once the world stream carries the actor.
@@ -48,8 +61,7 @@ for _ in range(40):
 fwd = car.get_transform().get_forward_vector()
 car.add_impulse(carla.Vector3D(fwd.x * 1845 * 5, fwd.y * 1845 * 5, 0))
 car.apply_control(carla.VehicleControl())
-world.tick()
-speed = seen.get_actor(car.id).get_velocity().length()
+speed = watched(world.tick()).find(car.id).get_velocity().length()
 check(speed > 3.0, "an impulse of 5 m/s x mass: %.2f m/s" % speed)
 
 # Vehicle lights: set, read back one and all.
@@ -89,6 +101,12 @@ for what, call in [
         check(False, "%s raised nothing" % what)
     except RuntimeError as e:
         check(what in str(e) and "not available on this server" in str(e), "%s: %s" % (what, e))
+
+# A traffic light's group: the lights of its junction.
+light = world.get_actors().filter("traffic.traffic_light")[0]
+group = light.get_group_traffic_lights()
+check(2 <= len(group) <= 4 and light.id in [g.id for g in group], "a junction's lights: %d" % len(group))
+check(all(g.get_location().distance(light.get_location()) < 20 for g in group), "one junction")
 
 # Maps and episodes.
 maps = client.get_available_maps()
