@@ -8,6 +8,7 @@ use super::engine::{EngineCall, Undo};
 use super::wire::{as_array, as_str, as_transform, ArgResult};
 use super::world::{Actor, WALKER_CONTROLLER};
 use super::RpcShared;
+use crate::types::Vector3D;
 use rmpv::Value;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -224,6 +225,29 @@ pub(crate) fn destroy(s: &RpcShared, id: u32) -> ArgResult<()> {
         let _ = s.sensors.destroy(sensor);
     }
     Ok(())
+}
+
+/// Whether actor `id`'s blueprint starts with `prefix` (`"vehicle."`,
+/// `"traffic.traffic_light"`, ...); `None` if there is no such actor.
+pub(crate) fn is_kind(s: &RpcShared, id: u32, prefix: &str) -> Option<bool> {
+    s.world
+        .actors
+        .read()
+        .get(&id)
+        .map(|a| a.blueprint.starts_with(prefix))
+}
+
+/// Asks the host to move actor `id` to `location`, keeping its rotation
+/// (`set_location`, batch `ApplyLocation`); `None` if there is no such
+/// actor.
+pub(crate) fn relocate(s: &RpcShared, id: u32, location: Vector3D) -> Option<()> {
+    let mut transform = s.world.actors.read().get(&id)?.transform;
+    transform.location = location;
+    s.tell(EngineCall::SetActorTransform {
+        actor_id: id,
+        transform,
+    });
+    Some(())
 }
 
 /// Checks and hands an actor command to the host (without waiting);

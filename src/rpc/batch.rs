@@ -131,18 +131,8 @@ fn run(
         19 => {
             let actor_id = actor(0)?;
             let location = as_vector(field(1)?, "location")?;
-            let mut transform = s
-                .world
-                .actors
-                .read()
-                .get(&actor_id)
-                .ok_or_else(|| format!("actor {actor_id} not found"))?
-                .transform;
-            transform.location = location;
-            s.tell(EngineCall::SetActorTransform {
-                actor_id,
-                transform,
-            });
+            actors::relocate(s, actor_id, location)
+                .ok_or_else(|| format!("actor {actor_id} not found"))?;
             Ok(actor_id)
         }
         // SetAutopilot: the client registers the vehicle with its own
@@ -153,13 +143,7 @@ fn run(
         // server has none to draw in.
         16 | 17 => {
             let id = actor(0)?;
-            let is_vehicle = s
-                .world
-                .actors
-                .read()
-                .get(&id)
-                .map(|a| a.blueprint.starts_with("vehicle."));
-            match is_vehicle {
+            match actors::is_kind(s, id, "vehicle.") {
                 Some(true) => Ok(id),
                 Some(false) => Err(format!("command {index}: actor {id} is not a vehicle")),
                 None => Err(format!("actor {id} not found")),

@@ -199,21 +199,9 @@ pub(crate) fn call(
             Ok(())
         }),
         ("set_actor_location", 2) => void(out, || {
-            let actor_id = known_actor(s, &a[0])?;
+            let actor_id = as_u32(&a[0], "actor id")?;
             let location = as_vector(&a[1], "location")?;
-            let mut transform = s
-                .world
-                .actors
-                .read()
-                .get(&actor_id)
-                .map(|x| x.transform)
-                .unwrap_or_default();
-            transform.location = location;
-            s.tell(EngineCall::SetActorTransform {
-                actor_id,
-                transform,
-            });
-            Ok(())
+            actors::relocate(s, actor_id, location).ok_or_else(|| unknown_actor(actor_id))
         }),
         ("set_actor_target_velocity", 2) => void(out, || {
             let (actor_id, velocity) = (known_actor(s, &a[0])?, as_vector(&a[1], "velocity")?);
@@ -251,13 +239,7 @@ pub(crate) fn call(
         // group of its own.
         ("get_group_traffic_lights", 1) => {
             let id = as_u32(&a[0], "actor id")?;
-            let light = s
-                .world
-                .actors
-                .read()
-                .get(&id)
-                .map(|x| x.blueprint.starts_with("traffic.traffic_light"));
-            match light {
+            match actors::is_kind(s, id, "traffic.traffic_light") {
                 None => return Err(unknown_actor(id)),
                 Some(false) => return Err(format!("actor {id} is not a traffic light")),
                 Some(true) => {}

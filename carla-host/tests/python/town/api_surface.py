@@ -70,6 +70,14 @@ world.tick()
 check(int(car.get_light_state()) == 3, "light state read back: %s" % car.get_light_state())
 check(int(world.get_vehicles_light_states()[car.id]) == 3, "all vehicles' light states")
 
+# set_location moves it, keeping its heading.
+here = car.get_transform()
+there = here.location + here.get_forward_vector() * 3.0
+car.set_location(there)
+moved_to = watched(world.tick()).find(car.id).get_transform()
+check(moved_to.location.distance(there) < 1.0, "set_location: %s" % moved_to.location)
+check(abs(moved_to.rotation.yaw - here.rotation.yaw) < 1.0, "set_location keeps the heading")
+
 # Walker control moves a walker.
 loc = world.get_random_location_from_navigation()
 check(loc is not None, "a navigation point")
