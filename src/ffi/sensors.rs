@@ -168,8 +168,10 @@ pub unsafe extern "C" fn carla_sensor_type_id(
     })
 }
 
-/// Cameras, copy path: sends `size` bytes of BGRA pixels (must be
-/// width × height × 4 of the camera). Any thread.
+/// Cameras, copy path: sends `size` bytes of pixels: width × height × 4
+/// BGRA bytes (optical flow: × 8, two little-endian floats a pixel, x then
+/// y). A DVS camera takes BGRA images and sends the events since its
+/// previous image (nothing when there are none). Any thread.
 ///
 /// # Safety
 /// `server` NULL or live; `context` valid; `pixels` readable for `size` bytes.
@@ -189,8 +191,9 @@ pub unsafe extern "C" fn carla_sensor_send_image(
 }
 
 /// Cameras, zero-copy path: takes a pooled buffer for one image and writes
-/// where the engine must put the BGRA pixels (`pixels`, `size` bytes). Send
-/// it with `carla_sensor_commit_image` or drop it with `carla_image_release`.
+/// where the engine must put the pixels (`pixels`, `size` bytes; the layout
+/// of `carla_sensor_send_image`). Send it with `carla_sensor_commit_image`
+/// or drop it with `carla_image_release`.
 ///
 /// # Safety
 /// `server` NULL or live; `image`, `pixels`, `size` writable.

@@ -67,7 +67,11 @@ macro_rules! camera {
 /// The depth and segmentation cameras (CARLA: no post-processing attributes).
 static BASIC_CAMERA: [Def; 10] = camera!();
 
-static RGB_CAMERA: [Def; 41] = camera!(
+/// The RGB camera's post-processing attributes (CARLA's
+/// `bEnableModifyingPostProcessEffects` cameras: rgb and dvs), then the
+/// given ones.
+macro_rules! post_processing_camera {
+    ($($extra:expr,)*) => { camera!(
     string("exposure_mode", "histogram", &["histogram", "manual"], "auto-exposure mode"),
     any("exposure_compensation", "0.0", "exposure adjustment, log2 (-1: 2x darker, 1: 2x brighter)"),
     positive("shutter_speed", "200.0", "manual exposure: shutter speed, 1/s"),
@@ -99,6 +103,21 @@ static RGB_CAMERA: [Def; 41] = camera!(
     any("tint", "0.0", "white balance tint"),
     non_negative("chromatic_aberration_intensity", "0.0", "chromatic aberration intensity"),
     unit("chromatic_aberration_offset", "0.0", "chromatic aberration start, from the centre"),
+    $($extra,)*
+    )};
+}
+
+static RGB_CAMERA: [Def; 41] = post_processing_camera!();
+
+/// The event camera: the RGB camera's attributes and its own.
+static DVS_CAMERA: [Def; 48] = post_processing_camera!(
+    non_negative("positive_threshold", "0.3", "contrast threshold of a brightness increase"),
+    non_negative("negative_threshold", "0.3", "contrast threshold of a brightness decrease"),
+    non_negative("sigma_positive_threshold", "0.0", "noise of the positive threshold: standard deviation"),
+    non_negative("sigma_negative_threshold", "0.0", "noise of the negative threshold: standard deviation"),
+    int("refractory_period_ns", "0", 0, i32::MAX as i64, "time a pixel stays silent after an event, ns"),
+    boolean("use_log", "true", "work on log intensity"),
+    positive("log_eps", "0.001", "L = ln(log_eps + I/255)"),
 );
 
 // ----------------------------------------------------------------- lidars --
@@ -190,4 +209,8 @@ pub static DEFINITIONS: &[SensorDefinition] = &[
     SensorDefinition { id: "sensor.other.obstacle", attributes: &OBSTACLE },
     SensorDefinition { id: "sensor.other.radar", attributes: &RADAR },
     SensorDefinition { id: "sensor.other.lane_invasion", attributes: &[] },
+    SensorDefinition { id: "sensor.camera.dvs", attributes: &DVS_CAMERA },
+    SensorDefinition { id: "sensor.camera.optical_flow", attributes: &BASIC_CAMERA },
+    SensorDefinition { id: "sensor.camera.normals", attributes: &BASIC_CAMERA },
+    SensorDefinition { id: "sensor.camera.cosmos_visualization", attributes: &BASIC_CAMERA },
 ];

@@ -52,6 +52,12 @@ const LIDAR_0_9_16: &str = "sensor_tick:f=0.0 channels:i=32 range:f=10.0 \
 const RAY_CAST_EXTRA_0_9_16: &str = "atmosphere_attenuation_rate:f=0.004 noise_seed:i=0 \
     dropoff_general_rate:f=0.45 dropoff_intensity_limit:f=0.8 dropoff_zero_intensity:f=0.4 \
     noise_stddev:f=0.0";
+/// `ADVSCamera::GetSensorDefinition`'s own attributes (CARLA writes the
+/// bool's default "True"; we write "true", as every other bool).
+const DVS_0_9_16: &str = "positive_threshold:f=0.3 negative_threshold:f=0.3 \
+    sigma_positive_threshold:f=0.0 sigma_negative_threshold:f=0.0 refractory_period_ns:i=0 \
+    use_log:b=true log_eps:f=0.001";
+
 const OTHER_0_9_16: [(&str, &str); 7] = [
     (
         "sensor.other.gnss",
@@ -118,6 +124,16 @@ fn every_blueprint_matches_carla_0_9_16() {
         ),
         (LIDAR, expected(&[LIDAR_0_9_16, RAY_CAST_EXTRA_0_9_16])),
         ("sensor.lidar.ray_cast_semantic", expected(&[LIDAR_0_9_16])),
+        (
+            "sensor.camera.dvs",
+            expected(&[CAMERA_0_9_16, RGB_POSTPROCESS_0_9_16, DVS_0_9_16]),
+        ),
+        ("sensor.camera.optical_flow", expected(&[CAMERA_0_9_16])),
+        ("sensor.camera.normals", expected(&[CAMERA_0_9_16])),
+        (
+            "sensor.camera.cosmos_visualization",
+            expected(&[CAMERA_0_9_16]),
+        ),
     ];
     cases.extend(OTHER_0_9_16.iter().map(|(id, l)| (*id, expected(&[l]))));
     assert_eq!(cases.len(), DEFINITIONS.len(), "one case per blueprint");
@@ -322,7 +338,7 @@ fn errors_and_messages() {
     let msg = err.to_string();
     let head = "unknown sensor blueprint \"sensor.camera.thermal\" (known: sensor.other";
     assert!(msg.starts_with(head), "{msg}");
-    assert_tail(&msg, " sensor.other.lane_invasion)");
+    assert_tail(&msg, " sensor.camera.cosmos_visualization)");
 
     let sensor = "sensor.lidar.ray_cast_semantic";
     let err = one(sensor, "noise_stddev", "0.1").unwrap_err();

@@ -7,6 +7,7 @@
 
 use super::blueprint::{self, SensorAttributes};
 use super::header::SensorHeader;
+use super::models::dvs::{Dvs, DvsSettings};
 use super::models::lidar::{Lidar, LidarSettings};
 use super::models::safe_distance::{self, SafeDistanceSettings};
 use super::registry::{PayloadFormat, SensorType};
@@ -27,6 +28,10 @@ enum Model {
         height: u32,
         fov: f32,
         legacy_type: u32,
+        /// 4 (BGRA) or 8 (optical flow: two f32).
+        pixel_bytes: usize,
+        /// The event camera: images in, events out.
+        dvs: Option<Box<Mutex<Dvs>>>,
     },
     Lidar(Box<Mutex<Lidar>>),
     SafeDistance(SafeDistanceSettings),
@@ -66,7 +71,10 @@ impl SensorInstance {
             Error::InvalidArgument(format!("{blueprint_id} has no sensor type id"))
         })?;
         let model = match kind.format() {
-            PayloadFormat::Image => Model::Camera {
+            PayloadFormat::Image
+            | PayloadFormat::NormalsImage
+            | PayloadFormat::OpticalFlowImage
+            | PayloadFormat::Dvs => Model::Camera {
                 width: camera_attribute(attributes.get_u32("image_size_x")),
                 height: camera_attribute(attributes.get_u32("image_size_y")),
                 fov: camera_attribute(attributes.get_f32("fov")),
@@ -75,6 +83,15 @@ impl SensorInstance {
                     SensorType::SemanticSegmentationCamera => 3,
                     _ => 1,
                 },
+                pixel_bytes: if kind == SensorType::OpticalFlowCamera {
+                    8
+                } else {
+                    4
+                },
+                dvs: (kind == SensorType::DvsCamera).then(|| {
+                    let settings = DvsSettings::from_attributes(&attributes);
+                    Box::new(Mutex::new(Dvs::new(settings, 0x0D75)))
+                }),
             },
             PayloadFormat::Lidar | PayloadFormat::SemanticLidar => {
                 let semantic = kind == SensorType::SemanticLidar;
@@ -133,45 +150,100 @@ impl SensorInstance {
                 height,
                 fov,
                 legacy_type,
+                ..
             } => Some((width, height, fov, legacy_type)),
             _ => None,
         }
     }
 
-    /// Copy path: sends BGRA pixels of the camera's size.
+    /// The geometry of a camera whose messages are BGRA images (the ones
+    /// a 0.8 client can be sent): not optical flow, not DVS events.
+    pub(crate) fn bgra_camera(&self) -> Option<(u32, u32, f32, u32)> {
+        match &self.model {
+            Model::Camera {
+                pixel_bytes: 4,
+                dvs: None,
+                ..
+            } => self.camera(),
+            _ => None,
+        }
+    }
+
+    /// Bytes of one pixel the engine writes (4: BGRA; 8: optical flow).
+    fn pixel_bytes(&self) -> Option<usize> {
+        match self.model {
+            Model::Camera { pixel_bytes, .. } => Some(pixel_bytes),
+            _ => None,
+        }
+    }
+
+    /// Copy path: sends pixels of the camera's size (BGRA; optical flow:
+    /// two f32 per pixel).
     pub(crate) fn send_image(
         &self,
         ctx: &CaptureContext,
         pixels: &[u8],
         keep: impl FnOnce(&Arc<Message>, usize),
     ) -> Result<(), Error> {
-        let (w, h, fov, _) = self.camera().ok_or_else(|| self.wrong("an image"))?;
-        let mut buf = self.stream.pop_buffer();
-        buf.append_with(|v| serialize::image(v, w, h, fov, pixels))
-            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
-        self.stream
-            .send_then(&self.header(ctx), buf, |m| keep(m, IMAGE_HEADER_SIZE))
+        let mut image = self.acquire_image()?;
+        let region = image.pixels_mut();
+        if region.len() != pixels.len() {
+            let (w, h, ..) = self.camera().unwrap_or_default();
+            let e = serialize::SerializeError::PixelDataLength {
+                width: w,
+                height: h,
+                expected: region.len() as u64,
+                actual: pixels.len() as u64,
+            };
+            return Err(Error::InvalidArgument(e.to_string()));
+        }
+        region.copy_from_slice(pixels);
+        self.commit(ctx, image, keep)
     }
 
     /// Zero-copy path: a pooled buffer sized for one image; the engine
     /// writes the pixels into `PendingImage::pixels_mut`, then `commit`s.
     pub(crate) fn acquire_image(&self) -> Result<PendingImage, Error> {
         let (w, h, fov, _) = self.camera().ok_or_else(|| self.wrong("an image"))?;
-        let bytes = (w as usize) * (h as usize) * 4;
+        let pixel = self.pixel_bytes().unwrap_or(4) as u64;
+        let bytes = u64::from(w) * u64::from(h) * pixel;
+        serialize::check_size(IMAGE_HEADER_SIZE as u64 + bytes)
+            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
         let mut buffer = self.stream.pop_buffer();
-        buffer.reset(IMAGE_HEADER_SIZE + bytes);
+        buffer.reset(IMAGE_HEADER_SIZE + bytes as usize);
         buffer[..IMAGE_HEADER_SIZE].copy_from_slice(&serialize::image_header(w, h, fov));
         Ok(PendingImage { buffer })
     }
 
     /// Sends an acquired image; `keep` gets the shared message and the
-    /// offset of its pixels (the 0.8 mirror writes them from there).
+    /// offset of its pixels (the 0.8 mirror writes them from there). A DVS
+    /// camera sends the events since its previous image instead (nothing
+    /// when there are none, as CARLA's), and `keep` is not called.
     pub(crate) fn commit(
         &self,
         ctx: &CaptureContext,
         image: PendingImage,
         keep: impl FnOnce(&Arc<Message>, usize),
     ) -> Result<(), Error> {
+        if let Model::Camera {
+            width,
+            height,
+            fov,
+            dvs: Some(dvs),
+            ..
+        } = &self.model
+        {
+            let mut dvs = dvs.lock();
+            let events = dvs.process(image.pixels(), *width, ctx.timestamp);
+            if events.is_empty() {
+                return Ok(());
+            }
+            let mut buf = self.stream.pop_buffer();
+            buf.append_with(|v| serialize::dvs_events(v, *width, *height, *fov, events))
+                .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+            drop(dvs);
+            return self.send(ctx, buf);
+        }
         self.stream.send_then(&self.header(ctx), image.buffer, |m| {
             keep(m, IMAGE_HEADER_SIZE)
         })
@@ -284,9 +356,14 @@ pub struct PendingImage {
 }
 
 impl PendingImage {
-    /// Where the BGRA pixels go (width × height × 4 bytes).
+    /// Where the pixels go: width × height × 4 BGRA bytes (optical flow:
+    /// × 8, two little-endian f32 per pixel, x then y).
     pub fn pixels_mut(&mut self) -> &mut [u8] {
         &mut self.buffer[IMAGE_HEADER_SIZE..]
+    }
+
+    fn pixels(&self) -> &[u8] {
+        &self.buffer[IMAGE_HEADER_SIZE..]
     }
 
     /// The whole payload (image header + pixels).

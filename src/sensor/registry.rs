@@ -212,10 +212,15 @@ impl SensorType {
     }
 
     /// The sensor with this stable name (exact match), if registered; the
-    /// wide-angle-lens camera blueprints give their ordinary camera.
+    /// wide-angle-lens camera blueprints give their ordinary camera, and
+    /// CARLA's `sensor.camera.cosmos_visualization` blueprint its
+    /// `cosmos_control` sensor.
     pub fn from_name(name: &str) -> Option<SensorType> {
         if let Some(base) = name.strip_suffix(".wide_angle_lens") {
             return Self::from_name(base).filter(|s| s.format() == PayloadFormat::Image);
+        }
+        if name == "sensor.camera.cosmos_visualization" {
+            return Some(SensorType::CosmosControl);
         }
         REGISTRY.iter().find(|e| e.name == name).map(|e| e.sensor)
     }

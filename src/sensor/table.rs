@@ -123,7 +123,7 @@ impl SensorEntry {
         if self.camera_geometry().is_none() && !self.instance.is_lidar() {
             return Err(Error::WrongSensorKind {
                 sensor: self.instance.sensor_type().name(),
-                call: "a 0.8 mirror (cameras and lidars only)",
+                call: "a 0.8 mirror (BGRA cameras and lidars only)",
             });
         }
         self.legacy.set(id);
@@ -140,7 +140,7 @@ impl SensorEntry {
     }
 
     fn camera_geometry(&self) -> Option<CameraGeometry> {
-        let (width, height, fov, image_type) = self.instance.camera()?;
+        let (width, height, fov, image_type) = self.instance.bgra_camera()?;
         Some(CameraGeometry {
             width,
             height,

@@ -311,6 +311,89 @@ mod tests {
         assert_eq!(camera.stats().messages, 2);
     }
 
+    /// Commits `image` (filled by `fill`) on `camera` at simulation time
+    /// `t` seconds.
+    fn commit_at(camera: &super::Sensor<'_>, t: f64, fill: impl Fn(&mut [u8])) {
+        let mut image = camera.acquire_image().unwrap();
+        fill(image.pixels_mut());
+        let ctx = CaptureContext {
+            timestamp: t,
+            ..CaptureContext::default()
+        };
+        camera.commit_image(&ctx, image).unwrap();
+    }
+
+    #[test]
+    fn a_dvs_camera_turns_images_into_events_on_its_stream() {
+        use crate::client::stream::StreamClient;
+        let server = server();
+        let pairs = [("image_size_x", "4"), ("image_size_y", "2")];
+        let id = server.create_sensor("sensor.camera.dvs", &pairs).unwrap();
+        let camera = server.sensor(id).unwrap();
+        assert_eq!(camera.sensor_type().id(), 3);
+        assert!(camera.mirror_to_legacy(1).is_err(), "events are no image");
+        let addr = server.streaming_addr().unwrap();
+        let mut client = StreamClient::subscribe(addr, id, Duration::from_secs(5)).unwrap();
+        // The first image only sets the references and sends nothing; then
+        // pixel 5 (x 1, y 1) alternates dark and bright until the
+        // subscription is registered and a message arrives.
+        commit_at(&camera, 0.0, |p| p.fill(40));
+        let mut t = 0.0;
+        while !client.wait_for_data(Duration::from_millis(20)).unwrap() {
+            t += 0.1;
+            let level = if (t * 10.0) as u32 % 2 == 1 { 220 } else { 40 };
+            commit_at(&camera, t, |p| {
+                p.fill(40);
+                p[20..23].fill(level);
+            });
+            assert!(t < 100.0, "no message");
+        }
+        let m = client.next_message().unwrap();
+        assert_eq!(m.sensor_type(), 3);
+        let payload = m.payload();
+        assert_eq!(payload[..8], [4, 0, 0, 0, 2, 0, 0, 0], "width, height");
+        let events = &payload[serialize::IMAGE_HEADER_SIZE..];
+        assert!(!events.is_empty() && events.len() % serialize::DVS_EVENT_SIZE == 0);
+        for e in events.chunks_exact(serialize::DVS_EVENT_SIZE) {
+            assert_eq!(e[..4], [1, 0, 1, 0], "x 1, y 1");
+            let ns = i64::from_le_bytes(e[4..12].try_into().unwrap());
+            assert!(
+                ns > ((m.timestamp() - 0.1) * 1e9) as i64 && ns <= (m.timestamp() * 1e9) as i64
+            );
+            assert_eq!(e[12] == 1, (m.timestamp() * 10.0).round() as u32 % 2 == 1);
+        }
+    }
+
+    #[test]
+    fn an_optical_flow_camera_takes_two_floats_a_pixel() {
+        let server = server();
+        let pairs = [("image_size_x", "3"), ("image_size_y", "2")];
+        let id = server
+            .create_sensor("sensor.camera.optical_flow", &pairs)
+            .unwrap();
+        let camera = server.sensor(id).unwrap();
+        assert_eq!(camera.sensor_type().id(), 8);
+        let mut image = camera.acquire_image().unwrap();
+        assert_eq!(image.pixels_mut().len(), 3 * 2 * 8);
+        assert_eq!(image.payload()[..8], [3, 0, 0, 0, 2, 0, 0, 0]);
+        drop(image);
+        let ctx = CaptureContext::default();
+        assert!(camera.send_image(&ctx, &[0; 24]).is_err(), "BGRA-sized");
+        camera.send_image(&ctx, &[0; 48]).unwrap();
+        assert_eq!(camera.stats().messages, 1);
+        assert!(camera.mirror_to_legacy(1).is_err());
+        for (blueprint, type_id) in [
+            ("sensor.camera.normals", 2),
+            ("sensor.camera.cosmos_visualization", 16),
+        ] {
+            let id = server.create_sensor(blueprint, &pairs).unwrap();
+            let camera = server.sensor(id).unwrap();
+            assert_eq!(camera.sensor_type().id(), type_id);
+            assert_eq!(camera.acquire_image().unwrap().pixels_mut().len(), 24);
+            camera.mirror_to_legacy(1).unwrap();
+        }
+    }
+
     #[test]
     fn hosts_read_the_resolved_attributes() {
         let server = server();

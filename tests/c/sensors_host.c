@@ -122,6 +122,47 @@ static void expect_create_error(CarlaServerPtr server, const char *blueprint,
   }
 }
 
+/* ------------------------------------------------ the derived cameras */
+
+/* Optical flow takes two floats a pixel; DVS takes BGRA images and sends
+ * events; neither can be mirrored to 0.8 clients; normals can. The sensors
+ * are destroyed again. */
+static void derived_cameras(CarlaServerPtr server, const char *const *keys,
+                            const char *const *values) {
+  CarlaImagePtr image = NULL;
+  void *target = NULL;
+  uint32_t size = 0, flow, dvs, normals;
+  struct carla_capture_context ctx = context_for(1, 2);
+  static unsigned char bytes[CAMERA_W * CAMERA_H * 8u];
+  int k;
+
+  flow = create(server, "sensor.camera.optical_flow", keys, values, 3, 8);
+  OK(carla_sensor_acquire_image(server, flow, &image, &target, &size));
+  CHECK(image != NULL && target != NULL && size == CAMERA_W * CAMERA_H * 8u);
+  carla_image_release(image);
+  EXPECT(carla_sensor_send_image(server, flow, &ctx, bytes, CAMERA_BYTES),
+         CARLA_SERVER_INVALID_ARGUMENT);
+  OK(carla_sensor_send_image(server, flow, &ctx, bytes, sizeof bytes));
+  CHECK(carla_sensor_mirror_to_legacy(server, flow, 1) != CARLA_SERVER_SUCCESS);
+
+  dvs = create(server, "sensor.camera.dvs", keys, values, 3, 3);
+  CHECK(carla_sensor_mirror_to_legacy(server, dvs, 1) != CARLA_SERVER_SUCCESS);
+  for (k = 0; k < 3; ++k) {
+    OK(carla_sensor_acquire_image(server, dvs, &image, &target, &size));
+    CHECK(size == CAMERA_BYTES);
+    memset(target, k % 2 ? 220 : 30, size);
+    ctx.timestamp = 0.05 * (k + 1);
+    OK(carla_sensor_commit_image(server, image, &ctx));
+  }
+
+  normals = create(server, "sensor.camera.normals", keys, values, 3, 2);
+  OK(carla_sensor_mirror_to_legacy(server, normals, 1));
+  OK(carla_sensor_mirror_to_legacy(server, normals, 0));
+  OK(carla_sensor_destroy(server, flow));
+  OK(carla_sensor_destroy(server, dvs));
+  OK(carla_sensor_destroy(server, normals));
+}
+
 /* ------------------------------------------------------- render thread */
 
 struct render_args {
@@ -447,6 +488,7 @@ int main(int argc, char **argv) {
   CHECK(carla_server_listen_streaming(server, 0, &again) !=
         CARLA_SERVER_SUCCESS);
 
+  derived_cameras(server, camera_keys, camera_values);
   safe = create(server, "sensor.other.safe_distance", safe_keys, safe_values,
                 1, 22);
   lidar = create(server, "sensor.lidar.ray_cast_semantic", lidar_keys,
