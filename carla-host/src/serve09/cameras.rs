@@ -4,10 +4,21 @@
 //! its own output from the same G-buffer.
 
 use super::sensors::{parent_pose, pose, Kind, Sensor09, Tick};
-use crate::world::rendering::gbuffer::GBuffer;
+use crate::world::rendering::gbuffer::{GBuffer, Output};
+use crate::world::rendering::motion::Motion;
 use crate::world::rendering::render::CameraPose;
 use carla_server::log_warn;
-use carla_server::sensor::{CaptureContext, PendingImage};
+use carla_server::sensor::{ActorTransform, CaptureContext, PendingImage};
+use carla_server::types::Transform;
+
+/// A parent's transform in the form sensor poses take.
+fn as_transform(t: ActorTransform) -> Transform {
+    Transform {
+        location: t.location,
+        rotation: t.rotation,
+        ..Transform::default()
+    }
+}
 
 /// Reused between ticks.
 #[derive(Default)]
@@ -78,10 +89,31 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
         let at = pose(s, &parent);
         let camera = CameraPose::new(at.location, &at.rotation);
         let (w, h, fov) = size;
+        let moved = |id: u32| {
+            let now = t.world.actor_transform(id)?;
+            let now = ActorTransform {
+                location: now.location,
+                rotation: now.rotation,
+            };
+            Some((now, (t.previous)(id).unwrap_or(now)))
+        };
+        let motion = Motion {
+            now: camera,
+            before: (t.previous)(s.parent).map_or(camera, |p| {
+                let before = pose(s, &as_transform(p));
+                CameraPose::new(before.location, &before.rotation)
+            }),
+            fov_deg: fov,
+            moved: &moved,
+        };
         t.world.render_stripes(&camera, w, h, fov, gbuffer, |g| {
             for (i, image) in images.iter_mut() {
-                if let Kind::Camera(output) = sensors[*i].kind {
-                    g.write(output, g.rows_of(image.pixels_mut()));
+                match sensors[*i].kind {
+                    Kind::Camera(Output::Flow) => {
+                        g.write_flow(&motion, g.rows_of_sized(image.pixels_mut(), 8));
+                    }
+                    Kind::Camera(output) => g.write(output, g.rows_of(image.pixels_mut())),
+                    _ => {}
                 }
             }
         });

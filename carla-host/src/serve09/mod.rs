@@ -11,6 +11,7 @@ mod commands;
 pub(crate) mod sensors;
 mod vehicle_catalog;
 
+use crate::world::rendering::gbuffer::Output;
 use crate::world::simulation::vehicle;
 use crate::world::World;
 use carla_server::rpc::{ActorState, EngineCall, EngineRequest, EpisodeFrame, EpisodeSettings};
@@ -297,6 +298,17 @@ impl Serve09 {
                 .cloned()
                 .unwrap_or_else(|| "static.prop".into())
         };
+        // The states still hold the previous tick's transforms.
+        let flow = self
+            .sensors
+            .iter()
+            .any(|s| s.kind == sensors::Kind::Camera(Output::Flow));
+        let previous: HashMap<u32, ActorTransform> = if flow {
+            self.states.iter().map(|s| (s.id, s.transform)).collect()
+        } else {
+            HashMap::new()
+        };
+        let previous = |id: u32| previous.get(&id).copied();
         let tick = Tick {
             server,
             world,
@@ -306,6 +318,7 @@ impl Serve09 {
             rendering,
             geo: &self.geo,
             type_of: &type_of,
+            previous: &previous,
         };
         cameras::capture_all(&mut self.sensors, &tick, &mut self.camera_scratch);
         for s in &mut self.sensors {

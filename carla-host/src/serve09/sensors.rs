@@ -6,6 +6,7 @@
 //! computed by the client from the map and the snapshots; the server only
 //! holds its actor.
 
+use crate::world::map::tags::{static_type_id, tag_0916};
 use crate::world::math::{sub, Axes};
 use crate::world::rendering::gbuffer::Output;
 use crate::world::sensing::lidar::Mount;
@@ -94,6 +95,11 @@ impl Sensor09 {
             "sensor.camera.depth" => Kind::Camera(Output::Depth),
             "sensor.camera.semantic_segmentation" => Kind::Camera(Output::Semantic0916),
             "sensor.camera.instance_segmentation" => Kind::Camera(Output::Instance0916),
+            "sensor.camera.normals" => Kind::Camera(Output::Normals),
+            "sensor.camera.cosmos_visualization" => Kind::Camera(Output::Cosmos),
+            "sensor.camera.optical_flow" => Kind::Camera(Output::Flow),
+            // The library turns its RGB images into events.
+            "sensor.camera.dvs" => Kind::Camera(Output::Rgb),
             "sensor.lidar.ray_cast" | "sensor.lidar.ray_cast_semantic" => Kind::Lidar {
                 range: a("range", 10.0),
             },
@@ -158,6 +164,8 @@ pub(crate) struct Tick<'a> {
     pub geo: &'a GeoReference,
     /// Blueprint id of an actor, for event payloads.
     pub type_of: &'a dyn Fn(u32) -> String,
+    /// An actor's transform one tick ago (optical flow).
+    pub previous: &'a dyn Fn(u32) -> Option<ActorTransform>,
 }
 
 fn description(id: u32, type_id: String) -> ActorDescription {
@@ -165,6 +173,18 @@ fn description(id: u32, type_id: String) -> ActorDescription {
         id,
         type_id,
         ..Default::default()
+    }
+}
+
+/// The other party of an event: an actor, or (id 0) the level geometry
+/// with internal tag `tag`, described as CARLA describes it.
+fn other_party(t: &Tick, id: u32, tag: u8) -> ActorDescription {
+    if id != 0 {
+        return description(id, (t.type_of)(id));
+    }
+    ActorDescription {
+        semantic_tags: vec![tag_0916(tag)],
+        ..description(0, static_type_id(tag))
     }
 }
 
@@ -278,7 +298,7 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
                 serialize::collision(
                     &mut scratch.payload,
                     &description(s.parent, (t.type_of)(s.parent)),
-                    &description(c.other, (t.type_of)(c.other)),
+                    &other_party(t, c.other, c.static_tag),
                     impulse,
                 );
                 result = result.and(sensor.send_raw(&ctx, &scratch.payload));
@@ -290,7 +310,7 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
             radius,
             only_dynamics,
         } => {
-            let Some((other, d)) =
+            let Some((other, d, tag)) =
                 t.world
                     .obstacle_ahead(&pose, distance, radius, only_dynamics, s.parent)
             else {
@@ -300,7 +320,7 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
             serialize::obstacle(
                 &mut scratch.payload,
                 &description(s.actor, s.blueprint.clone()),
-                &description(other, (t.type_of)(other)),
+                &other_party(t, other, tag),
                 d,
             );
             sensor.send_raw(&ctx, &scratch.payload)

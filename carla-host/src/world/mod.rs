@@ -227,11 +227,12 @@ impl World {
             let mut car = self.car;
             car.step(control, dt, |r| self.collision(r, PLAYER_ID));
             self.car = car;
-            if let Some((other, impulse)) = car.hit {
+            if let Some((other, impulse, static_tag)) = car.hit {
                 self.contacts.push(fleet::Contact {
                     actor: PLAYER_ID,
                     other,
                     impulse,
+                    static_tag,
                 });
             }
         }

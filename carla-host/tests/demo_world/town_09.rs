@@ -140,6 +140,11 @@ fn sensors_computed_from_the_world() {
 }
 
 #[test]
+fn normals_flow_dvs_and_cosmos_cameras_and_static_collisions() {
+    run("cameras.py");
+}
+
+#[test]
 fn asynchronous_synchronous_and_no_rendering_modes() {
     run("modes.py");
 }

@@ -55,6 +55,50 @@ const fn table(of_0916: bool) -> [u8; 256] {
     }
     t
 }
+/// CARLA 0.9.16's actor type of unregistered level geometry with internal
+/// tag `t`: "static." and the tag's name, lower case, a final "s" dropped
+/// (`static.building`, `static.pole`...), as CARLA names what a collision
+/// or obstacle sensor hit that is not an actor.
+pub(crate) fn static_type_id(t: u8) -> String {
+    const NAMES: [&str; 29] = [
+        "",
+        "Roads",
+        "Sidewalks",
+        "Buildings",
+        "Walls",
+        "Fences",
+        "Poles",
+        "TrafficLight",
+        "TrafficSigns",
+        "Vegetation",
+        "Terrain",
+        "Sky",
+        "Pedestrians",
+        "Rider",
+        "Car",
+        "Truck",
+        "Bus",
+        "Train",
+        "Motorcycle",
+        "Bicycle",
+        "Static",
+        "Dynamic",
+        "",
+        "Water",
+        "RoadLines",
+        "Ground",
+        "Bridge",
+        "RailTrack",
+        "GuardRail",
+    ];
+    let name = NAMES.get(usize::from(tag_0916(t))).copied().unwrap_or("");
+    if name.is_empty() {
+        return "static.unknown".into();
+    }
+    let lower = name.to_ascii_lowercase();
+    format!("static.{}", lower.strip_suffix('s').unwrap_or(&lower))
+}
+
 /// [`tag_08`] and [`tag_0916`] of every byte, for the per-pixel outputs.
 pub(crate) const TAGS_08: [u8; 256] = table(false);
 pub(crate) const TAGS_0916: [u8; 256] = table(true);
@@ -94,5 +138,16 @@ mod tests {
             assert_eq!(tag_0916(internal), carla, "{internal}");
             assert_eq!(TAGS_0916[internal as usize], carla);
         }
+    }
+
+    #[test]
+    fn level_geometry_is_named_as_carla_names_it() {
+        assert_eq!(static_type_id(tag::BUILDINGS), "static.building");
+        assert_eq!(static_type_id(tag::POLES), "static.pole");
+        assert_eq!(static_type_id(tag::WALLS), "static.wall");
+        assert_eq!(static_type_id(tag::TRAFFIC_LIGHTS), "static.trafficlight");
+        assert_eq!(static_type_id(tag::VEGETATION), "static.vegetation");
+        assert_eq!(static_type_id(tag::NONE), "static.unknown");
+        assert_eq!(static_type_id(tag::OTHER), "static.unknown");
     }
 }

@@ -24,6 +24,15 @@ pub(crate) enum Output {
     /// 0.9.16 instance segmentation: R the 0.9.16 tag, G and B the low and
     /// second byte of the actor id.
     Instance0916,
+    /// 0.9.16 normals: the world normal ([`super::shade::normal_bgra`]).
+    Normals,
+    /// 0.9.16 cosmos visualization: CARLA's Cosmos colours of cars,
+    /// pedestrians, poles, signs, lights, lane lines and lanes (the road);
+    /// black elsewhere.
+    Cosmos,
+    /// 0.9.16 optical flow: written by [`GBuffer::write_flow`] (two f32 a
+    /// pixel), not by [`GBuffer::write`].
+    Flow,
 }
 
 impl Output {
@@ -46,11 +55,15 @@ pub(crate) struct GBuffer {
     /// rendered in stripes).
     pub(in crate::world) row0: usize,
     pub(in crate::world) height: usize,
+    /// Rows of the whole image (more than `height` when in stripes).
+    pub(in crate::world) image_height: usize,
     /// Planar depth, metres; infinity where the sky is seen.
     pub(in crate::world) depth: Vec<f32>,
     pub(in crate::world) tag: Vec<u8>,
     pub(in crate::world) actor: Vec<u32>,
     pub(in crate::world) colour: Vec<[u8; 4]>,
+    /// World normal, encoded as the normals camera sends it.
+    pub(in crate::world) normal: Vec<[u8; 4]>,
     /// The rasterizer's face list (kept to avoid allocating).
     pub(in crate::world) faces: Vec<Face>,
 }
@@ -69,6 +82,7 @@ impl GBuffer {
         self.tag.resize(n, 0);
         self.actor.resize(n, 0);
         self.colour.resize(n, [0; 4]);
+        self.normal.resize(n, [0; 4]);
     }
 
     #[allow(dead_code)] // for 0.9 sensors of the host's own
@@ -89,7 +103,15 @@ impl GBuffer {
     /// G-buffer holds: where [`GBuffer::write`] should write a stripe.
     /// Panics if `image` is too short.
     pub(crate) fn rows_of<'a>(&self, image: &'a mut [u8]) -> &'a mut [u8] {
-        let row = self.width * 4;
+        self.rows_of_sized(image, 4)
+    }
+    /// [`GBuffer::rows_of`] for an image of `pixel_bytes` a pixel.
+    pub(crate) fn rows_of_sized<'a>(
+        &self,
+        image: &'a mut [u8],
+        pixel_bytes: usize,
+    ) -> &'a mut [u8] {
+        let row = self.width * pixel_bytes;
         &mut image[self.row0 * row..(self.row0 + self.height) * row]
     }
     /// Planar depth (metres along the camera's forward axis) per pixel,
@@ -138,6 +160,13 @@ impl GBuffer {
                     p.copy_from_slice(&(r << 16 | 0xFF00_0000).to_le_bytes());
                 }
             }
+            Output::Normals => out.copy_from_slice(self.normal.as_flattened()),
+            Output::Cosmos => {
+                for (p, &t) in px.zip(&self.tag) {
+                    p.copy_from_slice(&cosmos_colour(t));
+                }
+            }
+            Output::Flow => panic!("optical flow is written by write_flow"),
             Output::Instance0916 => {
                 for ((p, &t), &id) in px.zip(&self.tag).zip(&self.actor) {
                     let r = u32::from(TAGS_0916[t as usize]);
@@ -152,6 +181,22 @@ impl GBuffer {
     pub(crate) fn write_08(&self, post: PostProcessing, out: &mut [u8]) {
         self.write(Output::from_08(post), out);
     }
+}
+
+/// CARLA's Cosmos visualization colour (BGRA) of internal tag `t`.
+fn cosmos_colour(t: u8) -> [u8; 4] {
+    use crate::world::map::town::tag;
+    let [r, g, b] = match t {
+        tag::VEHICLES => [255, 0, 0],
+        tag::PEDESTRIANS => [0, 255, 0],
+        tag::POLES => [66, 40, 144],
+        tag::TRAFFIC_SIGNS => [131, 175, 155],
+        tag::TRAFFIC_LIGHTS => [252, 157, 155],
+        tag::ROAD_LINES => [98, 183, 249],
+        tag::ROADS => [56, 103, 221],
+        _ => [0, 0, 0],
+    };
+    [b, g, r, 255]
 }
 
 #[cfg(test)]

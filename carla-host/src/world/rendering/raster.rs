@@ -112,6 +112,7 @@ pub(crate) fn rasterize_stripes(
         ground,
     };
     let stripe = (max_pixels / w).max(BAND).min(h);
+    g.image_height = h;
     for v0 in (0..h).step_by(stripe) {
         g.resize(w, v0, stripe.min(h - v0));
         band.stripe(v0, g);
@@ -139,14 +140,15 @@ impl Band<'_> {
             .zip(g.tag.chunks_mut(n))
             .zip(g.actor.chunks_mut(n))
             .zip(g.colour.chunks_mut(n))
+            .zip(g.normal.chunks_mut(n))
             .enumerate();
         let queue = Mutex::new(bands);
         let work = || loop {
-            let Some((i, (((depth, tags), ids), colour))) = queue.lock().next() else {
+            let Some((i, ((((depth, tags), ids), colour), normals))) = queue.lock().next() else {
                 return;
             };
             self.run(v0 + i * BAND, depth, ids);
-            self.resolve(v0 + i * BAND, depth, tags, ids, colour);
+            self.resolve(v0 + i * BAND, depth, tags, ids, (colour, normals));
         };
         let extra = threads().min(g.height.div_ceil(BAND)) - 1;
         std::thread::scope(|s| {

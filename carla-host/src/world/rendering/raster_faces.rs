@@ -28,6 +28,8 @@ pub(super) struct Look {
     /// Above `window_z`, `glass` instead of `lit`.
     pub(super) window_z: f32,
     pub(super) glass: [f32; 3],
+    /// The world normal as the normals camera encodes it (BGRA).
+    pub(super) normal: [u8; 4],
 }
 
 impl Look {
@@ -41,6 +43,7 @@ impl Look {
             lit: s.albedo.map(|c| f32::from(c) * light),
             window_z: if side { s.window_z } else { f32::INFINITY },
             glass: shade::WINDOW.map(|c| f32::from(c) * light),
+            normal: shade::normal_bgra(n),
         }
     }
 }

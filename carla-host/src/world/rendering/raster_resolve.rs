@@ -17,7 +17,7 @@ impl Band<'_> {
         depth: &mut [f32],
         tags: &mut [u8],
         ids: &mut [u32],
-        colour: &mut [[u8; 4]],
+        (colour, normals): (&mut [[u8; 4]], &mut [[u8; 4]]),
     ) {
         let view = self.view;
         let w = view.width;
@@ -45,6 +45,7 @@ impl Band<'_> {
                     s.sky[j] = 1.0 - (d.z / len).clamp(0.0, 1.0).sqrt();
                 }
                 let (tags, ids) = (&mut tags[at..at + n], &mut ids[at..at + n]);
+                let normals = &mut normals[at..at + n];
                 // The ground's class and details under every pixel of a
                 // chunk that shows ground: branch-free loops (vectorized),
                 // cheaper than pixel by pixel.
@@ -59,10 +60,11 @@ impl Band<'_> {
                         s.paving[j] = shade::paving(s.x[j], s.y[j]);
                     }
                 }
-                for (j, (t, id)) in tags.iter_mut().zip(ids.iter_mut()).enumerate() {
+                let pixels = tags.iter_mut().zip(ids.iter_mut()).zip(normals);
+                for (j, ((t, id), normal)) in pixels.enumerate() {
                     let prim = *id;
                     if prim == SKY {
-                        (*t, *id) = (tag::SKY, 0);
+                        (*t, *id, *normal) = (tag::SKY, 0, SKY_NORMAL);
                         [s.r[j], s.g[j], s.b[j]] = shade::ZENITH;
                         s.fog[j] = s.sky[j];
                         s.dist[j] = f32::INFINITY;
@@ -76,7 +78,7 @@ impl Band<'_> {
                             _ => 1.0,
                         };
                         [s.r[j], s.g[j], s.b[j]] = look.lit.map(|c| (c * k).min(255.0));
-                        (*t, *id) = (look.tag, 0);
+                        (*t, *id, *normal) = (look.tag, 0, look.normal);
                         continue;
                     }
                     let p = v3(s.x[j], s.y[j], s.z[j]);
@@ -88,7 +90,7 @@ impl Band<'_> {
                     };
                     let k = look.detail.at(p);
                     [s.r[j], s.g[j], s.b[j]] = lit.map(|c| (c * k).min(255.0));
-                    (*t, *id) = (look.tag, look.id);
+                    (*t, *id, *normal) = (look.tag, look.id, look.normal);
                 }
                 inv.copy_from_slice(&s.dist[..n]);
                 let [hr, hg, hb] = shade::HORIZON;
@@ -103,6 +105,9 @@ impl Band<'_> {
         }
     }
 }
+
+/// The sky's normal (none: the zero vector, encoded).
+const SKY_NORMAL: [u8; 4] = [128, 128, 128, 255];
 
 /// Pixels resolved at a time.
 const CHUNK: usize = 64;

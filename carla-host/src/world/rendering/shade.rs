@@ -162,6 +162,14 @@ pub(crate) fn surface(p: Vector3D, n: Vector3D, t: u8, albedo: [u8; 3], metres: 
     blend(albedo.map(f32::from), light, fog(metres))
 }
 
+/// A unit normal as CARLA 0.9.16's normals camera encodes it: each world
+/// component mapped from [-1, 1] to [0, 255] (x in R, y in G, z in B),
+/// BGRA bytes. The zero vector (the sky) is mid-grey.
+pub(crate) fn normal_bgra(n: Vector3D) -> [u8; 4] {
+    let c = |v: f32| ((v.clamp(-1.0, 1.0) + 1.0) * 127.5).round() as u8;
+    [c(n.z), c(n.y), c(n.x), 255]
+}
+
 /// The flat ground's normal.
 pub(crate) const UP: Vector3D = Vector3D {
     x: 0.0,

@@ -40,11 +40,11 @@ impl World {
         radius: f32,
         only_dynamics: bool,
         ignore: u32,
-    ) -> Option<(u32, f32)> {
+    ) -> Option<(u32, f32, u8)> {
         let axes = Axes::from_rotation(&pose.rotation);
         let mut origin = pose.location;
         origin.z = origin.z.max(0.5);
-        let mut best: Option<(u32, f32)> = None;
+        let mut best: Option<(u32, f32, u8)> = None;
         for side in [0.0, -radius, radius] {
             let o = v3(
                 origin.x + axes.right.x * side,
@@ -61,8 +61,8 @@ impl World {
             if is_ground || (hit.actor_id == 0 && only_dynamics) {
                 continue;
             }
-            if best.is_none_or(|(_, d)| hit.distance < d) {
-                best = Some((hit.actor_id, hit.distance));
+            if best.is_none_or(|(_, d, _)| hit.distance < d) {
+                best = Some((hit.actor_id, hit.distance, hit.semantic_tag));
             }
         }
         best

@@ -48,6 +48,8 @@ pub(crate) struct Contact {
     pub other: u32,
     /// kg·m/s, along the actor's heading before the contact.
     pub impulse: f32,
+    /// `other` 0 (static geometry): what it is (internal tag).
+    pub static_tag: u8,
 }
 
 /// What an actor id is in this world.
@@ -230,11 +232,12 @@ impl World {
                 - std::f32::consts::PI;
             d.yaw_rate = turn.to_degrees() / dt;
             d.car = car;
-            if let Some((other, impulse)) = car.hit {
+            if let Some((other, impulse, static_tag)) = car.hit {
                 self.contacts.push(Contact {
                     actor: me,
                     other,
                     impulse,
+                    static_tag,
                 });
             }
         }
@@ -265,7 +268,7 @@ impl World {
         }
         self.scene
             .static_overlap(r, 0.0, 2.0 * vehicle::EXTENT.z)
-            .map(|_| Collision::Other)
+            .map(Collision::Other)
     }
 
     /// This tick's contacts (cleared by each `step`).

@@ -37,12 +37,12 @@ pub(crate) const EXTENT: Vector3D = Vector3D {
 pub(crate) const AUTOPILOT_SPEED: f32 = 30.0 / 3.6;
 
 /// What a car ran into (with the other actor's id; static geometry has
-/// none).
+/// none, only its internal tag).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Collision {
     Vehicle(u32),
     Pedestrian(u32),
-    Other,
+    Other(u8),
 }
 
 fn sane(v: f32, lo: f32, hi: f32) -> f32 {
@@ -68,9 +68,9 @@ pub(crate) struct Car {
     pub collision_vehicles: f32,
     pub collision_pedestrians: f32,
     pub collision_other: f32,
-    /// The last step's collision: the other actor (0: static) and the
-    /// impulse, kg·m/s.
-    pub hit: Option<(u32, f32)>,
+    /// The last step's collision: the other actor (0: static geometry,
+    /// then its internal tag), the impulse, kg·m/s.
+    pub hit: Option<(u32, f32, u8)>,
     /// Half the body's size, metres ([`EXTENT`] unless spawned from a
     /// blueprint of another size).
     pub extent: Vector3D,
@@ -162,21 +162,21 @@ impl Car {
                     speed: 0.0,
                     ..before
                 };
-                let other = match kind {
+                let (other, tag) = match kind {
                     Collision::Vehicle(id) => {
                         self.collision_vehicles += impulse;
-                        id
+                        (id, 0)
                     }
                     Collision::Pedestrian(id) => {
                         self.collision_pedestrians += impulse;
-                        id
+                        (id, 0)
                     }
-                    Collision::Other => {
+                    Collision::Other(tag) => {
                         self.collision_other += impulse;
-                        0
+                        (0, tag)
                     }
                 };
-                self.hit = Some((other, impulse));
+                self.hit = Some((other, impulse, tag));
             }
         }
         let (v0x, v0y) = (

@@ -153,7 +153,7 @@ fn driving_into_a_building_accumulates_collision_other_and_stops() {
         light: NO_LIGHT,
     };
     let scene = Scene::new(vec![wall], CELL);
-    let collide = |r: &Rect| scene.static_overlap(r, 0.0, 1.5).map(|_| Collision::Other);
+    let collide = |r: &Rect| scene.static_overlap(r, 0.0, 1.5).map(Collision::Other);
     let mut c = car();
     for _ in 0..150 {
         c.step(&throttle(1.0), DT, collide);

@@ -1,0 +1,140 @@
+"""The cameras manual_control.py offers beyond rgb/depth/segmentation:
+normals, optical flow, DVS events and the Cosmos visualization, decoded by
+the stock client, on a car driving down a straight road towards a parked
+car; then a collision with the town's static geometry names what was hit
+as CARLA does (id 0, "static.<tag>")."""
+import carla
+from common import connect, check, synchronous, asynchronous
+
+W, H = 160, 120
+client, world = connect()
+synchronous(world, 0.05)
+bl = world.get_blueprint_library()
+m = world.get_map()
+
+car = parked = None
+for p in m.get_spawn_points():
+    wp = m.get_waypoint(p.location)
+    ahead = wp.next(30.0)[0]
+    if ahead.is_junction or ahead.road_id != wp.road_id:
+        continue
+    car = world.try_spawn_actor(bl.find("vehicle.tesla.model3"), p)
+    if car is None:
+        continue
+    t = ahead.transform
+    t.location.z = 0.5
+    parked = world.try_spawn_actor(bl.find("vehicle.audi.a2"), t)
+    if parked is not None:
+        break
+    car.destroy()
+    car = None
+check(car is not None, "a spawn point with room for a parked car ahead")
+world.tick()
+
+data = {}
+
+
+def attach(bp_id, **attrs):
+    bp = bl.find(bp_id)
+    for k, v in dict(image_size_x=W, image_size_y=H, **attrs).items():
+        bp.set_attribute(k, str(v))
+    s = world.spawn_actor(bp, carla.Transform(carla.Location(x=1.5, z=1.4)), attach_to=car)
+    data[bp_id] = []
+    s.listen(lambda d, k=bp_id: data[k].append(d))
+    return s
+
+
+sensors = [attach(b) for b in (
+    "sensor.camera.normals",
+    "sensor.camera.optical_flow",
+    "sensor.camera.dvs",
+    "sensor.camera.cosmos_visualization",
+)]
+car.apply_control(carla.VehicleControl(throttle=0.6))
+for _ in range(30):
+    world.tick()
+car.apply_control(carla.VehicleControl(brake=1.0))
+frame = world.tick()
+for _ in range(20):
+    if all(any(i.frame >= frame for i in v) for k, v in data.items() if k != "sensor.camera.dvs"):
+        break
+    world.tick()
+speed = car.get_velocity().length()
+check(speed > 2.0, "the car drives (%.1f m/s)" % speed)
+
+
+def last(key):
+    items = data[key]
+    check(items, "%s sent data" % key)
+    check(all(i.frame >= 0 and i.timestamp > 0 for i in items), "%s frames and times" % key)
+    return items[-1]
+
+
+def bgra(img, x, y):
+    i = (y * img.width + x) * 4
+    return tuple(img.raw_data[i:i + 4])
+
+
+# Normals: world normals, [-1, 1] -> [0, 255]; the road is z-up.
+n = last("sensor.camera.normals")
+check((n.width, n.height) == (W, H), "normals image size")
+road = bgra(n, W // 2, H - 2)
+check(road == (255, 128, 128, 255), "road normal z up (B 255, G/R 128): %s" % (road,))
+kinds = {bgra(n, x, y) for x in range(0, W, 4) for y in range(0, H, 4)}
+check(len(kinds) >= 3, "several surface orientations: %s" % kinds)
+
+# Optical flow: driving forward, the road flows out of the image's centre:
+# down-left on the left, down-right on the right (x right, y up).
+f = last("sensor.camera.optical_flow")
+check((f.width, f.height) == (W, H) and len(f) == W * H, "flow image size")
+left, right = f[(H - 3) * W + 10], f[(H - 3) * W + W - 11]
+check(left.x < 0 and left.y < 0, "left road pixel flows down-left: %.4f %.4f" % (left.x, left.y))
+check(right.x > 0 and right.y < 0, "right road pixel flows down-right: %.4f %.4f" % (right.x, right.y))
+coded = f.get_color_coded_flow()
+check(len(coded.raw_data) == W * H * 4, "colour-coded flow decodes")
+
+# DVS: events between consecutive ticks, both polarities, inside the image.
+events = [e for d in data["sensor.camera.dvs"] for e in d]
+check(len(events) > 100, "DVS events (%d)" % len(events))
+check(all(0 <= e.x < W and 0 <= e.y < H for e in events), "events inside the image")
+check({e.pol for e in events} == {True, False}, "both polarities")
+d = data["sensor.camera.dvs"][-1]
+ts = [e.t for e in d]
+check(ts == sorted(ts), "events sorted by time")
+check(d.timestamp * 1e9 - 0.05e9 - 1e3 <= ts[0] and ts[-1] <= d.timestamp * 1e9 + 1e3,
+      "events within the last tick: %d..%d at %.3f s" % (ts[0], ts[-1], d.timestamp))
+
+# Cosmos visualization: the parked car ahead is red, the road blue.
+c = last("sensor.camera.cosmos_visualization")
+cols = {bgra(c, x, y) for x in range(0, W, 2) for y in range(0, H, 2)}
+check((0, 0, 255, 255) in cols, "a red car in the Cosmos view")
+check((221, 103, 56, 255) in cols, "the lanes' blue in the Cosmos view")
+
+for s in sensors:
+    s.stop()
+    s.destroy()
+parked.destroy()
+
+# Static geometry: drive across the sidewalk into the town's buildings.
+hits = []
+col = world.spawn_actor(bl.find("sensor.other.collision"), carla.Transform(), attach_to=car)
+col.listen(hits.append)
+t = car.get_transform()
+t.rotation.yaw += 90.0
+car.set_transform(t)
+car.apply_control(carla.VehicleControl(throttle=1.0))
+for _ in range(200):
+    world.tick()
+    if hits:
+        break
+world.tick()
+check(hits, "a collision with the town")
+o = hits[0].other_actor
+check(o.id == 0 and o.type_id.startswith("static."),
+      "static geometry is id 0 'static.<tag>' as in CARLA: %d %s" % (o.id, o.type_id))
+col.stop()
+col.destroy()
+car.destroy()
+world.tick()
+asynchronous(world)
+print("OK")
