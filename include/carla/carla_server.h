@@ -158,7 +158,7 @@
 #define CARLA_RPC_VEHICLE_LIGHTS 32
 
 /*
- Vehicle: `ackermann` is steer (rad), steer speed (rad/s), speed (m/s),
+ Vehicle: `numbers` are steer (rad), steer speed (rad/s), speed (m/s),
  acceleration (m/s²), jerk (m/s³).
  */
 #define CARLA_RPC_ACKERMANN_CONTROL 33
@@ -209,6 +209,17 @@
  `enabled`: the settings go back to CARLA's defaults.
  */
 #define CARLA_RPC_LOAD_EPISODE 42
+
+/*
+ Vehicle: a client applied a physics control (Rust hosts get all of it,
+ `EngineCall::Actor` with `ActorCommand::PhysicsControl`): `scalar` is
+ the mass (kg), `location` the centre of mass (m, vehicle frame), `value`
+ the number of wheels, `numbers` the largest wheel steer angle (degrees),
+ the drag coefficient, the maximum rpm, the final gear ratio and the
+ first wheel's tire friction. `vehicle.get_physics_control()` reads back
+ what was applied without asking the host.
+ */
+#define CARLA_RPC_PHYSICS_CONTROL 43
 
 /*
  `carla_sensor_settings.post_processing`: no post-processing.
@@ -640,10 +651,10 @@ struct carla_rpc_request {
    */
   struct carla_vector3d location;
   /*
-   `CARLA_RPC_ACKERMANN_CONTROL`: steer, steer speed, speed,
-   acceleration, jerk.
+   Actor commands: numbers whose meaning depends on the kind
+   (`CARLA_RPC_ACKERMANN_CONTROL`, `CARLA_RPC_PHYSICS_CONTROL`).
    */
-  float ackermann[5];
+  float numbers[5];
 };
 
 /*

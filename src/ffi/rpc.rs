@@ -77,9 +77,9 @@ pub struct carla_rpc_request {
     pub scalar: f32,
     /// Actor commands: where an impulse or a force applies (world).
     pub location: Vector3D,
-    /// `CARLA_RPC_ACKERMANN_CONTROL`: steer, steer speed, speed,
-    /// acceleration, jerk.
-    pub ackermann: [f32; 5],
+    /// Actor commands: numbers whose meaning depends on the kind
+    /// (`CARLA_RPC_ACKERMANN_CONTROL`, `CARLA_RPC_PHYSICS_CONTROL`).
+    pub numbers: [f32; 5],
 }
 
 /// Strings of a spawn request, kept until it is answered.

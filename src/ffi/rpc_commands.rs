@@ -2,7 +2,7 @@
 //! (`EngineCall::Actor` / `EngineCall::World`): one `CARLA_RPC_*` kind per
 //! command, its values in `carla_rpc_request`'s `enabled`, `value`,
 //! `scalar`, `velocity` (any vector), `location`, `transform` and
-//! `ackermann` fields. None expects an answer.
+//! `numbers` fields. None expects an answer.
 
 use super::rpc::carla_rpc_request;
 use crate::rpc::{ActorCommand, WorldCommand};
@@ -34,7 +34,7 @@ pub const CARLA_RPC_WALKER_CONTROL: u32 = 30;
 pub const CARLA_RPC_WALKER_STATE: u32 = 31;
 /// Vehicle: `value` is the `carla.VehicleLightState` flags.
 pub const CARLA_RPC_VEHICLE_LIGHTS: u32 = 32;
-/// Vehicle: `ackermann` is steer (rad), steer speed (rad/s), speed (m/s),
+/// Vehicle: `numbers` are steer (rad), steer speed (rad/s), speed (m/s),
 /// acceleration (m/s²), jerk (m/s³).
 pub const CARLA_RPC_ACKERMANN_CONTROL: u32 = 33;
 /// Vehicle: door `value` (0-3, 6 = all) opens (`enabled`) or closes.
@@ -58,6 +58,15 @@ pub const CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS: u32 = 41;
 /// `carla_rpc_new_episode`, add the host's actors again, then answer;
 /// `enabled`: the settings go back to CARLA's defaults.
 pub const CARLA_RPC_LOAD_EPISODE: u32 = 42;
+
+/// Vehicle: a client applied a physics control (Rust hosts get all of it,
+/// `EngineCall::Actor` with `ActorCommand::PhysicsControl`): `scalar` is
+/// the mass (kg), `location` the centre of mass (m, vehicle frame), `value`
+/// the number of wheels, `numbers` the largest wheel steer angle (degrees),
+/// the drag coefficient, the maximum rpm, the final gear ratio and the
+/// first wheel's tire friction. `vehicle.get_physics_control()` reads back
+/// what was applied without asking the host.
+pub const CARLA_RPC_PHYSICS_CONTROL: u32 = 43;
 
 pub(super) fn fill_load_episode(out: &mut carla_rpc_request, reset_settings: bool) {
     out.kind = CARLA_RPC_LOAD_EPISODE;
@@ -100,8 +109,21 @@ pub(super) fn fill_actor(out: &mut carla_rpc_request, actor_id: u32, command: &A
             CARLA_RPC_VEHICLE_LIGHTS
         }
         C::AckermannControl(values) => {
-            out.ackermann = values;
+            out.numbers = values;
             CARLA_RPC_ACKERMANN_CONTROL
+        }
+        C::PhysicsControl(ref c) => {
+            out.scalar = c.mass;
+            out.location = c.center_of_mass;
+            out.value = c.wheels.len() as u32;
+            out.numbers = [
+                c.max_steer_angle(),
+                c.drag_coefficient,
+                c.max_rpm,
+                c.final_ratio,
+                c.wheels.first().map_or(0.0, |w| w.tire_friction),
+            ];
+            CARLA_RPC_PHYSICS_CONTROL
         }
         C::Door { door, open } => {
             (out.value, out.enabled) = (door.into(), open);

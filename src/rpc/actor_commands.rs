@@ -5,6 +5,7 @@
 //! command; both are parsed here into one [`ActorCommand`] the host
 //! carries out (`EngineCall::Actor`).
 
+use super::physics::VehiclePhysicsControl;
 use super::wire::{as_array, as_bool, as_f32, as_transform, as_u32, as_vector, ArgResult};
 use crate::types::{ActorTransform, Vector3D};
 use rmpv::Value;
@@ -58,6 +59,10 @@ pub enum ActorCommand {
     /// `carla.VehicleAckermannControl`: steer (rad), steer speed (rad/s),
     /// speed (m/s), acceleration (m/s²), jerk (m/s³).
     AckermannControl([f32; 5]),
+    /// `apply_physics_control` (and batch `ApplyVehiclePhysicsControl`):
+    /// the whole control, checked; the wheel positions are the library's
+    /// (local, metres), a client cannot move wheels.
+    PhysicsControl(Box<VehiclePhysicsControl>),
     /// `carla.VehicleDoor` (0 front left .. 3 rear right, 6 all).
     Door {
         door: u8,
@@ -128,6 +133,7 @@ fn parse_rpc(method: &str, a: &[Value]) -> ArgResult<Option<(u32, ActorCommand)>
         // `rpc::VehicleLightState` is a one-field struct: `[flags]`.
         ("set_vehicle_light_state", 2) => C::LightState(light_flags(arg(1)?)?),
         ("apply_ackermann_control_to_vehicle", 2) => ackermann(arg(1)?)?,
+        ("apply_physics_control", 2) => VehiclePhysicsControl::decode(arg(1)?)?.command(),
         ("open_vehicle_door", 2) => C::Door {
             door: door(arg(1)?)?,
             open: true,
@@ -161,6 +167,7 @@ pub(crate) fn from_batch(index: u64, f: &[Value]) -> ArgResult<Option<ActorComma
     Ok(Some(match index {
         3 => ackermann(field(1)?)?,
         4 => walker_control(field(1)?)?,
+        5 => VehiclePhysicsControl::decode(field(1)?)?.command(),
         7 => C::WalkerState {
             transform: as_transform(field(1)?, "transform")?,
             speed: as_f32(field(2)?, "speed")?,
@@ -214,6 +221,7 @@ impl ActorCommand {
             C::WalkerState { .. } => "walker state",
             C::LightState(_) => "vehicle light state",
             C::AckermannControl(_) => "ackermann control",
+            C::PhysicsControl(_) => "physics control",
             C::Door { .. } => "vehicle door",
             C::Dead => "actor dead",
             C::TrafficLightState(_) => "traffic light state",
@@ -228,9 +236,11 @@ impl ActorCommand {
         use ActorCommand as C;
         match self {
             C::WalkerControl { .. } | C::WalkerState { .. } | C::Dead => Some("walker."),
-            C::LightState(_) | C::AckermannControl(_) | C::Door { .. } | C::Autopilot(_) => {
-                Some("vehicle.")
-            }
+            C::LightState(_)
+            | C::AckermannControl(_)
+            | C::PhysicsControl(_)
+            | C::Door { .. }
+            | C::Autopilot(_) => Some("vehicle."),
             C::TrafficLightState(_)
             | C::TrafficLightTime { .. }
             | C::FreezeTrafficLight(_)

@@ -5,6 +5,7 @@
 
 use super::actor_commands::ActorCommand;
 use super::engine::{EngineCall, Undo};
+use super::physics::VehiclePhysicsControl;
 use super::wire::{as_array, as_str, as_transform, ArgResult};
 use super::world::{Actor, WALKER_CONTROLLER};
 use super::RpcShared;
@@ -150,6 +151,8 @@ pub(crate) fn spawn_actor(
         transform,
         light_state: 0,
         token_for_clients,
+        physics: None,
+        last: Default::default(),
     };
     // States composed after this count include the actor.
     let seq = {
@@ -241,7 +244,7 @@ pub(crate) fn is_kind(s: &RpcShared, id: u32, prefix: &str) -> Option<bool> {
 /// (`set_location`, batch `ApplyLocation`); `None` if there is no such
 /// actor.
 pub(crate) fn relocate(s: &RpcShared, id: u32, location: Vector3D) -> Option<()> {
-    let mut transform = s.world.actors.read().get(&id)?.transform;
+    let mut transform = s.world.actors.read().get(&id)?.current_transform();
     transform.location = location;
     s.tell(EngineCall::SetActorTransform {
         actor_id: id,
@@ -252,7 +255,7 @@ pub(crate) fn relocate(s: &RpcShared, id: u32, location: Vector3D) -> Option<()>
 
 /// Checks and hands an actor command to the host (without waiting);
 /// remembers what clients read back (vehicle light states).
-pub(crate) fn command(s: &RpcShared, actor_id: u32, command: ActorCommand) -> ArgResult<()> {
+pub(crate) fn command(s: &RpcShared, actor_id: u32, mut command: ActorCommand) -> ArgResult<()> {
     {
         let mut actors = s.world.actors.write();
         let actor = actors
@@ -269,8 +272,22 @@ pub(crate) fn command(s: &RpcShared, actor_id: u32, command: ActorCommand) -> Ar
                 ));
             }
         }
-        if let ActorCommand::LightState(flags) = command {
-            actor.light_state = flags;
+        match &mut command {
+            ActorCommand::LightState(flags) => actor.light_state = *flags,
+            ActorCommand::PhysicsControl(applied) => {
+                // A client cannot move wheels: they stay where the vehicle
+                // has them (local metres; see `physics`).
+                let n = applied.wheels.len() as u32;
+                let own = VehiclePhysicsControl::default_for(actor.bounding_box.extent, n);
+                for (i, w) in applied.wheels.iter_mut().enumerate() {
+                    w.position = own
+                        .wheels
+                        .get(i)
+                        .map_or_else(Default::default, |o| o.position);
+                }
+                actor.physics = Some(applied.clone());
+            }
+            _ => {}
         }
     }
     s.tell(EngineCall::Actor { actor_id, command });

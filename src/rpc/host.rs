@@ -5,7 +5,10 @@
 
 use super::episode_state::{self, EpisodeHeader};
 use super::world::World;
-use super::{ActorState, Blueprint, EngineRequest, EpisodeFrame, EpisodeSettings, RpcServer};
+use super::{
+    ActorState, Blueprint, EngineRequest, EpisodeFrame, EpisodeSettings, RpcServer,
+    CARLA_ACTOR_VEHICLE,
+};
 use crate::sensor::{SensorHeader, SensorType};
 use crate::streaming::stream::MAX_QUEUE_DEPTH;
 use crate::types::ActorTransform;
@@ -229,6 +232,19 @@ impl RpcServer {
                 .map(|i| states[given[i].1 as usize].transform)
         };
         let actors = s.world.actors.read();
+        for st in states {
+            if let Some(a) = actors.get(&st.id) {
+                let vehicle = st.kind == CARLA_ACTOR_VEHICLE;
+                a.last.set(
+                    st.transform,
+                    if vehicle {
+                        st.vehicle_control.steer
+                    } else {
+                        0.0
+                    },
+                );
+            }
+        }
         let seq = s.world.states_composed.fetch_add(1, Ordering::Relaxed) + 1;
         let mut buf = s.observer.pop_buffer();
         buf.append_with(|v| {

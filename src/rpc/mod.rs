@@ -27,6 +27,7 @@ mod engine;
 pub mod episode_state;
 mod framing;
 mod host;
+pub mod physics;
 pub mod token;
 mod traffic_managers;
 mod unsupported;
@@ -37,6 +38,7 @@ pub use actor_commands::{ActorCommand, WorldCommand};
 pub use calls::VERSION;
 pub use data::*;
 pub use engine::{EngineCall, EngineRequest};
+pub use physics::{GearPhysics, VehiclePhysicsControl, WheelPhysics};
 pub use world::{
     Blueprint, BlueprintAttribute, ATTR_BOOL, ATTR_FLOAT, ATTR_INT, ATTR_RGB, ATTR_STRING,
 };

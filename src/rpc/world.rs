@@ -4,6 +4,7 @@
 //! stream), the settings and weather last applied, the map.
 
 use super::data::{ActorBox, EpisodeSettings, Weather, DEFAULT_WEATHER};
+use super::physics::VehiclePhysicsControl;
 use crate::sensor::blueprint::{AttributeType, DEFINITIONS};
 use crate::sensor::compose;
 use crate::types::ActorTransform;
@@ -123,14 +124,69 @@ pub(crate) struct Actor {
     pub(crate) bounding_box: ActorBox,
     /// The library sensor's id (= its stream id), 0 for other actors.
     pub(crate) sensor: u32,
-    /// Relative to the parent if attached, else the world transform last
-    /// known (spawn, then each episode state).
+    /// Relative to the parent if attached, else the world transform at
+    /// spawn (the host's actors: [`Actor::current_transform`] since).
     pub(crate) transform: ActorTransform,
     /// Vehicles: `carla.VehicleLightState` flags a client set.
     pub(crate) light_state: u32,
     /// Sensors: whether clients get the stream token with the actor (only
     /// for data a stock client can decode, or when asked for).
     pub(crate) token_for_clients: bool,
+    /// Vehicles: the physics control a client applied (`None`: the
+    /// defaults, see [`super::physics`]).
+    pub(crate) physics: Option<Box<VehiclePhysicsControl>>,
+    /// The host's actors: what the last episode state said of it.
+    pub(crate) last: LastState,
+}
+
+/// A host actor's world transform and (vehicles) steer in the last
+/// episode state, written by the tick under the actor table's read lock,
+/// read by RPC threads.
+#[derive(Debug, Default)]
+pub(crate) struct LastState(Mutex<Option<(ActorTransform, f32)>>);
+
+impl LastState {
+    pub(crate) fn set(&self, transform: ActorTransform, steer: f32) {
+        *self.0.lock() = Some((transform, steer));
+    }
+    pub(crate) fn get(&self) -> Option<(ActorTransform, f32)> {
+        *self.0.lock()
+    }
+}
+
+impl Clone for LastState {
+    fn clone(&self) -> LastState {
+        LastState(Mutex::new(self.get()))
+    }
+}
+
+impl Actor {
+    /// Its world transform as last known (the last episode state; for
+    /// actors the host does not report, the spawn transform).
+    pub(crate) fn current_transform(&self) -> ActorTransform {
+        self.last.get().map_or(self.transform, |(t, _)| t)
+    }
+
+    /// Its steer in the last episode state (0 before one).
+    pub(crate) fn steer(&self) -> f32 {
+        self.last.get().map_or(0.0, |(_, s)| s)
+    }
+
+    /// Its physics control now: the applied one or the defaults, wheels
+    /// placed in the world.
+    pub(crate) fn physics_control(&self) -> VehiclePhysicsControl {
+        let wheels = self
+            .attributes
+            .iter()
+            .find(|(k, _, _)| k == "number_of_wheels")
+            .and_then(|(_, _, v)| v.parse().ok())
+            .unwrap_or(4);
+        let control = match &self.physics {
+            Some(c) => (**c).clone(),
+            None => VehiclePhysicsControl::default_for(self.bounding_box.extent, wheels),
+        };
+        control.placed(&self.current_transform())
+    }
 }
 
 /// The map as the host describes it.
@@ -204,6 +260,8 @@ impl World {
                 transform: ActorTransform::default(),
                 light_state: 0,
                 token_for_clients: false,
+                physics: None,
+                last: LastState::default(),
             },
         );
         world
@@ -289,6 +347,8 @@ impl World {
                 transform,
                 light_state: 0,
                 token_for_clients: false,
+                physics: None,
+                last: LastState::default(),
             },
         );
         Ok(())

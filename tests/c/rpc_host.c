@@ -225,6 +225,12 @@ int main(void) {
                    (unsigned)req.actor_id, req.enabled ? 1 : 0, (unsigned)req.value,
                    (double)req.scalar, (double)req.velocity.x, (double)req.velocity.y,
                    (double)req.velocity.z);
+            if (req.kind == CARLA_RPC_PHYSICS_CONTROL) {
+              /* numbers: max steer, drag, max rpm, final ratio, friction */
+              printf("PHYSICS %g %g %g %g\n", (double)req.numbers[0],
+                     (double)req.numbers[1], (double)req.numbers[2],
+                     (double)req.location.z);
+            }
             fflush(stdout);
           }
           if (req.expects_answer) { /* LOAD_EPISODE: not here */

@@ -5,8 +5,8 @@
 //! episode state after each tick's sensor data.
 
 use carla_server::rpc::{
-    ActorBox, ActorState, Blueprint, BlueprintAttribute, EngineCall, EpisodeFrame, ATTR_INT,
-    ATTR_RGB, ATTR_STRING, CARLA_ACTOR_VEHICLE,
+    ActorBox, ActorState, Blueprint, BlueprintAttribute, EngineCall, EpisodeFrame,
+    VehicleControl09, ATTR_INT, ATTR_RGB, ATTR_STRING, CARLA_ACTOR_VEHICLE,
 };
 use carla_server::sensor::{CaptureContext, LidarHit};
 use carla_server::types::{ActorTransform, Vector3D};
@@ -22,6 +22,9 @@ struct HostActor {
     parent: u32,
     sensor: u32,
     transform: ActorTransform,
+    /// Vehicles: the last control a client applied (sent back in the
+    /// episode state, as an engine does).
+    control: VehicleControl09,
 }
 
 /// The running host.
@@ -139,6 +142,7 @@ fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64, noted: &Mutex<Vec<
                             parent: parent_id,
                             sensor: sensor_id,
                             transform,
+                            control: VehicleControl09::default(),
                         },
                     );
                     req.succeed(0);
@@ -155,7 +159,14 @@ fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64, noted: &Mutex<Vec<
                     step = true;
                     tick_request = Some(req);
                 }
-                other => noted.lock().unwrap().push(other),
+                other => {
+                    if let EngineCall::ApplyVehicleControl { actor_id, control } = other {
+                        if let Some(a) = actors.get_mut(&actor_id) {
+                            a.control = control;
+                        }
+                    }
+                    noted.lock().unwrap().push(other)
+                }
             }
         }
         if !step {
@@ -174,6 +185,7 @@ fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64, noted: &Mutex<Vec<
                 id,
                 kind: CARLA_ACTOR_VEHICLE,
                 transform: a.transform,
+                vehicle_control: a.control,
                 velocity: Vector3D {
                     x: 0.0,
                     y: 1.0,

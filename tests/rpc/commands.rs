@@ -245,13 +245,18 @@ fn a_c_host_gets_actor_commands_with_their_values() {
         .unwrap();
     rpc.call(
         "set_vehicle_light_state",
-        &[id, Value::Array(vec![Value::from(5u32)])],
+        &[id.clone(), Value::Array(vec![Value::from(5u32)])],
     )
     .unwrap();
+    // A physics control: mass, centre of mass, wheels and the main numbers.
+    let mut physics = rpc.call("get_physics_control", std::slice::from_ref(&id)).unwrap();
+    *at(&mut physics, 11) = Value::F32(2200.0);
+    *at(&mut physics, 13) = Value::Array(vec![Value::F32(0.0), Value::F32(0.0), Value::F32(-0.25)]);
+    rpc.call("apply_physics_control", &[id, physics]).unwrap();
     let mut lines = Vec::new();
-    while lines.len() < 3 {
+    while lines.len() < 5 {
         let line = host.next_line();
-        if line.starts_with("COMMAND ") {
+        if line.starts_with("COMMAND ") || line.starts_with("PHYSICS ") {
             lines.push(line);
         }
     }
@@ -259,6 +264,9 @@ fn a_c_host_gets_actor_commands_with_their_values() {
     assert_eq!(lines[0], format!("COMMAND 20 {car} 0 0 0 0 0 0"));
     assert_eq!(lines[1], format!("COMMAND 26 {car} 0 0 0 100 -2 0.5"));
     assert_eq!(lines[2], format!("COMMAND 32 {car} 0 5 0 0 0 0"));
+    assert_eq!(lines[3], format!("COMMAND 43 {car} 0 4 2200 0 0 0"));
+    // Largest steer angle, drag, max rpm, centre of mass z.
+    assert_eq!(lines[4], "PHYSICS 70 0.3 5000 -0.25");
     host.close_stdin();
     host.finish();
 }
@@ -299,4 +307,137 @@ fn traffic_light_groups_are_the_hosts() {
     // A new episode forgets the groups with the actors.
     host.server.rpc().unwrap().new_episode();
     assert!(matches!(group(&mut rpc, 501), Err(RpcError::Failed(_))));
+}
+
+/// Field `i` of a physics control as f64.
+fn number(v: &Value, i: usize) -> f64 {
+    v[i].as_f64().unwrap()
+}
+
+/// Element `i` of array `v`, to change.
+fn at(v: &mut Value, i: usize) -> &mut Value {
+    match v {
+        Value::Array(a) => &mut a[i],
+        other => panic!("not an array: {other}"),
+    }
+}
+
+#[test]
+fn physics_control_reads_back_what_was_applied_and_reaches_the_host() {
+    let host = RpcHost::start();
+    let mut rpc = connect(&host);
+    let car = spawn(&mut rpc, "vehicle.test.box");
+    let got = rpc
+        .call("get_physics_control", &[Value::from(car)])
+        .unwrap();
+    let fields = got.as_array().unwrap();
+    assert_eq!(fields.len(), 17);
+    assert_eq!(number(&got, 11), 1500.0, "default mass");
+    let wheels = fields[15].as_array().unwrap();
+    assert_eq!(wheels.len(), 4, "number_of_wheels of the blueprint");
+    // Wheel positions are world centimetres: the front left wheel of a car
+    // at the origin, 2 m half length, sits 1.2 m ahead and left of it.
+    let fl = &wheels[0][9];
+    assert!((fl[0].as_f64().unwrap() - 120.0).abs() < 1e-3, "{fl}");
+    assert!(fl[1].as_f64().unwrap() < 0.0, "{fl}");
+    // Apply a heavier car with a 40° steer, as the client sends it.
+    let mut applied = got.clone();
+    if let Value::Array(f) = &mut applied {
+        f[11] = Value::F32(2200.0);
+        if let Value::Array(w) = &mut f[15] {
+            for wheel in w.iter_mut().take(2) {
+                *at(wheel, 2) = Value::F32(40.0);
+                // A client cannot move wheels.
+                *at(wheel, 9) = Value::Array(vec![Value::F32(1e6); 3]);
+            }
+        }
+    }
+    rpc.call(
+        "apply_physics_control",
+        &[Value::from(car), applied.clone()],
+    )
+    .unwrap();
+    let call = noted(&host, |c| {
+        matches!(
+            c,
+            EngineCall::Actor {
+                command: ActorCommand::PhysicsControl(_),
+                ..
+            }
+        )
+    });
+    let EngineCall::Actor {
+        actor_id,
+        command: ActorCommand::PhysicsControl(c),
+    } = call
+    else {
+        unreachable!()
+    };
+    assert_eq!((actor_id, c.mass, c.max_steer_angle()), (car, 2200.0, 40.0));
+    assert!(c.wheels[0].position.x.abs() < 10.0, "local metres kept");
+    let back = rpc
+        .call("get_physics_control", &[Value::from(car)])
+        .unwrap();
+    assert_eq!(number(&back, 11), 2200.0);
+    assert_eq!(back[15][0][2].as_f64(), Some(40.0));
+    assert_eq!(back[15][0][9], got[15][0][9], "the wheels did not move");
+
+    // The wheels turn with the control's steer.
+    let control = Value::Array(vec![
+        Value::F32(0.0),
+        Value::F32(0.5),
+        Value::F32(0.0),
+        Value::Boolean(false),
+        Value::Boolean(false),
+        Value::Boolean(false),
+        Value::from(0),
+    ]);
+    rpc.call("apply_control_to_vehicle", &[Value::from(car), control])
+        .unwrap();
+    let end = Instant::now() + PATIENCE;
+    let angle = |rpc: &mut RpcClient, wheel: u8| {
+        rpc.call(
+            "get_wheel_steer_angle",
+            &[Value::from(car), Value::from(wheel)],
+        )
+        .unwrap()
+        .as_f64()
+        .unwrap()
+    };
+    while angle(&mut rpc, 0) != 20.0 {
+        assert!(Instant::now() < end, "front wheel at half of 40°");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(angle(&mut rpc, 3), 0.0, "rear wheels do not steer");
+    let no_wheel = rpc.call("get_wheel_steer_angle", &[Value::from(car), Value::from(4)]);
+    assert!(matches!(no_wheel, Err(RpcError::Failed(m)) if m.contains("no wheel 4")));
+
+    // Bad controls and actors are clear errors; a batch applies them too.
+    let mut heavy = applied;
+    *at(&mut heavy, 11) = Value::F32(-1.0);
+    let bad = rpc.call("apply_physics_control", &[Value::from(car), heavy]);
+    assert!(matches!(bad, Err(RpcError::Failed(m)) if m.contains("mass must be positive")));
+    let spectator = rpc.call("get_physics_control", &[Value::from(1)]);
+    assert!(matches!(spectator, Err(RpcError::Failed(m)) if m.contains("not a vehicle")));
+    let mut light = back.clone();
+    *at(&mut light, 11) = Value::F32(900.0);
+    let command = Value::Array(vec![Value::Array(vec![
+        Value::from(5),
+        Value::Array(vec![Value::from(car), light]),
+    ])]);
+    let results = rpc
+        .call(
+            "apply_batch",
+            &[Value::Array(vec![command]), Value::Boolean(false)],
+        )
+        .unwrap();
+    // `[[1, actor id]]`: a success naming the car.
+    assert_eq!(
+        results[0][0],
+        Value::Array(vec![Value::from(1), Value::from(car)])
+    );
+    let back = rpc
+        .call("get_physics_control", &[Value::from(car)])
+        .unwrap();
+    assert_eq!(number(&back, 11), 900.0);
 }

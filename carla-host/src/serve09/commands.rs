@@ -6,12 +6,10 @@
 //! and listed as such in docs/compatibility.md.
 
 use crate::world::World;
-use carla_server::rpc::{ActorCommand, WorldCommand};
+use carla_server::rpc::{ActorCommand, VehiclePhysicsControl, WorldCommand};
+use carla_server::types::Vector3D;
 use carla_server::{log_info, log_warn};
 use std::collections::HashSet;
-
-/// A client vehicle's mass for impulses and forces, kg (CARLA's Model 3).
-const CAR_MASS_KG: f32 = 1845.0;
 
 /// Commands the world took without a visible effect, logged once each.
 #[derive(Default)]
@@ -68,12 +66,22 @@ pub(crate) fn actor(
             .map(|d| d.modes.ackermann = Some((wheel, speed)))
             .is_some(),
         C::Impulse { impulse, .. } => {
-            world.push_car(id, (impulse.x / CAR_MASS_KG, impulse.y / CAR_MASS_KG))
+            let m = mass(world, id);
+            world.push_car(id, (impulse.x / m, impulse.y / m))
         }
         C::Force { force, .. } => {
-            let k = dt.max(0.0) / CAR_MASS_KG;
+            let k = dt.max(0.0) / mass(world, id);
             world.push_car(id, (force.x * k, force.y * k))
         }
+        C::PhysicsControl(ref c) => world
+            .driven_mut(id)
+            .map(|d| {
+                // The kinematic car steers by its largest wheel angle
+                // (below 90°, where the turning radius vanishes).
+                d.car.max_steer_deg = c.max_steer_angle().clamp(1.0, 89.0);
+                d.modes.mass_kg = Some(c.mass);
+            })
+            .is_some(),
         C::WalkerControl {
             direction, speed, ..
         } => walk(world, id, direction.x, direction.y, speed),
@@ -121,6 +129,16 @@ pub(crate) fn world_command(command: &WorldCommand, quiet: &mut NoEffect) {
             );
         }
     }
+}
+
+/// A client vehicle's mass: the applied physics control's, else the one
+/// `get_physics_control` reports by default.
+fn mass(world: &mut World, id: u32) -> f32 {
+    let default = || VehiclePhysicsControl::default_for(Vector3D::default(), 4).mass;
+    world
+        .driven_mut(id)
+        .and_then(|d| d.modes.mass_kg)
+        .unwrap_or_else(default)
 }
 
 fn walk(world: &mut World, id: u32, dx: f32, dy: f32, speed: f32) -> bool {

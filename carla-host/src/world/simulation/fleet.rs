@@ -39,6 +39,8 @@ pub(crate) struct DriveModes {
     /// `apply_ackermann_control`: (wheel angle rad, speed m/s), followed
     /// each step until the next control.
     pub ackermann: Option<(f32, f32)>,
+    /// `apply_physics_control`'s mass, kg (impulses and forces).
+    pub mass_kg: Option<f32>,
 }
 
 /// A contact of a tick: `actor` ran into `other` (0: static geometry).

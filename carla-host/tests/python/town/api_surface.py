@@ -59,10 +59,36 @@ car.apply_control(carla.VehicleControl(brake=1.0))
 for _ in range(40):
     world.tick()
 fwd = car.get_transform().get_forward_vector()
-car.add_impulse(carla.Vector3D(fwd.x * 1845 * 5, fwd.y * 1845 * 5, 0))
+mass = car.get_physics_control().mass
+car.add_impulse(carla.Vector3D(fwd.x * mass * 5, fwd.y * mass * 5, 0))
 car.apply_control(carla.VehicleControl())
 speed = watched(world.tick()).find(car.id).get_velocity().length()
 check(speed > 3.0, "an impulse of 5 m/s x mass: %.2f m/s" % speed)
+
+# Physics control: read, change, read back; the host steers by it and the
+# front wheels turn with the steer.
+pc = car.get_physics_control()
+check(len(pc.wheels) == 4 and pc.mass > 0 and len(pc.forward_gears) == 5,
+      "a physics control: %d wheels, %.0f kg" % (len(pc.wheels), pc.mass))
+check([w.max_steer_angle for w in pc.wheels] == [70, 70, 0, 0], "front wheels steer 70°")
+loc_cm = car.get_location() * 100.0
+check(all(w.position.distance(loc_cm) < 400 for w in pc.wheels), "wheels in world cm near the car")
+pc.mass = 2000.0
+wheels = pc.wheels
+for w in wheels[:2]:
+    w.max_steer_angle = 40.0
+pc.wheels = wheels
+car.apply_physics_control(pc)
+world.tick()
+back = car.get_physics_control()
+check(back.mass == 2000.0 and back.wheels[0].max_steer_angle == 40.0, "physics control read back")
+car.apply_control(carla.VehicleControl(steer=0.5))
+world.tick()
+fl = car.get_wheel_steer_angle(carla.VehicleWheelLocation.FL_Wheel)
+bl_ = car.get_wheel_steer_angle(carla.VehicleWheelLocation.BL_Wheel)
+check(abs(fl - 20.0) < 1e-3 and bl_ == 0.0, "wheel angles at steer 0.5: %.2f %.2f" % (fl, bl_))
+car.apply_control(carla.VehicleControl(brake=1.0))
+world.tick()
 
 # Vehicle lights: set, read back one and all.
 car.set_light_state(carla.VehicleLightState(carla.VehicleLightState.Position | carla.VehicleLightState.LowBeam))
@@ -101,7 +127,7 @@ check(safe.destroy(), "safe-distance sensor destroyed")
 # What this server cannot do is a clear RuntimeError.
 for what, call in [
     ("ray queries", lambda: world.cast_ray(carla.Location(0, 0, 10), carla.Location(0, 0, -10))),
-    ("vehicle physics control", lambda: car.get_physics_control()),
+    ("vehicle telemetry", lambda: car.get_telemetry_data()),
     ("environment objects", lambda: world.get_environment_objects()),
 ]:
     try:
