@@ -12,7 +12,11 @@
 //! Each workload runs the `carla-host` binary of this build in its own
 //! process and a client that reads every frame and sends a control back.
 //! Then the unmodified 0.9.16 Python client ticks the same binary in
-//! synchronous mode with no sensors and with a camera and a semantic lidar.
+//! synchronous mode with no sensors and with a camera and a semantic lidar,
+//! and then with its Traffic Manager driving 100 vehicles among 50 walkers
+//! (no sensors) next to the same loop without traffic: ticks/s, the server
+//! process's CPU per tick and the game loop's share of each tick
+//! (carla-host's exit line; the target is under 5 ms).
 
 use carla_server::client::Client;
 use carla_server::types::Control;
@@ -136,6 +140,76 @@ fn python_09(port: u16) {
     }
     let _ = host.kill();
     let _ = host.wait();
+    traffic_09(&python, port + 10);
+}
+
+/// The Python client's Traffic Manager with `vehicles` cars and `walkers`
+/// walkers against a fresh host: (the script's lines, the host's exit
+/// line with the game loop's time per tick).
+#[cfg(unix)]
+fn traffic_run(
+    python: &std::path::Path,
+    port: u16,
+    vehicles: u32,
+    walkers: u32,
+) -> (String, String) {
+    let mut host = Command::new(env!("CARGO_BIN_EXE_carla-host"))
+        .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+        .args(["--stream-port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start carla-host");
+    let lines = BufReader::new(host.stdout.take().unwrap()).lines();
+    let exit_line = std::thread::spawn(move || {
+        lines
+            .map_while(Result::ok)
+            .find(|l| l.contains("server time per tick"))
+            .unwrap_or_default()
+    });
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/python/traffic_load.py"
+    );
+    let cache = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/carla-cache");
+    let out = Command::new(python)
+        .args([script, &port.to_string()])
+        .args([vehicles, walkers, 600, host.id()].map(|n| n.to_string()))
+        .env("CARLA_CACHE_DIR", cache)
+        .output()
+        .expect("run python");
+    // SIGINT: carla-host prints its summary and stops.
+    let _ = Command::new("kill")
+        .args(["-INT", &host.id().to_string()])
+        .status();
+    let _ = host.wait();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let script_lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("traffic") || l.starts_with("server CPU"))
+        .collect();
+    (
+        script_lines.join("; "),
+        exit_line.join().unwrap_or_default(),
+    )
+}
+
+/// The Traffic Manager workload next to its no-traffic baseline.
+fn traffic_09(python: &std::path::Path, port: u16) {
+    #[cfg(unix)]
+    {
+        println!("0.9.16 Traffic Manager, synchronous, no sensors (600 ticks after 40):");
+        for (name, v, w, p) in [
+            ("baseline: no traffic", 0, 0, port),
+            ("100 TM vehicles + 50 walkers", 100, 50, port + 3),
+        ] {
+            let (script, host) = traffic_run(python, p, v, w);
+            println!("  {name:<30} {script}");
+            println!("  {:<30} {}", "", host.trim_start_matches("carla-host: "));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (python, port);
 }
 
 /// Runs `carla-host --bench-render 60` and prints what it prints.

@@ -12,6 +12,7 @@
 mod bench_render;
 mod episode;
 mod serve09;
+mod tick_times;
 mod world;
 
 use carla_server::legacy::settings::{Budget, Settings};
@@ -23,6 +24,7 @@ use serve09::Serve09;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use tick_times::TickTimes;
 use world::{World, WorldConfig};
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -118,7 +120,13 @@ struct Status {
     ticks: u64,
 }
 
-fn print_status(server: &Server, world: &World, ep: Option<&Episode>, status: &mut Status) {
+fn print_status(
+    server: &Server,
+    world: &World,
+    ep: Option<&Episode>,
+    status: &mut Status,
+    times: &mut TickTimes,
+) {
     if status.since.elapsed() < Duration::from_secs(1) {
         return;
     }
@@ -127,15 +135,18 @@ fn print_status(server: &Server, world: &World, ep: Option<&Episode>, status: &m
     let (frames, bytes) = stats.map_or((0, 0), |s| (s.frames_sent, s.bytes_sent));
     let (dropped_09, subscribers) = ep.map_or((0, 0), |ep| ep.stream_stats(server));
     println!(
-        "frame {:>6}  {:6.1} ticks/s  0.8: {:6.1} frames/s {:7.2} MB/s{}  dropped {} (0.8) {} (0.9)",
+        "frame {:>6}  {:6.1} ticks/s  server {:.2}/{:.2} ms p50/p99  0.8: {:6.1} frames/s {:7.2} MB/s{}  dropped {} (0.8) {} (0.9)",
         world.frame,
         world.frame.saturating_sub(status.ticks) as f64 / secs,
+        times.window.quantile_ms(0.5),
+        times.window.quantile_ms(0.99),
         frames.saturating_sub(status.frames) as f64 / secs,
         bytes.saturating_sub(status.bytes) as f64 / secs / 1e6,
         if server.world_client_connected() || subscribers > 0 { "  (0.8 client)" } else { "" },
         stats.map_or(0, |s| s.measurements_overwritten),
         dropped_09
     );
+    times.new_window();
     *status = Status {
         since: Instant::now(),
         frames,
@@ -236,6 +247,7 @@ fn main() {
         ticks: 0,
     };
     let timeout = Duration::from_millis(args.timeout_ms.into());
+    let mut times = TickTimes::new();
     while !STOP.load(Ordering::SeqCst) {
         // A 0.8 client's new episode: a new world for everyone.
         match server.read_request_new_episode(0) {
@@ -282,7 +294,10 @@ fn main() {
             .map(|r| r.poll(if first { wait } else { Duration::ZERO }))
         {
             first = false;
-            let Some(req) = serve.handle(&mut world, req) else {
+            let started = Instant::now();
+            let handled = serve.handle(&mut world, req);
+            times.busy_since(started);
+            let Some(req) = handled else {
                 continue;
             };
             if !matches!(req.call(), EngineCall::LoadEpisode { .. }) {
@@ -334,6 +349,7 @@ fn main() {
             control = server.read_control(0).unwrap_or_default();
         }
         let dt = settings.fixed_delta().map_or(period, |d| d as f32);
+        let started = Instant::now();
         world.step(&control, dt);
         if let Some(ep) = episode.as_mut() {
             awaiting_control = None;
@@ -347,6 +363,8 @@ fn main() {
             }
         }
         serve.after_tick(&server, &world, dt, !settings.no_rendering_mode.get());
+        times.busy_since(started);
+        times.tick_done();
         if let Some(tick) = ticks.pop_front() {
             tick.succeed(serve.frame);
         }
@@ -357,8 +375,9 @@ fn main() {
                 next_tick = now;
             }
         }
-        print_status(&server, &world, episode.as_ref(), &mut status);
+        print_status(&server, &world, episode.as_ref(), &mut status, &mut times);
     }
+    println!("carla-host: {}", times.summary());
     println!("carla-host: stopping");
     server.disconnect();
 }
