@@ -54,6 +54,14 @@ use vehicle::Car;
 pub(crate) const MAX_PEDESTRIANS: u32 = 1000;
 /// Longest simulation sub-step, seconds.
 pub(crate) const MAX_SUBSTEP: f32 = 0.05;
+/// Most physics time a client vehicle gets per tick, seconds: CARLA's
+/// `MaxPhysicsDeltaTime` (its DefaultEngine.ini), which Unreal clamps each
+/// frame's physics to. With a longer `fixed_delta_seconds` the clock
+/// advances the whole step but CARLA's vehicles move 1/3 s, and clients
+/// (the Traffic Manager's controller at `lidar_to_camera.py`'s 3 s steps)
+/// rely on it: a control held for 3 s of motion would send a car in
+/// circles.
+pub(crate) const MAX_PHYSICS_DT: f32 = 0.333_33;
 
 /// Actor ids: the player, then ranges per kind.
 /// (Not 1: that is the 0.9 spectator's id.)
@@ -199,23 +207,25 @@ impl World {
 
     /// Advances the world by `dt` seconds, the player under `control` (in
     /// sub-steps of at most `MAX_SUBSTEP` s, so a long tick does not let
-    /// anything jump through walls). A non-positive or non-finite `dt` is
-    /// ignored.
+    /// anything jump through walls; clients' vehicles by at most
+    /// [`MAX_PHYSICS_DT`]). A non-positive or non-finite `dt` is ignored.
     pub(crate) fn step(&mut self, control: &Control, dt: f32) {
         if !(dt > 0.0 && dt.is_finite()) {
             return;
         }
         self.contacts.clear();
         let n = (dt / MAX_SUBSTEP).ceil().clamp(1.0, 1000.0);
+        let physics = dt.min(MAX_PHYSICS_DT) / dt;
         for _ in 0..n as usize {
-            self.substep(control, dt / n);
+            self.substep(control, dt / n, physics);
         }
         self.frame += 1;
         self.game_ms += (dt as f64 * 1000.0).round() as u64;
         self.last_dt = dt;
     }
 
-    fn substep(&mut self, control: &Control, dt: f32) {
+    /// One sub-step of `dt`; clients' vehicles move `physics · dt`.
+    fn substep(&mut self, control: &Control, dt: f32, physics: f32) {
         self.time += dt;
         for v in &mut self.vehicles {
             v.step(self.time, dt, &self.obstacles);
@@ -236,7 +246,7 @@ impl World {
                 });
             }
         }
-        self.step_fleet(dt);
+        self.step_fleet(dt * physics);
         self.refresh();
     }
 

@@ -418,3 +418,38 @@ fn traffic_keeps_flowing_round_a_parked_player_without_pile_ups() {
         .player_measurements;
     assert_eq!(m.collision_vehicles, 0.0);
 }
+
+#[test]
+fn a_client_vehicle_gets_at_most_a_third_of_a_second_of_physics_per_tick() {
+    // As CARLA's Unreal clamps physics to MaxPhysicsDeltaTime: a 3 s tick
+    // moves a car as far as a 1/3 s one, while the clock takes 3 s.
+    let drive = |dt: f32| {
+        let empty = WorldConfig {
+            vehicles: 0,
+            pedestrians: 0,
+            ..config(1)
+        };
+        let mut w = World::new(&empty, 0);
+        let extent = carla_server::types::Vector3D {
+            x: 2.4,
+            y: 1.0,
+            z: 0.75,
+        };
+        let t = super::map::opendrive::spawn_points()
+            .into_iter()
+            .find(|t| w.spawn_car(900_000, t, [200, 0, 0], extent).is_ok())
+            .expect("a free spawn point");
+        let speed = |w: &mut World| w.driven_mut(900_000).unwrap().car.speed;
+        w.driven_mut(900_000).unwrap().car.speed = 10.0;
+        let t0 = w.time();
+        w.step(&Control::default(), dt);
+        let moved = w.actor_transform(900_000).unwrap().location;
+        let d = ((moved.x - t.location.x).powi(2) + (moved.y - t.location.y).powi(2)).sqrt();
+        (d, w.time() - t0, speed(&mut w))
+    };
+    let (short, long) = (drive(MAX_PHYSICS_DT), drive(3.0));
+    assert!(short.0 > 2.0, "it moves: {short:?}");
+    assert!((short.0 - long.0).abs() < 0.01, "{short:?} vs {long:?}");
+    assert!((long.1 - 3.0).abs() < 1e-4, "the clock took the whole step");
+    assert!((short.2 - long.2).abs() < 1e-3);
+}
