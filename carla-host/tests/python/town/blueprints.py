@@ -47,7 +47,9 @@ sensors = ["sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_s
            "sensor.camera.instance_segmentation", "sensor.lidar.ray_cast",
            "sensor.lidar.ray_cast_semantic", "sensor.other.gnss", "sensor.other.imu",
            "sensor.other.collision", "sensor.other.obstacle", "sensor.other.radar",
-           "sensor.other.lane_invasion", "sensor.other.safe_distance"]
+           "sensor.other.lane_invasion", "sensor.other.safe_distance", "sensor.camera.dvs",
+           "sensor.camera.optical_flow", "sensor.camera.normals",
+           "sensor.camera.cosmos_visualization"]
 for s in sensors:
     check(s in ids, "%s listed" % s)
 listed = {i for i in ids if i.startswith("sensor.")}
@@ -64,8 +66,8 @@ check(world.get_spectator().type_id == "spectator", "spectator")
 # An unknown blueprint is a clear RuntimeError.
 fake = bl.find("vehicle.tesla.model3")
 try:
-    world.spawn_actor(bl.find("sensor.camera.optical_flow"), carla.Transform())
-    check(False, "optical flow is not listed")
+    world.spawn_actor(bl.find("sensor.other.v2x"), carla.Transform())
+    check(False, "V2X is not listed")
 except IndexError:
     pass
 
