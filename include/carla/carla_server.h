@@ -1583,6 +1583,36 @@ int32_t carla_sensor_subscriber_count(CarlaServerPtr server,
                                       uint32_t *count);
 
 /*
+ RGB cameras: writes to `wanted` whether a client listens to G-buffer
+ `texture_id` (it enabled G-buffers and subscribed), so the engine should
+ produce that texture this frame. Other sensors, or a texture id over
+ 12: `CARLA_SERVER_INVALID_ARGUMENT`.
+
+ # Safety
+ `server` NULL or live; `wanted` writable.
+ */
+int32_t carla_sensor_gbuffer_wanted(CarlaServerPtr server,
+                                    uint32_t sensor_id,
+                                    uint32_t texture_id,
+                                    bool *wanted);
+
+/*
+ RGB cameras: sends `size` bytes of BGRA pixels (the camera's width ×
+ height × 4) as G-buffer `texture_id` to the clients listening to it
+ (registry id 18, a `carla.Image` to them); with none listening, sends
+ nothing and succeeds. Any thread.
+
+ # Safety
+ `server` NULL or live; `context` valid; `pixels` readable for `size` bytes.
+ */
+int32_t carla_sensor_send_gbuffer(CarlaServerPtr server,
+                                  uint32_t sensor_id,
+                                  uint32_t texture_id,
+                                  const struct carla_capture_context *context,
+                                  const void *pixels,
+                                  uint32_t size);
+
+/*
  Parses a CarlaSettings.ini text over UE4's defaults. `ini` holds `length`
  bytes of UTF-8 (ASCII in practice), need not be NUL-terminated, and ends
  early at a NUL byte; NULL is accepted when `length` is 0. On success writes

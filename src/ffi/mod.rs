@@ -72,6 +72,7 @@ pub mod rpc_actors;
 pub mod rpc_commands;
 pub mod sensors;
 pub mod sensors_delivery;
+pub mod sensors_gbuffer;
 pub mod settings;
 pub mod structs;
 
@@ -81,5 +82,6 @@ pub use rpc::*;
 pub use rpc_actors::*;
 pub use sensors::*;
 pub use sensors_delivery::*;
+pub use sensors_gbuffer::*;
 pub use settings::*;
 pub use structs::*;

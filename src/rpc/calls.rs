@@ -305,43 +305,6 @@ pub(crate) fn call(
             s.traffic_managers.remove(as_port(&a[0])?);
             wire::void_ok(out);
         }
-        ("get_physics_control", 1) => {
-            let id = as_u32(&a[0], "actor id")?;
-            let actors = s.world.actors.read();
-            let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
-            if !actor.blueprint.starts_with("vehicle.") {
-                return Err(format!(
-                    "actor {id} is a {}, not a vehicle",
-                    actor.blueprint
-                ));
-            }
-            let control = actor.physics_control();
-            drop(actors);
-            wire::ok_head(out);
-            control.encode(out);
-        }
-        ("get_wheel_steer_angle", 2) => {
-            let id = as_u32(&a[0], "actor id")?;
-            let wheel = as_u32(&a[1], "wheel")? as usize;
-            let actors = s.world.actors.read();
-            let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
-            if !actor.blueprint.starts_with("vehicle.") {
-                return Err(format!(
-                    "actor {id} is a {}, not a vehicle",
-                    actor.blueprint
-                ));
-            }
-            let control = actor.physics_control();
-            let w = control.wheels.get(wheel).ok_or_else(|| {
-                format!(
-                    "vehicle {id} has {} wheels, no wheel {wheel}",
-                    control.wheels.len()
-                )
-            })?;
-            // The front wheels turn with the steer; CARLA answers degrees.
-            wire::ok_head(out);
-            wire::f32v(out, actor.steer() * w.max_steer_angle);
-        }
         ("get_vehicle_light_state", 1) => {
             let id = as_u32(&a[0], "actor id")?;
             let actors = s.world.actors.read();
@@ -352,7 +315,9 @@ pub(crate) fn call(
             wire::uint(out, actor.light_state.into());
         }
         _ => {
-            if let Some(parsed) = actor_commands::from_rpc(method, a) {
+            if let Some(done) = super::part_calls::call(s, method, a, out) {
+                done?;
+            } else if let Some(parsed) = actor_commands::from_rpc(method, a) {
                 void(out, || {
                     let (actor_id, c) = parsed?;
                     actors::command(s, actor_id, c)
@@ -376,7 +341,7 @@ pub(crate) fn call(
 }
 
 /// A `Response<void>` method: `[[false]]` or `[[true, [message]]]`.
-fn void(out: &mut Out, run: impl FnOnce() -> ArgResult<()>) {
+pub(super) fn void(out: &mut Out, run: impl FnOnce() -> ArgResult<()>) {
     match run() {
         Ok(()) => wire::void_ok(out),
         Err(e) => {

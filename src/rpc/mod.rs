@@ -27,6 +27,7 @@ mod engine;
 pub mod episode_state;
 mod framing;
 mod host;
+mod part_calls;
 pub mod physics;
 pub mod token;
 mod traffic_managers;

@@ -63,9 +63,6 @@ const UNSUPPORTED: &[(&str, bool, &str)] = &[
     ("is_sensor_enabled_for_ros", false, "ROS 2 publishing is not available on this server yet"),
     ("send", true, "V2X sensors are not available on this server"),
     ("set_ignored_vehicles", true, "sensor ignore lists are not available on this server"),
-    ("enable_gbuffers", true, "G-buffer streams are not available on this server"),
-    ("are_gbuffers_enabled", false, "G-buffer streams are not available on this server"),
-    ("get_gbuffer_token", false, "G-buffer streams (listen_to_gbuffer) are not available on this server"),
     ("update_lights_state", true, "street and building lights are not available on this server"),
     ("update_day_night_cycle", true, "street and building lights are not available on this server"),
 ];

@@ -6,6 +6,7 @@
 //! so each message carries the frame it belongs to.
 
 use super::blueprint::{self, SensorAttributes};
+use super::gbuffer::{GBufferStreams, GBufferTexture};
 use super::header::SensorHeader;
 use super::models::dvs::{Dvs, DvsSettings};
 use super::models::lidar::{Lidar, LidarSettings};
@@ -46,6 +47,8 @@ pub(crate) struct SensorInstance {
     attributes: SensorAttributes,
     stream: Stream,
     model: Model,
+    /// RGB cameras: the G-buffer texture streams.
+    gbuffers: Option<GBufferStreams>,
 }
 
 /// An attribute every camera blueprint resolves (image size, fov; a
@@ -108,11 +111,13 @@ impl SensorInstance {
             _ => Model::Raw,
         };
         let stream = streams.create_stream();
+        let rgb = kind == SensorType::RgbCamera && blueprint_id == "sensor.camera.rgb";
         Ok(SensorInstance {
             kind,
             attributes,
             stream,
             model,
+            gbuffers: rgb.then(GBufferStreams::default),
         })
     }
 
@@ -337,6 +342,49 @@ impl SensorInstance {
     /// Any delivery mode (the RPC side's synchronous-mode policy).
     pub(crate) fn set_delivery(&self, delivery: crate::streaming::stream::Delivery) {
         self.stream.set_delivery(delivery);
+        if let Some(g) = &self.gbuffers {
+            g.set_delivery(delivery);
+        }
+    }
+
+    /// RGB cameras: the G-buffer streams.
+    pub(crate) fn gbuffers(&self) -> Result<&GBufferStreams, Error> {
+        self.gbuffers.as_ref().ok_or(Error::WrongSensorKind {
+            sensor: self.kind.name(),
+            call: "G-buffers (sensor.camera.rgb only)",
+        })
+    }
+
+    /// RGB cameras: a pooled buffer for one BGRA image of `texture`, if
+    /// it is enabled and someone listens (`Ok(None)` otherwise).
+    pub(crate) fn acquire_gbuffer(
+        &self,
+        texture: GBufferTexture,
+    ) -> Result<Option<(Stream, PendingImage)>, Error> {
+        let Some(stream) = self.gbuffers()?.wanted(texture) else {
+            return Ok(None);
+        };
+        let (w, h, fov, _) = self.camera().ok_or_else(|| self.wrong("a G-buffer"))?;
+        let mut buffer = stream.pop_buffer();
+        buffer.reset(IMAGE_HEADER_SIZE + (w as usize) * (h as usize) * 4);
+        buffer[..IMAGE_HEADER_SIZE].copy_from_slice(&serialize::image_header(w, h, fov));
+        Ok(Some((stream, PendingImage { buffer })))
+    }
+
+    /// Sends a G-buffer image on `stream` (from `acquire_gbuffer`).
+    pub(crate) fn commit_gbuffer(
+        &self,
+        stream: &Stream,
+        ctx: &CaptureContext,
+        image: PendingImage,
+    ) -> Result<(), Error> {
+        let header = SensorHeader::new(
+            SensorType::GBufferUint8,
+            ctx.frame,
+            ctx.timestamp,
+            ctx.transform,
+        );
+        stream.send(&header.to_bytes(), image.buffer)
     }
 
     /// Queued delivery of `depth` messages per subscriber (0: asynchronous).
@@ -347,6 +395,31 @@ impl SensorInstance {
     /// Closes the stream (subscribers get end of file).
     pub(crate) fn destroy(&self) {
         self.stream.close();
+        if let Some(g) = &self.gbuffers {
+            g.close();
+        }
+    }
+}
+
+/// A pooled G-buffer image being filled by the engine (see
+/// [`crate::server::Sensor::acquire_gbuffer`]).
+pub struct PendingGBuffer {
+    stream: Stream,
+    image: PendingImage,
+}
+
+impl PendingGBuffer {
+    pub(crate) fn new(stream: Stream, image: PendingImage) -> PendingGBuffer {
+        PendingGBuffer { stream, image }
+    }
+
+    /// Where the BGRA pixels go (width × height × 4 bytes).
+    pub fn pixels_mut(&mut self) -> &mut [u8] {
+        self.image.pixels_mut()
+    }
+
+    pub(crate) fn into_parts(self) -> (Stream, PendingImage) {
+        (self.stream, self.image)
     }
 }
 

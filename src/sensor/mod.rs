@@ -8,6 +8,7 @@
 pub mod blueprint;
 #[rustfmt::skip]
 mod blueprint_table;
+pub mod gbuffer;
 pub mod geometry;
 pub mod header;
 pub(crate) mod instance;
@@ -18,8 +19,9 @@ pub(crate) mod table;
 
 pub use crate::types::{ActorTransform, CaptureContext, LidarHit, PlannedRay};
 pub use blueprint::{AttributeValue, BlueprintError, SensorAttributes};
+pub use gbuffer::GBufferTexture;
 pub use geometry::{compose, rotate_to_local, rotate_to_world, world_point_to_sensor};
 pub use header::SensorHeader;
-pub use instance::PendingImage;
+pub use instance::{PendingGBuffer, PendingImage};
 pub use models::lidar::{ray_end_world, Lidar, LidarSettings, SplitMix64};
 pub use registry::{PayloadFormat, SensorType};

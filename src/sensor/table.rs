@@ -6,6 +6,7 @@
 //! both protocols.
 
 use crate::legacy::mirror::{CameraGeometry, LegacyMirror, LidarRecord, CAMERA_HEADER_SIZE};
+use crate::sensor::gbuffer::GBufferTexture;
 use crate::sensor::instance::SensorInstance;
 use crate::sensor::Lidar;
 use crate::streaming::stream::{Stream, StreamServer};
@@ -93,6 +94,18 @@ impl SensorTable {
             Error::InvalidArgument("the streaming port is not listening (listen first)".into())
         })?;
         Ok(streams.create_stream())
+    }
+
+    /// RGB cameras: the stream id of G-buffer `texture`, created the first
+    /// time.
+    pub(crate) fn gbuffer_stream(&self, id: u32, texture: GBufferTexture) -> Result<u32, Error> {
+        let entry = self.get(id)?;
+        let streams = self.streams.read();
+        let streams = streams.as_ref().ok_or(Error::NotConnected)?;
+        Ok(entry
+            .instance
+            .gbuffers()?
+            .stream_id(texture, || streams.create_stream()))
     }
 
     /// Destroys a sensor: its stream closes cleanly, later calls with its id

@@ -84,7 +84,7 @@ pub struct Server {
     /// A connect failure, reported once by the next request read.
     connect_error: AtomicI32,
     /// The 0.9 sensors and their streaming port.
-    sensors: Arc<SensorTable>,
+    pub(crate) sensors: Arc<SensorTable>,
     /// The 0.9.16 world protocol's RPC endpoint, once bound.
     rpc: RwLock<Option<Arc<crate::rpc::RpcServer>>>,
     /// Where the world port sends 0.9 clients while the RPC endpoint

@@ -7,7 +7,8 @@ use super::Server;
 use crate::legacy::mirror::CAMERA_HEADER_SIZE;
 use crate::sensor::table::SensorEntry;
 use crate::sensor::{
-    CaptureContext, LidarHit, PendingImage, PlannedRay, SensorAttributes, SensorType,
+    CaptureContext, GBufferTexture, LidarHit, PendingGBuffer, PendingImage, PlannedRay,
+    SensorAttributes, SensorType,
 };
 use crate::shared_bytes::SharedBytes;
 use crate::streaming::stream::{Message, StreamStats};
@@ -168,6 +169,52 @@ impl Sensor<'_> {
         self.entry
             .instance
             .commit(ctx, image, |m, at| self.mirror(mirror, m, at))
+    }
+
+    /// RGB cameras: whether a client listens to G-buffer `texture` (it
+    /// enabled G-buffers and subscribed), so the host should produce it.
+    pub fn gbuffer_wanted(&self, texture: GBufferTexture) -> Result<bool, Error> {
+        Ok(self.entry.instance.gbuffers()?.wanted(texture).is_some())
+    }
+
+    /// RGB cameras: a pooled buffer for one BGRA image of G-buffer
+    /// `texture` (the camera's size), or `None` when no client listens.
+    /// Write the pixels, then [`Sensor::commit_gbuffer`].
+    pub fn acquire_gbuffer(
+        &self,
+        texture: GBufferTexture,
+    ) -> Result<Option<PendingGBuffer>, Error> {
+        let acquired = self.entry.instance.acquire_gbuffer(texture)?;
+        Ok(acquired.map(|(stream, image)| PendingGBuffer::new(stream, image)))
+    }
+
+    /// Sends an acquired G-buffer image (registry id 18) to its listeners.
+    pub fn commit_gbuffer(&self, ctx: &CaptureContext, image: PendingGBuffer) -> Result<(), Error> {
+        let (stream, image) = image.into_parts();
+        self.entry.instance.commit_gbuffer(&stream, ctx, image)
+    }
+
+    /// RGB cameras, copy path: sends BGRA `pixels` (the camera's size) as
+    /// G-buffer `texture` if a client listens; nothing otherwise.
+    pub fn send_gbuffer(
+        &self,
+        texture: GBufferTexture,
+        ctx: &CaptureContext,
+        pixels: &[u8],
+    ) -> Result<(), Error> {
+        let Some(mut image) = self.acquire_gbuffer(texture)? else {
+            return Ok(());
+        };
+        let region = image.pixels_mut();
+        if region.len() != pixels.len() {
+            return Err(Error::InvalidArgument(format!(
+                "a G-buffer image of this camera is {} bytes, got {}",
+                region.len(),
+                pixels.len()
+            )));
+        }
+        region.copy_from_slice(pixels);
+        self.commit_gbuffer(ctx, image)
     }
 
     /// Lidars: plans this tick's rays for a tick of `dt` seconds and runs

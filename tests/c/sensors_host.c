@@ -131,7 +131,8 @@ static void derived_cameras(CarlaServerPtr server, const char *const *keys,
                             const char *const *values) {
   CarlaImagePtr image = NULL;
   void *target = NULL;
-  uint32_t size = 0, flow, dvs, normals;
+  uint32_t size = 0, flow, dvs, normals, rgb;
+  bool wanted;
   struct carla_capture_context ctx = context_for(1, 2);
   static unsigned char bytes[CAMERA_W * CAMERA_H * 8u];
   int k;
@@ -154,6 +155,22 @@ static void derived_cameras(CarlaServerPtr server, const char *const *keys,
     ctx.timestamp = 0.05 * (k + 1);
     OK(carla_sensor_commit_image(server, image, &ctx));
   }
+
+  /* G-buffers: RGB cameras only; nothing listens yet, so nothing is sent. */
+  rgb = create(server, "sensor.camera.rgb", keys, values, 3, 13);
+  wanted = true;
+  OK(carla_sensor_gbuffer_wanted(server, rgb, 3, &wanted));
+  CHECK(!wanted);
+  EXPECT(carla_sensor_gbuffer_wanted(server, rgb, 13, &wanted),
+         CARLA_SERVER_INVALID_ARGUMENT);
+  EXPECT(carla_sensor_gbuffer_wanted(server, flow, 0, &wanted),
+         CARLA_SERVER_INVALID_ARGUMENT);
+  EXPECT(carla_sensor_gbuffer_wanted(server, rgb, 0, NULL),
+         CARLA_SERVER_NULL_ARGUMENT);
+  OK(carla_sensor_send_gbuffer(server, rgb, 0, &ctx, bytes, CAMERA_BYTES));
+  EXPECT(carla_sensor_send_gbuffer(server, flow, 0, &ctx, bytes, CAMERA_BYTES),
+         CARLA_SERVER_INVALID_ARGUMENT);
+  OK(carla_sensor_destroy(server, rgb));
 
   normals = create(server, "sensor.camera.normals", keys, values, 3, 2);
   OK(carla_sensor_mirror_to_legacy(server, normals, 1));

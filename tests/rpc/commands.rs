@@ -249,7 +249,9 @@ fn a_c_host_gets_actor_commands_with_their_values() {
     )
     .unwrap();
     // A physics control: mass, centre of mass, wheels and the main numbers.
-    let mut physics = rpc.call("get_physics_control", std::slice::from_ref(&id)).unwrap();
+    let mut physics = rpc
+        .call("get_physics_control", std::slice::from_ref(&id))
+        .unwrap();
     *at(&mut physics, 11) = Value::F32(2200.0);
     *at(&mut physics, 13) = Value::Array(vec![Value::F32(0.0), Value::F32(0.0), Value::F32(-0.25)]);
     rpc.call("apply_physics_control", &[id, physics]).unwrap();
@@ -440,4 +442,34 @@ fn physics_control_reads_back_what_was_applied_and_reaches_the_host() {
         .call("get_physics_control", &[Value::from(car)])
         .unwrap();
     assert_eq!(number(&back, 11), 900.0);
+}
+
+#[test]
+fn g_buffer_tokens_are_for_rgb_cameras_only() {
+    let host = RpcHost::start();
+    let mut rpc = connect(&host);
+    let car = spawn(&mut rpc, "vehicle.test.box");
+    let camera = spawn(&mut rpc, "sensor.camera.rgb");
+    let token = |rpc: &mut RpcClient, actor: u32, id: u32| {
+        rpc.call("get_gbuffer_token", &[Value::from(actor), Value::from(id)])
+    };
+    let normals = token(&mut rpc, camera, 3).unwrap();
+    let bytes = normals.as_slice().expect("a binary token");
+    assert_eq!(bytes.len(), 24);
+    assert_eq!(token(&mut rpc, camera, 3).unwrap(), normals, "one stream per texture");
+    assert_ne!(token(&mut rpc, camera, 0).unwrap(), normals);
+    let bad = token(&mut rpc, camera, 13);
+    assert!(matches!(bad, Err(RpcError::Failed(m)) if m.contains("0 to 12")));
+    let bad = token(&mut rpc, car, 0);
+    assert!(matches!(bad, Err(RpcError::Failed(m)) if m.contains("only available on sensor.camera.rgb")));
+    let enabled = |rpc: &mut RpcClient| {
+        rpc.call("are_gbuffers_enabled", &[Value::from(camera)])
+            .unwrap()
+            .as_bool()
+            .unwrap()
+    };
+    assert!(!enabled(&mut rpc));
+    rpc.call("enable_gbuffers", &[Value::from(camera), Value::Boolean(true)])
+        .unwrap();
+    assert!(enabled(&mut rpc));
 }

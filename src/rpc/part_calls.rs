@@ -1,0 +1,120 @@
+//! Calls about a part of one actor: a vehicle's physics control and
+//! wheels ([`super::physics`]), an RGB camera's G-buffer streams
+//! ([`crate::sensor::gbuffer`]).
+
+use super::actors::unknown_actor;
+use super::calls::void;
+use super::token;
+use super::wire::{self, as_u32, ArgResult};
+use super::world::Actor;
+use super::RpcShared;
+use crate::sensor::gbuffer::GBufferStreams;
+use crate::sensor::GBufferTexture;
+use parking_lot::RwLockReadGuard;
+use rmpv::Value;
+use std::collections::BTreeMap;
+
+/// Runs `method` if it is one of these calls (`None` otherwise); `Err` is
+/// a failed `Response` with that message.
+pub(crate) fn call(
+    s: &RpcShared,
+    method: &str,
+    a: &[Value],
+    out: &mut Vec<u8>,
+) -> Option<ArgResult<()>> {
+    Some(match (method, a.len()) {
+        ("enable_gbuffers", 2) => {
+            void(out, || {
+                let on = wire::as_bool(&a[1], "enabled")?;
+                gbuffers(s, &a[0], |g| g.set_enabled(on))
+            });
+            Ok(())
+        }
+        ("are_gbuffers_enabled", 1) => gbuffers(s, &a[0], |g| g.enabled()).map(|on| {
+            wire::ok_head(out);
+            wire::boolean(out, on);
+        }),
+        ("get_gbuffer_token", 2) => gbuffer_token(s, a).map(|stream| {
+            wire::ok_head(out);
+            wire::bin(out, &token::token(stream, s.stream_port));
+        }),
+        ("get_physics_control", 1) => {
+            let actors = s.world.actors.read();
+            vehicle(&actors, &a[0]).map(|v| {
+                let control = v.physics_control();
+                wire::ok_head(out);
+                control.encode(out);
+            })
+        }
+        ("get_wheel_steer_angle", 2) => {
+            let actors = s.world.actors.read();
+            wheel_angle(&actors, a).map(|deg| {
+                wire::ok_head(out);
+                wire::f32v(out, deg);
+            })
+        }
+        _ => return None,
+    })
+}
+
+/// Runs `with` on the G-buffer streams of RGB camera `v`.
+fn gbuffers<T>(s: &RpcShared, v: &Value, with: impl FnOnce(&GBufferStreams) -> T) -> ArgResult<T> {
+    let sensor = rgb_camera(s, v)?;
+    let e = s.sensors.get(sensor).map_err(|e| e.to_string())?;
+    let g = e.instance.gbuffers().map_err(|e| e.to_string())?;
+    Ok(with(g))
+}
+
+/// `get_gbuffer_token(actor, texture id)`: the texture's stream id.
+fn gbuffer_token(s: &RpcShared, a: &[Value]) -> ArgResult<u32> {
+    let sensor = rgb_camera(s, &a[0])?;
+    let id = as_u32(&a[1], "G-buffer id")?;
+    let texture = GBufferTexture::from_id(id)
+        .ok_or_else(|| format!("G-buffer id {id}: the textures are 0 to 12"))?;
+    s.sensors
+        .gbuffer_stream(sensor, texture)
+        .map_err(|e| e.to_string())
+}
+
+/// `get_wheel_steer_angle(actor, wheel)`: the last steer × the wheel's
+/// max steer angle, degrees (the front wheels turn, as in CARLA).
+fn wheel_angle(actors: &Actors<'_>, a: &[Value]) -> ArgResult<f32> {
+    let v = vehicle(actors, &a[0])?;
+    let wheel = as_u32(&a[1], "wheel")? as usize;
+    let control = v.physics_control();
+    let w = control.wheels.get(wheel).ok_or_else(|| {
+        let n = control.wheels.len();
+        format!("vehicle {} has {n} wheels, no wheel {wheel}", v.id)
+    })?;
+    Ok(v.steer() * w.max_steer_angle)
+}
+
+type Actors<'a> = RwLockReadGuard<'a, BTreeMap<u32, Actor>>;
+
+/// Actor `v`, which must be a vehicle.
+fn vehicle<'a>(actors: &'a Actors<'_>, v: &Value) -> ArgResult<&'a Actor> {
+    let id = as_u32(v, "actor id")?;
+    let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
+    if !actor.blueprint.starts_with("vehicle.") {
+        return Err(format!(
+            "actor {id} is a {}, not a vehicle",
+            actor.blueprint
+        ));
+    }
+    Ok(actor)
+}
+
+/// The library sensor of actor `v` if it is an RGB camera (the only
+/// sensor with G-buffers, as in CARLA).
+fn rgb_camera(s: &RpcShared, v: &Value) -> ArgResult<u32> {
+    let id = as_u32(v, "actor id")?;
+    let actors = s.world.actors.read();
+    let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
+    if actor.blueprint != "sensor.camera.rgb" || actor.sensor == 0 {
+        return Err(format!(
+            "actor {id} is a {}: G-buffers are only available on sensor.camera.rgb",
+            actor.blueprint
+        ));
+    }
+    Ok(actor.sensor)
+}
