@@ -8,7 +8,9 @@ use crate::world::rendering::gbuffer::{GBuffer, Output};
 use crate::world::rendering::motion::Motion;
 use crate::world::rendering::render::CameraPose;
 use carla_server::log_warn;
-use carla_server::sensor::{ActorTransform, CaptureContext, PendingImage};
+use carla_server::sensor::{
+    ActorTransform, CaptureContext, GBufferTexture, PendingGBuffer, PendingImage,
+};
 use carla_server::types::Transform;
 
 /// A parent's transform in the form sensor poses take.
@@ -26,6 +28,9 @@ pub(crate) struct CameraScratch {
     gbuffer: Option<GBuffer>,
     /// (sensor index, its image) of the view being rendered.
     images: Vec<(usize, PendingImage)>,
+    /// (sensor index, output, image) of the G-buffer textures clients
+    /// listen to in the view being rendered.
+    textures: Vec<(usize, Output, PendingGBuffer)>,
     /// Sensors already captured this tick.
     done: Vec<bool>,
     /// Each sensor's image size if it is a camera due this tick.
@@ -47,6 +52,7 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
     let CameraScratch {
         gbuffer,
         images,
+        textures,
         done,
         sizes,
     } = scratch;
@@ -68,6 +74,7 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
         };
         let view = view_of(&sensors[first], size);
         images.clear();
+        textures.clear();
         for (i, s) in sensors.iter().enumerate().skip(first) {
             if done[i] || sizes[i].is_none_or(|z| view_of(s, z) != view) {
                 continue;
@@ -79,6 +86,9 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
             match sensor.acquire_image() {
                 Ok(image) => images.push((i, image)),
                 Err(e) => log_warn!("camera {}: {}", s.actor, e),
+            }
+            if s.kind == Kind::Camera(Output::Rgb) && s.blueprint == "sensor.camera.rgb" {
+                acquire_textures(&sensor, i, textures);
             }
         }
         if images.is_empty() {
@@ -116,6 +126,9 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
                     _ => {}
                 }
             }
+            for (_, output, image) in textures.iter_mut() {
+                g.write(*output, g.rows_of(image.pixels_mut()));
+            }
         });
         let ctx = CaptureContext {
             frame: t.frame,
@@ -131,6 +144,44 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
             if let Err(e) = sent {
                 log_warn!("camera {}: {}", s.actor, e);
             }
+        }
+        for (i, _, image) in textures.drain(..) {
+            let s = &sensors[i];
+            let sent = t
+                .server
+                .sensor(s.stream)
+                .and_then(|sensor| sensor.commit_gbuffer(&ctx, image));
+            if let Err(e) = sent {
+                log_warn!("camera {} G-buffer: {}", s.actor, e);
+            }
+        }
+    }
+}
+
+/// The G-buffer textures the demo world renders, with the output each is
+/// written from; the others (GBufferB to F but A, Velocity, SSAO) are
+/// never sent, as when CARLA's scene lacks them.
+const TEXTURES: [(GBufferTexture, Output); 6] = [
+    (GBufferTexture::SceneColor, Output::Rgb),
+    (GBufferTexture::SceneDepth, Output::Depth),
+    (GBufferTexture::SceneStencil, Output::Stencil),
+    (GBufferTexture::GBufferA, Output::Normals),
+    (GBufferTexture::CustomDepth, Output::CustomDepth),
+    (GBufferTexture::CustomStencil, Output::CustomStencil),
+];
+
+/// Buffers for the textures of RGB camera `sensor` (index `i`) that
+/// clients listen to.
+fn acquire_textures(
+    sensor: &carla_server::Sensor<'_>,
+    i: usize,
+    textures: &mut Vec<(usize, Output, PendingGBuffer)>,
+) {
+    for (texture, output) in TEXTURES {
+        match sensor.acquire_gbuffer(texture) {
+            Ok(Some(image)) => textures.push((i, output, image)),
+            Ok(None) => {}
+            Err(e) => log_warn!("G-buffer {:?}: {}", texture, e),
         }
     }
 }

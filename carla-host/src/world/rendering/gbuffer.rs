@@ -33,6 +33,14 @@ pub(crate) enum Output {
     /// 0.9.16 optical flow: written by [`GBuffer::write_flow`] (two f32 a
     /// pixel), not by [`GBuffer::write`].
     Flow,
+    /// G-buffer SceneStencil: the 0.9.16 tag in B, G and R (CARLA writes
+    /// the tag into the stencil).
+    Stencil,
+    /// G-buffer CustomDepth: the depth code of actors (vehicles, walkers,
+    /// lights: what carries an id), the far code elsewhere.
+    CustomDepth,
+    /// G-buffer CustomStencil: the tag of actors, 0 elsewhere.
+    CustomStencil,
 }
 
 impl Output {
@@ -167,6 +175,23 @@ impl GBuffer {
                 }
             }
             Output::Flow => panic!("optical flow is written by write_flow"),
+            Output::Stencil | Output::CustomStencil => {
+                let all = output == Output::Stencil;
+                for ((p, &t), &id) in px.zip(&self.tag).zip(&self.actor) {
+                    let v = if all || id != 0 {
+                        TAGS_0916[t as usize]
+                    } else {
+                        0
+                    };
+                    p.copy_from_slice(&[v, v, v, 255]);
+                }
+            }
+            Output::CustomDepth => {
+                for ((p, &d), &id) in px.zip(&self.depth).zip(&self.actor) {
+                    let d = if id != 0 { d } else { f32::INFINITY };
+                    p.copy_from_slice(&depth_word(d).to_le_bytes());
+                }
+            }
             Output::Instance0916 => {
                 for ((p, &t), &id) in px.zip(&self.tag).zip(&self.actor) {
                     let r = u32::from(TAGS_0916[t as usize]);

@@ -1,8 +1,9 @@
 """The cameras manual_control.py offers beyond rgb/depth/segmentation:
 normals, optical flow, DVS events and the Cosmos visualization, decoded by
 the stock client, on a car driving down a straight road towards a parked
-car; then a collision with the town's static geometry names what was hit
-as CARLA does (id 0, "static.<tag>")."""
+car, and an RGB camera's G-buffer textures (listen_to_gbuffer, as
+tutorial_gbuffer.py); then a collision with the town's static geometry
+names what was hit as CARLA does (id 0, "static.<tag>")."""
 import carla
 from common import connect, check, synchronous, asynchronous
 
@@ -49,7 +50,15 @@ sensors = [attach(b) for b in (
     "sensor.camera.optical_flow",
     "sensor.camera.dvs",
     "sensor.camera.cosmos_visualization",
+    "sensor.camera.rgb",
 )]
+rgb = sensors[-1]
+rgb.enable_gbuffers(True)
+textures = {}
+for name in ("SceneColor", "SceneDepth", "GBufferA", "CustomStencil", "GBufferB"):
+    textures[name] = []
+    rgb.listen_to_gbuffer(getattr(carla.GBufferTextureID, name),
+                          lambda d, k=name: textures[k].append(d))
 car.apply_control(carla.VehicleControl(throttle=0.6))
 for _ in range(30):
     world.tick()
@@ -110,10 +119,32 @@ cols = {bgra(c, x, y) for x in range(0, W, 2) for y in range(0, H, 2)}
 check((0, 0, 255, 255) in cols, "a red car in the Cosmos view")
 check((221, 103, 56, 255) in cols, "the lanes' blue in the Cosmos view")
 
+parked.destroy()
+
+# G-buffers: the RGB camera's SceneColor is its image, GBufferA the world
+# normals (the normals camera sits on the same mount); each of the frame.
+def of_frame(items, f):
+    got = [i for i in items if i.frame == f]
+    check(got, "an item of frame %d (got %s)" % (f, sorted({i.frame for i in items})))
+    return got[0]
+
+
+f = data["sensor.camera.rgb"][-1].frame
+for k in ("SceneColor", "SceneDepth", "GBufferA", "CustomStencil"):
+    check(textures[k], "G-buffer %s received" % k)
+color = of_frame(textures["SceneColor"], f)
+check(bytes(color.raw_data) == bytes(data["sensor.camera.rgb"][-1].raw_data), "SceneColor is the image")
+check(bytes(of_frame(textures["GBufferA"], f).raw_data) == bytes(of_frame(data["sensor.camera.normals"], f).raw_data),
+      "GBufferA holds the world normals")
+stencil = of_frame(textures["CustomStencil"], f)
+check({stencil.raw_data[i * 4] for i in range(W * H)} >= {0, 14}, "custom stencil: the parked car (14), else 0")
+check(not textures["GBufferB"], "a texture the world does not render never arrives")
+check(rgb.is_listening_gbuffer(carla.GBufferTextureID.GBufferA), "listening")
+rgb.stop_gbuffer(carla.GBufferTextureID.GBufferA)
 for s in sensors:
     s.stop()
     s.destroy()
-parked.destroy()
+sensors = []
 
 # Static geometry: drive across the sidewalk into the town's buildings.
 hits = []
