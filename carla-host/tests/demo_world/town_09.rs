@@ -281,7 +281,11 @@ fn example_safe_distance_ids_reads_the_car_behind() {
         .join("examples/safe_distance_ids");
     if !bin.exists() {
         // `cargo test` builds the examples; `cargo test --test demo_world` not.
-        let profile: &[&str] = if cfg!(debug_assertions) { &[] } else { &["--release"] };
+        let profile: &[&str] = if cfg!(debug_assertions) {
+            &[]
+        } else {
+            &["--release"]
+        };
         let built = Command::new(env!("CARGO"))
             .args(["build", "--example", "safe_distance_ids"])
             .args(profile)
