@@ -67,8 +67,16 @@ try:
     print("%d ticks in %.2f s: %.1f ticks/s; last frame %d: %d lidar points"
           % (args.ticks, elapsed, args.ticks / elapsed, cloud.frame, len(cloud)), flush=True)
 finally:
-    for a in reversed(actors):
+    # Let the last tick's data land before stopping: the 0.9.16 client's
+    # stop() tears its stream down from this thread while a read may still
+    # run on another (see docs/compatibility.md, client-side issues).
+    time.sleep(0.3)
+    for a in actors:
         if isinstance(a, carla.Sensor):
             a.stop()  # unsubscribe before the actor goes
+    # ... and let the stopped streams' last reads release the callbacks
+    # while Python is still running (else the exit can abort).
+    time.sleep(0.3)
+    for a in reversed(actors):
         a.destroy()
     world.apply_settings(original)

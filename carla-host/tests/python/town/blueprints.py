@@ -1,6 +1,8 @@
 """Item 2: the blueprint library a 0.9 user expects from a town."""
+import time
+
 import carla
-from common import connect, check, synchronous, asynchronous
+from common import connect, check, synchronous, asynchronous, stop_sensors
 
 client, world = connect()
 bl = world.get_blueprint_library()
@@ -84,10 +86,11 @@ cam.listen(lambda im: frames.append(im.frame))
 world.tick()  # subscription settles
 start = world.tick()
 for _ in range(40):
-    world.tick()
-got = [f for f in frames if f > start]
+    last = world.tick()
+time.sleep(0.3)  # the client's stream thread delivers the last image
+got = [f for f in frames if start < f <= last]
 check(3 <= len(got) <= 5, "sensor_tick 0.5 s over 2 s: %d images" % len(got))
-cam.destroy()
+stop_sensors([cam])
 world.tick()
 asynchronous(world)
 print("OK")

@@ -5,7 +5,7 @@ car, and an RGB camera's G-buffer textures (listen_to_gbuffer, as
 tutorial_gbuffer.py); then a collision with the town's static geometry
 names what was hit as CARLA does (id 0, "static.<tag>")."""
 import carla
-from common import connect, check, synchronous, asynchronous
+from common import connect, check, synchronous, asynchronous, stop_sensors
 
 W, H = 160, 120
 client, world = connect()
@@ -141,9 +141,7 @@ check({stencil.raw_data[i * 4] for i in range(W * H)} >= {0, 14}, "custom stenci
 check(not textures["GBufferB"], "a texture the world does not render never arrives")
 check(rgb.is_listening_gbuffer(carla.GBufferTextureID.GBufferA), "listening")
 rgb.stop_gbuffer(carla.GBufferTextureID.GBufferA)
-for s in sensors:
-    s.stop()
-    s.destroy()
+stop_sensors(sensors)
 sensors = []
 
 # Static geometry: drive across the sidewalk into the town's buildings.
@@ -163,8 +161,7 @@ check(hits, "a collision with the town")
 o = hits[0].other_actor
 check(o.id == 0 and o.type_id.startswith("static."),
       "static geometry is id 0 'static.<tag>' as in CARLA: %d %s" % (o.id, o.type_id))
-col.stop()
-col.destroy()
+stop_sensors([col])
 car.destroy()
 world.tick()
 asynchronous(world)

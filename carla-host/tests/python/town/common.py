@@ -1,6 +1,7 @@
 """Shared by the town scripts: connect to the demo world (port in argv[1]),
 synchronous mode, and a check helper that names what failed."""
 import sys
+import time
 
 import carla
 
@@ -48,3 +49,26 @@ def drain_until(items, frame, world, ticks=20):
         if any(i.frame >= frame for i in items):
             return
         world.tick()
+
+
+def stop_sensors(sensors, then_destroy=True):
+    """Stops (and destroys) sensors once their last data has landed.
+
+    LibCarla 0.9.16's streaming client closes a subscription's socket from
+    the calling thread, outside the strand its reads run on
+    (tcp::Client::Stop): a message still being read when stop() runs can
+    be decoded from a half-torn-down read and abort the process
+    (clmdep_msgpack type_error). In synchronous mode nothing more is sent
+    after the last tick, so a short wait lets that tick's data land first.
+    The stopped stream's last (aborted) read then releases the Python
+    callback on the client's stream thread: if that happens after the
+    interpreter began to exit, taking Python's lock there aborts ("terminate
+    called without an active exception"), so wait for it too.
+    """
+    time.sleep(0.3)
+    for s in sensors:
+        s.stop()
+    time.sleep(0.3)
+    if then_destroy:
+        for s in sensors:
+            s.destroy()

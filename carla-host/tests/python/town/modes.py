@@ -2,7 +2,7 @@
 import time
 
 import carla
-from common import connect, check, synchronous, asynchronous
+from common import connect, check, synchronous, asynchronous, stop_sensors
 
 client, world = connect()
 # Asynchronous: the world ticks by itself.
@@ -29,19 +29,26 @@ gnss = world.spawn_actor(bl.find("sensor.other.gnss"), carla.Transform(carla.Loc
 images, fixes = [], []
 cam.listen(lambda i: images.append(i.frame))
 gnss.listen(lambda g: fixes.append(g.frame))
-for _ in range(5):
+# The streams subscribe while the first ticks run (on a busy machine that
+# can take a while): tick until both sensors delivered.
+for _ in range(200):
     world.tick()
+    if images and fixes:
+        break
+    time.sleep(0.01)
 check(images and fixes, "rendering: images and fixes")
 synchronous(world, 0.1, no_rendering=True)
 world.tick()
 mark = world.tick()
 for _ in range(10):
     last = world.tick()
-time.sleep(0.2)
+for _ in range(500):
+    if [f for f in fixes if f >= last]:
+        break
+    time.sleep(0.01)
 check(not [f for f in images if f > mark], "no images in no_rendering_mode")
 check([f for f in fixes if f > mark], "gnss still runs in no_rendering_mode")
-cam.destroy()
-gnss.destroy()
+stop_sensors([cam, gnss])
 world.tick()
 asynchronous(world)
 time.sleep(0.2)

@@ -17,7 +17,7 @@ import random
 import socket
 
 import carla
-from common import check
+from common import check, stop_sensors
 
 parser = argparse.ArgumentParser()
 parser.add_argument("port", type=int)
@@ -192,9 +192,7 @@ check(6.0 < result["slow_max_kmh"] < 12.0 * 1.25, "set_desired_speed(12 km/h) ho
 check(result["fast_max_kmh"] > 30.0 * 1.1, "20 %% over the speed limit: %s" % result)
 check(result["walkers_median_m"] > 10, "walkers walk: %s" % result)
 
-for s in sensors:
-    s.stop()
-    s.destroy()
+stop_sensors(sensors, then_destroy=False)
 # Not do_tick=True here: with it the client ticks while holding Python's
 # lock, and its stream threads, still tearing down the stopped sensors'
 # callbacks, need that lock to deliver the tick (a client-side deadlock,
