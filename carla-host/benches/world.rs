@@ -47,15 +47,20 @@ fn settings(sensors: &[&str], sections: &str) -> String {
 }
 
 /// This build's `carla-host` on `port` (streaming on any free port), its
-/// banner read and the rest of its output drained.
-fn start_host(port: u16) -> std::process::Child {
-    let mut host = Command::new(env!("CARGO_BIN_EXE_carla-host"))
+/// standard output piped.
+fn spawn_host(port: u16) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_carla-host"))
         .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
         .args(["--stream-port", "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("start carla-host");
+        .expect("start carla-host")
+}
+
+/// [`spawn_host`], its banner read and the rest of its output drained.
+fn start_host(port: u16) -> std::process::Child {
+    let mut host = spawn_host(port);
     let mut lines = BufReader::new(host.stdout.take().unwrap()).lines();
     lines.next().expect("banner").expect("stdout");
     std::thread::spawn(move || for _ in lines.by_ref() {});
@@ -153,13 +158,7 @@ fn traffic_run(
     vehicles: u32,
     walkers: u32,
 ) -> (String, String) {
-    let mut host = Command::new(env!("CARGO_BIN_EXE_carla-host"))
-        .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
-        .args(["--stream-port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start carla-host");
+    let mut host = spawn_host(port);
     let lines = BufReader::new(host.stdout.take().unwrap()).lines();
     let exit_line = std::thread::spawn(move || {
         lines

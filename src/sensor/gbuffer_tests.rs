@@ -2,18 +2,10 @@ use super::*;
 use crate::client::stream::StreamClient;
 use crate::sensor::serialize::IMAGE_HEADER_SIZE;
 use crate::sensor::CaptureContext;
-use crate::{Config, Error, Server};
+use crate::Error;
 use std::time::{Duration, Instant};
 
-fn server() -> Server {
-    let server = Server::with_config(Config {
-        bind_ip: "127.0.0.1".parse().unwrap(),
-        stream_timeout: Duration::from_secs(5),
-        ..Config::default()
-    });
-    server.listen_streaming(0).unwrap();
-    server
-}
+use crate::test_util::streaming_server as server;
 
 #[test]
 fn texture_ids_are_the_clients() {

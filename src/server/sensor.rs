@@ -289,18 +289,10 @@ impl Sensor<'_> {
 #[cfg(test)]
 mod tests {
     use crate::sensor::{serialize, CaptureContext, SensorType};
-    use crate::{Config, Error, Server};
+    use crate::Error;
     use std::time::Duration;
 
-    fn server() -> Server {
-        let server = Server::with_config(Config {
-            bind_ip: "127.0.0.1".parse().unwrap(),
-            stream_timeout: Duration::from_secs(5),
-            ..Config::default()
-        });
-        server.listen_streaming(0).unwrap();
-        server
-    }
+    use crate::test_util::streaming_server as server;
 
     #[test]
     fn every_new_blueprint_makes_a_sensor_of_its_0_9_16_type() {

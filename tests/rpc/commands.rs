@@ -456,12 +456,18 @@ fn g_buffer_tokens_are_for_rgb_cameras_only() {
     let normals = token(&mut rpc, camera, 3).unwrap();
     let bytes = normals.as_slice().expect("a binary token");
     assert_eq!(bytes.len(), 24);
-    assert_eq!(token(&mut rpc, camera, 3).unwrap(), normals, "one stream per texture");
+    assert_eq!(
+        token(&mut rpc, camera, 3).unwrap(),
+        normals,
+        "one stream per texture"
+    );
     assert_ne!(token(&mut rpc, camera, 0).unwrap(), normals);
     let bad = token(&mut rpc, camera, 13);
     assert!(matches!(bad, Err(RpcError::Failed(m)) if m.contains("0 to 12")));
     let bad = token(&mut rpc, car, 0);
-    assert!(matches!(bad, Err(RpcError::Failed(m)) if m.contains("only available on sensor.camera.rgb")));
+    assert!(
+        matches!(bad, Err(RpcError::Failed(m)) if m.contains("only available on sensor.camera.rgb"))
+    );
     let enabled = |rpc: &mut RpcClient| {
         rpc.call("are_gbuffers_enabled", &[Value::from(camera)])
             .unwrap()
@@ -469,7 +475,10 @@ fn g_buffer_tokens_are_for_rgb_cameras_only() {
             .unwrap()
     };
     assert!(!enabled(&mut rpc));
-    rpc.call("enable_gbuffers", &[Value::from(camera), Value::Boolean(true)])
-        .unwrap();
+    rpc.call(
+        "enable_gbuffers",
+        &[Value::from(camera), Value::Boolean(true)],
+    )
+    .unwrap();
     assert!(enabled(&mut rpc));
 }

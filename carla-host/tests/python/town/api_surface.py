@@ -7,7 +7,7 @@ import sys
 import time
 
 import carla
-from common import connect, check, synchronous, asynchronous, free_spawn
+from common import connect, check, synchronous, asynchronous, free_spawn, watched
 
 client, world = connect()
 watcher = carla.Client("127.0.0.1", int(sys.argv[1]))
@@ -16,16 +16,6 @@ seen = watcher.get_world()
 bl = world.get_blueprint_library()
 points = world.get_map().get_spawn_points()
 
-
-def watched(frame):
-    """The watcher's snapshot of `frame` or later (its stream may lag the
-    ticking client's by a moment on a busy machine)."""
-    for _ in range(200):
-        snap = seen.get_snapshot()
-        if snap.frame >= frame:
-            return snap
-        time.sleep(0.01)
-    check(False, "the watcher never saw frame %d" % frame)
 
 
 # Destroy right after spawn (asynchronous mode, no tick between): the
@@ -39,7 +29,7 @@ synchronous(world, 0.05)
 car = free_spawn(world, bl.find("vehicle.tesla.model3"), points)
 # Positions as the watcher sees them in the snapshot of a given frame (its
 # stream may lag the ticking client's on a busy machine).
-start = watched(world.tick()).find(car.id).get_transform().location
+start = watched(seen, world.tick()).find(car.id).get_transform().location
 # CARLA's semantic tags on actors (scripts read semantic_tags[0]).
 check(list(car.semantic_tags) == [14], "a car is tagged Car: %s" % car.semantic_tags)
 
@@ -48,12 +38,12 @@ car.set_simulate_physics(False)
 car.apply_control(carla.VehicleControl(throttle=1.0))
 for _ in range(20):
     frame = world.tick()
-frozen = watched(frame).find(car.id).get_transform().location
+frozen = watched(seen, frame).find(car.id).get_transform().location
 check(frozen.distance(start) < 0.05, "frozen with physics off: %s -> %s" % (start, frozen))
 car.set_simulate_physics(True)
 for _ in range(20):
     frame = world.tick()
-moved = watched(frame).find(car.id).get_transform().location.distance(start)
+moved = watched(seen, frame).find(car.id).get_transform().location.distance(start)
 check(moved > 1.0, "drives with physics on: %.2f m" % moved)
 
 # An impulse along the heading speeds it up at once.
@@ -64,7 +54,7 @@ fwd = car.get_transform().get_forward_vector()
 mass = car.get_physics_control().mass
 car.add_impulse(carla.Vector3D(fwd.x * mass * 5, fwd.y * mass * 5, 0))
 car.apply_control(carla.VehicleControl())
-speed = watched(world.tick()).find(car.id).get_velocity().length()
+speed = watched(seen, world.tick()).find(car.id).get_velocity().length()
 check(speed > 3.0, "an impulse of 5 m/s x mass: %.2f m/s" % speed)
 
 # Physics control: read, change, read back; the host steers by it and the
@@ -102,7 +92,7 @@ check(int(world.get_vehicles_light_states()[car.id]) == 3, "all vehicles' light 
 here = car.get_transform()
 there = here.location + here.get_forward_vector() * 3.0
 car.set_location(there)
-moved_to = watched(world.tick()).find(car.id).get_transform()
+moved_to = watched(seen, world.tick()).find(car.id).get_transform()
 check(moved_to.location.distance(there) < 1.0, "set_location: %s" % moved_to.location)
 check(abs(moved_to.rotation.yaw - here.rotation.yaw) < 1.0, "set_location keeps the heading")
 
@@ -113,11 +103,11 @@ loc.z += 1.0
 walker = world.spawn_actor(bl.filter("walker.pedestrian.*")[0], carla.Transform(loc))
 frame = world.tick()
 check(list(walker.semantic_tags) == [12], "a walker is tagged Pedestrians")
-w0 = watched(frame).find(walker.id).get_transform().location
+w0 = watched(seen, frame).find(walker.id).get_transform().location
 walker.apply_control(carla.WalkerControl(direction=carla.Vector3D(1, 0, 0), speed=1.5))
 for _ in range(40):
     frame = world.tick()
-w1 = watched(frame).find(walker.id).get_transform().location
+w1 = watched(seen, frame).find(walker.id).get_transform().location
 check(w1.x - w0.x > 2.0, "apply_control walks the walker: %.2f m" % (w1.x - w0.x))
 
 # The safe-distance sensor is a plain actor to a stock client.

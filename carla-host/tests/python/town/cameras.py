@@ -5,7 +5,7 @@ car, and an RGB camera's G-buffer textures (listen_to_gbuffer, as
 tutorial_gbuffer.py); then a collision with the town's static geometry
 names what was hit as CARLA does (id 0, "static.<tag>")."""
 import carla
-from common import connect, check, synchronous, asynchronous, stop_sensors
+from common import connect, check, synchronous, asynchronous, stop_sensors, car_and_parked_car
 
 W, H = 160, 120
 client, world = connect()
@@ -13,23 +13,7 @@ synchronous(world, 0.05)
 bl = world.get_blueprint_library()
 m = world.get_map()
 
-car = parked = None
-for p in m.get_spawn_points():
-    wp = m.get_waypoint(p.location)
-    ahead = wp.next(30.0)[0]
-    if ahead.is_junction or ahead.road_id != wp.road_id:
-        continue
-    car = world.try_spawn_actor(bl.find("vehicle.tesla.model3"), p)
-    if car is None:
-        continue
-    t = ahead.transform
-    t.location.z = 0.5
-    parked = world.try_spawn_actor(bl.find("vehicle.audi.a2"), t)
-    if parked is not None:
-        break
-    car.destroy()
-    car = None
-check(car is not None, "a spawn point with room for a parked car ahead")
+car, parked = car_and_parked_car(world, 30.0)
 world.tick()
 
 data = {}

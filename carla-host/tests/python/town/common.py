@@ -72,3 +72,35 @@ def stop_sensors(sensors, then_destroy=True):
     if then_destroy:
         for s in sensors:
             s.destroy()
+
+
+def car_and_parked_car(world, gap):
+    """A Tesla on a spawn point and an Audi A2 parked `gap` metres ahead in
+    the same lane (off junctions): (car, parked)."""
+    m, bl = world.get_map(), world.get_blueprint_library()
+    for p in m.get_spawn_points():
+        wp = m.get_waypoint(p.location)
+        ahead = wp.next(gap)[0]
+        if ahead.is_junction or ahead.road_id != wp.road_id:
+            continue
+        car = world.try_spawn_actor(bl.find("vehicle.tesla.model3"), p)
+        if car is None:
+            continue
+        t = ahead.transform
+        t.location.z = 0.5
+        parked = world.try_spawn_actor(bl.find("vehicle.audi.a2"), t)
+        if parked is not None:
+            return car, parked
+        car.destroy()
+    check(False, "a spawn point with room for a parked car ahead")
+
+
+def watched(seen, frame):
+    """The watcher world `seen`'s snapshot of `frame` or later (its stream
+    may lag the ticking client's by a moment on a busy machine)."""
+    for _ in range(200):
+        snap = seen.get_snapshot()
+        if snap.frame >= frame:
+            return snap
+        time.sleep(0.01)
+    check(False, "the watcher never saw frame %d" % frame)

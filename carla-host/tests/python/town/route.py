@@ -4,27 +4,16 @@ driven with a pure-pursuit steer and a proportional speed control through
 vehicle.apply_control, synchronous ticks. A second client checks that the
 hero reached its destination and stayed on its lanes."""
 import math
-import time
 import sys
 
 import carla
-from common import connect, check, synchronous, asynchronous, free_spawn
+from common import connect, check, synchronous, asynchronous, free_spawn, watched
 
 client, world = connect()
 watcher = carla.Client("127.0.0.1", int(sys.argv[1]))
 watcher.set_timeout(20.0)
 seen = watcher.get_world()
 
-
-def watched(frame):
-    """The watcher's snapshot of `frame` or later (its stream may lag the
-    ticking client's by a moment on a busy machine)."""
-    for _ in range(200):
-        snap = seen.get_snapshot()
-        if snap.frame >= frame:
-            return snap
-        time.sleep(0.01)
-    check(False, "the watcher never saw frame %d" % frame)
 
 m = world.get_map()
 synchronous(world, 0.05)
@@ -65,13 +54,13 @@ for k in range(1200):
         throttle=max(0.0, min(1.0, 0.5 * err)), steer=steer,
         brake=max(0.0, min(1.0, -0.5 * err)) if err < -0.3 else 0.0))
     frame = world.tick()
-    at = watched(frame).find(hero.id).get_transform().location
+    at = watched(seen, frame).find(hero.id).get_transform().location
     wp = m.get_waypoint(at, project_to_road=False, lane_type=carla.LaneType.Driving)
     off_lane += wp is None
     if at.distance(goal) < 2.0 and v < 0.5:
         break
 
-final = watched(frame).find(hero.id).get_transform().location
+final = watched(seen, frame).find(hero.id).get_transform().location
 print("RESULT reached %.2f m from the goal after %d ticks, %d ticks off lane" % (
     final.distance(goal), k, off_lane), flush=True)
 check(final.distance(goal) < 2.0, "the hero reached its destination")

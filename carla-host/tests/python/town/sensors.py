@@ -4,31 +4,14 @@ import time
 import struct
 
 import carla
-from common import connect, check, synchronous, asynchronous, free_spawn, stop_sensors
+from common import connect, check, synchronous, asynchronous, stop_sensors, car_and_parked_car
 
 client, world = connect()
 synchronous(world, 0.05)
 bl = world.get_blueprint_library()
 m = world.get_map()
 # Our car on a spawn point, a parked car 15 m ahead in the same lane.
-points = m.get_spawn_points()
-car = None
-for p in points:
-    wp = m.get_waypoint(p.location)
-    ahead = wp.next(15.0)[0]
-    if ahead.is_junction or ahead.road_id != wp.road_id:
-        continue
-    car = world.try_spawn_actor(bl.find("vehicle.tesla.model3"), p)
-    if car is None:
-        continue
-    t = ahead.transform
-    t.location.z = 0.5
-    parked = world.try_spawn_actor(bl.find("vehicle.audi.a2"), t)
-    if parked is not None:
-        break
-    car.destroy()
-    car = None
-check(car is not None, "a spawn point with room for a parked car ahead")
+car, parked = car_and_parked_car(world, 15.0)
 world.tick()
 
 data = {}
