@@ -3,12 +3,12 @@
 //! their state (vehicles with the light ahead of them, pedestrians,
 //! traffic lights with their state and times).
 
-use super::blueprints::{fitting_vehicle, TRAFFIC_LIGHT, WALKERS};
+use super::blueprints::{fitting_vehicle, SPEED_LIMITS, TRAFFIC_LIGHT, WALKERS};
 use crate::world::map::town::{
     self, Light, LightSpot, GREEN_S, LANE_WIDTH, SPACING, WALK_HALF, YELLOW_S,
 };
 use crate::world::simulation::vehicle::EXTENT;
-use crate::world::{World, LIGHT_ID0, PLAYER_ID};
+use crate::world::{World, LIGHT_ID0, PLAYER_ID, SIGN_ID0};
 use carla_server::rpc::{
     ActorState, VehicleControl09, CARLA_ACTOR_OTHER, CARLA_ACTOR_TRAFFIC_LIGHT,
     CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER,
@@ -64,6 +64,14 @@ pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, 
     }
     for i in 0..world.lights().len() {
         add(LIGHT_ID0 + i as u32, TRAFFIC_LIGHT, &[]);
+    }
+    for (i, s) in world.signs().iter().enumerate() {
+        let bp = if s.limit_kmh > 45.0 {
+            SPEED_LIMITS[1]
+        } else {
+            SPEED_LIMITS[0]
+        };
+        add(SIGN_ID0 + i as u32, bp, &[]);
     }
     // Each junction's lights cycle together: one group per junction.
     let mut groups: HashMap<town::Node, Vec<u32>> = HashMap::new();

@@ -19,6 +19,8 @@ pub(crate) const WALKERS: [&str; 4] = [
 ];
 
 pub(crate) const TRAFFIC_LIGHT: &str = "traffic.traffic_light";
+/// CARLA's speed-limit sign blueprints of the limits the town has.
+pub(crate) const SPEED_LIMITS: [&str; 2] = ["traffic.speed_limit.30", "traffic.speed_limit.60"];
 
 fn attr(id: &str, kind: u8, value: &str) -> BlueprintAttribute {
     BlueprintAttribute {
@@ -170,5 +172,17 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
         }),
         library_sensor: false,
     });
+    for id in SPEED_LIMITS {
+        out.push(Blueprint {
+            id: id.into(),
+            attributes: vec![modifiable(attr("role_name", ATTR_STRING, ""))],
+            bounding_box: boxed(Vector3D {
+                x: 0.35,
+                y: 0.35,
+                z: 1.45,
+            }),
+            library_sensor: false,
+        });
+    }
     out
 }

@@ -193,6 +193,11 @@ impl Scene {
         &self.boxes
     }
 
+    /// The actor static box `i` is part of (0: level geometry).
+    pub(crate) fn static_actor(&self, i: usize) -> u32 {
+        self.meta[i].actor
+    }
+
     /// The finer internal tag (lamp housings are
     /// [`town::tag::TRAFFIC_LIGHTS`]) and the base colour (a lamp's: its
     /// light's) of static box `i`.
@@ -235,7 +240,7 @@ impl Scene {
     }
 
     /// Whether a ground rectangle, standing on `z0..z1`, overlaps a static box.
-    pub(crate) fn static_overlap(&self, r: &Rect, z0: f32, z1: f32) -> Option<u8> {
+    pub(crate) fn static_overlap(&self, r: &Rect, z0: f32, z1: f32) -> Option<(u8, u32)> {
         let (lo, hi) = r.bounds();
         let (x0, y0, x1, y1) = self.cell_span(v3(lo.0, lo.1, 0.0), v3(hi.0, hi.1, 0.0));
         for iy in y0..=y1 {
@@ -245,7 +250,8 @@ impl Scene {
                     let b = &self.boxes[i as usize];
                     let aabb = Rect::axis_aligned((b[0], b[1]), (b[3], b[4]));
                     if b[2] < z1 && b[5] > z0 && aabb.overlaps(r) {
-                        return Some(self.meta[i as usize].tag);
+                        let m = &self.meta[i as usize];
+                        return Some((m.tag, m.actor));
                     }
                 }
             }

@@ -178,6 +178,7 @@ impl Scene {
                 n[axis as usize] = -[d.x, d.y, d.z][axis as usize].signum();
                 hit.normal = v3(n[0], n[1], n[2]);
                 hit.semantic_tag = m.tag;
+                hit.actor_id = m.actor;
                 hit.albedo = match self.light_albedo.get(m.light as usize) {
                     Some(&c) if m.light != NO_LIGHT => c,
                     _ => m.albedo,

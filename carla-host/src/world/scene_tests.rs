@@ -111,6 +111,7 @@ fn boxes_around_the_origin_are_not_hit() {
         tag: town::tag::BUILDINGS,
         albedo: [1, 2, 3],
         light: crate::world::map::geometry::NO_LIGHT,
+        actor: 0,
     };
     let scene = Scene::new(vec![b], CELL);
     let inside = scene.raycast(v3(0.0, 0.0, 1.0), v3(1.0, 0.0, 0.0), 50.0);
@@ -140,4 +141,44 @@ fn boxes_around_the_origin_are_not_hit() {
     assert!(scene
         .static_overlap(&Rect::new(0.0, 0.0, 0.0, 1.0, 0.5), 2.5, 3.0)
         .is_none());
+}
+
+#[test]
+fn light_poles_and_sign_posts_belong_to_their_actors() {
+    use crate::world::map::geometry::static_geometry;
+    use crate::world::map::town::{light_spots, sign_spots};
+    use crate::world::{LIGHT_ID0, SIGN_ID0};
+    let boxes = static_geometry();
+    let lights = light_spots();
+    // Every light's pole and lamp, every sign's post and board carry the
+    // actor's id; the rest of the town is level geometry (0).
+    for (i, l) in lights.iter().enumerate() {
+        let owned: Vec<_> = boxes
+            .iter()
+            .filter(|b| b.actor == LIGHT_ID0 + i as u32)
+            .collect();
+        assert_eq!(owned.len(), 2, "light {i}: pole and lamp");
+        assert!(owned.iter().any(|b| b.min.x <= l.x && l.x <= b.max.x));
+    }
+    for i in 0..sign_spots().len() {
+        let n = boxes
+            .iter()
+            .filter(|b| b.actor == SIGN_ID0 + i as u32)
+            .count();
+        assert_eq!(n, 2, "sign {i}: post and board");
+    }
+    let owned = boxes.iter().filter(|b| b.actor != 0).count();
+    assert_eq!(owned, 2 * (lights.len() + sign_spots().len()));
+    // Overlaps and ray hits report the actor.
+    let scene = Scene::new(boxes, CELL);
+    let l = &lights[0];
+    let r = Rect::new(l.x, l.y, 0.0, 0.3, 0.3);
+    assert_eq!(
+        scene.static_overlap(&r, 0.0, 1.5).map(|h| h.1),
+        Some(LIGHT_ID0)
+    );
+    let hit = scene
+        .raycast(v3(l.x - 5.0, l.y, 1.0), v3(1.0, 0.0, 0.0), 10.0)
+        .unwrap();
+    assert_eq!(hit.actor_id, LIGHT_ID0);
 }

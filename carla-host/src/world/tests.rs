@@ -177,6 +177,7 @@ fn depth_of_a_box_20_m_ahead_is_planar() {
         tag: town::tag::BUILDINGS,
         albedo: [9; 3],
         light: NO_LIGHT,
+        actor: 0,
     };
     let scene = Scene::new(vec![wall], scene::CELL);
     let player = ground_transform(100.0, 60.0, 0.0);

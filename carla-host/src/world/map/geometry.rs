@@ -6,6 +6,7 @@ use super::town::{
     dir_vec, light_spots, sign_spots, tag, LAST, ROADS, SPACING, TOWN_SEED, WALK_HALF, WALL,
 };
 use crate::world::math::{v3, Rng};
+use crate::world::{LIGHT_ID0, SIGN_ID0};
 use carla_server::types::Vector3D;
 
 /// A static axis-aligned box of the scene.
@@ -17,6 +18,10 @@ pub(crate) struct StaticBox {
     pub albedo: [u8; 3],
     /// Index of the traffic light whose state colours this box, or `NO_LIGHT`.
     pub light: u16,
+    /// The actor the box is part of (a traffic light's pole and lamp, a
+    /// sign's post and board, as CARLA's light and sign actors carry their
+    /// meshes), 0 for level geometry.
+    pub actor: u32,
 }
 
 pub(crate) const NO_LIGHT: u16 = u16::MAX;
@@ -28,6 +33,7 @@ fn boxed(min: (f32, f32, f32), max: (f32, f32, f32), tag: u8, albedo: [u8; 3]) -
         tag,
         albedo,
         light: NO_LIGHT,
+        actor: 0,
     }
 }
 
@@ -107,7 +113,11 @@ pub(crate) fn static_geometry() -> Vec<StaticBox> {
     }
     let grey = [110, 112, 115];
     for (index, l) in light_spots().iter().enumerate() {
-        out.push(post(l.x, l.y, 0.1, 4.4, tag::POLES, grey));
+        let actor = LIGHT_ID0 + index as u32;
+        out.push(StaticBox {
+            actor,
+            ..post(l.x, l.y, 0.1, 4.4, tag::POLES, grey)
+        });
         // The lamp housing hangs over the kerb side of the pole.
         let (hx, hy) = dir_vec(l.dir);
         let (cx, cy) = (l.x + hx * 0.3, l.y + hy * 0.3);
@@ -117,22 +127,19 @@ pub(crate) fn static_geometry() -> Vec<StaticBox> {
             tag::TRAFFIC_SIGNS,
             [30, 30, 30],
         );
-        lamp.light = index as u16;
+        (lamp.light, lamp.actor) = (index as u16, actor);
         out.push(lamp);
     }
-    for s in sign_spots() {
-        out.push(post(s.x, s.y, 0.05, 2.6, tag::POLES, grey));
-        out.push(post(
-            s.x,
-            s.y,
-            0.35,
-            2.9,
-            tag::TRAFFIC_SIGNS,
-            [220, 220, 220],
-        ));
+    for (index, s) in sign_spots().iter().enumerate() {
+        let actor = SIGN_ID0 + index as u32;
+        out.push(StaticBox {
+            actor,
+            ..post(s.x, s.y, 0.05, 2.6, tag::POLES, grey)
+        });
+        let mut board = post(s.x, s.y, 0.35, 2.9, tag::TRAFFIC_SIGNS, [220, 220, 220]);
         // The post above hides in the board, whose bottom starts at 2.2 m.
-        let last = out.len() - 1;
-        out[last].min.z = 2.2;
+        (board.min.z, board.actor) = (2.2, actor);
+        out.push(board);
     }
     let (lo, hi) = (-WALL, LAST + WALL);
     let wall = [150, 140, 130];

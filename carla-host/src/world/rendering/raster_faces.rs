@@ -144,7 +144,7 @@ impl View {
             let solid = Solid {
                 tag,
                 albedo,
-                id: 0,
+                id: scene.static_actor(i),
                 window_z: f32::INFINITY,
             };
             let p = v3(b[0], b[1], b[2]);

@@ -165,6 +165,7 @@ fn building() -> StaticBox {
         tag: tag::BUILDINGS,
         albedo: [150, 150, 150],
         light: NO_LIGHT,
+        actor: 0,
     }
 }
 

@@ -58,7 +58,13 @@ impl World {
                 continue;
             };
             let is_ground = hit.normal.z > 0.9 && hit.point.z < 0.05;
-            if is_ground || (hit.actor_id == 0 && only_dynamics) {
+            // Lights and signs are actors, but static ones.
+            let fixed = hit.actor_id == 0
+                || matches!(
+                    self.kind_of(hit.actor_id),
+                    Some(ActorKind::Light | ActorKind::Sign)
+                );
+            if is_ground || (fixed && only_dynamics) {
                 continue;
             }
             if best.is_none_or(|(_, d, _)| hit.distance < d) {

@@ -50,7 +50,8 @@ pub(crate) struct Contact {
     pub other: u32,
     /// kg·m/s, along the actor's heading before the contact.
     pub impulse: f32,
-    /// `other` 0 (static geometry): what it is (internal tag).
+    /// Static geometry: what it is (internal tag); `other` is the actor it
+    /// is part of (a light, a sign) or 0.
     pub static_tag: u8,
 }
 
@@ -62,6 +63,8 @@ pub(crate) enum ActorKind {
     Traffic,
     Walker,
     Light,
+    /// A speed-limit sign.
+    Sign,
 }
 
 impl World {
@@ -270,7 +273,7 @@ impl World {
         }
         self.scene
             .static_overlap(r, 0.0, 2.0 * vehicle::EXTENT.z)
-            .map(Collision::Other)
+            .map(|(t, a)| Collision::Other(t, a))
     }
 
     /// This tick's contacts (cleared by each `step`).
@@ -292,6 +295,10 @@ impl World {
             && ((id - crate::world::LIGHT_ID0) as usize) < self.lights.len()
         {
             Some(ActorKind::Light)
+        } else if id >= crate::world::SIGN_ID0
+            && ((id - crate::world::SIGN_ID0) as usize) < self.signs.len()
+        {
+            Some(ActorKind::Sign)
         } else {
             None
         }
@@ -315,6 +322,10 @@ impl World {
                 t
             }
             ActorKind::Light => self.lights[(id - crate::world::LIGHT_ID0) as usize].transform(),
+            ActorKind::Sign => {
+                let s = &self.signs[(id - crate::world::SIGN_ID0) as usize];
+                town::ground_transform(s.x, s.y, 90.0 * f32::from((s.dir + 2) % 4))
+            }
         })
     }
 }
@@ -354,6 +365,10 @@ impl World {
     }
     pub(crate) fn lights(&self) -> &[town::LightSpot] {
         &self.lights
+    }
+    /// The speed-limit signs.
+    pub(crate) fn signs(&self) -> &[town::SignSpot] {
+        &self.signs
     }
     /// The 0.8 player's car.
     pub(crate) fn player(&self) -> &Car {

@@ -36,13 +36,13 @@ pub(crate) const EXTENT: Vector3D = Vector3D {
 /// The autopilot's cruising speed (30 km/h).
 pub(crate) const AUTOPILOT_SPEED: f32 = 30.0 / 3.6;
 
-/// What a car ran into (with the other actor's id; static geometry has
-/// none, only its internal tag).
+/// What a car ran into (with the other actor's id; static geometry: its
+/// internal tag and the actor it is part of, 0 for level geometry).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Collision {
     Vehicle(u32),
     Pedestrian(u32),
-    Other(u8),
+    Other(u8, u32),
 }
 
 fn sane(v: f32, lo: f32, hi: f32) -> f32 {
@@ -171,9 +171,9 @@ impl Car {
                         self.collision_pedestrians += impulse;
                         (id, 0)
                     }
-                    Collision::Other(tag) => {
+                    Collision::Other(tag, actor) => {
                         self.collision_other += impulse;
-                        (0, tag)
+                        (actor, tag)
                     }
                 };
                 self.hit = Some((other, impulse, tag));

@@ -151,9 +151,14 @@ fn driving_into_a_building_accumulates_collision_other_and_stops() {
         tag: tag::BUILDINGS,
         albedo: [0; 3],
         light: NO_LIGHT,
+        actor: 0,
     };
     let scene = Scene::new(vec![wall], CELL);
-    let collide = |r: &Rect| scene.static_overlap(r, 0.0, 1.5).map(Collision::Other);
+    let collide = |r: &Rect| {
+        scene
+            .static_overlap(r, 0.0, 1.5)
+            .map(|(t, a)| Collision::Other(t, a))
+    };
     let mut c = car();
     for _ in 0..150 {
         c.step(&throttle(1.0), DT, collide);

@@ -143,9 +143,35 @@ for _ in range(200):
 world.tick()
 check(hits, "a collision with the town")
 o = hits[0].other_actor
-check(o.id == 0 and o.type_id.startswith("static."),
-      "static geometry is id 0 'static.<tag>' as in CARLA: %d %s" % (o.id, o.type_id))
+if o.id == 0:
+    check(o.type_id.startswith("static."), "level geometry is 'static.<tag>' as in CARLA: %s" % o.type_id)
+else:
+    # A light's pole or a sign's post: part of that actor, as in CARLA.
+    check(o.type_id.startswith("traffic.") and world.get_actor(o.id) is not None,
+          "a pole hit is its light's or sign's actor: %d %s" % (o.id, o.type_id))
 stop_sensors([col])
+car.destroy()
+world.tick()
+
+# A traffic light's pole is part of that light, a sign's post of that
+# sign: props with real ids the client can look up, as in CARLA.
+signs = world.get_actors().filter("traffic.speed_limit.*")
+check(len(signs) == 4 and all(s.semantic_tags == [8] for s in signs), "the town's speed-limit signs")
+light = world.get_actors().filter("traffic.traffic_light")[0]
+p = light.get_location()
+car = world.spawn_actor(bl.find("vehicle.tesla.model3"),
+                        carla.Transform(carla.Location(p.x - 7.0, p.y, 0.3), carla.Rotation(yaw=0.0)))
+hits = []
+col = world.spawn_actor(bl.find("sensor.other.collision"), carla.Transform(), attach_to=car)
+col.listen(hits.append)
+car.apply_control(carla.VehicleControl(throttle=0.7))
+for _ in range(100):
+    world.tick()
+    if hits:
+        break
+stop_sensors([col])
+check(hits and hits[0].other_actor.id == light.id and hits[0].other_actor.type_id == "traffic.traffic_light",
+      "a collision with a light's pole names the light: %s" % [(h.other_actor.id, h.other_actor.type_id) for h in hits[:1]])
 car.destroy()
 world.tick()
 asynchronous(world)
