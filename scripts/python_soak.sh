@@ -9,8 +9,9 @@
 #
 #   scripts/python_soak.sh [RUNS]        (default 100)
 #
-# Prints one line per run and a summary; a failed script's output is kept
-# under target/soak/. Exits 1 if any run failed.
+# Prints one line per run and a summary; a failed script's output (and the
+# client's core dump, if it crashed) is kept under target/soak/. Exits 1 if
+# any run failed.
 set -u
 cd "$(dirname "$0")/.."
 RUNS=${1:-100}
@@ -24,7 +25,8 @@ cargo build --release -p carla-host -q || exit 2
 HOST=$PWD/target/release/carla-host
 OUT=$PWD/target/soak
 rm -rf "$OUT"
-mkdir -p "$OUT/cache"
+mkdir -p "$OUT/cache" "$OUT/cores"
+ROOT=$PWD
 export CARLA_CACHE_DIR=$OUT/cache SDL_VIDEODRIVER=dummy
 
 busy() { while :; do :; done; }
@@ -72,7 +74,8 @@ for run in $(seq 1 "$RUNS"); do
     fi
     # shellcheck disable=SC2206
     args+=($extra)
-    (cd "$(dirname "$script")" && timeout -k 5 180 "$PY" "$(basename "$script")" "${args[@]}") \
+    # From target/soak/cores: a crashing client leaves its core there.
+    (cd "$OUT/cores" && ulimit -c unlimited && timeout -k 5 180 "$PY" "$ROOT/$script" "${args[@]}") \
       >"$OUT/$name.log" 2>&1
     rc=$?
     kill -INT $hp 2>/dev/null
@@ -81,6 +84,9 @@ for run in $(seq 1 "$RUNS"); do
       bad+=("$name(rc $rc)")
       cp "$OUT/$name.log" "$OUT/run$run-$name.log"
       cp "$OUT/host.log" "$OUT/run$run-$name.host.log"
+      for core in "$OUT"/cores/core*; do
+        [[ -e $core ]] && mv "$core" "$OUT/run$run-$name.core"
+      done
     fi
   done
   if [[ ${#bad[@]} -eq 0 ]]; then
