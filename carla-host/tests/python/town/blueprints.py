@@ -83,7 +83,13 @@ cam_bp.set_attribute("sensor_tick", "0.5")
 cam = world.spawn_actor(cam_bp, carla.Transform(carla.Location(x=30, y=30, z=20)))
 frames = []
 cam.listen(lambda im: frames.append(im.frame))
-world.tick()  # subscription settles
+# The stream subscribes while the first ticks run (on a busy machine that
+# can take a few): tick until the first image, then count.
+for _ in range(200):
+    world.tick()
+    if frames:
+        break
+    time.sleep(0.01)
 start = world.tick()
 for _ in range(40):
     last = world.tick()

@@ -37,8 +37,14 @@ sensors = [
     attach("sensor.other.radar", range=50),
     attach("sensor.other.collision"),
 ]
-world.tick()
-world.tick()
+# The streams subscribe while the first ticks run (on a busy machine that
+# can take a few): data sent before is discarded. Tick until every sensor
+# delivered once.
+for _ in range(200):
+    world.tick()
+    if all(v for k, v in data.items() if k != "sensor.other.collision"):
+        break
+    time.sleep(0.01)
 frame = world.tick()
 # In synchronous mode the data of `frame` went out before the tick's
 # answer; the client's stream threads may still be delivering it.
