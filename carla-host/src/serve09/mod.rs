@@ -56,6 +56,8 @@ pub(crate) struct Serve09 {
     states: Vec<ActorState>,
     scratch: Scratch,
     camera_scratch: cameras::CameraScratch,
+    /// Optical flow: each actor's transform one tick ago (reused).
+    previous: HashMap<u32, ActorTransform>,
     /// Frames since the server started (CARLA's frame counter).
     pub frame: u64,
     geo: GeoReference,
@@ -122,6 +124,7 @@ impl Serve09 {
             states: Vec::new(),
             scratch: Scratch::default(),
             camera_scratch: cameras::CameraScratch::default(),
+            previous: HashMap::new(),
             frame: 0,
             geo,
             spectator: ActorTransform::default(),
@@ -303,11 +306,13 @@ impl Serve09 {
             .sensors
             .iter()
             .any(|s| s.kind == sensors::Kind::Camera(Output::Flow));
-        let previous: HashMap<u32, ActorTransform> = if flow {
-            self.states.iter().map(|s| (s.id, s.transform)).collect()
-        } else {
-            HashMap::new()
-        };
+        // Refilled in place: no allocation per tick once it has grown.
+        self.previous.clear();
+        if flow {
+            let states = self.states.iter().map(|s| (s.id, s.transform));
+            self.previous.extend(states);
+        }
+        let previous = &self.previous;
         let previous = |id: u32| previous.get(&id).copied();
         let tick = Tick {
             server,
