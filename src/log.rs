@@ -107,9 +107,13 @@ fn cut(line: &mut String) {
 /// second from that place, plus one summary line
 /// ("...and 10,418 more like this in the last 1.0 s: ...").
 ///
-/// The summary is written by the first line logged (from any site) after
-/// the window ended. Sites are statics, so the number of sites is fixed
-/// and the log grows at a bounded rate whatever clients do.
+/// The summary is written when the window ends: by the first line logged
+/// (from any site) after that, or else by the summary thread (one at most,
+/// `carla-log`, started when a site begins suppressing and gone once no
+/// summary is owed), and by [`flush`] (a server's disconnect, the C API's
+/// `carla_free_server`) for windows still open. Sites are statics, so the
+/// number of sites is fixed and the log grows at a bounded rate whatever
+/// clients do.
 pub struct Site {
     state: Mutex<SiteState>,
 }
@@ -212,11 +216,12 @@ impl Site {
         }
     }
 
-    /// The summary of a window that ended by `now`, if it suppressed lines.
-    fn expired_summary(&self, now: Instant) -> Option<(Level, String)> {
+    /// The summary of a window that ended by `now` (`all`: or is still
+    /// open), if it suppressed lines.
+    fn expired_summary(&self, now: Instant, all: bool) -> Option<(Level, String)> {
         let mut s = self.state.lock();
         let start = s.window_start?;
-        if now.saturating_duration_since(start) < WINDOW {
+        if !all && now.saturating_duration_since(start) < WINDOW {
             return None;
         }
         let summary = s.summary(now)?;
@@ -264,23 +269,70 @@ fn thousands(n: u64) -> String {
 
 /// Writes the summaries of sites whose window ended.
 fn flush_expired(now: Instant) {
+    flush_sites(now, false);
+}
+
+/// Writes every summary owed now, also of windows still open (their count
+/// so far): what a host calls before it exits, so no suppressed line goes
+/// uncounted. The server's `disconnect` calls it.
+pub fn flush() {
+    flush_sites(Instant::now(), true);
+}
+
+/// Writes the summaries of sites whose window ended (`all`: of every site
+/// that suppressed lines).
+fn flush_sites(now: Instant, all: bool) {
     if !ANY_PENDING.load(Ordering::Relaxed) {
         return;
     }
     let mut due = Vec::new();
     {
         let mut pending = PENDING.lock();
-        pending.retain(|site| match site.expired_summary(now) {
+        pending.retain(|site| match site.expired_summary(now, all) {
             Some(summary) => {
                 due.push(summary);
                 false
             }
             None => site.state.lock().pending,
         });
-        ANY_PENDING.store(!pending.is_empty(), Ordering::Relaxed);
+        ANY_PENDING.store(!pending.is_empty(), Ordering::SeqCst);
     }
     for (level, summary) in due {
         emit(level, format_args!("{summary}"));
+    }
+}
+
+/// Whether the summary thread runs.
+static SUMMARY_THREAD: AtomicBool = AtomicBool::new(false);
+
+/// Starts the summary thread unless it runs: it writes each summary when
+/// its window ends, and exits once none is owed.
+fn start_summary_thread() {
+    // SeqCst here and in the thread: a site's "pending, then is a thread
+    // running?" and the thread's "not running, then is anything pending?"
+    // must not both miss the other's store.
+    if SUMMARY_THREAD.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("carla-log".into())
+        .spawn(|| loop {
+            std::thread::sleep(WINDOW / 10);
+            flush_expired(Instant::now());
+            if !ANY_PENDING.load(Ordering::SeqCst) {
+                SUMMARY_THREAD.store(false, Ordering::SeqCst);
+                // A site that became pending after the check but saw the
+                // flag still set relies on this thread: stay if so.
+                if !ANY_PENDING.load(Ordering::SeqCst)
+                    || SUMMARY_THREAD.swap(true, Ordering::SeqCst)
+                {
+                    return;
+                }
+            }
+        });
+    if spawned.is_err() {
+        // No thread: summaries are written by the next line or `flush`.
+        SUMMARY_THREAD.store(false, Ordering::SeqCst);
     }
 }
 
@@ -305,7 +357,8 @@ pub fn emit_at(site: &'static Site, level: Level, args: fmt::Arguments<'_>) {
     let admission = site.admit(level, now);
     if admission.newly_pending {
         PENDING.lock().push(site);
-        ANY_PENDING.store(true, Ordering::Relaxed);
+        ANY_PENDING.store(true, Ordering::SeqCst);
+        start_summary_thread();
     }
     if let Some(summary) = admission.summary {
         emit(level, format_args!("{summary}"));
@@ -413,13 +466,19 @@ mod tests {
         for _ in 0..15 {
             site.admit(Level::Info, t0);
         }
-        assert_eq!(site.expired_summary(t0 + Duration::from_millis(10)), None);
+        assert_eq!(
+            site.expired_summary(t0 + Duration::from_millis(10), false),
+            None
+        );
         let (level, s) = site
-            .expired_summary(t0 + Duration::from_secs(2))
+            .expired_summary(t0 + Duration::from_secs(2), false)
             .expect("summary");
         assert_eq!(level, Level::Info);
         assert!(s.starts_with("...and 5 more like this"), "{s}");
-        assert_eq!(site.expired_summary(t0 + Duration::from_secs(3)), None);
+        assert_eq!(
+            site.expired_summary(t0 + Duration::from_secs(3), false),
+            None
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@
 
 mod bench_render;
 mod episode;
+mod log_sink;
 mod serve09;
 mod tick_times;
 mod world;
@@ -135,7 +136,8 @@ fn print_status(
     let (frames, bytes) = stats.map_or((0, 0), |s| (s.frames_sent, s.bytes_sent));
     let (dropped_09, subscribers) = ep.map_or((0, 0), |ep| ep.stream_stats(server));
     println!(
-        "frame {:>6}  {:6.1} ticks/s  server {:.2}/{:.2} ms p50/p99  0.8: {:6.1} frames/s {:7.2} MB/s{}  dropped {} (0.8) {} (0.9)",
+        "{} frame {:>6}  {:6.1} ticks/s  server {:.2}/{:.2} ms p50/p99  0.8: {:6.1} frames/s {:7.2} MB/s{}  dropped {} (0.8) {} (0.9)",
+        log_sink::now_utc(),
         world.frame,
         world.frame.saturating_sub(status.ticks) as f64 / secs,
         times.window.quantile_ms(0.5),
@@ -164,6 +166,9 @@ fn start(args: &Args, server: &Server) -> Result<(), String> {
         .map_err(|_| Error::InvalidPort)
         .and_then(|p| server.listen_streaming(p))
         .map_err(|e| format!("cannot listen for 0.9 streams on port {stream_port}: {e}"))?;
+    let stream_port = server
+        .streaming_addr()
+        .map_or(stream_port, |a| u32::from(a.port()));
     let rpc_port = args.rpc_port.unwrap_or(args.port as u16);
     server
         .listen_rpc(rpc_port)
@@ -207,6 +212,7 @@ fn main() {
             std::process::exit(2);
         }
     };
+    log_sink::install();
     // Ctrl-C, SIGTERM and SIGHUP on Unix, Ctrl-C, Ctrl-Break and console
     // close on Windows: the main loop ends and the server is freed.
     if let Err(e) = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst)) {
@@ -377,7 +383,7 @@ fn main() {
         }
         print_status(&server, &world, episode.as_ref(), &mut status, &mut times);
     }
-    println!("carla-host: {}", times.summary());
-    println!("carla-host: stopping");
-    server.disconnect();
+    println!("{} carla-host: {}", log_sink::now_utc(), times.summary());
+    println!("{} carla-host: stopping", log_sink::now_utc());
+    server.disconnect(); // also writes the log summaries still owed
 }

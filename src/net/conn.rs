@@ -13,6 +13,7 @@
 //! per call on Linux and the other Unix systems that have it,
 //! `SO_NOSIGPIPE` on the socket on macOS, and Windows has no such signal.
 
+use crate::net::fds::Ticket;
 use crate::Error;
 use mio::{Events, Interest, Poll, Token, Waker};
 use parking_lot::Mutex;
@@ -60,6 +61,9 @@ struct AbortState {
     waker: Waker,
     /// `abort` was called: every later wait fails at once.
     aborted: AtomicBool,
+    /// The descriptors this connection counts against the budget, given
+    /// back when the last handle (connection or aborter) drops.
+    _ticket: Option<Ticket>,
 }
 
 /// A handle that aborts a connection's pending and future I/O from any
@@ -97,6 +101,9 @@ struct Io {
     /// registration at every operation that would block, and a writable
     /// socket would answer at once, for ever).
     registered: Option<Interest>,
+    /// Bytes the port already read (a handshake's first bytes that belong
+    /// to the protocol), served before the socket's.
+    unread: Vec<u8>,
 }
 
 /// One accepted TCP session.
@@ -119,7 +126,19 @@ impl Conn {
 
     /// Prepares an accepted (already non-blocking) stream: TCP_NODELAY on,
     /// no SIGPIPE, a poller of its own.
+    #[cfg(any(test, fuzzing))]
     pub(crate) fn from_mio(stream: mio::net::TcpStream) -> io::Result<Conn> {
+        Conn::accepted(stream, None, Vec::new())
+    }
+
+    /// Prepares a connection a port accepted (already non-blocking):
+    /// TCP_NODELAY on, no SIGPIPE, a poller of its own. It holds
+    /// `ticket` (its descriptors in the budget) and reads `unread` first.
+    pub(crate) fn accepted(
+        stream: mio::net::TcpStream,
+        ticket: Option<Ticket>,
+        unread: Vec<u8>,
+    ) -> io::Result<Conn> {
         stream.set_nodelay(true)?;
         #[cfg(target_vendor = "apple")]
         socket2::SockRef::from(&stream).set_nosigpipe(true)?;
@@ -133,11 +152,13 @@ impl Conn {
                 poll,
                 events: Events::with_capacity(4),
                 registered: None,
+                unread,
             })),
             aborter: Aborter(Arc::new(AbortState {
                 socket,
                 waker,
                 aborted: AtomicBool::new(false),
+                _ticket: ticket,
             })),
             peer,
         })
@@ -156,7 +177,7 @@ impl Conn {
     /// Fills `buf` completely. A closed peer is `END_OF_FILE`.
     pub(crate) fn read_exact(&self, buf: &mut [u8], deadline: Deadline) -> Result<(), Error> {
         let mut io = self.io.lock();
-        let mut done = 0;
+        let mut done = io.take_unread(buf);
         while done < buf.len() {
             match self.retry(&mut io, Interest::READABLE, deadline, |mut s| {
                 s.read(&mut buf[done..])
@@ -172,17 +193,10 @@ impl Conn {
     /// at least one byte). A closed peer is `END_OF_FILE`.
     pub(crate) fn read_some(&self, buf: &mut [u8], deadline: Deadline) -> Result<usize, Error> {
         let mut io = self.io.lock();
-        match self.retry(&mut io, Interest::READABLE, deadline, |mut s| s.read(buf))? {
-            0 => Err(Error::PeerClosed),
-            n => Ok(n),
+        if !io.unread.is_empty() {
+            return Ok(io.take_unread(buf));
         }
-    }
-
-    /// Copies what is queued into `buf` without consuming it (waiting up to
-    /// the deadline for at least one byte). A closed peer is `END_OF_FILE`.
-    pub(crate) fn peek(&self, buf: &mut [u8], deadline: Deadline) -> Result<usize, Error> {
-        let mut io = self.io.lock();
-        match self.retry(&mut io, Interest::READABLE, deadline, |s| s.peek(buf))? {
+        match self.retry(&mut io, Interest::READABLE, deadline, |mut s| s.read(buf))? {
             0 => Err(Error::PeerClosed),
             n => Ok(n),
         }
@@ -241,6 +255,14 @@ impl Conn {
 }
 
 impl Io {
+    /// Moves unread bytes into `buf`; returns how many.
+    fn take_unread(&mut self, buf: &mut [u8]) -> usize {
+        let n = self.unread.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.unread[..n]);
+        self.unread.drain(..n);
+        n
+    }
+
     /// Waits until the poller reports the socket (for `interest`) or a
     /// wake-up, or the deadline passes (`OPERATION_ABORTED`, the original's
     /// code for an expired deadline). Readiness is edge-triggered: the

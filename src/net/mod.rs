@@ -5,7 +5,9 @@
 //! a peer acknowledged; elsewhere it is unknown).
 
 pub(crate) mod conn;
+pub(crate) mod fds;
 pub(crate) mod port;
+pub(crate) mod reactor;
 pub(crate) mod sniff;
 pub(crate) mod tcp_info;
 

@@ -7,14 +7,16 @@
 //! e.g. the agent ports between episodes), a new connection is closed at
 //! once with a log line instead of hanging in the kernel backlog.
 
+use crate::net::fds::Class;
+use crate::net::reactor::{Acceptor, Handshake, Reactor, LISTENER, STOP};
 use crate::net::sniff::{self, Protocol};
 use crate::net::Conn;
 use crate::Error;
-use mio::{Events, Interest, Poll, Token, Waker};
+use mio::{Interest, Poll, Waker};
 use parking_lot::{Condvar, Mutex, RwLock};
 use std::io;
 use std::net::{IpAddr, SocketAddr, TcpListener};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -178,12 +180,15 @@ fn offer(
 /// handler, set while that protocol's endpoint shares the port.
 pub(crate) type Divert = Arc<RwLock<Option<Arc<dyn Fn(Conn) + Send + Sync>>>>;
 
-/// Connections on a shared port waiting to be classified, at most; more are
-/// closed on arrival.
-pub(crate) const MAX_SNIFFING: usize = 64;
-/// How long a new connection on a shared port has to send its first four
-/// bytes.
-pub(crate) const SNIFF_TIMEOUT: Duration = Duration::from_secs(10);
+/// The shortest first-bytes deadline: a server time-out of 0 means "host
+/// calls never wait", not "clients get no time".
+pub(crate) const MIN_FIRST_BYTES: Duration = Duration::from_secs(1);
+
+/// How long a new connection has to send its first bytes, for a server
+/// time-out `timeout`.
+pub(crate) fn first_bytes_deadline(timeout: Duration) -> Duration {
+    timeout.max(MIN_FIRST_BYTES)
+}
 
 /// A bound port with its accept thread.
 pub(crate) struct Port {
@@ -199,8 +204,65 @@ struct Stop {
     waker: Waker,
 }
 
-const LISTENER: Token = Token(0);
-const STOP: Token = Token(1);
+/// A plain port (0.8's agent ports): no handshake, surplus connections
+/// share a grace window.
+struct Offering {
+    clients: Arc<Rendezvous>,
+    window: GraceWindow,
+    name: &'static str,
+    port: u16,
+}
+
+impl Offering {
+    fn offer(&mut self, conn: Conn) {
+        let grace = self.window.grace(Instant::now());
+        let window = &mut self.window;
+        offer(
+            &self.clients,
+            conn,
+            grace,
+            self.name,
+            self.port,
+            &mut || window.reset(),
+        );
+    }
+}
+
+impl Acceptor for Offering {
+    fn handshake(&mut self) -> Option<Handshake> {
+        None
+    }
+    fn accept(&mut self, conn: Conn, _: Option<[u8; 4]>) {
+        self.offer(conn)
+    }
+}
+
+/// The 0.8 world port, shared with the 0.9 RPC endpoint while `divert`
+/// holds one: each connection's first four bytes say which protocol it
+/// speaks ([`sniff`]), within the first-bytes deadline.
+struct Shared {
+    plain: Offering,
+    divert: Divert,
+    first_bytes: Duration,
+}
+
+impl Acceptor for Shared {
+    fn handshake(&mut self) -> Option<Handshake> {
+        self.divert.read().is_some().then_some(Handshake {
+            timeout: self.first_bytes,
+            bytes: 4,
+            keep: true,
+        })
+    }
+    fn accept(&mut self, conn: Conn, first: Option<[u8; 4]>) {
+        if let Some(Protocol::Rpc) = first.map(sniff::classify) {
+            if let Some(rpc) = self.divert.read().clone() {
+                return rpc(conn);
+            }
+        }
+        self.plain.offer(conn)
+    }
+}
 
 impl Port {
     /// Binds `ip:port` and starts accepting into `clients`. `name` is used in
@@ -211,78 +273,53 @@ impl Port {
         name: &'static str,
         clients: Arc<Rendezvous>,
     ) -> Result<Port, Error> {
-        Port::bind_shared(ip, port, name, clients, Divert::default())
+        Port::bind_with(ip, port, name, Class::World, move |bound| Offering {
+            clients,
+            window: GraceWindow::default(),
+            name,
+            port: bound,
+        })
     }
 
     /// [`Port::bind`], for a port another protocol may share: while
     /// `divert` holds a handler, each new connection is classified by its
-    /// first bytes on a thread of its own ([`sniff`]) and a CARLA 0.9
-    /// client is handed to the handler; 0.8 clients go to `clients` as
-    /// usual. While it is empty nothing changes (no sniffing).
+    /// first four bytes, which it must send within `first_bytes` of its
+    /// accept, and a CARLA 0.9 client is handed to the handler; 0.8 clients
+    /// go to `clients` as usual. While it is empty nothing changes.
     pub(crate) fn bind_shared(
         ip: IpAddr,
         port: u16,
         name: &'static str,
         clients: Arc<Rendezvous>,
         divert: Divert,
+        first_bytes: Duration,
     ) -> Result<Port, Error> {
-        let mut window = GraceWindow::default();
-        let sniffing = Arc::new(AtomicUsize::new(0));
-        Port::bind_with(ip, port, name, move |conn| {
-            let Some(other) = divert.read().clone() else {
-                let grace = window.grace(Instant::now());
-                return offer(&clients, conn, grace, name, port, &mut || window.reset());
-            };
-            if sniffing.fetch_add(1, Ordering::Relaxed) >= MAX_SNIFFING {
-                sniffing.fetch_sub(1, Ordering::Relaxed);
-                crate::log_warn!(
-                    "{} port {}: {} closed: {} connections have not said which protocol they speak yet",
-                    name,
-                    port,
-                    conn.peer(),
-                    MAX_SNIFFING
-                );
-                return;
-            }
-            let (clients, sniffing2) = (clients.clone(), sniffing.clone());
-            let spawned = crate::threads::spawn(format!("carla-{name}-sniff"), move || {
-                match sniff::sniff(&conn, SNIFF_TIMEOUT) {
-                    Ok(Protocol::Rpc) => other(conn),
-                    Ok(Protocol::Legacy) => {
-                        offer(&clients, conn, SURPLUS_GRACE, name, port, &mut || {})
-                    }
-                    Err(e) => crate::log_warn!(
-                        "{} port {}: {} closed: no first request ({})",
-                        name,
-                        port,
-                        conn.peer(),
-                        e
-                    ),
-                }
-                sniffing2.fetch_sub(1, Ordering::Relaxed);
-            });
-            if let Err(e) = spawned {
-                sniffing.fetch_sub(1, Ordering::Relaxed);
-                crate::log_error!("{} port {}: cannot start a thread: {}", name, port, e);
-            }
+        Port::bind_with(ip, port, name, Class::World, move |bound| Shared {
+            plain: Offering {
+                clients,
+                window: GraceWindow::default(),
+                name,
+                port: bound,
+            },
+            divert,
+            first_bytes,
         })
     }
 
-    /// Binds `ip:port` (0 picks a free port) and hands every accepted
-    /// connection to `on_accept`, on the accept thread.
-    pub(crate) fn bind_with(
+    /// Binds `ip:port` (0 picks a free port) and serves it with the
+    /// acceptor `make` builds for the bound port number, on the port's
+    /// accept thread ([`Reactor`]); its connections count in `class`.
+    pub(crate) fn bind_with<A: Acceptor>(
         ip: IpAddr,
         port: u16,
         name: &'static str,
-        on_accept: impl FnMut(Conn) + Send + 'static,
+        class: Class,
+        make: impl FnOnce(u16) -> A,
     ) -> Result<Port, Error> {
-        let listener = TcpListener::bind((ip, port)).map_err(|e| {
+        let listener = listen(ip, port).map_err(|e| {
             crate::log_error!("{} port {}: cannot bind: {}", name, port, e);
             Error::from_io(&e)
         })?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| Error::from_io(&e))?;
         let addr = listener.local_addr().map_err(|e| Error::from_io(&e))?;
         let io_err = |e: io::Error| Error::from_io(&e);
         let mut listener = mio::net::TcpListener::from_std(listener);
@@ -295,8 +332,9 @@ impl Port {
             waker: Waker::new(poll.registry(), STOP).map_err(io_err)?,
         });
         let stop_rx = stop.clone();
+        let reactor = Reactor::new(poll, listener, name, class, make(addr.port()));
         let thread = crate::threads::spawn(format!("carla-{name}-accept"), move || {
-            accept_loop(poll, listener, &stop_rx, name, on_accept)
+            reactor.run(|| stop_rx.requested.load(Ordering::Acquire))
         })
         .map_err(io_err)?;
         Ok(Port {
@@ -312,6 +350,29 @@ impl Port {
     }
 }
 
+/// Connections the kernel queues for a port before it refuses more (the
+/// system may cap it lower: Linux's `net.core.somaxconn`).
+const BACKLOG: i32 = 1024;
+
+/// A non-blocking listener on `ip:port` with a backlog of [`BACKLOG`]
+/// (std's is 128), so a flood waits in the kernel rather than being reset.
+fn listen(ip: IpAddr, port: u16) -> io::Result<TcpListener> {
+    let addr = SocketAddr::new(ip, port);
+    let socket = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )?;
+    // As std does: on Unix a port in TIME_WAIT can be bound again at once
+    // (on Windows the option would let another process share the port).
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(BACKLOG)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
+}
+
 impl Drop for Port {
     /// Stops the accept thread and closes the listener (the port is free
     /// again when this returns).
@@ -321,46 +382,5 @@ impl Drop for Port {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-    }
-}
-
-/// Accepts until the port is dropped. Readiness is edge-triggered, so
-/// every wait follows an accept that would have blocked.
-fn accept_loop(
-    mut poll: Poll,
-    listener: mio::net::TcpListener,
-    stop: &Stop,
-    name: &str,
-    mut on_accept: impl FnMut(Conn),
-) {
-    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
-    let mut events = Events::with_capacity(4);
-    while !stop.requested.load(Ordering::Acquire) {
-        let (stream, peer) = match listener.accept() {
-            Ok(pair) => pair,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => match poll.poll(&mut events, None) {
-                Ok(()) => continue,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    crate::log_error!("{} port {}: poll failed: {}", name, port, e);
-                    return;
-                }
-            },
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                // EMFILE and friends: back off briefly instead of spinning.
-                crate::log_warn!("{} port {}: accept failed: {}", name, port, e);
-                std::thread::sleep(std::time::Duration::from_millis(10));
-                continue;
-            }
-        };
-        let conn = match Conn::from_mio(stream) {
-            Ok(c) => c,
-            Err(e) => {
-                crate::log_warn!("{} port {}: cannot set up {}: {}", name, port, peer, e);
-                continue;
-            }
-        };
-        on_accept(conn);
     }
 }

@@ -11,10 +11,6 @@
 //! So `94 00 xx yy` with `yy != 0` is 0.9 and everything else is 0.8. A 0.8
 //! message of length 148 also starts with `94 00`, but its byte 3 is 0.
 
-use crate::net::{deadline_in, Conn};
-use crate::Error;
-use std::time::Duration;
-
 /// Which protocol a connection speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Protocol {
@@ -35,26 +31,6 @@ pub(crate) fn classify(first: [u8; 4]) -> Protocol {
             }
         }
         _ => Protocol::Legacy,
-    }
-}
-
-/// Waits up to `timeout` for the first four bytes of `conn` (without
-/// consuming them) and classifies them. A client that sends fewer bytes in
-/// time, or leaves, is an error.
-pub(crate) fn sniff(conn: &Conn, timeout: Duration) -> Result<Protocol, Error> {
-    let mut first = [0u8; 4];
-    let deadline = deadline_in(timeout);
-    loop {
-        let n = conn.peek(&mut first, deadline)?;
-        if n == first.len() {
-            return Ok(classify(first));
-        }
-        // Fewer bytes so far: wait a little for the rest (peek returns at
-        // once while any byte is queued).
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            return Err(Error::DeadlinePassed);
-        }
-        std::thread::sleep(Duration::from_millis(2));
     }
 }
 

@@ -1,10 +1,11 @@
 //! The RPC port: one thread per client connection (at most `MAX_CLIENTS`),
 //! reading concatenated msgpack objects (no length prefix), answering each
 //! request in order. A connection with no request in progress may stay
-//! idle for ever (the 0.9 client sends no heartbeat); one that stops in the
-//! middle of a request for longer than the time-out, sends bytes that are
-//! not msgpack-RPC, or breaks a bound is closed with one log line. Other
-//! clients are never affected.
+//! idle for ever (the 0.9 client sends no heartbeat) once it sent its first
+//! request (the port gives it the time-out for its first byte); one whose
+//! request does not arrive whole within the time-out of its first byte,
+//! that sends bytes that are not msgpack-RPC, or breaks a bound is closed
+//! with one log line. Other clients are never affected.
 
 use super::calls::{self, Outcome};
 use super::framing::{Framer, Limits};
@@ -50,6 +51,9 @@ fn serve_requests(s: &RpcShared, caller: u64, conn: &Conn) -> Result<(), String>
     let mut chunk = vec![0u8; 64 << 10];
     let mut framer = Framer::new(LIMITS);
     let mut out = Vec::with_capacity(4 << 10);
+    // A request must arrive whole within the time-out of its first byte
+    // (a client that trickles one byte at a time cannot stretch it).
+    let mut request_deadline = None;
     loop {
         let mut start = 0;
         loop {
@@ -63,13 +67,23 @@ fn serve_requests(s: &RpcShared, caller: u64, conn: &Conn) -> Result<(), String>
             }
         }
         buf.drain(..start);
-        let deadline = (!buf.is_empty()).then(|| deadline_in(s.timeout)).flatten();
-        match conn.read_some(&mut chunk, deadline) {
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        if buf.is_empty() {
+            request_deadline = None;
+        } else if start > 0 || request_deadline.is_none() {
+            // A new request began (in this read or the last).
+            request_deadline = deadline_in(s.timeout);
+        }
+        match conn.read_some(&mut chunk, request_deadline) {
+            Ok(n) => {
+                if buf.is_empty() {
+                    request_deadline = deadline_in(s.timeout);
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
             Err(crate::Error::PeerClosed) if buf.is_empty() => return Ok(()),
             Err(crate::Error::DeadlinePassed) => {
                 return Err(format!(
-                    "sent {} bytes of a request and nothing more for {:?}; connection closed",
+                    "sent {} bytes of a request, not all of it within {:?}; connection closed",
                     buf.len(),
                     s.timeout
                 ))

@@ -49,7 +49,9 @@ pub(crate) use endpoint::{parse_request, DECODE_DEPTH, LIMITS};
 #[cfg(any(fuzzing, test))]
 pub(crate) use framing::{FrameError, Framer, Limits};
 
+use crate::net::fds::Class;
 use crate::net::port::Port;
+use crate::net::reactor::{Acceptor, Handshake};
 use crate::net::{Aborter, Conn};
 use crate::sensor::table::SensorTable;
 use crate::streaming::stream::{Delivery, Stream};
@@ -161,6 +163,26 @@ pub struct RpcServer {
     connections: Arc<Mutex<Vec<Client>>>,
 }
 
+/// The RPC port's own acceptor: a client's first request must begin
+/// within the first-bytes deadline, as on a port shared with 0.8.
+struct FirstRequest<F> {
+    accept: F,
+    first_bytes: Duration,
+}
+
+impl<F: Fn(Conn) + Send + 'static> Acceptor for FirstRequest<F> {
+    fn handshake(&mut self) -> Option<Handshake> {
+        Some(Handshake {
+            timeout: self.first_bytes,
+            bytes: 1,
+            keep: true,
+        })
+    }
+    fn accept(&mut self, conn: Conn, _: Option<[u8; 4]>) {
+        (self.accept)(conn)
+    }
+}
+
 /// A client's thread and the handle that cuts its connection.
 type Client = (JoinHandle<()>, Option<Aborter>);
 
@@ -175,7 +197,12 @@ impl RpcServer {
         timeout: Duration,
     ) -> Result<RpcServer, Error> {
         let mut rpc = RpcServer::unbound(sensors, stream_port, timeout)?;
-        let bound = Port::bind_with(ip, port, "rpc", rpc.acceptor())?;
+        let first_bytes = crate::net::port::first_bytes_deadline(timeout);
+        let accept = rpc.acceptor();
+        let bound = Port::bind_with(ip, port, "rpc", Class::World, move |_| FirstRequest {
+            accept,
+            first_bytes,
+        })?;
         rpc.addr = bound.addr();
         rpc.port = Some(bound);
         rpc.log_listening();

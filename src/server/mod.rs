@@ -153,6 +153,7 @@ impl Server {
                 "world",
                 world.clients.clone(),
                 self.divert.clone(),
+                crate::net::port::first_bytes_deadline(cfg.timeout),
             )?,
             Port::bind(config.bind_ip, port + 1, "stream", stream_clients.clone())?,
             Port::bind(config.bind_ip, port + 2, "control", control_clients.clone())?,
@@ -216,6 +217,7 @@ impl Server {
             conn.world.stop();
             drop(conn); // joins the world thread once the last user is gone
         }
+        crate::log::flush();
     }
 
     fn connection(&self) -> Option<Arc<Connection>> {
@@ -342,5 +344,7 @@ impl Drop for Server {
         self.rpc.write().take();
         self.sensors.shutdown();
         self.disconnect();
+        // What the limiter still owes (a host often exits right after).
+        crate::log::flush();
     }
 }

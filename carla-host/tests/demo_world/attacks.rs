@@ -6,101 +6,12 @@
 
 use crate::common;
 
-use carla_server::client::Client;
+use crate::host_process::{camera, HostProcess};
 use carla_server::types::Control;
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const MIB: u64 = 1 << 20;
-
-/// The host process with its log lines; killed when dropped.
-struct HostProcess {
-    child: Child,
-    port: u16,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl HostProcess {
-    fn start() -> HostProcess {
-        Self::start_with_timeout(3000)
-    }
-
-    fn start_with_timeout(ms: u32) -> HostProcess {
-        let port = common::free_port_base();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_carla-host"))
-            .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
-            .args(["--stream-port", "0", "--timeout", &ms.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start carla-host");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let banner = lines.next().expect("a banner").expect("stdout");
-        assert!(banner.contains("serving"), "{banner}");
-        std::thread::spawn(move || for _ in lines.by_ref() {});
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let stderr = child.stderr.take().unwrap();
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        HostProcess { child, port, log }
-    }
-
-    fn client(&self) -> Client {
-        Client::connect("127.0.0.1", self.port, Duration::from_secs(10)).expect("connect")
-    }
-
-    /// `VmHWM` (peak resident) or `VmRSS`, in bytes.
-    fn memory(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let line = status
-            .lines()
-            .find(|l| l.starts_with(field))
-            .expect("the field");
-        let kib: u64 = line
-            .split_whitespace()
-            .nth(1)
-            .and_then(|v| v.parse().ok())
-            .unwrap();
-        kib * 1024
-    }
-
-    /// Log lines so far containing `word`, and all log bytes so far.
-    fn logged(&self, word: &str) -> (Vec<String>, usize) {
-        let log = self.log.lock().unwrap();
-        let hits = log.iter().filter(|l| l.contains(word)).cloned().collect();
-        (hits, log.iter().map(|l| l.len() + 1).sum())
-    }
-
-    /// A normal episode works.
-    fn serves_the_next_client(&self) {
-        let mut client = self.client();
-        let ini = common::ini(true, &["Cam"], &camera("Cam", 32, 24));
-        client.load_settings(&ini).unwrap();
-        client.start_episode(0).unwrap();
-        let frame = client.read_frame().unwrap();
-        assert_eq!(frame.sensors.len(), 1);
-        client.send_control(&Control::default()).unwrap();
-    }
-}
-
-impl Drop for HostProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn camera(name: &str, w: u32, h: u32) -> String {
-    format!("[CARLA/Sensor/{name}]\nSensorType=CAMERA\nImageSizeX={w}\nImageSizeY={h}\n")
-}
 
 /// Sends `ini` as a request: the episode must be refused, quickly.
 fn refused(host: &HostProcess, ini: &str) {

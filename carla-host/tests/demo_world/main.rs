@@ -5,11 +5,15 @@
 //! the modules share nothing global and run side by side:
 //! - [`legacy`]: 0.8.4 episodes driven by the Rust client;
 //! - [`attacks`]: requests that ask too much (Linux: peak memory from `/proc`);
+//! - [`hardening`]: descriptor floods, handshake deadlines, the log's
+//!   summaries and timestamps, per-client budgets (Linux: `/proc`);
 //! - [`town_09`]: the unmodified `carla==0.9.16` package and the examples
 //!   (Unix: the client is a Linux Python).
 
 mod attacks;
 #[path = "../../../tests/common/basics.rs"]
 mod common;
+mod hardening;
+mod host_process;
 mod legacy;
 mod town_09;

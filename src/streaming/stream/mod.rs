@@ -16,8 +16,10 @@ mod session;
 mod shells;
 mod teardown;
 
+use crate::net::fds::Class;
 use crate::net::port::Port;
-use crate::net::{deadline_in, Conn};
+use crate::net::reactor::{Acceptor, Handshake};
+use crate::net::Conn;
 use crate::sensor::header::HEADER_SIZE;
 use crate::streaming::pool::{Buffer, Pool};
 use crate::Error;
@@ -98,7 +100,6 @@ struct StreamState {
 struct Shared {
     streams: Mutex<HashMap<u32, Arc<StreamState>>>,
     next_id: AtomicU32,
-    timeout: Duration,
     /// Subscriber threads and their sessions, for an orderly shutdown.
     subscribers: Mutex<Vec<(JoinHandle<()>, Weak<Session>)>>,
 }
@@ -124,24 +125,12 @@ impl StreamServer {
         let shared = Arc::new(Shared {
             streams: Mutex::new(HashMap::new()),
             next_id: AtomicU32::new(0),
-            timeout,
             subscribers: Mutex::new(Vec::new()),
         });
         let weak = Arc::downgrade(&shared);
-        let port = Port::bind_with(ip, port, "streaming", move |conn| {
-            let Some(shared) = weak.upgrade() else { return };
-            let session = Arc::new(Session::new(&conn));
-            let (w, sess) = (weak.clone(), session.clone());
-            let spawned =
-                crate::threads::spawn("carla-subscriber", move || subscriber(w, conn, sess));
-            match spawned {
-                Ok(handle) => {
-                    let mut subs = shared.subscribers.lock();
-                    subs.retain(|(h, _)| !h.is_finished());
-                    subs.push((handle, Arc::downgrade(&session)));
-                }
-                Err(e) => crate::log_error!("streaming: cannot start a subscriber thread: {}", e),
-            }
+        let port = Port::bind_with(ip, port, "streaming", Class::Streams, move |_| Subscribe {
+            server: weak,
+            timeout,
         })?;
         crate::log_info!("streaming port listening on {}", port.addr());
         Ok(StreamServer { shared, port })
@@ -346,28 +335,60 @@ impl Stream {
     }
 }
 
-/// A subscriber's thread: handshake, then write until the session ends.
-fn subscriber(server: Weak<Shared>, conn: Conn, session: Arc<Session>) {
-    let Some(shared) = server.upgrade() else {
-        return;
-    };
-    let timeout = shared.timeout;
-    let mut id = [0u8; 4];
-    if let Err(code) = conn.read_exact(&mut id, deadline_in(timeout)) {
-        crate::log_warn!("streaming: {} sent no stream id: {}", conn.peer(), code);
-        return;
+/// The streaming port's acceptor: a new connection's handshake is its
+/// stream id (four bytes within the time-out, read on the accept thread);
+/// a known id gets a subscriber thread, an unknown one is closed there.
+struct Subscribe {
+    server: Weak<Shared>,
+    timeout: Duration,
+}
+
+impl Acceptor for Subscribe {
+    fn handshake(&mut self) -> Option<Handshake> {
+        Some(Handshake {
+            timeout: self.timeout,
+            bytes: 4,
+            keep: false,
+        })
     }
-    let id = u32::from_le_bytes(id);
-    let state = shared.streams.lock().get(&id).cloned();
-    drop(shared);
-    let Some(state) = state else {
-        crate::log_warn!(
-            "streaming: {} asked for unknown stream id {}; closing",
-            conn.peer(),
-            id
-        );
-        return;
-    };
+
+    fn accept(&mut self, conn: Conn, first: Option<[u8; 4]>) {
+        let Some(shared) = self.server.upgrade() else {
+            return;
+        };
+        let id = u32::from_le_bytes(first.unwrap_or_default());
+        let Some(state) = shared.streams.lock().get(&id).cloned() else {
+            crate::log_warn!(
+                "streaming: {} asked for unknown stream id {}; closing",
+                conn.peer(),
+                id
+            );
+            return;
+        };
+        let session = Arc::new(Session::new(&conn));
+        let (sess, timeout) = (session.clone(), self.timeout);
+        let spawned = crate::threads::spawn("carla-subscriber", move || {
+            subscriber(state, id, conn, sess, timeout)
+        });
+        match spawned {
+            Ok(handle) => {
+                let mut subs = shared.subscribers.lock();
+                subs.retain(|(h, _)| !h.is_finished());
+                subs.push((handle, Arc::downgrade(&session)));
+            }
+            Err(e) => crate::log_error!("streaming: cannot start a subscriber thread: {}", e),
+        }
+    }
+}
+
+/// A subscriber's thread: write stream `id` until the session ends.
+fn subscriber(
+    state: Arc<StreamState>,
+    id: u32,
+    conn: Conn,
+    session: Arc<Session>,
+    timeout: Duration,
+) {
     {
         let mut sessions = state.sessions.lock();
         if state.closed.load(Ordering::Acquire) {

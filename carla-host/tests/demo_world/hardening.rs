@@ -1,0 +1,228 @@
+//! The third hardening round (issue 25) replayed against the `carla-host`
+//! binary: descriptor floods under `ulimit -n 1024`, first-bytes and
+//! handshake deadlines that follow `--timeout`, log summaries written on
+//! time and at exit with timestamps. Linux only: `/proc` and `ulimit`.
+#![cfg(target_os = "linux")]
+
+use crate::host_process::HostProcess;
+use carla_server::client::{RpcClient, StreamClient};
+use rmpv::Value;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+/// Whether the server closed `s` (end of file or reset) by now.
+fn closed(s: &mut TcpStream) -> bool {
+    s.set_nonblocking(true).unwrap();
+    let mut b = [0u8; 16];
+    let gone = match s.read(&mut b) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) if e.kind() == ErrorKind::WouldBlock => false,
+        Err(_) => true,
+    };
+    s.set_nonblocking(false).unwrap();
+    gone
+}
+
+fn addr(port: u16) -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], port))
+}
+
+/// The bytes of a token as msgpack gives them (bin, or a struct of one).
+fn token_bytes(v: &Value) -> Option<Vec<u8>> {
+    match v {
+        Value::Binary(b) if b.len() == 24 => Some(b.clone()),
+        Value::Array(a) if a.len() == 1 => token_bytes(&a[0]),
+        Value::Array(a) if a.len() == 24 => a.iter().map(|b| b.as_u64().map(|b| b as u8)).collect(),
+        _ => None,
+    }
+}
+
+/// The world observer's stream id, from `get_episode_info`.
+fn observer_stream(rpc: &mut RpcClient) -> u32 {
+    let info = rpc.call("get_episode_info", &[]).expect("get_episode_info");
+    let token = match &info {
+        Value::Array(f) => f.get(1).and_then(token_bytes),
+        _ => None,
+    };
+    let token = token.unwrap_or_else(|| panic!("no token in {info}"));
+    u32::from_le_bytes(token[..4].try_into().unwrap())
+}
+
+/// Subscribes to the world stream and waits for one episode state.
+fn world_stream_serves(host: &HostProcess, within: Duration) -> Duration {
+    let started = Instant::now();
+    let mut rpc = RpcClient::connect(addr(host.port), within).expect("rpc connect");
+    let id = observer_stream(&mut rpc);
+    let mut sub = StreamClient::subscribe(addr(host.stream_port), id, within).expect("subscribe");
+    let msg = sub.next_message().expect("an episode state");
+    assert!(msg.frame() > 0);
+    started.elapsed()
+}
+
+/// Lets this process open `n` more sockets.
+fn raise_own_fd_limit(n: u64) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: get/setrlimit read and write one struct we own.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim), 0);
+        if lim.rlim_cur < n {
+            assert!(
+                lim.rlim_max >= n,
+                "this test opens {n} sockets; the hard descriptor limit is {}",
+                lim.rlim_max
+            );
+            lim.rlim_cur = n;
+            assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &lim), 0);
+        }
+    }
+}
+
+/// Finding 1: with `ulimit -n 1024`, 1100 idle connections to the
+/// streaming port used to take every descriptor: a new world client was
+/// reset and the next one failed. Now the streaming port stops accepting
+/// at its share (the flood waits in the backlog) and the world port keeps
+/// its reserve: a world client is served during the flood, a subscriber
+/// once the flood's handshakes time out, and everyone right after.
+#[test]
+fn a_descriptor_flood_on_the_streaming_port_leaves_the_world_port_served() {
+    raise_own_fd_limit(4096);
+    let host = HostProcess::start_with(1000, Some(1024), &[]);
+    host.serves_the_next_client();
+    let flood: Vec<TcpStream> = (0..1100)
+        .map(|_| TcpStream::connect(addr(host.stream_port)).expect("the backlog takes it"))
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let (fds, _) = host.fds_and_threads();
+    assert!(fds < 1024 - 64, "{fds} descriptors open during the flood");
+    // A world client (0.8) and a 0.9 RPC call are served at once.
+    let started = Instant::now();
+    host.serves_the_next_client();
+    let mut rpc = RpcClient::connect(addr(host.port), Duration::from_secs(5)).unwrap();
+    observer_stream(&mut rpc);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    // A subscriber queued behind the flood is served once it drains.
+    let waited = world_stream_serves(&host, Duration::from_secs(30));
+    eprintln!("during the flood: world client served at once, a subscriber after {waited:?}");
+    drop(flood);
+    std::thread::sleep(Duration::from_millis(200));
+    let waited = world_stream_serves(&host, Duration::from_secs(5));
+    assert!(
+        waited < Duration::from_secs(2),
+        "after the flood: {waited:?}"
+    );
+    host.serves_the_next_client();
+    // The flood's refusals were summarised, not one line each.
+    let (lines, _) = host.logged("streaming port");
+    assert!(lines.len() < 200, "{} lines about the flood", lines.len());
+}
+
+/// Finding 2: idle connections on the shared port were held 10 s whatever
+/// `--timeout` said. Now they get the server time-out for their first bytes.
+#[test]
+fn idle_connections_on_the_shared_port_close_at_the_server_time_out() {
+    let host = HostProcess::start_with(1500, None, &[]);
+    host.serves_the_next_client();
+    let started = Instant::now();
+    let mut idle: Vec<TcpStream> = (0..800)
+        .map(|_| TcpStream::connect(addr(host.port)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(1000));
+    let early = idle.iter_mut().map(closed).filter(|c| *c).count();
+    assert_eq!(early, 0, "closed before the time-out");
+    std::thread::sleep(Duration::from_millis(1500 + 1000).saturating_sub(started.elapsed()));
+    let open = idle.iter_mut().map(closed).filter(|c| !*c).count();
+    assert_eq!(
+        open,
+        0,
+        "{open} of 800 still open {:?} after",
+        started.elapsed()
+    );
+    host.serves_the_next_client();
+}
+
+/// Finding 3: a handshake or a request sent one byte at a time is closed
+/// at the time-out counted from its first byte, however it trickles.
+#[test]
+fn a_handshake_or_request_dribbled_byte_by_byte_ends_at_the_time_out() {
+    let host = HostProcess::start_with(1500, None, &[]);
+    let request = {
+        let mut v = Vec::new();
+        let params = Value::Array(vec![Value::Array(vec![false.into()])]);
+        let req = Value::Array(vec![0.into(), 1.into(), "get_episode_info".into(), params]);
+        rmpv::encode::write_value(&mut v, &req).unwrap();
+        v
+    };
+    // A 0.9 request on the shared port, the stream id on the streaming port.
+    for (port, bytes) in [(host.port, request), (host.stream_port, vec![1, 0, 0])] {
+        let mut s = TcpStream::connect(addr(port)).unwrap();
+        let started = Instant::now();
+        let mut sent = 0;
+        let ended = loop {
+            if closed(&mut s) {
+                break started.elapsed();
+            }
+            if sent < bytes.len() && s.write_all(&bytes[sent..sent + 1]).is_ok() {
+                sent += 1;
+            }
+            assert!(started.elapsed() < Duration::from_secs(6), "still open");
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(
+            ended >= Duration::from_millis(1400) && ended < Duration::from_millis(2600),
+            "port {port}: closed after {ended:?} and {sent} bytes"
+        );
+    }
+}
+
+/// Finding 4: a summary ("...and N more like this") was written only when a
+/// later line came. Now it comes when its window ends, and at exit; every
+/// line carries its UTC time.
+#[test]
+fn log_summaries_come_on_time_and_at_exit_with_timestamps() {
+    let mut host = HostProcess::start_with(3000, None, &[]);
+    let flood = |n: u32| {
+        for i in 0..n {
+            let mut s = TcpStream::connect(addr(host.stream_port)).unwrap();
+            s.write_all(&(900_000 + i).to_le_bytes()).unwrap();
+        }
+    };
+    flood(40);
+    let summary = host.wait_for_line("more like this", Duration::from_secs(3));
+    let summary = summary.expect("a summary within its window and a second or so");
+    assert!(summary.contains("...and 30 more like this"), "{summary}");
+    let stamped = |l: &str| {
+        let b = l.as_bytes();
+        b.len() > 25
+            && b[4] == b'-'
+            && b[10] == b'T'
+            && b[19] == b'.'
+            && l[23..].starts_with("Z [carla_server] ")
+    };
+    assert!(stamped(&summary), "{summary}");
+    // A flood right before exit: its summary is written at the exit.
+    std::thread::sleep(Duration::from_millis(1200));
+    flood(25);
+    std::thread::sleep(Duration::from_millis(100));
+    host.interrupt();
+    std::thread::sleep(Duration::from_millis(200));
+    let (lines, _) = host.logged("more like this");
+    assert!(
+        lines.iter().any(|l| l.contains("...and 15 more like this")),
+        "{lines:?}"
+    );
+    let log = host.log.lock().unwrap();
+    let unstamped: Vec<_> = log
+        .iter()
+        .filter(|l| l.contains("[carla_server]") && !stamped(l))
+        .collect();
+    assert!(unstamped.is_empty(), "{unstamped:?}");
+}
