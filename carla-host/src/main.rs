@@ -17,7 +17,7 @@ mod tick_times;
 mod world;
 
 use carla_server::legacy::settings::{Budget, Settings};
-use carla_server::rpc::{EngineCall, EngineRequest};
+use carla_server::rpc::{ClientBudget, EngineCall, EngineRequest};
 use carla_server::types::Control;
 use carla_server::{log_error, log_info, Config, Error, Server};
 use episode::Episode;
@@ -39,6 +39,8 @@ struct Args {
     budget: Budget,
     /// A port of its own for 0.9 clients (default: share `port`).
     rpc_port: Option<u16>,
+    /// Each 0.9 client's share.
+    client_budget: ClientBudget,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -50,6 +52,7 @@ fn parse_args() -> Result<Args, String> {
         fps: 30.0,
         budget: Budget::default(),
         rpc_port: None,
+        client_budget: ClientBudget::default(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -97,13 +100,32 @@ fn parse_args() -> Result<Args, String> {
                     _ => b.max_name_depth = n,
                 }
             }
+            "--max-client-sensors"
+            | "--max-client-actors"
+            | "--max-client-requests"
+            | "--max-client-frame-mb"
+            | "--max-connections-per-address" => {
+                let n: u64 = value(&flag)?.parse().map_err(|e| format!("{flag}: {e}"))?;
+                let b = &mut args.client_budget;
+                let count = usize::try_from(n).unwrap_or(usize::MAX);
+                match flag.as_str() {
+                    "--max-client-sensors" => b.max_sensors = count,
+                    "--max-client-actors" => b.max_actors = count,
+                    "--max-client-requests" => b.max_requests = count,
+                    "--max-client-frame-mb" => b.max_frame_bytes = n.saturating_mul(1 << 20),
+                    _ => b.max_connections_per_address = count,
+                }
+            }
             "--help" | "-h" => {
                 println!(
                     "usage: carla-host [--port 2000] [--stream-port PORT+3] [--rpc-port PORT (0.9 \
                      clients on a port of their own; default: the same port as 0.8)] [--host 0.0.0.0] \
                      [--timeout 10000 (ms)] [--fps 30 (asynchronous mode)]\n  \
                      budget of one episode's settings: [--max-sensors 64] [--max-frame-mb 128] \
-                     [--max-ini-kb 1024] [--max-name-bytes 256] [--max-name-depth 8]"
+                     [--max-ini-kb 1024] [--max-name-bytes 256] [--max-name-depth 8]\n  \
+                     each 0.9 client's share: [--max-client-sensors 64] [--max-client-actors 2500] \
+                     [--max-client-requests 256] [--max-client-frame-mb 128] \
+                     [--max-connections-per-address 32]"
                 );
                 std::process::exit(0);
             }
@@ -136,7 +158,7 @@ fn print_status(
     let (frames, bytes) = stats.map_or((0, 0), |s| (s.frames_sent, s.bytes_sent));
     let (dropped_09, subscribers) = ep.map_or((0, 0), |ep| ep.stream_stats(server));
     println!(
-        "{} frame {:>6}  {:6.1} ticks/s  server {:.2}/{:.2} ms p50/p99  0.8: {:6.1} frames/s {:7.2} MB/s{}  dropped {} (0.8) {} (0.9)",
+        "{} frame {:>6}  {:6.1} ticks/s  server {:.2}/{:.2} ms p50/p99  0.8: {:6.1} frames/s {:7.2} MB/s{}  dropped {} (0.8) {} (0.9){}",
         log_sink::now_utc(),
         world.frame,
         world.frame.saturating_sub(status.ticks) as f64 / secs,
@@ -146,7 +168,8 @@ fn print_status(
         bytes.saturating_sub(status.bytes) as f64 / secs / 1e6,
         if server.world_client_connected() || subscribers > 0 { "  (0.8 client)" } else { "" },
         stats.map_or(0, |s| s.measurements_overwritten),
-        dropped_09
+        dropped_09,
+        clients_09(server)
     );
     times.new_window();
     *status = Status {
@@ -155,6 +178,31 @@ fn print_status(
         bytes,
         ticks: world.frame,
     };
+}
+
+/// The status line's 0.9 clients: how many, and what the first four hold
+/// (sensors, actors, sensor MB per tick, requests waiting, refusals).
+fn clients_09(server: &Server) -> String {
+    let usage = server.rpc().map(|r| r.client_usage()).unwrap_or_default();
+    if usage.is_empty() {
+        return String::new();
+    }
+    let mut line = format!("  0.9 clients {}:", usage.len());
+    for u in usage.iter().take(4) {
+        line.push_str(&format!(
+            " [#{} {}s {}a {:.1}MB {}q {}r]",
+            u.id,
+            u.sensors,
+            u.actors,
+            u.frame_bytes as f64 / 1e6,
+            u.requests,
+            u.refused
+        ));
+    }
+    if usage.len() > 4 {
+        line.push_str(" ...");
+    }
+    line
 }
 
 fn start(args: &Args, server: &Server) -> Result<(), String> {
@@ -173,6 +221,9 @@ fn start(args: &Args, server: &Server) -> Result<(), String> {
     server
         .listen_rpc(rpc_port)
         .map_err(|e| format!("cannot listen for 0.9 clients on port {rpc_port}: {e}"))?;
+    if let Ok(rpc) = server.rpc() {
+        rpc.set_client_budget(args.client_budget);
+    }
     println!(
         "carla-host: serving a procedural town on {}:{} (CARLA 0.8.4{}; 0.9 clients on port {}, \
          0.9 streams on port {}; Ctrl-C to stop)",

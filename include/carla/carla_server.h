@@ -748,6 +748,20 @@ struct carla_actor_box {
 };
 
 /*
+ What one 0.9 client (one RPC connection) may hold at once; calls past a
+ limit fail with a message naming it. Defaults: 64 sensors, 2,500
+ actors, 1,024 requests waiting for the engine, 128 MiB of sensor data
+ per tick, 32 connections from one IP address.
+ */
+struct carla_client_budget {
+  uint32_t max_sensors;
+  uint32_t max_actors;
+  uint32_t max_requests;
+  uint64_t max_frame_bytes;
+  uint32_t max_connections_per_address;
+};
+
+/*
  When and where the data was captured (filled by the engine at capture).
  */
 struct carla_capture_context {
@@ -1333,6 +1347,25 @@ int32_t carla_rpc_client_count(CarlaServerPtr server,
  */
 int32_t carla_rpc_set_stream_queue(CarlaServerPtr server,
                                    uint32_t depth);
+
+/*
+ Sets each 0.9 client's share (after `carla_rpc_listen`); it applies to
+ calls made from now on. Not listening is `CARLA_SERVER_INVALID_ARGUMENT`.
+
+ # Safety
+ `server` NULL or live; `budget` readable.
+ */
+int32_t carla_rpc_set_client_budget(CarlaServerPtr server,
+                                    const struct carla_client_budget *budget);
+
+/*
+ Writes each 0.9 client's share now to `budget`.
+
+ # Safety
+ `server` NULL or live; `budget` writable.
+ */
+int32_t carla_rpc_client_budget(CarlaServerPtr server,
+                                struct carla_client_budget *budget);
 
 /*
  Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the

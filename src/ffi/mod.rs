@@ -69,6 +69,7 @@ mod handle;
 pub mod legacy;
 pub mod rpc;
 pub mod rpc_actors;
+pub mod rpc_budget;
 pub mod rpc_commands;
 pub mod sensors;
 pub mod sensors_delivery;

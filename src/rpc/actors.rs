@@ -73,6 +73,31 @@ pub(crate) fn spawn_actor(
     if s.world.actors.read().len() >= MAX_ACTORS {
         return Err(format!("this server holds at most {MAX_ACTORS} actors"));
     }
+    let client = super::clients::current();
+    let owner = client.as_ref().map_or(0, |c| c.id);
+    let budget = s.clients.budget();
+    let (held_sensors, held_actors, held_bytes) = s.held_by(owner);
+    let refuse = |limit: &str, what: String| -> String {
+        let message = format!(
+            "client {owner} {what} ({limit}, the per-client budget); the {blueprint} spawn was refused"
+        );
+        match &client {
+            Some(c) => c.refuse(message),
+            None => message,
+        }
+    };
+    if owner != 0 && held_actors >= budget.max_actors {
+        return Err(refuse(
+            "max_actors",
+            format!("holds {held_actors} actors already"),
+        ));
+    }
+    if owner != 0 && bp.library_sensor && held_sensors >= budget.max_sensors {
+        return Err(refuse(
+            "max_sensors",
+            format!("holds {held_sensors} sensors already"),
+        ));
+    }
     let pairs: Vec<(&str, &str)> = attributes
         .iter()
         .filter(|(k, _, _)| k != "role_name")
@@ -90,6 +115,20 @@ pub(crate) fn spawn_actor(
     } else {
         0
     };
+    let frame_bytes = match s.sensors.get_quiet(sensor) {
+        Some(e) if sensor != 0 => e.instance.frame_bytes(),
+        _ => 0,
+    };
+    if owner != 0 && held_bytes.saturating_add(frame_bytes) > budget.max_frame_bytes {
+        let _ = s.sensors.destroy(sensor);
+        return Err(refuse(
+            "max_frame_bytes",
+            format!(
+                "has sensors producing {held_bytes} bytes per tick, and this one adds {frame_bytes}; at most {}",
+                budget.max_frame_bytes
+            ),
+        ));
+    }
     let controller = blueprint == WALKER_CONTROLLER;
     if controller {
         let actors = s.world.actors.read();
@@ -153,6 +192,8 @@ pub(crate) fn spawn_actor(
         token_for_clients,
         physics: None,
         last: Default::default(),
+        owner,
+        frame_bytes,
     };
     // States composed after this count include the actor.
     let seq = {
@@ -241,16 +282,20 @@ pub(crate) fn is_kind(s: &RpcShared, id: u32, prefix: &str) -> Option<bool> {
 }
 
 /// Asks the host to move actor `id` to `location`, keeping its rotation
-/// (`set_location`, batch `ApplyLocation`); `None` if there is no such
-/// actor.
-pub(crate) fn relocate(s: &RpcShared, id: u32, location: Vector3D) -> Option<()> {
-    let mut transform = s.world.actors.read().get(&id)?.current_transform();
+/// (`set_location`, batch `ApplyLocation`).
+pub(crate) fn relocate(s: &RpcShared, id: u32, location: Vector3D) -> ArgResult<()> {
+    let mut transform = s
+        .world
+        .actors
+        .read()
+        .get(&id)
+        .ok_or_else(|| unknown_actor(id))?
+        .current_transform();
     transform.location = location;
     s.tell(EngineCall::SetActorTransform {
         actor_id: id,
         transform,
-    });
-    Some(())
+    })
 }
 
 /// Checks and hands an actor command to the host (without waiting);
@@ -290,6 +335,5 @@ pub(crate) fn command(s: &RpcShared, actor_id: u32, mut command: ActorCommand) -
             _ => {}
         }
     }
-    s.tell(EngineCall::Actor { actor_id, command });
-    Ok(())
+    s.tell(EngineCall::Actor { actor_id, command })
 }

@@ -110,7 +110,7 @@ fn run(
         2 => {
             let (actor_id, control) = (actor(0)?, wire::as_vehicle_control(field(1)?, "control")?);
             known(s, actor_id)?;
-            s.tell(EngineCall::ApplyVehicleControl { actor_id, control });
+            s.tell(EngineCall::ApplyVehicleControl { actor_id, control })?;
             Ok(actor_id)
         }
         6 => {
@@ -119,20 +119,19 @@ fn run(
             s.tell(EngineCall::SetActorTransform {
                 actor_id,
                 transform,
-            });
+            })?;
             Ok(actor_id)
         }
         8 => {
             let (actor_id, velocity) = (actor(0)?, as_vector(field(1)?, "velocity")?);
             known(s, actor_id)?;
-            s.tell(EngineCall::SetActorTargetVelocity { actor_id, velocity });
+            s.tell(EngineCall::SetActorTargetVelocity { actor_id, velocity })?;
             Ok(actor_id)
         }
         19 => {
             let actor_id = actor(0)?;
             let location = as_vector(field(1)?, "location")?;
-            actors::relocate(s, actor_id, location)
-                .ok_or_else(|| format!("actor {actor_id} not found"))?;
+            actors::relocate(s, actor_id, location)?;
             Ok(actor_id)
         }
         // SetAutopilot: the client registers the vehicle with its own

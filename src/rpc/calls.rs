@@ -187,32 +187,28 @@ pub(crate) fn call(
         ("set_weather_parameters", 1) => void(out, || {
             let w = wire::as_weather(&a[0])?;
             *s.world.weather.lock() = w;
-            s.tell(EngineCall::SetWeather(w));
-            Ok(())
+            s.tell(EngineCall::SetWeather(w))
         }),
         ("set_actor_transform", 2) => void(out, || {
             let (actor_id, transform) = (known_actor(s, &a[0])?, as_transform(&a[1], "transform")?);
             s.tell(EngineCall::SetActorTransform {
                 actor_id,
                 transform,
-            });
-            Ok(())
+            })
         }),
         ("set_actor_location", 2) => void(out, || {
             let actor_id = as_u32(&a[0], "actor id")?;
             let location = as_vector(&a[1], "location")?;
-            actors::relocate(s, actor_id, location).ok_or_else(|| unknown_actor(actor_id))
+            actors::relocate(s, actor_id, location)
         }),
         ("set_actor_target_velocity", 2) => void(out, || {
             let (actor_id, velocity) = (known_actor(s, &a[0])?, as_vector(&a[1], "velocity")?);
-            s.tell(EngineCall::SetActorTargetVelocity { actor_id, velocity });
-            Ok(())
+            s.tell(EngineCall::SetActorTargetVelocity { actor_id, velocity })
         }),
         ("apply_control_to_vehicle", 2) => void(out, || {
             let actor_id = known_actor(s, &a[0])?;
             let control = wire::as_vehicle_control(&a[1], "vehicle control")?;
-            s.tell(EngineCall::ApplyVehicleControl { actor_id, control });
-            Ok(())
+            s.tell(EngineCall::ApplyVehicleControl { actor_id, control })
         }),
         // Debug drawing goes to the engine's viewport; a headless server
         // has none, so there is nothing to draw or clear.
@@ -323,10 +319,7 @@ pub(crate) fn call(
                     actors::command(s, actor_id, c)
                 });
             } else if let Some(parsed) = actor_commands::world_from_rpc(method, a) {
-                void(out, || {
-                    s.tell(EngineCall::World(parsed?));
-                    Ok(())
-                });
+                void(out, || s.tell(EngineCall::World(parsed?)));
             } else if let Some((returns_void, why)) = super::unsupported::reason(method) {
                 if !returns_void {
                     return Err(why);

@@ -8,6 +8,7 @@
 //! with one log line. Other clients are never affected.
 
 use super::calls::{self, Outcome};
+use super::clients::{ClientShare, Clients};
 use super::framing::{Framer, Limits};
 use super::wire;
 use super::RpcShared;
@@ -15,7 +16,6 @@ use crate::net::{deadline_in, Conn};
 use rmpv::Value;
 use std::io::IoSlice;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Clients connected at once, at most; more are closed on arrival.
@@ -30,12 +30,12 @@ pub(crate) const LIMITS: Limits = Limits {
 };
 
 /// Serves one client until it leaves or breaks the protocol.
-pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn) {
-    static NEXT_CLIENT: AtomicU64 = AtomicU64::new(1);
+pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn, share: Arc<ClientShare>) {
     let peer = conn.peer();
-    let caller = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
-    crate::log_info!("rpc: client {} connected", peer);
-    let why = match serve_requests(&shared, caller, &conn) {
+    let caller = share.id;
+    crate::log_info!("rpc: client {} connected (client {})", peer, caller);
+    let served = Clients::serve(&share, || serve_requests(&shared, caller, &conn));
+    let why = match served {
         Ok(()) => "left".to_owned(),
         Err(e) => e,
     };

@@ -17,6 +17,7 @@
 //! drops it unrun.
 
 use super::actor_commands::{ActorCommand, WorldCommand};
+use super::clients::InFlight;
 use super::data::{EpisodeSettings, VehicleControl09, Weather};
 use crate::types::{ActorTransform, Vector3D};
 use crossbeam_queue::ArrayQueue;
@@ -25,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Requests waiting for the host, at most.
-pub(crate) const QUEUE_BOUND: usize = 1024;
+pub(crate) const QUEUE_BOUND: usize = 4096;
 
 /// What the engine is asked to do.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,6 +145,8 @@ pub struct EngineRequest {
     reply: Option<Arc<ReplySlot>>,
     /// Run by `fail` and `Drop` before the answer, dropped by `succeed`.
     undo: Option<Undo>,
+    /// Counts in its client's share until the host is done with it.
+    _in_flight: Option<InFlight>,
 }
 
 impl EngineRequest {
@@ -227,6 +230,7 @@ impl EngineQueue {
         call: EngineCall,
         wait: bool,
         undo: Option<Undo>,
+        in_flight: Option<InFlight>,
     ) -> Result<Option<Arc<ReplySlot>>, String> {
         let reply = wait.then(|| Arc::new(ReplySlot::default()));
         let name = call.name();
@@ -234,6 +238,7 @@ impl EngineQueue {
             call,
             reply: reply.clone(),
             undo,
+            _in_flight: in_flight,
         };
         if let Err(mut refused) = self.queue.push(request) {
             refused.reply = None; // answered here, not by its Drop
@@ -282,12 +287,12 @@ mod tests {
     #[test]
     fn answers_reach_the_waiter_and_drops_fail() {
         let q = EngineQueue::default();
-        let slot = q.push(EngineCall::Tick, true, None).unwrap().unwrap();
+        let slot = q.push(EngineCall::Tick, true, None, None).unwrap().unwrap();
         let r = q.poll(Duration::ZERO).unwrap();
         assert_eq!(r.call(), &EngineCall::Tick);
         r.succeed(42);
         assert_eq!(slot.wait(Duration::from_secs(1)), Some(Ok(42)));
-        let slot = q.push(EngineCall::Tick, true, None).unwrap().unwrap();
+        let slot = q.push(EngineCall::Tick, true, None, None).unwrap().unwrap();
         drop(q.poll(Duration::ZERO));
         let err = slot.wait(Duration::from_secs(1)).unwrap().unwrap_err();
         assert!(err.contains("dropped the tick request"), "{err}");
@@ -298,10 +303,10 @@ mod tests {
     fn a_full_queue_refuses_at_once() {
         let q = EngineQueue::default();
         for _ in 0..QUEUE_BOUND {
-            assert!(q.push(EngineCall::Tick, false, None).unwrap().is_none());
+            assert!(q.push(EngineCall::Tick, false, None, None).unwrap().is_none());
         }
-        let err = q.push(EngineCall::Tick, true, None).unwrap_err();
-        assert!(err.contains("1024 requests waiting"), "{err}");
+        let err = q.push(EngineCall::Tick, true, None, None).unwrap_err();
+        assert!(err.contains("4096 requests waiting"), "{err}");
         q.drain();
         assert!(q.poll(Duration::ZERO).is_none());
     }
@@ -312,7 +317,7 @@ mod tests {
         let q2 = q.clone();
         let t = std::thread::spawn(move || q2.poll(Duration::from_secs(30)));
         std::thread::sleep(Duration::from_millis(20));
-        q.push(EngineCall::SetWeather([1.0; 14]), false, None)
+        q.push(EngineCall::SetWeather([1.0; 14]), false, None, None)
             .unwrap();
         let got = t.join().unwrap().unwrap();
         assert_eq!(got.call(), &EngineCall::SetWeather([1.0; 14]));
@@ -329,7 +334,7 @@ mod tests {
                 u.fetch_add(1, Ordering::SeqCst);
             }) as Undo)
         };
-        let ask = |undo| q.push(EngineCall::Tick, true, undo).unwrap().unwrap();
+        let ask = |undo| q.push(EngineCall::Tick, true, undo, None).unwrap().unwrap();
         let slot = ask(undo());
         q.poll(Duration::ZERO).unwrap().succeed(1);
         assert_eq!(slot.wait(Duration::from_secs(1)), Some(Ok(1)));

@@ -6,8 +6,8 @@
 use super::episode_state::{self, EpisodeHeader};
 use super::world::World;
 use super::{
-    ActorState, Blueprint, EngineRequest, EpisodeFrame, EpisodeSettings, RpcServer,
-    CARLA_ACTOR_VEHICLE,
+    ActorState, Blueprint, ClientBudget, ClientUsage, EngineRequest, EpisodeFrame, EpisodeSettings,
+    RpcServer, CARLA_ACTOR_VEHICLE,
 };
 use crate::sensor::{SensorHeader, SensorType};
 use crate::streaming::stream::MAX_QUEUE_DEPTH;
@@ -186,7 +186,23 @@ impl RpcServer {
 
     /// How many 0.9 clients are connected now.
     pub fn client_count(&self) -> usize {
-        self.shared.clients.load(Ordering::Relaxed)
+        self.shared.client_count.load(Ordering::Relaxed)
+    }
+
+    /// Sets each client's share (see [`ClientBudget`]; takes effect at
+    /// once, for calls made from now on).
+    pub fn set_client_budget(&self, budget: ClientBudget) {
+        self.shared.clients.set_budget(budget);
+    }
+
+    /// Each client's share now.
+    pub fn client_budget(&self) -> ClientBudget {
+        self.shared.clients.budget()
+    }
+
+    /// What each connected client holds now, in connection order.
+    pub fn client_usage(&self) -> Vec<ClientUsage> {
+        self.shared.clients.usage(|id| self.shared.held_by(id))
     }
 
     /// The episode settings last applied.

@@ -21,6 +21,7 @@ mod actor_commands;
 mod actors;
 mod batch;
 mod calls;
+mod clients;
 pub mod data;
 mod endpoint;
 mod engine;
@@ -37,6 +38,7 @@ mod world;
 
 pub use actor_commands::{ActorCommand, WorldCommand};
 pub use calls::VERSION;
+pub use clients::{ClientBudget, ClientUsage};
 pub use data::*;
 pub use engine::{EngineCall, EngineRequest};
 pub use physics::{GearPhysics, VehiclePhysicsControl, WheelPhysics};
@@ -59,7 +61,7 @@ use crate::Error;
 use engine::EngineQueue;
 use parking_lot::Mutex;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -74,7 +76,7 @@ pub(crate) struct RpcShared {
     stream_port: u16,
     /// Bounds a partial request, a reply write and the wait for the host.
     timeout: Duration,
-    clients: AtomicUsize,
+    client_count: AtomicUsize,
     /// Synchronous mode's delivery for clients' sensors and the world
     /// stream: 0 waits for slow subscribers (up to the time-out), n > 0
     /// queues n messages per subscriber and never waits.
@@ -83,6 +85,8 @@ pub(crate) struct RpcShared {
     scratch: Mutex<Vec<(u32, u32)>>,
     /// Which ports have a (client-side) Traffic Manager.
     traffic_managers: traffic_managers::TrafficManagers,
+    /// The connected clients and their shares.
+    clients: clients::Clients,
 }
 
 impl RpcShared {
@@ -95,9 +99,13 @@ impl RpcShared {
     /// (run on the host's thread, before this returns the refusal).
     fn ask_or_undo(&self, call: EngineCall, undo: Option<engine::Undo>) -> Result<u64, String> {
         let name = call.name();
+        let in_flight = match clients::current() {
+            Some(c) => Some(c.request()?),
+            None => None,
+        };
         let slot = self
             .engine
-            .push(call, true, undo)?
+            .push(call, true, undo, in_flight)?
             .expect("a waiting push has a slot");
         slot.wait(self.timeout).unwrap_or_else(|| {
             Err(format!(
@@ -107,11 +115,27 @@ impl RpcShared {
         })
     }
 
-    /// Tells the host, without waiting.
-    fn tell(&self, call: EngineCall) {
-        if let Err(e) = self.engine.push(call, false, None) {
-            crate::log_warn!("rpc: {}", e);
-        }
+    /// Tells the host, without waiting; a refusal (the queue or the
+    /// client's share of it is full) is logged and returned.
+    fn tell(&self, call: EngineCall) -> Result<(), String> {
+        let pushed = match clients::current().map(|c| c.request()).transpose() {
+            Ok(in_flight) => self.engine.push(call, false, None, in_flight),
+            Err(e) => Err(e),
+        };
+        pushed
+            .map(|_| ())
+            .inspect_err(|e| crate::log_warn!("rpc: {}", e))
+    }
+
+    /// What client `owner`'s actors hold: (sensors, actors, frame bytes).
+    fn held_by(&self, owner: u64) -> (usize, usize, u64) {
+        let actors = self.world.actors.read();
+        actors
+            .values()
+            .filter(|a| a.owner == owner)
+            .fold((0, 0, 0), |(s, n, b), a| {
+                (s + usize::from(a.sensor != 0), n + 1, b + a.frame_bytes)
+            })
     }
 
     /// Synchronous mode: sensor and world streams wait (up to the time-out)
@@ -237,10 +261,11 @@ impl RpcServer {
             observer,
             stream_port,
             timeout,
-            clients: AtomicUsize::new(0),
+            client_count: AtomicUsize::new(0),
             sync_queue: AtomicU32::new(0),
             scratch: Mutex::new(Vec::with_capacity(256)),
             traffic_managers: Default::default(),
+            clients: Default::default(),
         });
         Ok(RpcServer {
             shared,
@@ -271,7 +296,7 @@ impl RpcServer {
             let (Some(s), Some(conns)) = (shared.upgrade(), conns.upgrade()) else {
                 return;
             };
-            if s.clients.load(Ordering::Relaxed) >= endpoint::MAX_CLIENTS {
+            if s.client_count.load(Ordering::Relaxed) >= endpoint::MAX_CLIENTS {
                 crate::log_warn!(
                     "rpc: {} refused: {} clients are connected already (the most this server serves)",
                     conn.peer(),
@@ -279,12 +304,22 @@ impl RpcServer {
                 );
                 return;
             }
-            s.clients.fetch_add(1, Ordering::Relaxed);
+            static NEXT_CLIENT: AtomicU64 = AtomicU64::new(1);
+            let id = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
+            let share = match s.clients.connect(id, conn.peer()) {
+                Ok(share) => share,
+                Err(e) => {
+                    crate::log_warn!("rpc: {} refused: {}", conn.peer(), e);
+                    return;
+                }
+            };
+            s.client_count.fetch_add(1, Ordering::Relaxed);
             let aborter = Some(conn.aborter());
             let s2 = s.clone();
             let spawned = crate::threads::spawn("carla-rpc-client", move || {
-                endpoint::serve(s2.clone(), conn);
-                s2.clients.fetch_sub(1, Ordering::Relaxed);
+                endpoint::serve(s2.clone(), conn, share);
+                s2.clients.disconnect(id);
+                s2.client_count.fetch_sub(1, Ordering::Relaxed);
             });
             match spawned {
                 Ok(handle) => {
@@ -293,7 +328,8 @@ impl RpcServer {
                     list.push((handle, aborter));
                 }
                 Err(e) => {
-                    s.clients.fetch_sub(1, Ordering::Relaxed);
+                    s.clients.disconnect(id);
+                    s.client_count.fetch_sub(1, Ordering::Relaxed);
                     crate::log_error!("rpc: cannot start a client thread: {}", e);
                 }
             }

@@ -137,6 +137,10 @@ pub(crate) struct Actor {
     pub(crate) physics: Option<Box<VehiclePhysicsControl>>,
     /// The host's actors: what the last episode state said of it.
     pub(crate) last: LastState,
+    /// The client connection that spawned it (0: the host's).
+    pub(crate) owner: u64,
+    /// Sensors: what it counts per tick in its owner's budget.
+    pub(crate) frame_bytes: u64,
 }
 
 /// A host actor's world transform and (vehicles) steer in the last
@@ -262,6 +266,8 @@ impl World {
                 token_for_clients: false,
                 physics: None,
                 last: LastState::default(),
+                owner: 0,
+                frame_bytes: 0,
             },
         );
         world
@@ -349,6 +355,8 @@ impl World {
                 token_for_clients: false,
                 physics: None,
                 last: LastState::default(),
+                owner: 0,
+                frame_bytes: 0,
             },
         );
         Ok(())

@@ -174,6 +174,26 @@ impl SensorInstance {
         }
     }
 
+    /// What the sensor is counted at per tick in a client's budget:
+    /// cameras width × height × pixel bytes; lidars 100 ms of points at
+    /// the 0.8 budget's bytes per point (`points_per_second`); others 4 KiB.
+    pub(crate) fn frame_bytes(&self) -> u64 {
+        match &self.model {
+            Model::Camera {
+                width,
+                height,
+                pixel_bytes,
+                ..
+            } => u64::from(*width) * u64::from(*height) * *pixel_bytes as u64,
+            Model::Lidar(_) => {
+                let pps = self.attributes.get_f64("points_per_second").unwrap_or(0.0);
+                let points = (pps.max(0.0) / 10.0).ceil() as u64;
+                points.saturating_mul(crate::legacy::settings::LIDAR_BYTES_PER_POINT)
+            }
+            _ => 4 << 10,
+        }
+    }
+
     /// Bytes of one pixel the engine writes (4: BGRA; 8: optical flow).
     fn pixel_bytes(&self) -> Option<usize> {
         match self.model {

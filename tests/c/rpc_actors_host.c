@@ -117,6 +117,14 @@ static void check_bad_arguments(CarlaServerPtr server) {
   EXPECT(carla_rpc_client_count(server, NULL), CARLA_SERVER_NULL_ARGUMENT);
   EXPECT(carla_rpc_set_stream_queue(NULL, 4), CARLA_SERVER_NULL_ARGUMENT);
   {
+    struct carla_client_budget b;
+    memset(&b, 0, sizeof b);
+    EXPECT(carla_rpc_set_client_budget(NULL, &b), CARLA_SERVER_NULL_ARGUMENT);
+    EXPECT(carla_rpc_set_client_budget(server, NULL), CARLA_SERVER_NULL_ARGUMENT);
+    EXPECT(carla_rpc_client_budget(server, NULL), CARLA_SERVER_NULL_ARGUMENT);
+    EXPECT(carla_rpc_client_budget(server, &b), CARLA_SERVER_INVALID_ARGUMENT);
+  }
+  {
     static const uint32_t lights[] = {7};
     EXPECT(carla_rpc_set_traffic_light_group(NULL, lights, 1), CARLA_SERVER_NULL_ARGUMENT);
     EXPECT(carla_rpc_set_traffic_light_group(server, lights, 1),
@@ -217,6 +225,17 @@ static void command(CarlaServerPtr server, const char *cmd) {
     frame.delta_seconds = 0.05;
     snprintf(line, sizeof line, "STATE %d\n",
              (int)carla_rpc_send_episode_state(server, &frame, NULL, 0));
+  } else if (sscanf(cmd, "sensors %lu", &arg) == 1) {
+    /* Each client's share of sensors; the rest of the budget unchanged. */
+    struct carla_client_budget b;
+    OK(carla_rpc_client_budget(server, &b));
+    b.max_sensors = (uint32_t)arg;
+    OK(carla_rpc_set_client_budget(server, &b));
+    memset(&b, 0, sizeof b);
+    OK(carla_rpc_client_budget(server, &b));
+    snprintf(line, sizeof line, "BUDGET %u %u %u %llu %u\n", (unsigned)b.max_sensors,
+             (unsigned)b.max_actors, (unsigned)b.max_requests,
+             (unsigned long long)b.max_frame_bytes, (unsigned)b.max_connections_per_address);
   } else if (sscanf(cmd, "queue %lu", &arg) == 1) {
     snprintf(line, sizeof line, "QUEUE %d\n",
              (int)carla_rpc_set_stream_queue(server, (uint32_t)arg));

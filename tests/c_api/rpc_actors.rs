@@ -174,6 +174,27 @@ fn host_actors_episodes_client_count_and_a_refused_spawn_from_c() {
     let token = rpc.call("get_sensor_token", &[refused_sensor.into()]);
     assert!(matches!(token, Err(RpcError::Failed(_))), "{token:?}");
 
+    // Each client's share, set from C: defaults read back, one sensor
+    // each; this client's second sensor is refused naming the limit.
+    let budget = ask(&mut host, "sensors 1", "BUDGET");
+    assert_eq!(budget, format!("1 2500 1024 {} 32", 128u64 << 20));
+    let gnss = rpc
+        .call(
+            "spawn_actor",
+            &[description("sensor.other.gnss"), transform()],
+        )
+        .expect("the client's one sensor");
+    assert!(next_with(&host, "SPAWNED").starts_with(&format!("{} ", gnss[0])));
+    let second = rpc.call(
+        "spawn_actor",
+        &[description("sensor.other.gnss"), transform()],
+    );
+    match second {
+        Err(RpcError::Failed(m)) => assert!(m.contains("max_sensors"), "{m}"),
+        other => panic!("a second sensor answered {other:?}"),
+    }
+    assert!(ask(&mut host, "sensors 64", "BUDGET").starts_with("64 "));
+
     // An accepted spawn, then a new episode: a new id, the actor forgotten.
     let camera = rpc
         .call(

@@ -33,6 +33,8 @@ pub(crate) struct RpcHost {
     pub(crate) ticks: Arc<AtomicU64>,
     /// The requests it only noted (transforms, controls, actor commands).
     pub(crate) noted: Arc<Mutex<Vec<EngineCall>>>,
+    /// While set, the host polls no requests (a stalled game thread).
+    pub(crate) paused: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -80,12 +82,15 @@ impl RpcHost {
         let stop = Arc::new(AtomicBool::new(false));
         let ticks = Arc::new(AtomicU64::new(0));
         let noted = Arc::new(Mutex::new(Vec::new()));
+        let paused = Arc::new(AtomicBool::new(false));
         let (s, st, t, n) = (server.clone(), stop.clone(), ticks.clone(), noted.clone());
-        let thread = std::thread::spawn(move || run(&s, &st, &t, &n));
+        let p = paused.clone();
+        let thread = std::thread::spawn(move || run(&s, &st, &t, &n, &p));
         RpcHost {
             server,
             ticks,
             noted,
+            paused,
             stop,
             thread: Some(thread),
         }
@@ -105,7 +110,13 @@ impl Drop for RpcHost {
     }
 }
 
-fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64, noted: &Mutex<Vec<EngineCall>>) {
+fn run(
+    server: &Server,
+    stop: &AtomicBool,
+    ticks: &AtomicU64,
+    noted: &Mutex<Vec<EngineCall>>,
+    paused: &AtomicBool,
+) {
     let mut actors: BTreeMap<u32, HostActor> = BTreeMap::new();
     let (mut frame, mut elapsed) = (0u64, 0.0f64);
     let mut settings = server.rpc().unwrap().settings();
@@ -113,6 +124,10 @@ fn run(server: &Server, stop: &AtomicBool, ticks: &AtomicU64, noted: &Mutex<Vec<
     let mut next = Instant::now();
     let started = Instant::now();
     while !stop.load(Ordering::Relaxed) {
+        if paused.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
+        }
         let sync = settings.synchronous_mode.get();
         let wait = if sync {
             Duration::from_millis(20)

@@ -19,6 +19,7 @@
 mod common;
 
 mod bad_input;
+mod budgets;
 mod commands;
 mod game_thread;
 mod python;
