@@ -78,6 +78,7 @@ mod sync;
 #[cfg(test)]
 mod test_util;
 mod threads;
+mod trim;
 pub mod types;
 
 pub use error::{Error, Result};

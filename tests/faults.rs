@@ -65,9 +65,13 @@ impl Usage {
             .flatten()
             .filter(|t| {
                 std::fs::read_to_string(t.path().join("comm"))
-                    // `carla-log` writes owed log summaries and exits
-                    // about a second later (one at most): not a leak.
-                    .is_ok_and(|name| name.starts_with("carla-") && name.trim() != "carla-log")
+                    // `carla-log` writes owed log summaries, `carla-trim`
+                    // returns freed memory; each exits within about a
+                    // second (one at most): not leaks.
+                    .is_ok_and(|name| {
+                        let name = name.trim();
+                        name.starts_with("carla-") && name != "carla-log" && name != "carla-trim"
+                    })
             })
             .count();
         let fds = std::fs::read_dir("/proc/self/fd")

@@ -303,7 +303,10 @@ mod tests {
     fn a_full_queue_refuses_at_once() {
         let q = EngineQueue::default();
         for _ in 0..QUEUE_BOUND {
-            assert!(q.push(EngineCall::Tick, false, None, None).unwrap().is_none());
+            assert!(q
+                .push(EngineCall::Tick, false, None, None)
+                .unwrap()
+                .is_none());
         }
         let err = q.push(EngineCall::Tick, true, None, None).unwrap_err();
         assert!(err.contains("4096 requests waiting"), "{err}");

@@ -397,8 +397,13 @@ fn subscriber(
         sessions.push(session.clone());
     }
     crate::log_info!("streaming: {} subscribed to stream {}", conn.peer(), id);
-    session.run(&conn, timeout);
+    let closed_by_stream = session.run(&conn, timeout);
     state.sessions.lock().retain(|s| !Arc::ptr_eq(s, &session));
+    drop((session, state, conn)); // its messages go back now
+    if !closed_by_stream {
+        // Cut subscribers come in bursts (a stalled crowd): see `trim`.
+        crate::trim::trim_soon();
+    }
 }
 
 #[cfg(test)]

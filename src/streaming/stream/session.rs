@@ -159,17 +159,20 @@ impl Session {
         }
     }
 
-    /// The writer loop; returns when the session ends.
-    pub(super) fn run(&self, conn: &Conn, write_timeout: Duration) {
+    /// The writer loop; returns when the session ends: false if it ended
+    /// because a write failed (the subscriber left or stalled past the
+    /// time-out), true if the stream closed it.
+    pub(super) fn run(&self, conn: &Conn, write_timeout: Duration) -> bool {
         while let Some(msg) = self.slot.next() {
             let mut slices = msg.slices();
             if let Err(code) = conn.write_all_vectored(&mut slices, deadline_in(write_timeout)) {
                 crate::log_info!("stream subscriber {} left: {}", self.peer, code);
                 self.close();
-                return;
+                return false;
             }
             self.sent.fetch_add(1, Ordering::Relaxed);
         }
         conn.aborter().abort();
+        true
     }
 }
