@@ -208,7 +208,10 @@ impl<F: Fn(Conn) + Send + 'static> Acceptor for FirstRequest<F> {
 }
 
 /// A client's thread and the handle that cuts its connection.
-type Client = (JoinHandle<()>, Option<Aborter>);
+/// The aborter is the client thread's until it ends: it takes it back then,
+/// so the socket (which the aborter's duplicate holds open) is closed at
+/// once and a peer still writing gets a reset, not a stalled send.
+type Client = (JoinHandle<()>, Arc<Mutex<Option<Aborter>>>);
 
 impl RpcServer {
     /// Binds the RPC port; sensors and the world stream live on `sensors`'
@@ -314,10 +317,11 @@ impl RpcServer {
                 }
             };
             s.client_count.fetch_add(1, Ordering::Relaxed);
-            let aborter = Some(conn.aborter());
-            let s2 = s.clone();
+            let aborter = Arc::new(Mutex::new(Some(conn.aborter())));
+            let (s2, mine) = (s.clone(), aborter.clone());
             let spawned = crate::threads::spawn("carla-rpc-client", move || {
                 endpoint::serve(s2.clone(), conn, share);
+                mine.lock().take();
                 s2.clients.disconnect(id);
                 s2.client_count.fetch_sub(1, Ordering::Relaxed);
             });
@@ -342,7 +346,7 @@ impl Drop for RpcServer {
         self.port.take(); // no new clients
         let conns = std::mem::take(&mut *self.connections.lock());
         for (_, aborter) in &conns {
-            if let Some(a) = aborter {
+            if let Some(a) = &*aborter.lock() {
                 a.abort();
             }
         }

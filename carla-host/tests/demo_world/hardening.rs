@@ -282,3 +282,135 @@ fn rounds_of_stalled_subscribers_leave_resident_memory_flat() {
         "resident after each round: {after:?} MiB"
     );
 }
+
+/// One msgpack-RPC request.
+fn request(method: &str, args: Vec<Value>) -> Vec<u8> {
+    let mut params = vec![Value::Array(vec![false.into()])];
+    params.extend(args);
+    let req = Value::Array(vec![
+        0.into(),
+        1.into(),
+        method.into(),
+        Value::Array(params),
+    ]);
+    let mut v = Vec::new();
+    rmpv::encode::write_value(&mut v, &req).unwrap();
+    v
+}
+
+/// Hostile 0.9 clients while a good one watches the world tick: garbage
+/// after a valid header, a method with a million arguments, 4096 clients
+/// connecting at once, a client that never reads its replies. The world
+/// stream keeps its pace, the good client's calls are answered, and the
+/// refusals are a bounded number of lines.
+#[test]
+fn hostile_rpc_clients_do_not_slow_the_world_for_a_good_one() {
+    raise_own_fd_limit(8192);
+    let host = HostProcess::start_with(2000, None, &[]);
+    let mut good = RpcClient::connect(addr(host.port), Duration::from_secs(10)).unwrap();
+    let id = observer_stream(&mut good);
+    let mut world = StreamClient::subscribe(addr(host.stream_port), id, Duration::from_secs(10))
+        .expect("subscribe");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let (mut gaps, mut last, mut frame) = (Vec::new(), Instant::now(), 0);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let msg = world.next_message().expect("the world stream goes on");
+                assert!(msg.frame() > frame, "frames go forward");
+                frame = msg.frame();
+                gaps.push(last.elapsed());
+                last = Instant::now();
+            }
+            gaps.sort();
+            gaps
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let port = host.port;
+    let mut attackers = Vec::new();
+    // Garbage after a valid header: closed.
+    attackers.push(std::thread::spawn(move || {
+        let mut s = TcpStream::connect(addr(port)).unwrap();
+        let mut bytes = request("version", vec![]);
+        bytes.truncate(6);
+        bytes.extend([0xc1; 64]);
+        s.write_all(&bytes).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut b = [0u8; 64];
+        assert!(
+            matches!(s.read(&mut b), Ok(0) | Err(_)),
+            "garbage is closed"
+        );
+    }));
+    // A method with 10^6 arguments: refused before it is decoded.
+    attackers.push(std::thread::spawn(move || {
+        let mut s = TcpStream::connect(addr(port)).unwrap();
+        let _ = s.write_all(&request("version", vec![Value::Nil; 1_000_000]));
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut b = [0u8; 64];
+        assert!(
+            matches!(s.read(&mut b), Ok(0) | Err(_)),
+            "closed, not answered"
+        );
+    }));
+    // A client that never reads the replies of its requests.
+    attackers.push(std::thread::spawn(move || {
+        let mut s = TcpStream::connect(addr(port)).unwrap();
+        let ask = request("get_actor_definitions", vec![]);
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(8) {
+            if s.write_all(&ask).is_err() {
+                return; // cut: its replies went unread past the time-out
+            }
+        }
+        panic!("a client that reads nothing was never cut");
+    }));
+    // 4096 clients at once, each with a first request.
+    for _ in 0..8 {
+        attackers.push(std::thread::spawn(move || {
+            let hello = request("version", vec![]);
+            let mut held = Vec::new();
+            for _ in 0..512 {
+                if let Ok(mut s) = TcpStream::connect_timeout(&addr(port), Duration::from_secs(2)) {
+                    let _ = s.write_all(&hello);
+                    held.push(s);
+                }
+            }
+            std::thread::sleep(Duration::from_secs(2));
+        }));
+    }
+    // The good client is answered meanwhile.
+    let mut slowest = Duration::ZERO;
+    for _ in 0..20 {
+        let started = Instant::now();
+        good.call("get_episode_info", &[])
+            .expect("the good client is served");
+        slowest = slowest.max(started.elapsed());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for a in attackers {
+        a.join().expect("an attacker's expectation");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let gaps = watcher.join().unwrap();
+    let p99 = gaps[gaps.len() * 99 / 100];
+    eprintln!(
+        "world stream: {} states, p50 gap {:?}, p99 {:?}, max {:?}; slowest good call {slowest:?}",
+        gaps.len(),
+        gaps[gaps.len() / 2],
+        p99,
+        gaps[gaps.len() - 1]
+    );
+    // 30 ticks a second is a 33 ms gap; allow a busy machine its hiccups.
+    assert!(p99 < Duration::from_millis(250), "p99 gap {p99:?}");
+    assert!(
+        slowest < Duration::from_secs(1),
+        "slowest good call {slowest:?}"
+    );
+    let (refusals, bytes) = host.logged("refused");
+    assert!(refusals.len() < 150, "{} refusal lines", refusals.len());
+    assert!(bytes < 1 << 20, "{bytes} bytes of log");
+    host.serves_the_next_client();
+}
