@@ -124,7 +124,7 @@ fn parse_args() -> Result<Args, String> {
                      budget of one episode's settings: [--max-sensors 64] [--max-frame-mb 128] \
                      [--max-ini-kb 1024] [--max-name-bytes 256] [--max-name-depth 8]\n  \
                      each 0.9 client's share: [--max-client-sensors 64] [--max-client-actors 2500] \
-                     [--max-client-requests 256] [--max-client-frame-mb 128] \
+                     [--max-client-requests 1024] [--max-client-frame-mb 128] \
                      [--max-connections-per-address 32]"
                 );
                 std::process::exit(0);
