@@ -124,7 +124,7 @@ pub(crate) fn spawn_actor(
         return Err(refuse(
             "max_frame_bytes",
             format!(
-                "has sensors producing {held_bytes} bytes per tick, and this one adds {frame_bytes}; at most {}",
+                "has sensors producing {held_bytes} bytes per tick and this one would add {frame_bytes}, over {}",
                 budget.max_frame_bytes
             ),
         ));
