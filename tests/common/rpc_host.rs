@@ -99,7 +99,21 @@ impl RpcHost {
     pub(crate) fn port(&self) -> u16 {
         self.server.rpc_addr().unwrap().port()
     }
+
+    /// A Rust RPC client of this host (10 s for each reply).
+    pub(crate) fn client(&self) -> carla_server::client::RpcClient {
+        let patience = Duration::from_secs(10);
+        carla_server::client::RpcClient::connect(("127.0.0.1", self.port()), patience).unwrap()
+    }
 }
+
+/// The identity transform as msgpack (`[[0, 0, 0], [0, 0, 0]]`).
+pub(crate) fn origin() -> rmpv::Value {
+    let v = || rmpv::Value::Array(vec![rmpv::Value::F32(0.0); 3]);
+    rmpv::Value::Array(vec![v(), v()])
+}
+
+impl RpcHost {}
 
 impl Drop for RpcHost {
     fn drop(&mut self) {

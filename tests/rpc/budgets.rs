@@ -7,21 +7,10 @@ use crate::common;
 
 use carla_server::client::{RpcClient, RpcError};
 use carla_server::rpc::ClientBudget;
-use common::rpc_host::RpcHost;
+use common::rpc_host::{origin, RpcHost};
 use rmpv::Value;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-
-const PATIENCE: Duration = Duration::from_secs(10);
-
-fn connect(host: &RpcHost) -> RpcClient {
-    RpcClient::connect(("127.0.0.1", host.port()), PATIENCE).unwrap()
-}
-
-fn transform() -> Value {
-    let v = || Value::Array(vec![Value::F32(0.0); 3]);
-    Value::Array(vec![v(), v()])
-}
 
 fn spawn(rpc: &mut RpcClient, blueprint: &str, attrs: &[(&str, &str)]) -> Result<u32, String> {
     let attrs = attrs
@@ -29,7 +18,7 @@ fn spawn(rpc: &mut RpcClient, blueprint: &str, attrs: &[(&str, &str)]) -> Result
         .map(|(k, v)| Value::Array(vec![(*k).into(), 4.into(), (*v).into()]))
         .collect();
     let description = Value::Array(vec![0.into(), blueprint.into(), Value::Array(attrs)]);
-    match rpc.call("spawn_actor", &[description, transform()]) {
+    match rpc.call("spawn_actor", &[description, origin()]) {
         Ok(actor) => Ok(actor[0].as_u64().unwrap() as u32),
         Err(RpcError::Failed(e)) => Err(e),
         Err(e) => panic!("{e}"),
@@ -46,7 +35,7 @@ fn failed(r: Result<Value, RpcError>) -> String {
 #[test]
 fn one_client_cannot_take_every_sensor() {
     let host = RpcHost::start();
-    let (mut a, mut b) = (connect(&host), connect(&host));
+    let (mut a, mut b) = (host.client(), host.client());
     let share = ClientBudget::default().max_sensors;
     for i in 0..share {
         spawn(&mut a, "sensor.other.gnss", &[]).unwrap_or_else(|e| panic!("sensor {i}: {e}"));
@@ -73,7 +62,7 @@ fn actors_and_sensor_bytes_are_bounded_per_client() {
         max_frame_bytes: 4 << 20,
         ..Default::default()
     });
-    let (mut a, mut b) = (connect(&host), connect(&host));
+    let (mut a, mut b) = (host.client(), host.client());
     for _ in 0..5 {
         spawn(&mut a, "vehicle.test.box", &[]).unwrap();
     }
@@ -97,7 +86,7 @@ fn actors_and_sensor_bytes_are_bounded_per_client() {
 #[test]
 fn requests_waiting_for_the_simulator_are_bounded_per_client() {
     let host = RpcHost::start();
-    let (mut a, mut b) = (connect(&host), connect(&host));
+    let (mut a, mut b) = (host.client(), host.client());
     let car = spawn(&mut a, "vehicle.test.box", &[]).unwrap();
     let control = Value::Array(vec![
         Value::F32(0.5),
@@ -144,18 +133,18 @@ fn one_address_gets_its_share_of_connections() {
         max_connections_per_address: 3,
         ..Default::default()
     });
-    let mut held: Vec<RpcClient> = (0..3).map(|_| connect(&host)).collect();
+    let mut held: Vec<RpcClient> = (0..3).map(|_| host.client()).collect();
     for c in &mut held {
         c.call("get_episode_info", &[]).expect("within the share");
     }
-    let mut fourth = connect(&host);
+    let mut fourth = host.client();
     assert!(
         fourth.call("get_episode_info", &[]).is_err(),
         "the fourth is refused"
     );
     held.pop();
     std::thread::sleep(Duration::from_millis(200));
-    connect(&host)
+    host.client()
         .call("get_episode_info", &[])
         .expect("served once one left");
 }

@@ -8,20 +8,11 @@ use crate::common;
 
 use carla_server::client::{RpcClient, RpcError};
 use carla_server::rpc::{ActorCommand, Blueprint, EngineCall, WorldCommand};
-use common::rpc_host::RpcHost;
+use common::rpc_host::{origin, RpcHost};
 use rmpv::Value;
 use std::time::{Duration, Instant};
 
 const PATIENCE: Duration = Duration::from_secs(10);
-
-fn connect(host: &RpcHost) -> RpcClient {
-    RpcClient::connect(("127.0.0.1", host.port()), PATIENCE).unwrap()
-}
-
-fn transform() -> Value {
-    let v = || Value::Array(vec![Value::F32(0.0); 3]);
-    Value::Array(vec![v(), v()])
-}
 
 fn spawn(rpc: &mut RpcClient, blueprint: &str) -> u32 {
     let description = Value::Array(vec![
@@ -29,9 +20,7 @@ fn spawn(rpc: &mut RpcClient, blueprint: &str) -> u32 {
         Value::from(blueprint),
         Value::Array(vec![]),
     ]);
-    let actor = rpc
-        .call("spawn_actor", &[description, transform()])
-        .unwrap();
+    let actor = rpc.call("spawn_actor", &[description, origin()]).unwrap();
     actor[0].as_u64().unwrap() as u32
 }
 
@@ -54,8 +43,8 @@ fn pair(host: &str, port: u16) -> Value {
 #[test]
 fn traffic_managers_are_registered_per_connection() {
     let host = RpcHost::start();
-    let mut a = connect(&host);
-    let mut b = connect(&host);
+    let mut a = host.client();
+    let mut b = host.client();
     let running = |c: &mut RpcClient, port: u16| {
         c.call("is_traffic_manager_running", &[Value::from(port)])
             .unwrap()
@@ -93,7 +82,7 @@ fn traffic_managers_are_registered_per_connection() {
 #[test]
 fn actor_commands_reach_the_host_with_their_values() {
     let host = RpcHost::start();
-    let mut rpc = connect(&host);
+    let mut rpc = host.client();
     let car = spawn(&mut rpc, "vehicle.test.box");
     let id = Value::from(car);
     rpc.call(
@@ -143,7 +132,7 @@ fn batch_commands_are_parsed_and_checked() {
         ..common::rpc_host::vehicle_blueprint()
     };
     host.server.rpc().unwrap().add_blueprint(walker);
-    let mut rpc = connect(&host);
+    let mut rpc = host.client();
     let car = spawn(&mut rpc, "vehicle.test.box");
     let person = spawn(&mut rpc, "walker.pedestrian.test");
     let command = |index: u32, fields: Vec<Value>| {
@@ -229,9 +218,7 @@ fn a_c_host_gets_actor_commands_with_their_values() {
         Value::from("vehicle.test.box"),
         Value::Array(vec![]),
     ]);
-    let car = rpc
-        .call("spawn_actor", &[description, transform()])
-        .unwrap()[0]
+    let car = rpc.call("spawn_actor", &[description, origin()]).unwrap()[0]
         .as_u64()
         .unwrap();
     let id = Value::from(car);
@@ -291,7 +278,7 @@ fn traffic_light_groups_are_the_hosts() {
     // Only traffic lights can be grouped.
     assert!(rpc_server.set_traffic_light_group(&[1]).is_err());
     drop(rpc_server);
-    let mut rpc = connect(&host);
+    let mut rpc = host.client();
     let group =
         |rpc: &mut RpcClient, id: u32| rpc.call("get_group_traffic_lights", &[Value::from(id)]);
     let in_group = Value::Array(vec![Value::from(502u32), Value::from(501u32)]);
@@ -327,7 +314,7 @@ fn at(v: &mut Value, i: usize) -> &mut Value {
 #[test]
 fn physics_control_reads_back_what_was_applied_and_reaches_the_host() {
     let host = RpcHost::start();
-    let mut rpc = connect(&host);
+    let mut rpc = host.client();
     let car = spawn(&mut rpc, "vehicle.test.box");
     let got = rpc
         .call("get_physics_control", &[Value::from(car)])
@@ -447,7 +434,7 @@ fn physics_control_reads_back_what_was_applied_and_reaches_the_host() {
 #[test]
 fn g_buffer_tokens_are_for_rgb_cameras_only() {
     let host = RpcHost::start();
-    let mut rpc = connect(&host);
+    let mut rpc = host.client();
     let car = spawn(&mut rpc, "vehicle.test.box");
     let camera = spawn(&mut rpc, "sensor.camera.rgb");
     let token = |rpc: &mut RpcClient, actor: u32, id: u32| {

@@ -3,57 +3,10 @@
 
 use crate::common;
 
-use carla_server::client::{Client, Frame};
+use crate::host_process::HostProcess;
+use carla_server::client::Frame;
 use carla_server::types::Control;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The host process; killed when dropped.
-struct HostProcess {
-    child: Child,
-    port: u16,
-}
-
-impl HostProcess {
-    fn start() -> HostProcess {
-        let port = common::free_port_base();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_carla-host"))
-            .args([
-                "--port",
-                &port.to_string(),
-                "--host",
-                "127.0.0.1",
-                "--stream-port",
-                "0",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start carla-host");
-        // Wait for its banner: the ports are bound once it is printed.
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let banner = lines
-            .next()
-            .expect("a banner line")
-            .expect("readable stdout");
-        assert!(banner.contains("serving"), "{banner}");
-        std::thread::spawn(move || for _ in lines.by_ref() {});
-        HostProcess { child, port }
-    }
-
-    fn client(&self) -> Client {
-        Client::connect("127.0.0.1", self.port, Duration::from_secs(10)).expect("connect")
-    }
-}
-
-impl Drop for HostProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn camera(name: &str, post: &str, w: u32, h: u32) -> String {
     format!(
@@ -82,7 +35,7 @@ fn camera_header(frame: &Frame, id: u32) -> (u64, u32, u32, u32, usize) {
 
 #[test]
 fn two_episodes_with_different_settings_in_a_row() {
-    let host = HostProcess::start();
+    let host = HostProcess::start_with_timeout(10_000);
     let mut client = host.client();
     for (episode, (w, h)) in [(160u32, 120u32), (64, 48)].into_iter().enumerate() {
         let ini = common::ini(true, &["Cam"], &camera("Cam", "SceneFinal", w, h));
@@ -108,7 +61,7 @@ fn two_episodes_with_different_settings_in_a_row() {
 
 #[test]
 fn a_client_that_leaves_mid_episode_is_followed_by_another() {
-    let host = HostProcess::start();
+    let host = HostProcess::start_with_timeout(10_000);
     {
         let mut first = host.client();
         first
@@ -145,7 +98,7 @@ fn a_client_that_leaves_mid_episode_is_followed_by_another() {
 
 #[test]
 fn throttle_moves_the_player_forward() {
-    let host = HostProcess::start();
+    let host = HostProcess::start_with_timeout(10_000);
     let mut client = host.client();
     client.load_settings(&common::ini(true, &[], "")).unwrap();
     client.start_episode(0).unwrap();
@@ -187,7 +140,7 @@ fn throttle_moves_the_player_forward() {
 
 #[test]
 fn cameras_and_lidar_carry_sizes_ids_frames_and_a_known_depth() {
-    let host = HostProcess::start();
+    let host = HostProcess::start_with_timeout(10_000);
     let mut client = host.client();
     let sections = format!(
         "{}{}{}",
@@ -245,7 +198,7 @@ fn cameras_and_lidar_carry_sizes_ids_frames_and_a_known_depth() {
 
 #[test]
 fn bad_settings_are_a_failed_episode_and_the_next_request_works() {
-    let host = HostProcess::start();
+    let host = HostProcess::start_with_timeout(10_000);
     let mut client = host.client();
     let bad = common::ini(
         true,
