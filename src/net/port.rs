@@ -33,6 +33,24 @@ struct RendezvousState {
     ready: Option<Conn>,
     /// Waiting workers must give up (teardown).
     cancelled: bool,
+    /// Bumped by every `arm`: a connection offered under one generation
+    /// is never given to a worker of the next.
+    generation: u64,
+}
+
+impl RendezvousState {
+    fn arm(&mut self) {
+        self.cancelled = false;
+        self.wanted = true;
+        self.ready = None;
+        self.generation += 1;
+    }
+
+    fn cancel(&mut self) {
+        self.cancelled = true;
+        self.wanted = false;
+        self.ready = None;
+    }
 }
 
 /// Why `Rendezvous::take_until` returned without a client.
@@ -56,19 +74,13 @@ impl Rendezvous {
     /// right away (so a client that connects before the worker thread runs
     /// is kept, not closed).
     pub(crate) fn arm(&self) {
-        let mut s = self.state.lock();
-        s.cancelled = false;
-        s.wanted = true;
-        s.ready = None;
+        self.state.lock().arm();
     }
 
     /// Makes waiting workers return `None`, closes a connection not yet
     /// taken, and refuses clients until the next `arm`.
     pub(crate) fn cancel(&self) {
-        let mut s = self.state.lock();
-        s.cancelled = true;
-        s.wanted = false;
-        s.ready = None;
+        self.state.lock().cancel();
         self.cv.notify_all();
     }
 
@@ -107,12 +119,15 @@ impl Rendezvous {
     /// Gives a connection to a worker that wants one within `grace`, or
     /// hands it back. The grace covers a client that reconnects at once:
     /// its new connection can arrive before the worker noticed the old one
-    /// close.
+    /// close. A connection offered under one arming is refused once the
+    /// rendezvous is armed again: an episode's late connection (its client
+    /// already gone) must not become the next episode's.
     fn offer(&self, conn: Conn, grace: Duration) -> Result<(), Conn> {
         let deadline = Instant::now() + grace;
         let mut s = self.state.lock();
+        let generation = s.generation;
         loop {
-            if s.cancelled {
+            if s.cancelled || s.generation != generation {
                 return Err(conn);
             }
             if s.wanted && s.ready.is_none() {
@@ -382,5 +397,55 @@ impl Drop for Port {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{TcpListener, TcpStream};
+
+    fn conn() -> (Conn, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        (Conn::new(server).unwrap(), client)
+    }
+
+    /// An episode ends (cancel) while its late connection waits in its
+    /// grace, and the next episode arms at once: the late connection is
+    /// refused, not handed to the next episode (a CI flake: the next
+    /// episode read the old client's end of file and ended).
+    #[test]
+    fn a_connection_offered_before_a_new_arming_is_not_given_to_it() {
+        let r = Arc::new(Rendezvous::default());
+        r.arm();
+        // The worker of this arming is not taking yet.
+        {
+            r.state.lock().wanted = false;
+        }
+        let (stale, _peer) = conn();
+        let r2 = r.clone();
+        let offer = std::thread::spawn(move || r2.offer(stale, Duration::from_secs(5)).is_ok());
+        std::thread::sleep(Duration::from_millis(50));
+        {
+            // The episode ends and the next arms before the offer runs
+            // again (what a busy machine does to the offering thread).
+            let mut s = r.state.lock();
+            s.cancel();
+            s.arm();
+        }
+        r.cv.notify_all();
+        let taken = r.take_until(Some(Instant::now() + Duration::from_millis(300)));
+        assert!(taken.is_err(), "the next arming got the stale connection");
+        assert!(!offer.join().unwrap(), "the stale connection was refused");
+        // A connection offered under the current arming is taken.
+        let (fresh, _peer2) = conn();
+        let r3 = r.clone();
+        let offer = std::thread::spawn(move || r3.offer(fresh, Duration::from_secs(5)).is_ok());
+        assert!(r
+            .take_until(Some(Instant::now() + Duration::from_secs(5)))
+            .is_ok());
+        assert!(offer.join().unwrap());
     }
 }

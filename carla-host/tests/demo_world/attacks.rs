@@ -129,7 +129,7 @@ fn one_large_camera_costs_about_twice_its_image() {
     for _ in 0..3 {
         let frame = client
             .read_frame()
-            .unwrap_or_else(|e| panic!("{e}: {:?}", host.logged("episode").0));
+            .unwrap_or_else(|e| panic!("{e}: the host's log: {:#?}", host.logged("").0));
         assert_eq!(frame.sensors[0].data.len(), 24 + image as usize);
         client.send_control(&Control::default()).unwrap();
     }
