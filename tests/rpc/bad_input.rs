@@ -590,6 +590,15 @@ fn a_client_that_vanishes_mid_spawn_does_not_wedge_the_server() {
 #[test]
 fn connections_beyond_64_are_closed_and_served_again_once_others_leave() {
     let host = RpcHost::start();
+    // The server-wide cap: every connection comes from one address here,
+    // whose own share (32 by default) is lifted to the whole server's.
+    host.server
+        .rpc()
+        .unwrap()
+        .set_client_budget(carla_server::rpc::ClientBudget {
+            max_connections_per_address: 64,
+            ..Default::default()
+        });
     let port = host.port();
     let mut peers: Vec<Peer> = (0..70).map(|_| Peer::connect(port)).collect();
     let (mut served, mut refused) = (Vec::new(), 0);
