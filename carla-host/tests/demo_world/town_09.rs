@@ -62,11 +62,21 @@ fn script(name: &str) -> Command {
 /// standard output.
 fn run_with(name: &str, args: &[&str], allowed: Option<&str>) -> String {
     let host = Host::start();
-    let out = script(name)
-        .arg(host.port.to_string())
-        .args(args)
-        .output()
-        .expect("run python");
+    let out = match run_within(script(name).arg(host.port.to_string()).args(args)) {
+        Some(out) => out,
+        None if name == "traffic.py" => {
+            // The stock 0.9.16 Traffic Manager can deadlock in its own
+            // SynchronousTick (a lost wake-up between its two condition
+            // variables, about 1 run in 55; docs/compatibility.md, "Known
+            // client-side failures"): one fresh try.
+            eprintln!("{name} {args:?}: no exit in {SCRIPT_LIMIT:?} (the client's Traffic Manager deadlock); once more");
+            drop(host);
+            let host = Host::start();
+            run_within(script(name).arg(host.port.to_string()).args(args))
+                .unwrap_or_else(|| panic!("{name} {args:?}: no exit in {SCRIPT_LIMIT:?}, twice"))
+        }
+        None => panic!("{name} {args:?}: no exit in {SCRIPT_LIMIT:?}"),
+    };
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -79,6 +89,44 @@ fn run_with(name: &str, args: &[&str], allowed: Option<&str>) -> String {
         .collect();
     assert!(warnings.is_empty(), "{name} {args:?} warned: {warnings:?}");
     stdout
+}
+
+/// How long one script may run (the slowest takes about 40 s).
+const SCRIPT_LIMIT: std::time::Duration = std::time::Duration::from_secs(240);
+
+/// Runs `cmd` to its end, or kills it after [`SCRIPT_LIMIT`] (None).
+fn run_within(cmd: &mut Command) -> Option<std::process::Output> {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run python");
+    let started = std::time::Instant::now();
+    let pipe = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = pipe(Box::new(child.stdout.take().unwrap()));
+    let err = pipe(Box::new(child.stderr.take().unwrap()));
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for python") {
+            return Some(std::process::Output {
+                status,
+                stdout: out.join().unwrap(),
+                stderr: err.join().unwrap(),
+            });
+        }
+        if started.elapsed() > SCRIPT_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// Runs a script against a fresh host; asserts it printed OK.
