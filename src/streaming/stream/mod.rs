@@ -20,6 +20,7 @@ use crate::net::fds::Class;
 use crate::net::port::Port;
 use crate::net::reactor::{Acceptor, Handshake};
 use crate::net::Conn;
+use crate::release::{Release, STREAM_ID_LIMIT};
 use crate::sensor::header::HEADER_SIZE;
 use crate::streaming::pool::{Buffer, Pool};
 use crate::Error;
@@ -57,11 +58,15 @@ impl Message {
         self.payload.get(offset..).unwrap_or_default()
     }
 
-    fn slices(&self) -> [IoSlice<'_>; 3] {
+    /// The message as written: its length prefix, then `header` and
+    /// `payload`, its own or (for a subscriber of another client release)
+    /// rewritten copies of the same length.
+    fn slices<'a>(&'a self, header: &'a [u8; HEADER_SIZE], payload: &'a [u8]) -> [IoSlice<'a>; 3] {
+        debug_assert_eq!(payload.len(), self.payload.len());
         [
             IoSlice::new(&self.prefix),
-            IoSlice::new(&self.header),
-            IoSlice::new(&self.payload),
+            IoSlice::new(header),
+            IoSlice::new(payload),
         ]
     }
 }
@@ -141,13 +146,19 @@ impl StreamServer {
         self.port.addr()
     }
 
-    /// A new stream; ids are sequential from 1.
+    /// A new stream; ids are sequential from 1, below 2^28 (the bits
+    /// above tag a client release, see `Release::tag_stream`).
     pub(crate) fn create_stream(&self) -> Stream {
-        let id = self
-            .shared
-            .next_id
-            .fetch_add(1, Ordering::Relaxed)
-            .wrapping_add(1);
+        // Ids stay below 2^28 (the bits above tag a client release) and
+        // skip ids still open once they wrap.
+        let mut streams = self.shared.streams.lock();
+        let id = loop {
+            let n = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+            let id = n % (STREAM_ID_LIMIT - 1) + 1;
+            if !streams.contains_key(&id) {
+                break id;
+            }
+        };
         let state = Arc::new(StreamState {
             id,
             pool: Pool::new(POOL_SIZE),
@@ -158,7 +169,7 @@ impl StreamServer {
             delivery: AtomicU64::new(Delivery::Asynchronous.encode()),
             messages: AtomicU64::new(0),
         });
-        self.shared.streams.lock().insert(id, state.clone());
+        streams.insert(id, state.clone());
         Stream {
             state,
             server: Arc::downgrade(&self.shared),
@@ -356,16 +367,18 @@ impl Acceptor for Subscribe {
         let Some(shared) = self.server.upgrade() else {
             return;
         };
-        let id = u32::from_le_bytes(first.unwrap_or_default());
+        let raw = u32::from_le_bytes(first.unwrap_or_default());
+        // A client of release R subscribes with the id R's endpoint gave it.
+        let (release, id) = Release::split_stream_id(raw).unwrap_or((Release::NATIVE, raw));
         let Some(state) = shared.streams.lock().get(&id).cloned() else {
             crate::log_warn!(
                 "streaming: {} asked for unknown stream id {}; closing",
                 conn.peer(),
-                id
+                raw
             );
             return;
         };
-        let session = Arc::new(Session::new(&conn));
+        let session = Arc::new(Session::new(&conn, release));
         let (sess, timeout) = (session.clone(), self.timeout);
         let spawned = crate::threads::spawn("carla-subscriber", move || {
             subscriber(state, id, conn, sess, timeout)
@@ -396,7 +409,12 @@ fn subscriber(
         }
         sessions.push(session.clone());
     }
-    crate::log_info!("streaming: {} subscribed to stream {}", conn.peer(), id);
+    crate::log_info!(
+        "streaming: {} subscribed to stream {}{}",
+        conn.peer(),
+        id,
+        session.release_note()
+    );
     let closed_by_stream = session.run(&conn, timeout);
     state.sessions.lock().retain(|s| !Arc::ptr_eq(s, &session));
     drop((session, state, conn)); // its messages go back now

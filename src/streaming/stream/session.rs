@@ -16,6 +16,8 @@
 
 use super::{Delivery, Message};
 use crate::net::{deadline_in, Aborter, Conn};
+use crate::release::Release;
+use crate::sensor::header::HEADER_SIZE;
 use crate::sync::handoff::{Handoff, Offered, TimedOut};
 use crate::Error;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,6 +37,8 @@ pub(super) struct Session {
     /// `NOT_STALLED`.
     stalled_at: AtomicU64,
     peer: std::net::SocketAddr,
+    /// The client release it subscribed as (its stream id's tag).
+    release: Release,
 }
 
 /// What happened to a message offered to a session.
@@ -52,7 +56,7 @@ pub(super) enum Offer {
 }
 
 impl Session {
-    pub(super) fn new(conn: &Conn) -> Session {
+    pub(super) fn new(conn: &Conn, release: Release) -> Session {
         Session {
             slot: Handoff::new(),
             aborter: Some(conn.aborter()),
@@ -60,6 +64,16 @@ impl Session {
             sent: AtomicU64::new(0),
             stalled_at: AtomicU64::new(NOT_STALLED),
             peer: conn.peer(),
+            release,
+        }
+    }
+
+    /// `" (as a CARLA 0.9.X client)"` for another release than the
+    /// library's, for the log.
+    pub(super) fn release_note(&self) -> String {
+        match self.release {
+            Release::NATIVE => String::new(),
+            r => format!(" (as a CARLA {r} client)"),
         }
     }
 
@@ -159,12 +173,57 @@ impl Session {
         }
     }
 
+    /// Rewrites the header's sensor type (its first 8 bytes) into this
+    /// subscriber's release's id; false (one log line) if that release has
+    /// no decoder for it, which ends the session.
+    fn rewrite_type(&self, header: &mut [u8; HEADER_SIZE]) -> bool {
+        let native = u64::from_le_bytes(header[..8].try_into().expect("8 bytes"));
+        match self.release.sensor_type(native) {
+            Some(id) => {
+                header[..8].copy_from_slice(&id.to_le_bytes());
+                true
+            }
+            None => {
+                crate::log_warn!(
+                    "stream subscriber {}: its stream carries sensor type {} ({}), which CARLA {} clients cannot decode; subscription closed",
+                    self.peer,
+                    native,
+                    usize::try_from(native)
+                        .ok()
+                        .and_then(|i| crate::sensor::SensorType::ALL.get(i))
+                        .map_or("unknown", |s| s.name()),
+                    self.release
+                );
+                false
+            }
+        }
+    }
+
     /// The writer loop; returns when the session ends: false if it ended
     /// because a write failed (the subscriber left or stalled past the
     /// time-out), true if the stream closed it.
     pub(super) fn run(&self, conn: &Conn, write_timeout: Duration) -> bool {
+        let mut rewritten: [u8; HEADER_SIZE];
+        // A relabelled payload (old releases' semantic labels), reused.
+        let mut relabelled = Vec::new();
         while let Some(msg) = self.slot.next() {
-            let mut slices = msg.slices();
+            let mut slices = if self.release == Release::NATIVE {
+                msg.slices(&msg.header, &msg.payload)
+            } else {
+                rewritten = msg.header;
+                let native = u64::from_le_bytes(rewritten[..8].try_into().expect("8 bytes"));
+                if !self.rewrite_type(&mut rewritten) {
+                    self.close();
+                    return false;
+                }
+                let payload = if self.release.relabels(native) {
+                    self.release.relabel(native, &msg.payload, &mut relabelled);
+                    &relabelled[..]
+                } else {
+                    &msg.payload[..]
+                };
+                msg.slices(&rewritten, payload)
+            };
             if let Err(code) = conn.write_all_vectored(&mut slices, deadline_in(write_timeout)) {
                 crate::log_info!("stream subscriber {} left: {}", self.peer, code);
                 self.close();

@@ -260,3 +260,70 @@ fn a_stream_makes_blocks_only_when_a_send_needs_one() {
     drop(kept);
     assert_eq!(stream.stats().pool_allocations, 2);
 }
+
+/// Sends one message of sensor type `kind` (header otherwise as `header`).
+fn send_kind(stream: &Stream, kind: u64, frame: u64, payload: &[u8]) -> Result<(), Error> {
+    let mut h = header(frame);
+    h[..8].copy_from_slice(&kind.to_le_bytes());
+    let mut buf = stream.pop_buffer();
+    buf.copy_from(0, payload);
+    stream.send(&h, buf)
+}
+
+#[test]
+fn a_subscriber_of_an_older_release_gets_its_ids_and_labels_on_the_same_stream() {
+    use crate::release::Release;
+    use crate::sensor::SensorType;
+    let server = server();
+    let stream = server.create_stream();
+    stream.set_synchronous(Some(T));
+    let mut native = StreamClient::subscribe(server.addr(), stream.id(), T).unwrap();
+    let old_id = Release::V0_9_13.tag_stream(stream.id());
+    assert_ne!(old_id, stream.id());
+    let mut old = StreamClient::subscribe(server.addr(), old_id, T).unwrap();
+    wait_for("two subscribers", || stream.stats().subscribers == 2);
+    // The world state (17 in 0.9.16) is 15 for 0.9.13; payloads unchanged.
+    send_kind(&stream, SensorType::WorldObserver as u64, 5, &[1, 2, 3]).unwrap();
+    let (a, b) = (native.next_message().unwrap(), old.next_message().unwrap());
+    assert_eq!((a.sensor_type(), b.sensor_type()), (17, 15));
+    assert_eq!((a.frame(), b.frame()), (5, 5));
+    assert_eq!(a.payload(), b.payload());
+    assert_eq!(a.bytes()[8..48], b.bytes()[8..48]);
+    // A semantic segmentation pixel: Car (14) is Vehicles (10) for 0.9.13.
+    let mut image = Vec::new();
+    crate::sensor::serialize::image(&mut image, 1, 1, 90.0, &[1, 2, 14, 255]).unwrap();
+    let semantic = SensorType::SemanticSegmentationCamera as u64;
+    send_kind(&stream, semantic, 6, &image).unwrap();
+    let (a, b) = (native.next_message().unwrap(), old.next_message().unwrap());
+    assert_eq!((a.sensor_type(), b.sensor_type()), (14, 13));
+    assert_eq!(
+        (&a.payload()[12..], &b.payload()[12..]),
+        (&[1, 2, 14, 255][..], &[1, 2, 10, 255][..])
+    );
+    // A sensor 0.9.13 cannot decode (normals) ends its subscription only.
+    send_kind(&stream, SensorType::NormalsCamera as u64, 7, &image).unwrap();
+    assert_eq!(native.next_message().unwrap().sensor_type(), 2);
+    assert!(old.next_message().is_err(), "the 0.9.13 subscription ended");
+    wait_for("one subscriber left", || stream.stats().subscribers == 1);
+    send_kind(&stream, semantic, 8, &image).unwrap();
+    assert_eq!(native.next_message().unwrap().frame(), 8);
+}
+
+#[test]
+fn stream_ids_stay_below_the_release_tag_bits() {
+    let server = server();
+    server.shared.next_id.store(
+        crate::release::STREAM_ID_LIMIT - 3,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    let ids: Vec<u32> = (0..4).map(|_| server.create_stream().id()).collect();
+    assert_eq!(
+        ids,
+        [
+            crate::release::STREAM_ID_LIMIT - 2,
+            crate::release::STREAM_ID_LIMIT - 1,
+            1,
+            2
+        ]
+    );
+}
