@@ -1368,6 +1368,26 @@ int32_t carla_rpc_client_budget(CarlaServerPtr server,
                                 struct carla_client_budget *budget);
 
 /*
+ Serves clients of CARLA release `release` ("0.9.12", "0.9.13",
+ "0.9.14" or "0.9.15") on an RPC port of their own (`port` 0 picks one;
+ the bound port goes to `bound_port`, which may be NULL), in the same
+ world as the 0.9.16 port: a client never says its release, so the port
+ it dials decides how it is spoken to. After `carla_rpc_listen`.
+ An unknown release is `CARLA_SERVER_INVALID_ARGUMENT` (the log names
+ the releases served); a release already served,
+ 106 (already connected, as for
+ `carla_rpc_listen`).
+
+ # Safety
+ `server` NULL or live; `release` NULL or a NUL-terminated string;
+ `bound_port` NULL or writable.
+ */
+int32_t carla_rpc_listen_release(CarlaServerPtr server,
+                                 const char *release,
+                                 uint32_t port,
+                                 uint32_t *bound_port);
+
+/*
  Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the
  bound port to `bound_port` (may be NULL). Subscribers send a 4-byte
  stream id, then receive `[u32 size][48-byte header][payload]` messages.

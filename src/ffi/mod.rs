@@ -71,6 +71,7 @@ pub mod rpc;
 pub mod rpc_actors;
 pub mod rpc_budget;
 pub mod rpc_commands;
+pub mod rpc_release;
 pub mod sensors;
 pub mod sensors_delivery;
 pub mod sensors_gbuffer;

@@ -7,8 +7,10 @@ use super::actor_commands::ActorCommand;
 use super::engine::{EngineCall, Undo};
 use super::physics::VehiclePhysicsControl;
 use super::wire::{as_array, as_str, as_transform, ArgResult};
+use super::world::ATTR_STRING;
 use super::world::{Actor, WALKER_CONTROLLER};
 use super::RpcShared;
+use crate::release::Release;
 use crate::types::Vector3D;
 use rmpv::Value;
 use std::sync::atomic::Ordering;
@@ -26,8 +28,9 @@ pub(crate) fn unknown_actor(id: u32) -> String {
     format!("actor {id} not found (never spawned or already destroyed)")
 }
 
-/// `[uid, id, [[attribute, type, value] …]]` → (blueprint id, pairs).
-fn description(v: &Value) -> ArgResult<(String, Attributes)> {
+/// `[uid, id, [[attribute, type, value] …]]` → (blueprint id, pairs), with
+/// the library's attribute types (`release` numbers them its way).
+fn description(v: &Value, release: Release) -> ArgResult<(String, Attributes)> {
     let f = as_array(v, "actor description")?;
     let id = as_str(
         f.get(1).ok_or("actor description: no blueprint id")?,
@@ -38,7 +41,12 @@ fn description(v: &Value) -> ArgResult<(String, Attributes)> {
         for attr in as_array(list, "attributes")? {
             let attr = as_array(attr, "attribute")?;
             let key = as_str(attr.first().ok_or("attribute without id")?, "attribute id")?;
-            let kind = attr.get(1).and_then(Value::as_u64).unwrap_or(4) as u8;
+            let kind = attr
+                .get(1)
+                .and_then(Value::as_u64)
+                .map_or(ATTR_STRING, |k| {
+                    release.attribute_type_in(u8::try_from(k).unwrap_or(u8::MAX))
+                });
             let value = attr
                 .get(2)
                 .map_or(Ok(""), |v| as_str(v, "attribute value"))?;
@@ -54,16 +62,22 @@ fn description(v: &Value) -> ArgResult<(String, Attributes)> {
 /// [`wait_until_streamed`]).
 pub(crate) fn spawn_actor(
     s: &RpcShared,
+    release: Release,
     desc: &Value,
     t: &Value,
     parent: u32,
     attachment: u8,
 ) -> ArgResult<(Actor, u64)> {
-    let (blueprint, attributes) = description(desc)?;
+    let (blueprint, attributes) = description(desc, release)?;
     let transform = as_transform(t, "transform")?;
     let (uid, bp) = s.world.blueprint(&blueprint).ok_or_else(|| {
         format!("unknown blueprint {blueprint:?}: not in this server's blueprint library")
     })?;
+    if !release.has_sensor_blueprint(&blueprint) {
+        return Err(format!(
+            "{blueprint} is not in the blueprint library of CARLA {release} (its client cannot decode that sensor's data)"
+        ));
+    }
     if parent != 0 && !s.world.actors.read().contains_key(&parent) {
         return Err(format!(
             "cannot attach to actor {parent}: {}",

@@ -15,6 +15,7 @@ use super::actors::{self, destroy, spawn_actor};
 use super::engine::EngineCall;
 use super::wire::{self, as_array, as_bool, as_transform, as_u32, as_vector, ArgResult};
 use super::RpcShared;
+use crate::release::Release;
 use rmpv::Value;
 
 /// Commands in one batch, at most (each may spawn an actor).
@@ -24,6 +25,7 @@ const MAX_NESTING: usize = 4;
 
 pub(crate) fn apply(
     s: &RpcShared,
+    release: Release,
     commands: &Value,
     do_tick: &Value,
     out: &mut Vec<u8>,
@@ -39,7 +41,7 @@ pub(crate) fn apply(
     let mut since = None;
     let results: Vec<ArgResult<u32>> = commands
         .iter()
-        .map(|c| run(s, c, None, 0, &mut since))
+        .map(|c| run(s, release, c, None, 0, &mut since))
         .collect();
     if let Some(since) = since {
         actors::wait_until_streamed(s, since);
@@ -56,6 +58,7 @@ pub(crate) fn apply(
 /// `actors::wait_until_streamed`).
 fn run(
     s: &RpcShared,
+    release: Release,
     command: &Value,
     new_actor: Option<u32>,
     depth: usize,
@@ -69,6 +72,8 @@ fn run(
     else {
         return Err("a command is [[variant index, fields]]".into());
     };
+    // Older releases number the variants from 3 on differently.
+    let index = release.command_index_in(index);
     let f = as_array(fields, "command fields")?;
     let actor = |i: usize| -> ArgResult<u32> {
         let id = as_u32(f.get(i).ok_or("command without an actor id")?, "actor id")?;
@@ -87,14 +92,14 @@ fn run(
                 Some(Ok([Value::Boolean(true), id, ..])) => as_u32(id, "parent id")?,
                 _ => 0,
             };
-            let (spawned, seq) = spawn_actor(s, field(0)?, field(1)?, parent, 0)?;
+            let (spawned, seq) = spawn_actor(s, release, field(0)?, field(1)?, parent, 0)?;
             *since = Some(since.map_or(seq, |x: u64| x.max(seq)));
             // 0.9.16: [description, transform, parent, attachment type,
             // socket name, do_after]; older clients: do_after at 3.
             if let Some(after) = f.get(5).or(f.get(3)).filter(|v| v.is_array()) {
                 if depth < MAX_NESTING {
                     for c in as_array(after, "do_after")? {
-                        if let Err(e) = run(s, c, Some(spawned.id), depth + 1, since) {
+                        if let Err(e) = run(s, release, c, Some(spawned.id), depth + 1, since) {
                             crate::log_debug!("apply_batch: a do_after command failed: {}", e);
                         }
                     }

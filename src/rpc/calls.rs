@@ -5,10 +5,10 @@
 use super::actor_commands;
 use super::actors::{self, destroy, spawn_actor, unknown_actor};
 use super::engine::EngineCall;
-use super::token;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
 use super::world::Actor;
 use super::RpcShared;
+use crate::release::Release;
 use rmpv::Value;
 use std::sync::atomic::Ordering;
 
@@ -30,28 +30,32 @@ type Out = Vec<u8>;
 pub(crate) fn call(
     s: &RpcShared,
     caller: u64,
+    release: Release,
     method: &str,
     a: &[Value],
     out: &mut Out,
 ) -> ArgResult<Outcome> {
     let n = a.len();
     match (method, n) {
-        ("version", 0) => ok_str(out, VERSION),
+        // Each release's client compares it with its own version.
+        ("version", 0) => ok_str(out, release.as_str()),
         ("get_episode_info", 0) => {
             let episode = s.world.episode_id.load(Ordering::Relaxed);
-            let observer = token::token(s.observer.id(), s.stream_port);
+            let observer = s.token(s.observer.id(), release);
             wire::ok_head(out);
             wire::episode_info(out, episode, &observer);
         }
         ("get_sensor_token", 1) => {
-            let id = as_u32(&a[0], "stream id")?;
+            let raw = as_u32(&a[0], "stream id")?;
+            // The id in a token this endpoint gave, tagged with its release.
+            let id = Release::split_stream_id(raw).map_or(raw, |(_, id)| id);
             if id != s.observer.id() && s.sensors.get_quiet(id).is_none() {
                 return Err(format!(
                     "no stream with id {id} (its sensor was destroyed or never spawned)"
                 ));
             }
             wire::ok_head(out);
-            wire::token(out, &token::token(id, s.stream_port));
+            wire::token(out, &s.token(id, release));
         }
         // Not CARLA's: the stream of any library sensor by its actor id
         // (the safe-distance sensor's, whose token stock clients do not
@@ -62,7 +66,7 @@ pub(crate) fn call(
             match sensor {
                 Some(sensor) if sensor != 0 => {
                     wire::ok_head(out);
-                    wire::bin(out, &token::token(sensor, s.stream_port));
+                    wire::bin(out, &s.token(sensor, release));
                 }
                 Some(_) => return Err(format!("actor {id} is not a sensor with a stream")),
                 None => return Err(unknown_actor(id)),
@@ -129,9 +133,9 @@ pub(crate) fn call(
         }
         ("get_actor_definitions", 0) => {
             wire::ok_head(out);
-            wire::actor_definitions(out, &s.world.blueprints.read());
+            wire::actor_definitions(out, &s.world.blueprints.read(), release);
         }
-        ("spawn_actor", 2) => spawn(s, &a[0], &a[1], 0, 0, out)?,
+        ("spawn_actor", 2) => spawn(s, release, &a[0], &a[1], 0, 0, out)?,
         ("spawn_actor_with_parent", 4 | 5) => {
             let parent = as_u32(&a[2], "parent id")?;
             let kind = as_u32(&a[3], "attachment type")?;
@@ -139,7 +143,7 @@ pub(crate) fn call(
                 .ok()
                 .filter(|k| *k <= 2)
                 .ok_or("attachment type must be 0, 1 or 2")?;
-            spawn(s, &a[0], &a[1], parent, kind, out)?
+            spawn(s, release, &a[0], &a[1], parent, kind, out)?
         }
         ("destroy_actor", 1) => {
             let id = as_u32(&a[0], "actor id")?;
@@ -165,14 +169,14 @@ pub(crate) fn call(
             wire::ok_head(out);
             wire::array(out, known.len());
             for actor in known {
-                s.write_actor(out, actor);
+                s.write_actor(out, actor, release);
             }
         }
         ("get_spectator", 0) => {
             let actors = s.world.actors.read();
             let spectator = actors.get(&s.world.spectator).ok_or("no spectator")?;
             wire::ok_head(out);
-            s.write_actor(out, spectator);
+            s.write_actor(out, spectator, release);
         }
         ("get_map_info", 0) => {
             let map = s.world.map.read();
@@ -259,7 +263,7 @@ pub(crate) fn call(
             let reset = wire::as_bool(&a[1], "reset_settings")?;
             load_episode(s, name, reset)
         }),
-        ("apply_batch", 2) => super::batch::apply(s, &a[0], &a[1], out)?,
+        ("apply_batch", 2) => super::batch::apply(s, release, &a[0], &a[1], out)?,
         ("is_traffic_manager_running", 1) => {
             let port = as_port(&a[0])?;
             wire::ok_head(out);
@@ -311,7 +315,7 @@ pub(crate) fn call(
             wire::uint(out, actor.light_state.into());
         }
         _ => {
-            if let Some(done) = super::part_calls::call(s, method, a, out) {
+            if let Some(done) = super::part_calls::call(s, release, method, a, out) {
                 done?;
             } else if let Some(parsed) = actor_commands::from_rpc(method, a) {
                 void(out, || {
@@ -393,15 +397,16 @@ fn known_actor(s: &RpcShared, v: &Value) -> ArgResult<u32> {
 /// Spawns an actor and writes its `rpc::Actor`.
 pub(crate) fn spawn(
     s: &RpcShared,
+    release: Release,
     desc: &Value,
     t: &Value,
     parent: u32,
     attachment: u8,
     out: &mut Out,
 ) -> ArgResult<()> {
-    let (actor, since) = spawn_actor(s, desc, t, parent, attachment)?;
+    let (actor, since) = spawn_actor(s, release, desc, t, parent, attachment)?;
     actors::wait_until_streamed(s, since);
     wire::ok_head(out);
-    s.write_actor(out, &actor);
+    s.write_actor(out, &actor, release);
     Ok(())
 }

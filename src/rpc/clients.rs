@@ -11,6 +11,7 @@
 //! second count to drift). Actors outlive their client, as in CARLA, and
 //! count against nobody once it left.
 
+use crate::release::Release;
 use parking_lot::{Mutex, RwLock};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -64,12 +65,15 @@ pub struct ClientUsage {
     pub requests: usize,
     /// Calls refused for a limit of its budget so far.
     pub refused: u64,
+    /// The client release it connected as (the port it dialled).
+    pub release: Release,
 }
 
 /// One connected client's counters.
 #[derive(Debug)]
 pub(crate) struct ClientShare {
     pub(crate) id: u64,
+    pub(crate) release: Release,
     peer: SocketAddr,
     requests: AtomicUsize,
     refused: AtomicU64,
@@ -142,7 +146,12 @@ impl Clients {
     }
 
     /// Admits connection `id` from `peer`, or says which limit refuses it.
-    pub(crate) fn connect(&self, id: u64, peer: SocketAddr) -> Result<Arc<ClientShare>, String> {
+    pub(crate) fn connect(
+        &self,
+        id: u64,
+        peer: SocketAddr,
+        release: Release,
+    ) -> Result<Arc<ClientShare>, String> {
         let budget = self.budget();
         let mut connected = self.connected.lock();
         let same = connected
@@ -158,6 +167,7 @@ impl Clients {
         }
         let share = Arc::new(ClientShare {
             id,
+            release,
             peer,
             requests: AtomicUsize::new(0),
             refused: AtomicU64::new(0),
@@ -197,6 +207,7 @@ impl Clients {
                     frame_bytes,
                     requests: c.requests.load(Ordering::Relaxed),
                     refused: c.refused.load(Ordering::Relaxed),
+                    release: c.release,
                 }
             })
             .collect();
@@ -216,7 +227,9 @@ mod tests {
             max_requests: 2,
             ..Default::default()
         });
-        let share = clients.connect(7, "127.0.0.1:1".parse().unwrap()).unwrap();
+        let share = clients
+            .connect(7, "127.0.0.1:1".parse().unwrap(), Release::NATIVE)
+            .unwrap();
         let a = share.request().unwrap();
         let _b = share.request().unwrap();
         let e = share.request().unwrap_err();
@@ -236,12 +249,12 @@ mod tests {
         });
         let a: SocketAddr = "10.0.0.1:5".parse().unwrap();
         let b: SocketAddr = "10.0.0.2:5".parse().unwrap();
-        clients.connect(1, a).unwrap();
-        clients.connect(2, a).unwrap();
-        let e = clients.connect(3, a).unwrap_err();
+        clients.connect(1, a, Release::NATIVE).unwrap();
+        clients.connect(2, a, Release::NATIVE).unwrap();
+        let e = clients.connect(3, a, Release::NATIVE).unwrap_err();
         assert!(e.contains("max_connections_per_address"), "{e}");
-        clients.connect(4, b).unwrap();
+        clients.connect(4, b, Release::NATIVE).unwrap();
         clients.disconnect(1);
-        clients.connect(5, a).unwrap();
+        clients.connect(5, a, Release::NATIVE).unwrap();
     }
 }

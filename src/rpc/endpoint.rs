@@ -13,6 +13,7 @@ use super::framing::{Framer, Limits};
 use super::wire;
 use super::RpcShared;
 use crate::net::{deadline_in, Conn};
+use crate::release::Release;
 use rmpv::Value;
 use std::io::IoSlice;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -34,7 +35,8 @@ pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn, share: Arc<ClientShare>)
     let peer = conn.peer();
     let caller = share.id;
     crate::log_info!("rpc: client {} connected (client {})", peer, caller);
-    let served = Clients::serve(&share, || serve_requests(&shared, caller, &conn));
+    let release = share.release;
+    let served = Clients::serve(&share, || serve_requests(&shared, caller, release, &conn));
     let why = match served {
         Ok(()) => "left".to_owned(),
         Err(e) => e,
@@ -46,7 +48,7 @@ pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn, share: Arc<ClientShare>)
     conn.aborter().abort();
 }
 
-fn serve_requests(s: &RpcShared, caller: u64, conn: &Conn) -> Result<(), String> {
+fn serve_requests(s: &RpcShared, caller: u64, release: Release, conn: &Conn) -> Result<(), String> {
     let mut buf: Vec<u8> = Vec::with_capacity(64 << 10);
     let mut chunk = vec![0u8; 64 << 10];
     let mut framer = Framer::new(LIMITS);
@@ -59,7 +61,7 @@ fn serve_requests(s: &RpcShared, caller: u64, conn: &Conn) -> Result<(), String>
         loop {
             match framer.advance(&buf[start..]) {
                 Ok(Some(n)) => {
-                    request(s, caller, conn, &buf[start..start + n], &mut out)?;
+                    request(s, caller, release, conn, &buf[start..start + n], &mut out)?;
                     start += n;
                 }
                 Ok(None) => break,
@@ -173,6 +175,7 @@ pub(crate) fn parse_request(bytes: &[u8]) -> Result<Request, String> {
 fn request(
     s: &RpcShared,
     caller: u64,
+    release: Release,
     conn: &Conn,
     bytes: &[u8],
     out: &mut Vec<u8>,
@@ -191,14 +194,14 @@ fn request(
             send(s, conn, out, id)?;
         }
         let mut ignored = Vec::new();
-        match run(s, caller, method, args, &mut ignored) {
+        match run(s, caller, release, method, args, &mut ignored) {
             Ok(Outcome::Done) => {}
             Ok(Outcome::Unknown) => crate::log_warn!("rpc: {}", rpclib_unknown(method, args.len())),
             Err(e) => crate::log_warn!("rpc: {} (asynchronous) failed: {}", method, e),
         }
         return Ok(());
     }
-    match run(s, caller, method, args, out) {
+    match run(s, caller, release, method, args, out) {
         Ok(Outcome::Done) => {}
         Ok(Outcome::Unknown) => {
             let text = rpclib_unknown(method, args.len());
@@ -224,12 +227,13 @@ fn request(
 fn run(
     s: &RpcShared,
     caller: u64,
+    release: Release,
     method: &str,
     args: &[Value],
     out: &mut Vec<u8>,
 ) -> Result<Outcome, String> {
     match catch_unwind(AssertUnwindSafe(|| {
-        calls::call(s, caller, method, args, out)
+        calls::call(s, caller, release, method, args, out)
     })) {
         Ok(r) => r,
         Err(_) => {

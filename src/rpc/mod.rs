@@ -55,6 +55,7 @@ use crate::net::fds::Class;
 use crate::net::port::Port;
 use crate::net::reactor::{Acceptor, Handshake};
 use crate::net::{Aborter, Conn};
+use crate::release::Release;
 use crate::sensor::table::SensorTable;
 use crate::streaming::stream::{Delivery, Stream};
 use crate::Error;
@@ -169,11 +170,14 @@ impl RpcShared {
             .count()
     }
 
-    fn write_actor(&self, out: &mut Vec<u8>, a: &world::Actor) {
-        let t = a
-            .token_for_clients
-            .then(|| token::token(a.sensor, self.stream_port));
-        wire::actor(out, a, t.as_ref().map(|t| &t[..]));
+    /// The token of stream `id` for a client of `release`.
+    fn token(&self, id: u32, release: Release) -> [u8; token::TOKEN_SIZE] {
+        token::token(release.tag_stream(id), self.stream_port)
+    }
+
+    fn write_actor(&self, out: &mut Vec<u8>, a: &world::Actor, release: Release) {
+        let t = a.token_for_clients.then(|| self.token(a.sensor, release));
+        wire::actor(out, a, t.as_ref().map(|t| &t[..]), release);
     }
 }
 
@@ -185,6 +189,8 @@ pub struct RpcServer {
     port: Option<Port>,
     addr: SocketAddr,
     connections: Arc<Mutex<Vec<Client>>>,
+    /// The ports of the other client releases it serves.
+    release_ports: Mutex<Vec<(Release, Port)>>,
 }
 
 /// The RPC port's own acceptor: a client's first request must begin
@@ -225,7 +231,7 @@ impl RpcServer {
     ) -> Result<RpcServer, Error> {
         let mut rpc = RpcServer::unbound(sensors, stream_port, timeout)?;
         let first_bytes = crate::net::port::first_bytes_deadline(timeout);
-        let accept = rpc.acceptor();
+        let accept = rpc.acceptor(Release::NATIVE);
         let bound = Port::bind_with(ip, port, "rpc", Class::World, move |_| FirstRequest {
             accept,
             first_bytes,
@@ -275,7 +281,61 @@ impl RpcServer {
             port: None,
             addr: SocketAddr::from(([0, 0, 0, 0], 0)),
             connections: Arc::default(),
+            release_ports: Mutex::default(),
         })
+    }
+
+    /// Binds another RPC port, on `ip`, for clients of `release` (0 picks
+    /// a port); it serves the same world. Returns its address.
+    pub(crate) fn listen_release(
+        &self,
+        ip: IpAddr,
+        port: u16,
+        release: Release,
+    ) -> Result<SocketAddr, Error> {
+        let mut ports = self.release_ports.lock();
+        if let Some((_, p)) = ports.iter().find(|(r, _)| *r == release) {
+            crate::log_error!(
+                "rpc: CARLA {} clients are served on {} already",
+                release,
+                p.addr()
+            );
+            return Err(Error::AlreadyConnected);
+        }
+        let first_bytes = crate::net::port::first_bytes_deadline(self.shared.timeout);
+        let accept = self.acceptor(release);
+        let name = match release {
+            Release::V0_9_12 => "rpc 0.9.12",
+            Release::V0_9_13 => "rpc 0.9.13",
+            Release::V0_9_14 => "rpc 0.9.14",
+            Release::V0_9_15 => "rpc 0.9.15",
+            Release::V0_9_16 => "rpc 0.9.16",
+        };
+        let bound = Port::bind_with(ip, port, name, Class::World, move |_| FirstRequest {
+            accept,
+            first_bytes,
+        })?;
+        let addr = bound.addr();
+        crate::log_info!(
+            "rpc: CARLA {} world protocol listening on {} (streams on port {})",
+            release,
+            addr,
+            self.shared.stream_port
+        );
+        ports.push((release, bound));
+        Ok(addr)
+    }
+
+    /// Every release served and its RPC port's address, 0.9.16's first.
+    pub fn release_addrs(&self) -> Vec<(Release, SocketAddr)> {
+        let mut list = vec![(Release::NATIVE, self.addr)];
+        list.extend(
+            self.release_ports
+                .lock()
+                .iter()
+                .map(|(r, p)| (*r, p.addr())),
+        );
+        list
     }
 
     fn log_listening(&self) {
@@ -290,7 +350,7 @@ impl RpcServer {
     /// What serves a new client connection: one thread per client, at
     /// most `MAX_CLIENTS`. It holds the endpoint weakly: once the endpoint
     /// is dropped, connections handed to it are closed.
-    pub(crate) fn acceptor(&self) -> impl Fn(Conn) + Send + Sync + 'static {
+    pub(crate) fn acceptor(&self, release: Release) -> impl Fn(Conn) + Send + Sync + 'static {
         let (shared, conns) = (
             Arc::downgrade(&self.shared),
             Arc::downgrade(&self.connections),
@@ -309,7 +369,7 @@ impl RpcServer {
             }
             static NEXT_CLIENT: AtomicU64 = AtomicU64::new(1);
             let id = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
-            let share = match s.clients.connect(id, conn.peer()) {
+            let share = match s.clients.connect(id, conn.peer(), release) {
                 Ok(share) => share,
                 Err(e) => {
                     crate::log_warn!("rpc: {} refused: {}", conn.peer(), e);
@@ -344,6 +404,7 @@ impl RpcServer {
 impl Drop for RpcServer {
     fn drop(&mut self) {
         self.port.take(); // no new clients
+        self.release_ports.lock().clear();
         let conns = std::mem::take(&mut *self.connections.lock());
         for (_, aborter) in &conns {
             if let Some(a) = &*aborter.lock() {

@@ -4,10 +4,10 @@
 
 use super::actors::unknown_actor;
 use super::calls::void;
-use super::token;
 use super::wire::{self, as_u32, ArgResult};
 use super::world::Actor;
 use super::RpcShared;
+use crate::release::Release;
 use crate::sensor::gbuffer::GBufferStreams;
 use crate::sensor::GBufferTexture;
 use parking_lot::RwLockReadGuard;
@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 /// a failed `Response` with that message.
 pub(crate) fn call(
     s: &RpcShared,
+    release: Release,
     method: &str,
     a: &[Value],
     out: &mut Vec<u8>,
@@ -34,9 +35,9 @@ pub(crate) fn call(
             wire::ok_head(out);
             wire::boolean(out, on);
         }),
-        ("get_gbuffer_token", 2) => gbuffer_token(s, a).map(|stream| {
+        ("get_gbuffer_token", 2) => gbuffer_token(s, release, a).map(|stream| {
             wire::ok_head(out);
-            wire::bin(out, &token::token(stream, s.stream_port));
+            wire::bin(out, &s.token(stream, release));
         }),
         ("get_physics_control", 1) => {
             let actors = s.world.actors.read();
@@ -66,7 +67,12 @@ fn gbuffers<T>(s: &RpcShared, v: &Value, with: impl FnOnce(&GBufferStreams) -> T
 }
 
 /// `get_gbuffer_token(actor, texture id)`: the texture's stream id.
-fn gbuffer_token(s: &RpcShared, a: &[Value]) -> ArgResult<u32> {
+/// Clients before 0.9.16 have no `enable_gbuffers`: asking for a token
+/// enables the camera's G-buffers for them.
+fn gbuffer_token(s: &RpcShared, release: Release, a: &[Value]) -> ArgResult<u32> {
+    if !release.enables_gbuffers() {
+        gbuffers(s, &a[0], |g| g.set_enabled(true))?;
+    }
     let sensor = rgb_camera(s, &a[0])?;
     let id = as_u32(&a[1], "G-buffer id")?;
     let texture = GBufferTexture::from_id(id)

@@ -5,6 +5,7 @@
 
 use super::data::{ActorBox, EpisodeSettings, VehicleControl09, Weather};
 use super::world::{Actor, Blueprint};
+use crate::release::Release;
 use crate::types::{ActorTransform, CBool, Rotation3D, Vector3D};
 use rmp::encode as enc;
 use rmpv::Value;
@@ -186,9 +187,13 @@ pub(crate) fn map_info(out: &mut Vec<u8>, name: &str, spawn_points: &[ActorTrans
 
 /// `[ActorDefinition …]`: `[uid, id, tags, [[id, type, value,
 /// recommended values, modifiable, restricted] …]]`, uid = index + 1.
-pub(crate) fn actor_definitions(out: &mut Vec<u8>, list: &[Blueprint]) {
-    array(out, list.len());
-    for (i, b) in list.iter().enumerate() {
+///
+/// A client of another release gets its attribute types, and only the
+/// blueprints its release has (uids keep their numbers).
+pub(crate) fn actor_definitions(out: &mut Vec<u8>, list: &[Blueprint], release: Release) {
+    let offered = |b: &&Blueprint| release.has_sensor_blueprint(&b.id);
+    array(out, list.iter().filter(offered).count());
+    for (i, b) in list.iter().enumerate().filter(|(_, b)| offered(b)) {
         array(out, 4);
         uint(out, i as u64 + 1);
         string(out, &b.id);
@@ -197,7 +202,7 @@ pub(crate) fn actor_definitions(out: &mut Vec<u8>, list: &[Blueprint]) {
         for a in &b.attributes {
             array(out, 6);
             string(out, &a.id);
-            uint(out, a.kind.into());
+            uint(out, release.attribute_type_out(a.kind).into());
             string(out, &a.value);
             array(out, a.recommended.len());
             for r in &a.recommended {
@@ -210,8 +215,8 @@ pub(crate) fn actor_definitions(out: &mut Vec<u8>, list: &[Blueprint]) {
 }
 
 /// `rpc::Actor`: `[id, parent, [uid, id, [[attr, type, value]…]],
-/// bounding box, semantic tags, stream token]`.
-pub(crate) fn actor(out: &mut Vec<u8>, a: &Actor, stream_token: Option<&[u8]>) {
+/// bounding box, semantic tags, stream token]`, in `release`'s numbering.
+pub(crate) fn actor(out: &mut Vec<u8>, a: &Actor, stream_token: Option<&[u8]>, release: Release) {
     array(out, 6);
     uint(out, a.id.into());
     uint(out, a.parent.into());
@@ -222,11 +227,12 @@ pub(crate) fn actor(out: &mut Vec<u8>, a: &Actor, stream_token: Option<&[u8]>) {
     for (id, kind, value) in &a.attributes {
         array(out, 3);
         string(out, id);
-        uint(out, (*kind).into());
+        uint(out, release.attribute_type_out(*kind).into());
         string(out, value);
     }
     bounding_box(out, &a.bounding_box, a.id);
-    bin(out, semantic_tags(&a.blueprint, &a.attributes));
+    let tag = semantic_tag(&a.blueprint, &a.attributes).map(|t| release.label_out(t));
+    bin(out, tag.as_slice());
     bin(out, stream_token.unwrap_or_default());
 }
 
@@ -235,7 +241,7 @@ pub(crate) fn actor(out: &mut Vec<u8>, a: &Actor, stream_token: Option<&[u8]>) {
 /// Motorcycle 18, Bicycle 19), walkers Pedestrians (12), traffic lights
 /// TrafficLight (7), other `traffic.*` TrafficSigns (8); sensors,
 /// controllers and the spectator none. Scripts read `actor.semantic_tags[0]`.
-fn semantic_tags(blueprint: &str, attributes: &[(String, u8, String)]) -> &'static [u8] {
+fn semantic_tag(blueprint: &str, attributes: &[(String, u8, String)]) -> Option<u8> {
     let base_type = || {
         attributes
             .iter()
@@ -245,20 +251,20 @@ fn semantic_tags(blueprint: &str, attributes: &[(String, u8, String)]) -> &'stat
     };
     if blueprint.starts_with("vehicle.") {
         match base_type().as_str() {
-            "truck" => &[15],
-            "bus" => &[16],
-            "motorcycle" => &[18],
-            "bicycle" => &[19],
-            _ => &[14],
+            "truck" => Some(15),
+            "bus" => Some(16),
+            "motorcycle" => Some(18),
+            "bicycle" => Some(19),
+            _ => Some(14),
         }
     } else if blueprint.starts_with("walker.") {
-        &[12]
+        Some(12)
     } else if blueprint.starts_with("traffic.traffic_light") {
-        &[7]
+        Some(7)
     } else if blueprint.starts_with("traffic.") {
-        &[8]
+        Some(8)
     } else {
-        &[]
+        None
     }
 }
 

@@ -5,6 +5,7 @@
 use super::Server;
 use crate::rpc::RpcServer;
 use crate::Error;
+use crate::Release;
 use std::marker::PhantomData;
 use std::net::SocketAddr;
 use std::ops::Deref;
@@ -47,7 +48,7 @@ impl Server {
                     stream_addr.port(),
                     config.stream_timeout,
                 )?;
-                *self.divert.write() = Some(Arc::new(rpc.acceptor()));
+                *self.divert.write() = Some(Arc::new(rpc.acceptor(crate::Release::NATIVE)));
                 rpc
             }
             None => RpcServer::bind(
@@ -61,6 +62,22 @@ impl Server {
         let addr = rpc.addr();
         *slot = Some(Arc::new(rpc));
         Ok(addr)
+    }
+
+    /// Serves clients of another CARLA release, `release` (0.9.12 …
+    /// 0.9.15; see [`Release`]), on their own RPC port (`port` 0 picks
+    /// one), in the same world as the 0.9.16 port: the same actors, ticks
+    /// and streams, in that release's numbering. A client never says its
+    /// release, so the port it dials decides it. [`Server::listen_rpc`]
+    /// first ([`Error::InvalidArgument`] otherwise); a release already
+    /// served is [`Error::AlreadyConnected`].
+    pub fn listen_rpc_release(&self, release: Release, port: u16) -> Result<SocketAddr, Error> {
+        let rpc = self.rpc.read().clone().ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "cannot serve CARLA {release} clients: the RPC port is not listening (listen_rpc first)"
+            ))
+        })?;
+        rpc.listen_release(self.config().bind_ip, port, release)
     }
 
     /// The RPC port's address, if listening.

@@ -1,7 +1,8 @@
 /* A CARLA 0.9.16 world on the library's C API alone, for
  * tests/rpc/python.rs: the unmodified `carla` Python package drives it.
  *
- * Prints `RPC <port> STREAM <port>`, then serves until stdin closes: answers spawn,
+ * Prints `RPC <port> STREAM <port> 0.9.12=<port> ... 0.9.15=<port>` (the ports
+ * of the older client releases), then serves until stdin closes: answers spawn,
  * destroy, settings and tick requests; captures a camera (every byte =
  * frame % 256), a semantic lidar (every ray hits at 10 m) and the
  * safe-distance sensor (every other vehicle); sends the episode state after
@@ -69,6 +70,12 @@ static void check_bad_arguments(CarlaServerPtr server) {
   static const char *const values[] = {"1"};
   memset(&frame, 0, sizeof frame);
   expect(carla_rpc_listen(NULL, 0, NULL), CARLA_SERVER_NULL_ARGUMENT, "listen(NULL)");
+  expect(carla_rpc_listen_release(server, NULL, 0, NULL), CARLA_SERVER_NULL_ARGUMENT,
+         "listen_release(, NULL release)");
+  expect(carla_rpc_listen_release(server, "0.9.11", 0, NULL), CARLA_SERVER_INVALID_ARGUMENT,
+         "listen_release(0.9.11)");
+  expect(carla_rpc_listen_release(server, "0.9.12", 0, NULL), 106 /* already connected */,
+         "listen_release(0.9.12) twice");
   expect(carla_rpc_poll(NULL, 0, &req), CARLA_SERVER_NULL_ARGUMENT, "poll(NULL)");
   expect(carla_rpc_poll(server, 0, NULL), CARLA_SERVER_NULL_ARGUMENT, "poll(, NULL)");
   expect(carla_rpc_poll(server, 0, &req), CARLA_SERVER_TRY_AGAIN, "poll, none queued");
@@ -169,8 +176,18 @@ int main(void) {
                                 3, &box),
         "blueprint");
   check(carla_rpc_settings(server, &settings), "settings");
+  /* Clients of the older releases, each on its own port, in this world. */
+  static const char *const releases[] = {"0.9.12", "0.9.13", "0.9.14", "0.9.15"};
+  uint32_t release_ports[4];
+  for (int i = 0; i < 4; ++i) {
+    check(carla_rpc_listen_release(server, releases[i], 0, &release_ports[i]), releases[i]);
+  }
   check_bad_arguments(server);
-  printf("RPC %u STREAM %u\n", (unsigned)port, (unsigned)stream_port);
+  printf("RPC %u STREAM %u", (unsigned)port, (unsigned)stream_port);
+  for (int i = 0; i < 4; ++i) {
+    printf(" %s=%u", releases[i], (unsigned)release_ports[i]);
+  }
+  printf("\n");
   fflush(stdout);
   pthread_create(&watcher, NULL, watch_stdin, NULL);
   next = now_seconds();
