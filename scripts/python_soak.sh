@@ -61,7 +61,7 @@ for run in $(seq 1 "$RUNS"); do
   for job in "${JOBS[@]}" "${EXAMPLES[@]}"; do
     IFS='|' read -r name script extra <<<"$job"
     port=$(( (port - 21000 + 4) % 8000 + 21000 ))
-    "$HOST" --port "$port" --host 127.0.0.1 --stream-port 0 >"$OUT/host.log" 2>&1 &
+    "$HOST" --port "$port" --host 127.0.0.1 --stream-port 0 --release-ports 0 >"$OUT/host.log" 2>&1 &
     hp=$!
     for _ in $(seq 50); do
       grep -q "serving" "$OUT/host.log" 2>/dev/null && break

@@ -27,7 +27,7 @@ cargo build --release -p carla-host -q || exit 2
 OUT=$PWD/target/soak09
 rm -rf "$OUT" && mkdir -p "$OUT"
 port=$((23000 + $$ % 1000 * 4))
-target/release/carla-host --port $port --timeout 10000 >"$OUT/host.log" 2>&1 &
+target/release/carla-host --port $port --release-ports 0 --timeout 10000 >"$OUT/host.log" 2>&1 &
 HOST=$!
 trap 'kill $HOST 2>/dev/null' EXIT
 sleep 1

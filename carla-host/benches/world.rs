@@ -51,7 +51,7 @@ fn settings(sensors: &[&str], sections: &str) -> String {
 fn spawn_host(port: u16) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_carla-host"))
         .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
-        .args(["--stream-port", "0"])
+        .args(["--stream-port", "0", "--release-ports", "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -19,7 +19,7 @@ mod world;
 use carla_server::legacy::settings::{Budget, Settings};
 use carla_server::rpc::{ClientBudget, EngineCall, EngineRequest};
 use carla_server::types::Control;
-use carla_server::{log_error, log_info, Config, Error, Server};
+use carla_server::{log_error, log_info, Config, Error, Release, Server};
 use episode::Episode;
 use serve09::Serve09;
 use std::collections::VecDeque;
@@ -41,6 +41,11 @@ struct Args {
     rpc_port: Option<u16>,
     /// Each 0.9 client's share.
     client_budget: ClientBudget,
+    /// The client releases served besides 0.9.16 (default: all).
+    releases: Vec<Release>,
+    /// Release 0.9.N's RPC port is `release_ports + N` (default: `port`;
+    /// 0: each on a free port, named in the banner).
+    release_ports: Option<u16>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -53,6 +58,8 @@ fn parse_args() -> Result<Args, String> {
         budget: Budget::default(),
         rpc_port: None,
         client_budget: ClientBudget::default(),
+        releases: Release::ALL.to_vec(),
+        release_ports: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -85,6 +92,14 @@ fn parse_args() -> Result<Args, String> {
                     value("--rpc-port")?
                         .parse()
                         .map_err(|e| format!("--rpc-port: {e}"))?,
+                )
+            }
+            "--releases" => args.releases = parse_releases(&value("--releases")?)?,
+            "--release-ports" => {
+                args.release_ports = Some(
+                    value("--release-ports")?
+                        .parse()
+                        .map_err(|e| format!("--release-ports: {e}"))?,
                 )
             }
             "--fps" => args.fps = value("--fps")?.parse().map_err(|e| format!("--fps: {e}"))?,
@@ -121,6 +136,9 @@ fn parse_args() -> Result<Args, String> {
                     "usage: carla-host [--port 2000] [--stream-port PORT+3] [--rpc-port PORT (0.9 \
                      clients on a port of their own; default: the same port as 0.8)] [--host 0.0.0.0] \
                      [--timeout 10000 (ms)] [--fps 30 (asynchronous mode)]\n  \
+                     0.9 client releases: [--releases all (or a list: 0.9.12,0.9.14,0.9.16; \
+                     0.9.16 is always served)] [--release-ports PORT (release 0.9.N on \
+                     --release-ports + N, e.g. 0.9.12 on 2012; 0: free ports, named in the banner)]\n  \
                      budget of one episode's settings: [--max-sensors 64] [--max-frame-mb 128] \
                      [--max-ini-kb 1024] [--max-name-bytes 256] [--max-name-depth 8]\n  \
                      each 0.9 client's share: [--max-client-sensors 64] [--max-client-actors 2500] \
@@ -133,6 +151,42 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     Ok(args)
+}
+
+/// `all` or a comma-separated list of releases (0.9.16 is always served).
+fn parse_releases(list: &str) -> Result<Vec<Release>, String> {
+    if list.trim() == "all" {
+        return Ok(Release::ALL.to_vec());
+    }
+    let mut releases = vec![Release::V0_9_16];
+    for name in list.split(',').filter(|n| !n.trim().is_empty()) {
+        let r: Release = name.parse().map_err(|e| format!("--releases: {e}"))?;
+        if !releases.contains(&r) {
+            releases.push(r);
+        }
+    }
+    releases.sort();
+    Ok(releases)
+}
+
+/// Binds the RPC port of every release asked for but 0.9.16 (whose port
+/// is the main one); returns the banner's words for them.
+fn listen_releases(args: &Args, server: &Server) -> Result<String, String> {
+    let base = args.release_ports.unwrap_or(args.port as u16);
+    let mut words = Vec::new();
+    for &release in args.releases.iter().filter(|r| **r != Release::V0_9_16) {
+        let port = match base {
+            0 => 0,
+            b => b.checked_add(release.number()).ok_or(format!(
+                "--release-ports {b}: {release}'s port is over 65535"
+            ))?,
+        };
+        let addr = server.listen_rpc_release(release, port).map_err(|e| {
+            format!("cannot listen for CARLA {release} clients on port {port}: {e} (--release-ports or --releases to change)")
+        })?;
+        words.push(format!("{release} on port {}", addr.port()));
+    }
+    Ok(words.join(", "))
 }
 
 /// Counters for the status line.
@@ -190,8 +244,12 @@ fn clients_09(server: &Server) -> String {
     let mut line = format!("  0.9 clients {}:", usage.len());
     for u in usage.iter().take(4) {
         line.push_str(&format!(
-            " [#{} {}s {}a {:.1}MB {}q {}r]",
+            " [#{}{} {}s {}a {:.1}MB {}q {}r]",
             u.id,
+            match u.release {
+                Release::V0_9_16 => String::new(),
+                r => format!(" {r}"),
+            },
             u.sensors,
             u.actors,
             u.frame_bytes as f64 / 1e6,
@@ -224,9 +282,10 @@ fn start(args: &Args, server: &Server) -> Result<(), String> {
     if let Ok(rpc) = server.rpc() {
         rpc.set_client_budget(args.client_budget);
     }
+    let older = listen_releases(args, server)?;
     println!(
-        "carla-host: serving a procedural town on {}:{} (CARLA 0.8.4{}; 0.9 clients on port {}, \
-         0.9 streams on port {}; Ctrl-C to stop)",
+        "carla-host: serving a procedural town on {}:{} (CARLA 0.8.4{}; 0.9.16 clients on port {}, \
+         0.9 streams on port {}{}{}; Ctrl-C to stop)",
         args.host,
         args.port,
         if rpc_port as u32 == args.port {
@@ -235,7 +294,9 @@ fn start(args: &Args, server: &Server) -> Result<(), String> {
             ""
         },
         rpc_port,
-        stream_port
+        stream_port,
+        if older.is_empty() { "" } else { "; older 0.9 clients: " },
+        older
     );
     Ok(())
 }

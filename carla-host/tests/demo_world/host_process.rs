@@ -43,6 +43,7 @@ impl HostProcess {
         let mut child = command
             .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
             .args(["--stream-port", "0", "--timeout", &ms.to_string()])
+            .args(["--release-ports", "0"])
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

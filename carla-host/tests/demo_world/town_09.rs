@@ -26,7 +26,7 @@ impl Host {
         let port = common::free_port_base();
         let mut child = Command::new(env!("CARGO_BIN_EXE_carla-host"))
             .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
-            .args(["--stream-port", "0"])
+            .args(["--stream-port", "0", "--release-ports", "0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
