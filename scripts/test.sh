@@ -26,6 +26,36 @@ if ! "$VENV/bin/python" -c "import carla" >/dev/null 2>&1; then
 fi
 export CARLA_0916_PYTHON="$PWD/$VENV/bin/python"
 
+# The older releases' unmodified clients (tests/rpc/python.rs runs the same
+# flow with each): their wheels exist for Python 3.8 only, found with pyenv.
+find_python38() {
+  local p
+  for p in "${CARLA_PYTHON38:-}" "$(command -v python3.8 || true)" \
+           "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.8*/bin/python \
+           /root/.pyenv/versions/3.8*/bin/python; do
+    if [ -n "$p" ] && [ -x "$p" ] && "$p" -c 'import sys; assert sys.version_info[:2] == (3, 8)' 2>/dev/null; then
+      echo "$p"
+      return 0
+    fi
+  done
+  return 1
+}
+for minor in 12 13 14 15; do
+  VENV=target/venv-carla-0.9.$minor
+  if ! "$VENV/bin/python" -c "import carla, sys; sys.exit(carla.Client('localhost', 1).get_client_version() != '0.9.$minor')" >/dev/null 2>&1; then
+    if ! PY38=$(find_python38); then
+      echo "Python 3.8 is required for the carla==0.9.12..0.9.15 wheels (PyPI has them for 3.8 only):" >&2
+      echo "install it with pyenv (pyenv install 3.8) or set CARLA_PYTHON38 to a python3.8" >&2
+      exit 1
+    fi
+    echo "== installing carla==0.9.$minor from PyPI into $VENV (with $PY38)"
+    rm -rf "$VENV"
+    "$PY38" -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.$minor"
+  fi
+  export "CARLA_PYTHON_0_9_$minor=$PWD/$VENV/bin/python"
+done
+
 # The Unreal plugin package that tests/plugin_package.rs checks: the
 # glibc-2.17 Linux library (cargo-zigbuild and zig from PyPI into
 # target/venv-zig on first use) and Win64 when this machine can build it.

@@ -38,6 +38,34 @@ pub(crate) fn ini(sync: bool, sensors: &[&str], sections: &str) -> String {
 /// The Python with `carla==0.9.16`: $CARLA_0916_PYTHON, else the venv
 /// scripts/test.sh makes under the workspace's `target/` (found from the
 /// testing crate's directory: the root or `carla-host/`).
+/// The Python with the unmodified `carla` package of `release` (0.9.16:
+/// [`carla_python`]): `$CARLA_PYTHON_0_9_N`, or the venv scripts/test.sh
+/// makes, target/venv-carla-0.9.N (Python 3.8: the wheels before 0.9.16
+/// exist for it only).
+pub(crate) fn carla_python_of(release: carla_server::Release) -> std::path::PathBuf {
+    if release == carla_server::Release::V0_9_16 {
+        return carla_python();
+    }
+    let var = format!("CARLA_PYTHON_{}", release.as_str().replace('.', "_"));
+    if let Some(p) = std::env::var_os(&var) {
+        return p.into();
+    }
+    let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tail = format!("target/venv-carla-{release}/bin/python");
+    let venv = crate_dir
+        .ancestors()
+        .map(|d| d.join(&tail))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| crate_dir.join(&tail));
+    assert!(
+        venv.exists(),
+        "{} is missing: run scripts/test.sh (it installs carla=={release} from PyPI into a \
+         Python 3.8 venv), or set {var} to a Python that has it",
+        venv.display()
+    );
+    venv
+}
+
 pub(crate) fn carla_python() -> std::path::PathBuf {
     if let Some(p) = std::env::var_os("CARLA_0916_PYTHON") {
         return p.into();

@@ -12,7 +12,7 @@ pub(crate) mod stalled;
 // Also compiled into the demo world's tests (carla-host/tests), by path.
 mod basics;
 #[allow(unused_imports)] // each test binary uses some of them
-pub(crate) use basics::{carla_python, free_port_base, ini};
+pub(crate) use basics::{carla_python, carla_python_of, free_port_base, ini};
 
 /// What [`collect_messages`] hands back: the subscriber and its messages.
 pub(crate) type Received = std::io::Result<(

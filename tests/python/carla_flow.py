@@ -1,8 +1,10 @@
-"""A 0.9.16 user's script, run with the unmodified `carla` package from PyPI
-against a host built on this library (tests/rpc/python.rs runs it against a
-Rust host and a C host). Every check raises on failure; the last line is OK.
+"""A CARLA user's script, run with the unmodified `carla` package of each
+release from PyPI (0.9.12 ... 0.9.16) against a host built on this library
+(tests/rpc/python.rs runs it against a Rust host and a C host, on the RPC
+port of the client's release). Every check raises on failure; the last line
+is OK.
 
-Usage: python carla_0916_flow.py HOST PORT
+Usage: python carla_flow.py HOST PORT RELEASE (RELEASE: the wheel's, e.g. 0.9.12)
 Protocol with the test: after spawning, prints `SPAWNED <json>` and waits for
 one line on stdin (the test subscribes to the safe-distance stream then).
 """
@@ -14,7 +16,8 @@ import time
 
 import carla
 
-host, port = sys.argv[1], int(sys.argv[2])
+host, port, release = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+minor = int(release.split(".")[2])
 
 
 def check(cond, what):
@@ -22,9 +25,20 @@ def check(cond, what):
         raise AssertionError(what)
 
 
+def vehicle_bp_color_ok(library):
+    """Typed attributes read as their types (numbered per release)."""
+    box = library.find("vehicle.test.box")
+    color = box.get_attribute("color").as_color()
+    return ((color.r, color.g, color.b) == (255, 0, 0)
+            and box.get_attribute("number_of_wheels").as_int() == 4
+            and box.get_attribute("role_name").as_str() == "autopilot")
+
+
 client = carla.Client(host, port)
 client.set_timeout(10.0)
-check(client.get_server_version() == "0.9.16", "server version")
+check(client.get_client_version() == release, "the %s wheel runs" % release)
+# The release's own port answers its version (no mismatch warning).
+check(client.get_server_version() == release, "server version")
 world = client.get_world()
 
 # Blueprints, as a user finds them.
@@ -36,8 +50,12 @@ for wanted in ("sensor.camera.rgb", "sensor.lidar.ray_cast_semantic",
 cam_bp = library.find("sensor.camera.rgb")
 check(cam_bp.get_attribute("image_size_x").as_int() == 800, "camera default width")
 # Every 0.9.16 sensor the library offers, with 0.9.16's attributes.
+# (0.9.12 has no instance segmentation camera: not listed for it.)
+check(("sensor.camera.instance_segmentation" in ids) == (minor >= 13),
+      "instance segmentation camera listed from 0.9.13 on")
+check(("sensor.camera.normals" in ids) == (minor >= 14), "normals camera from 0.9.14 on")
 for wanted in ("sensor.camera.depth", "sensor.camera.semantic_segmentation",
-               "sensor.camera.instance_segmentation", "sensor.lidar.ray_cast",
+               "sensor.lidar.ray_cast",
                "sensor.other.gnss", "sensor.other.imu", "sensor.other.collision",
                "sensor.other.obstacle", "sensor.other.radar", "sensor.other.lane_invasion"):
     check(wanted in ids, "blueprint %s listed" % wanted)
@@ -60,9 +78,12 @@ check(imu_names == {"role_name", "sensor_tick", "noise_seed"}
       | {"noise_gyro_stddev_" + c for c in "xyz"}
       | {"noise_gyro_bias_" + c for c in "xyz"}, "imu attributes %s" % imu_names)
 check([a.id for a in library.find("sensor.other.collision")] == ["role_name"], "collision")
-instance_bp = library.find("sensor.camera.instance_segmentation")
-check(instance_bp.has_attribute("lens_circle_falloff") and not instance_bp.has_attribute("gamma"),
-      "instance segmentation camera attributes")
+if minor >= 13:
+    instance_bp = library.find("sensor.camera.instance_segmentation")
+    check(instance_bp.has_attribute("lens_circle_falloff")
+          and not instance_bp.has_attribute("gamma"), "instance segmentation camera attributes")
+# Attribute types in the release's numbering: each reads as its type.
+check(vehicle_bp_color_ok(library), "vehicle colour attribute")
 cam_bp.set_attribute("image_size_x", "800")
 cam_bp.set_attribute("image_size_y", "600")
 lidar_bp = library.find("sensor.lidar.ray_cast_semantic")
@@ -94,6 +115,9 @@ check(hasattr(camera, "listen"), "a camera is a sensor")
 check(camera.parent.id == hero.id, "camera parent")
 check(camera.type_id == "sensor.camera.rgb", "camera type id")
 check(abs(hero.bounding_box.extent.x - 2.0) < 1e-6, "vehicle bounding box %s" % hero.bounding_box)
+# Semantic tags in the release's numbering: Car 14 from 0.9.14, Vehicles 10 before.
+check(list(hero.semantic_tags) == [14 if minor >= 14 else 10], "tags %s" % list(hero.semantic_tags))
+check(hero.attributes.get("role_name") == "hero", "role_name read back")
 print("SPAWNED " + json.dumps({"hero": hero.id, "other": other.id, "safe_distance": safe.id}), flush=True)
 sys.stdin.readline()
 
@@ -141,6 +165,9 @@ for i in range(100):
     raw = image.raw_data
     check(len(raw) == 800 * 600 * 4 and raw[0] == frame % 256, "image pixels")
     check(len(cloud) > 0, "lidar points")
+    # The host's rays hit Roads: 1 from 0.9.14, 7 in the old numbering.
+    tag = next(iter(cloud)).object_tag
+    check(tag == (1 if minor >= 14 else 7), "semantic lidar tag %d" % tag)
     snapshot = world.get_snapshot()
     check(snapshot.frame == frame, "snapshot frame")
     check(abs(snapshot.timestamp.delta_seconds - 0.05) < 1e-6, "snapshot delta")
