@@ -23,9 +23,9 @@
 //! the image serializer, so they are sent under the id of the matching
 //! ordinary camera ([`SensorType::from_name`] maps their blueprint ids).
 //!
-//! Other releases number differently (before 0.9.16 the world observer was
-//! 16 and there was no Cosmos camera), so a client of 0.9.13–0.9.15 cannot
-//! use this server; only 0.9.16 is supported and tested.
+//! Other releases number differently (the world observer is 14, 15, 16 and
+//! 16 in 0.9.12 … 0.9.15); their clients are served through
+//! [`crate::Release::sensor_type`], which maps these ids to theirs.
 //!
 //! # Adding a sensor
 //!
