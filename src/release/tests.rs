@@ -1,6 +1,29 @@
 use super::*;
 use crate::sensor::SensorType as S;
 
+/// 0.9.14's registry, which 0.9.15 kept.
+const REGISTRY_14: &[&str] = &[
+    "collision",
+    "depth",
+    "normals",
+    "dvs",
+    "gnss",
+    "imu",
+    "lane",
+    "obstacle",
+    "flow",
+    "radar",
+    "semlidar",
+    "lidar",
+    "rss",
+    "rgb",
+    "semseg",
+    "instance",
+    "world",
+    "gbuf8",
+    "gbuff",
+];
+
 /// The registries of the wheels, by position (from each `libcarla`'s
 /// `CompositeSerializer` template arguments; docs/releases.md).
 const REGISTRIES: [(Release, &[&str]); 4] = [
@@ -45,54 +68,8 @@ const REGISTRIES: [(Release, &[&str]); 4] = [
             "world",
         ],
     ),
-    (
-        Release::V0_9_14,
-        &[
-            "collision",
-            "depth",
-            "normals",
-            "dvs",
-            "gnss",
-            "imu",
-            "lane",
-            "obstacle",
-            "flow",
-            "radar",
-            "semlidar",
-            "lidar",
-            "rss",
-            "rgb",
-            "semseg",
-            "instance",
-            "world",
-            "gbuf8",
-            "gbuff",
-        ],
-    ),
-    (
-        Release::V0_9_15,
-        &[
-            "collision",
-            "depth",
-            "normals",
-            "dvs",
-            "gnss",
-            "imu",
-            "lane",
-            "obstacle",
-            "flow",
-            "radar",
-            "semlidar",
-            "lidar",
-            "rss",
-            "rgb",
-            "semseg",
-            "instance",
-            "world",
-            "gbuf8",
-            "gbuff",
-        ],
-    ),
+    (Release::V0_9_14, REGISTRY_14),
+    (Release::V0_9_15, REGISTRY_14),
 ];
 
 /// The short names above for the library's sensors.
