@@ -290,7 +290,8 @@ fn clients_of_every_release_share_one_world_and_its_ticks() {
         let images = frames(&peer.line("IMAGES", seen));
         let snapshots = frames(&peer.line("SNAPSHOTS", seen));
         peer.line("OK", seen);
-        assert!(peer.child.wait().unwrap().success(), "{}", peer.release);
+        let status = peer.child.wait().unwrap();
+        assert!(status.success(), "{} exited with {status}", peer.release);
         got.push((peer.release, images, snapshots));
     }
     lead.say("END");
