@@ -1,7 +1,9 @@
 //! The CARLA 0.9.16 world protocol through the Rust API, one test binary:
 //! hostile clients on the RPC port ([`bad_input`]), the game thread's side
-//! allocating nothing per tick ([`game_thread`]) and the unmodified
-//! `carla==0.9.16` package against a Rust and a C host ([`python`]).
+//! allocating nothing per tick ([`game_thread`]), the unmodified `carla`
+//! package of each release 0.9.12 – 0.9.16 against a Rust and a C host
+//! ([`python`]) and the older releases' ports through the Rust API
+//! ([`releases`]).
 //!
 //! What is process-wide here and why it is safe together:
 //! - [`game_thread`]'s `#[global_allocator]` is the allocator of the whole
@@ -23,6 +25,7 @@ mod budgets;
 mod commands;
 mod game_thread;
 mod python;
+mod releases;
 
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
