@@ -108,11 +108,11 @@ fn check_message(m: &SensorMessage, want: &[u8], offset: usize) {
     assert_eq!(m.frame(), word(8));
     assert_eq!(m.timestamp().to_bits(), word(16));
     let len = payload.len();
-    assert_eq!(m.payload_as::<u32>().is_some(), len % 4 == 0);
-    assert_eq!(m.payload_as::<u64>().is_some(), len % 8 == 0);
+    assert_eq!(m.payload_as::<u32>().is_some(), len.is_multiple_of(4));
+    assert_eq!(m.payload_as::<u64>().is_some(), len.is_multiple_of(8));
     if let Some(words) = m.payload_as::<u32>() {
         assert_eq!(words.len(), len / 4);
     }
-    let fits = offset <= len && offset % 4 == 0 && (len - offset) % 4 == 0;
+    let fits = offset <= len && offset.is_multiple_of(4) && (len - offset).is_multiple_of(4);
     assert_eq!(m.payload_as_from::<f32>(offset).is_some(), fits);
 }

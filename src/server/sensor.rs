@@ -392,7 +392,7 @@ mod tests {
         let payload = m.payload();
         assert_eq!(payload[..8], [4, 0, 0, 0, 2, 0, 0, 0], "width, height");
         let events = &payload[serialize::IMAGE_HEADER_SIZE..];
-        assert!(!events.is_empty() && events.len() % serialize::DVS_EVENT_SIZE == 0);
+        assert!(!events.is_empty() && events.len().is_multiple_of(serialize::DVS_EVENT_SIZE));
         for e in events.chunks_exact(serialize::DVS_EVENT_SIZE) {
             assert_eq!(e[..4], [1, 0, 1, 0], "x 1, y 1");
             let ns = i64::from_le_bytes(e[4..12].try_into().unwrap());

@@ -64,10 +64,10 @@ fn expected_record(f: u32, channels: u32, channels_of_rays: &[u32]) -> Vec<u8> {
     let mut r = Vec::new();
     r.extend_from_slice(&((1u64 << 32) | u64::from(f)).to_le_bytes());
     // 10 Hz · 360° · 0.05 s = 180° a tick; frame 0 was the first tick.
-    let angle: f32 = if f % 2 == 0 { 180.0 } else { 0.0 };
+    let angle: f32 = if f.is_multiple_of(2) { 180.0 } else { 0.0 };
     r.extend_from_slice(&angle.to_le_bytes());
     r.extend_from_slice(&channels.to_le_bytes());
-    let hit = |i: usize| i % 3 != 0;
+    let hit = |i: usize| !i.is_multiple_of(3);
     for c in 0..channels {
         let n = (0..channels_of_rays.len())
             .filter(|&i| hit(i) && channels_of_rays[i] == c)

@@ -175,7 +175,7 @@ fn control_for(episode: u32, frame: u32) -> Control {
     Control {
         steer: if episode == 0 { -0.5 } else { 0.5 },
         throttle: frame as f32 / 100.0,
-        brake: if frame % 4 == 0 { 0.25 } else { 0.0 },
+        brake: if frame.is_multiple_of(4) { 0.25 } else { 0.0 },
         hand_brake: CBool::from(frame % 2 == 1),
         reverse: CBool::from(frame % 5 == 4),
     }

@@ -36,7 +36,7 @@ const IMAGE: usize = 64 * 48 * 4;
 const SMALL: (u32, u32) = (16, 8);
 
 fn synchronous(episode: u32) -> bool {
-    episode % 2 == 0
+    episode.is_multiple_of(2)
 }
 
 /// Global frame number of frame `f` (1-based) of `episode`.

@@ -137,7 +137,7 @@ fn check_frame(frame: &Frame, f: u32) {
         "camera bytes of frame {f}"
     );
     let lidar = frame.sensors.iter().find(|r| r.id == LIDAR);
-    if f % 2 == 0 {
+    if f.is_multiple_of(2) {
         assert_eq!(
             lidar.expect("lidar record").data,
             [vec![f as u8; 20], vec![1, 2, 3]].concat()
