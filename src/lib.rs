@@ -71,6 +71,7 @@ pub mod legacy;
 pub mod nav;
 mod net;
 pub mod release;
+pub mod ros2;
 pub mod rpc;
 pub mod sensor;
 mod server;

@@ -29,6 +29,8 @@ pub(crate) struct SensorEntry {
 pub(crate) struct SensorTable {
     streams: RwLock<Option<StreamServer>>,
     table: RwLock<HashMap<u32, Arc<SensorEntry>>>,
+    /// Their ROS 2 publishing.
+    pub(crate) ros: crate::ros2::Hub,
 }
 
 impl SensorTable {
@@ -116,12 +118,14 @@ impl SensorTable {
             .write()
             .remove(&id)
             .ok_or(Error::UnknownSensor(id))?;
+        self.ros.disable_sensor(id);
         entry.instance.destroy();
         Ok(())
     }
 
     /// Closes every stream and the port.
     pub(crate) fn shutdown(&self) {
+        self.ros.stop();
         for (_, e) in self.table.write().drain() {
             e.instance.destroy();
         }

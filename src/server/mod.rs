@@ -6,6 +6,7 @@
 //! `t` (how long the call may wait); the server time-out `T` given at
 //! connect bounds every socket operation.
 
+mod ros2;
 mod rpc;
 mod sensor;
 

@@ -70,6 +70,15 @@ static void check_bad_arguments(CarlaServerPtr server) {
   static const char *const values[] = {"1"};
   memset(&frame, 0, sizeof frame);
   expect(carla_rpc_listen(NULL, 0, NULL), CARLA_SERVER_NULL_ARGUMENT, "listen(NULL)");
+  struct carla_ros2_stats ros;
+  expect(carla_ros2_start(server, 233), CARLA_SERVER_INVALID_ARGUMENT, "ros2_start(domain 233)");
+  expect(carla_sensor_publish_ros2(server, 999999, NULL, "x", NULL), CARLA_SERVER_UNKNOWN_SENSOR,
+         "publish_ros2(unknown sensor)");
+  expect(carla_sensor_publish_ros2(server, 999999, NULL, NULL, NULL), CARLA_SERVER_NULL_ARGUMENT,
+         "publish_ros2(NULL name)");
+  expect(carla_ros2_stats(server, NULL), CARLA_SERVER_NULL_ARGUMENT, "ros2_stats(NULL)");
+  check(carla_ros2_stats(server, &ros), "ros2_stats");
+  expect(ros.published == 0 && ros.dropped == 0, 1, "nothing published before ros2_start");
   expect(carla_rpc_listen_release(server, NULL, 0, NULL), CARLA_SERVER_NULL_ARGUMENT,
          "listen_release(, NULL release)");
   expect(carla_rpc_listen_release(server, "0.9.11", 0, NULL), CARLA_SERVER_INVALID_ARGUMENT,

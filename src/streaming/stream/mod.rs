@@ -51,7 +51,16 @@ impl AsRef<[u8]> for Message {
     }
 }
 
+/// Sees every message a stream sends, on the sender's thread (it must
+/// not wait): the ROS 2 publisher's tap.
+pub(crate) type Tap = Arc<dyn Fn(&Arc<Message>) + Send + Sync>;
+
 impl Message {
+    /// Its 48-byte sensor header.
+    pub(crate) fn header(&self) -> &[u8; HEADER_SIZE] {
+        &self.header
+    }
+
     /// The payload from byte `offset` on (empty past its end).
     #[cfg(test)]
     pub(crate) fn payload_from(&self, offset: usize) -> &[u8] {
@@ -100,6 +109,9 @@ struct StreamState {
     /// The `Delivery`, encoded (one load per send sees a consistent mode).
     delivery: AtomicU64,
     messages: AtomicU64,
+    /// Whether `tap` is set (a send reads it without a lock when not).
+    tapped: AtomicBool,
+    tap: parking_lot::RwLock<Option<Tap>>,
 }
 
 struct Shared {
@@ -168,6 +180,8 @@ impl StreamServer {
             closed: AtomicBool::new(false),
             delivery: AtomicU64::new(Delivery::Asynchronous.encode()),
             messages: AtomicU64::new(0),
+            tapped: AtomicBool::new(false),
+            tap: parking_lot::RwLock::new(None),
         });
         streams.insert(id, state.clone());
         Stream {
@@ -287,6 +301,11 @@ impl Stream {
         s.messages.fetch_add(1, Ordering::Relaxed);
         let msg = s.shells.message(len.to_le_bytes(), header, payload);
         keep(&msg);
+        if s.tapped.load(Ordering::Acquire) {
+            if let Some(tap) = &*s.tap.read() {
+                tap(&msg);
+            }
+        }
         let delivery = Delivery::decode(s.delivery.load(Ordering::Relaxed));
         let sync_ms = match delivery {
             Delivery::Synchronous { wait_ms } => wait_ms,
@@ -315,6 +334,13 @@ impl Stream {
         }
         *s.waiting.lock() = waiting;
         result
+    }
+
+    /// Sets (or removes) the tap that sees every message from now on.
+    pub(crate) fn set_tap(&self, tap: Option<Tap>) {
+        let mut slot = self.state.tap.write();
+        self.state.tapped.store(tap.is_some(), Ordering::Release);
+        *slot = tap;
     }
 
     /// Counters so far.

@@ -1,0 +1,167 @@
+use super::*;
+use crate::sensor::serialize::{
+    gnss, image as image_payload, imu as imu_payload, lidar, LidarDetection,
+};
+use crate::types::{Rotation3D, Vector3D};
+
+const T: Stamp = Stamp {
+    sec: 3,
+    nanosec: 250_000_000,
+};
+
+fn header_len(frame_id: &str) -> usize {
+    // sec, nanosec, string length, bytes + NUL, padded to 4
+    (12 + frame_id.len() + 1).div_ceil(4) * 4
+}
+
+#[test]
+fn stamps_truncate_to_the_nanosecond() {
+    assert_eq!(Stamp::from_seconds(3.25), T);
+    assert_eq!(Stamp::from_seconds(-1.0), Stamp::default());
+    assert_eq!(Stamp::from_seconds(f64::NAN), Stamp::default());
+}
+
+#[test]
+fn an_image_is_its_header_then_the_bgra_pixels() {
+    let mut payload = Vec::new();
+    image_payload(&mut payload, 2, 1, 90.0, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+    let msg = image(T, "rgb", &payload, PixelFormat::Bgra8).unwrap();
+    let h = header_len("rgb");
+    assert_eq!(&msg[..8], &[3, 0, 0, 0, 0x80, 0xb2, 0xe6, 0x0e]);
+    assert_eq!(&msg[h..h + 8], &[1, 0, 0, 0, 2, 0, 0, 0]); // height 1, width 2
+    assert_eq!(&msg[h + 8..h + 18], b"\x06\0\0\0bgra8\0");
+    let tail = &msg[msg.len() - 16..];
+    assert_eq!(&tail[..8], &[8, 0, 0, 0, 8, 0, 0, 0]); // step 8, 8 bytes
+    assert_eq!(&tail[8..], &[1, 2, 3, 4, 5, 6, 7, 8]);
+    // A payload shorter than its header says is refused.
+    assert!(image(T, "rgb", &payload[..payload.len() - 1], PixelFormat::Bgra8).is_none());
+}
+
+#[test]
+fn camera_info_has_the_pinhole_focal_length_of_the_fov() {
+    let msg = camera_info(T, "rgb", 800, 600, 90.0);
+    // Header (16), height and width (24), "plumb_bob" (38), the count of
+    // D (40..44), D's 5 doubles from 48, then K at 88, starting with fx.
+    assert_eq!(header_len("rgb"), 16);
+    let k = 88;
+    let fx = f64::from_le_bytes(msg[k..k + 8].try_into().unwrap());
+    assert!((fx - 400.0).abs() < 1e-9, "{fx}");
+    let cx = f64::from_le_bytes(msg[k + 16..k + 24].try_into().unwrap());
+    assert_eq!(cx, 400.0);
+}
+
+#[test]
+fn lidar_points_get_y_negated_and_four_float_fields() {
+    let mut payload = Vec::new();
+    let p = LidarDetection {
+        x: 1.0,
+        y: 2.0,
+        z: 3.0,
+        intensity: 0.5,
+    };
+    lidar(&mut payload, 0.0, &[1], &[p]).unwrap();
+    let msg = point_cloud(T, "lidar", Cloud::Lidar, &payload).unwrap();
+    let data = &msg[msg.len() - 17..msg.len() - 1];
+    let xs: Vec<f32> = data
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(xs, [1.0, -2.0, 3.0, 0.5]);
+    assert_eq!(msg[msg.len() - 1], 0, "is_dense false");
+    for name in ["x", "y", "z", "intensity"] {
+        let needle = [name.as_bytes(), &[0]].concat();
+        assert!(
+            msg.windows(needle.len()).any(|w| w == needle),
+            "field {name}"
+        );
+    }
+    // A channel count past the payload is refused.
+    assert!(point_cloud(T, "lidar", Cloud::Lidar, &[0, 0, 0, 0, 255, 255, 255, 255]).is_none());
+}
+
+#[test]
+fn radar_detections_become_cartesian_points() {
+    let mut payload = Vec::new();
+    for v in [2.0f32, 0.0, 0.0, 10.0] {
+        payload.extend_from_slice(&v.to_le_bytes()); // velocity, azimuth, altitude, depth
+    }
+    let msg = point_cloud(T, "radar", Cloud::Radar, &payload).unwrap();
+    let data = &msg[msg.len() - 29..msg.len() - 1];
+    let v: Vec<f32> = data
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(v, [10.0, -0.0, 0.0, 2.0, 0.0, 0.0, 10.0]);
+}
+
+#[test]
+fn imu_and_gnss_payloads_read_back() {
+    let mut payload = Vec::new();
+    let v = |x, y, z| Vector3D { x, y, z };
+    imu_payload(&mut payload, v(1.0, 2.0, 9.81), v(0.1, 0.2, 0.3), 0.0);
+    let msg = imu(T, "imu", &payload).unwrap();
+    // The last 9 doubles are a covariance; before them linear_acceleration.
+    let at = msg.len() - 9 * 8 - 3 * 8;
+    let a: Vec<f64> = msg[at..at + 24]
+        .chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(a[0], 1.0);
+    assert_eq!(a[1], -2.0);
+    assert!((a[2] - 9.81).abs() < 1e-5);
+    let mut payload = Vec::new();
+    gnss(&mut payload, 49.0, 8.0, 120.0);
+    let msg = nav_sat_fix(T, "gnss", &payload).unwrap();
+    let at = header_len("gnss") + 4;
+    let lat = f64::from_le_bytes(msg[at..at + 8].try_into().unwrap());
+    assert_eq!(lat, 49.0);
+    assert!(imu(T, "imu", b"\x93\x01").is_none());
+    assert!(nav_sat_fix(T, "gnss", &[]).is_none());
+}
+
+#[test]
+fn tf_converts_to_a_right_handed_frame() {
+    let t = ActorTransform {
+        location: Vector3D {
+            x: -4.5,
+            y: 1.0,
+            z: 2.5,
+        },
+        rotation: Rotation3D {
+            pitch: -20.0,
+            yaw: 0.0,
+            roll: 0.0,
+        },
+    };
+    let msg = tf(T, "hero", "rgb", &t);
+    let doubles: Vec<f64> = msg[msg.len() - 56..]
+        .chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(&doubles[..3], &[-4.5, -1.0, 2.5]);
+    // CARLA pitch -20 (nose down) is ROS pitch +20: q = (0, sin 10°, 0, cos 10°).
+    assert!(
+        (doubles[4] - 10f64.to_radians().sin()).abs() < 1e-9,
+        "{doubles:?}"
+    );
+    assert!((doubles[6] - 10f64.to_radians().cos()).abs() < 1e-9);
+}
+
+#[test]
+fn a_vehicle_control_message_is_read_and_a_short_one_refused() {
+    let mut w = Writer::default();
+    w.i32(1);
+    w.u32(2);
+    w.string("hero");
+    w.f32(0.5);
+    w.f32(-0.25);
+    w.f32(0.0);
+    w.u8(1);
+    w.u8(0);
+    w.i32(3);
+    w.u8(1);
+    let c = vehicle_control(&w.out).unwrap();
+    assert_eq!((c.throttle, c.steer, c.gear), (0.5, -0.25, 3));
+    assert!(c.hand_brake.get() && !c.reverse.get() && c.manual_gear_shift.get());
+    assert!(vehicle_control(&w.out[..w.out.len() - 2]).is_err());
+}
