@@ -114,7 +114,7 @@ pub(crate) fn spawn_actor(
     }
     let pairs: Vec<(&str, &str)> = attributes
         .iter()
-        .filter(|(k, _, _)| k != "role_name")
+        .filter(|(k, _, _)| k != "role_name" && !super::ros::is_ros_attribute(k))
         .map(|(k, _, v)| (k.as_str(), v.as_str()))
         .collect();
     let sensor = if bp.library_sensor {
@@ -209,6 +209,9 @@ pub(crate) fn spawn_actor(
         owner,
         frame_bytes,
     };
+    if let Some(name) = super::ros::hero_name(&actor) {
+        s.sensors.ros.register_vehicle(actor_id, &name);
+    }
     // States composed after this count include the actor.
     let seq = {
         let mut actors = s.world.actors.write();
@@ -279,6 +282,7 @@ pub(crate) fn destroy(s: &RpcShared, id: u32) -> ArgResult<()> {
         })?;
     }
     s.world.actors.write().remove(&id);
+    s.sensors.ros.forget_vehicle(id);
     if sensor != 0 {
         let _ = s.sensors.destroy(sensor);
     }

@@ -91,7 +91,18 @@ impl RpcServer {
             .map_err(|e| {
                 crate::log_error!("rpc: cannot add actor {}: {}", id, e);
                 Error::InvalidArgument(e)
-            })
+            })?;
+        let hero = self
+            .shared
+            .world
+            .actors
+            .read()
+            .get(&id)
+            .and_then(super::ros::hero_name);
+        if let Some(name) = hero {
+            self.shared.sensors.ros.register_vehicle(id, &name);
+        }
+        Ok(())
     }
 
     /// Forgets actor `id` (a host actor gone, or any actor the host
@@ -112,6 +123,7 @@ impl RpcServer {
             return false;
         }
         let removed = self.shared.world.actors.write().remove(&id);
+        self.shared.sensors.ros.forget_vehicle(id);
         if let Some(a) = &removed {
             if a.sensor != 0 {
                 let _ = self.shared.sensors.destroy(a.sensor);
@@ -286,6 +298,7 @@ impl RpcServer {
         );
         let sent = s.observer.send(&h.to_bytes(), buf);
         s.world.state_sent(frame.frame, seq);
+        s.sensors.ros.tick(frame.elapsed_seconds);
         sent
     }
 }

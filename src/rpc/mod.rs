@@ -30,6 +30,7 @@ mod framing;
 mod host;
 mod part_calls;
 pub mod physics;
+mod ros;
 pub mod token;
 mod traffic_managers;
 mod unsupported;
@@ -276,6 +277,7 @@ impl RpcServer {
             traffic_managers: Default::default(),
             clients: Default::default(),
         });
+        ros::install_control_sink(&shared);
         Ok(RpcServer {
             shared,
             port: None,

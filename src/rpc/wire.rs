@@ -4,7 +4,7 @@
 //! decoded into `rmpv::Value`s by the endpoint and read with [`Args`].
 
 use super::data::{ActorBox, EpisodeSettings, VehicleControl09, Weather};
-use super::world::{Actor, Blueprint};
+use super::world::{Actor, Blueprint, BlueprintAttribute};
 use crate::release::Release;
 use crate::types::{ActorTransform, CBool, Rotation3D, Vector3D};
 use rmp::encode as enc;
@@ -198,8 +198,12 @@ pub(crate) fn actor_definitions(out: &mut Vec<u8>, list: &[Blueprint], release: 
         uint(out, i as u64 + 1);
         string(out, &b.id);
         string(out, &b.id.replace('.', ","));
-        array(out, b.attributes.len());
-        for a in &b.attributes {
+        // CARLA 0.9.16 gives every blueprint its ROS 2 attributes.
+        let ros: Vec<BlueprintAttribute> = super::ros::blueprint_attributes()
+            .filter(|r| !b.attributes.iter().any(|a| a.id == r.id))
+            .collect();
+        array(out, b.attributes.len() + ros.len());
+        for a in b.attributes.iter().chain(&ros) {
             array(out, 6);
             string(out, &a.id);
             uint(out, release.attribute_type_out(a.kind).into());

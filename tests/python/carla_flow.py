@@ -68,16 +68,19 @@ check(radar_bp.get_attribute("range").as_float() == 100.0, "radar range")
 check(radar_bp.get_attribute("points_per_second").as_int() == 1500, "radar points")
 check(not library.find("sensor.other.obstacle").get_attribute("only_dynamics").as_bool(),
       "obstacle only_dynamics")
-gnss_names = {a.id for a in library.find("sensor.other.gnss")}
+# Every blueprint carries CARLA 0.9.16's ROS 2 attributes.
+ROS = {"ros_name", "ros_frame_id", "ros_publish_tf"}
+gnss_names = {a.id for a in library.find("sensor.other.gnss")} - ROS
 check(gnss_names == {"role_name", "sensor_tick", "noise_seed", "noise_lat_stddev",
                      "noise_lat_bias", "noise_lon_stddev", "noise_lon_bias",
                      "noise_alt_stddev", "noise_alt_bias"}, "gnss attributes %s" % gnss_names)
-imu_names = {a.id for a in library.find("sensor.other.imu")}
+imu_names = {a.id for a in library.find("sensor.other.imu")} - ROS
 check(imu_names == {"role_name", "sensor_tick", "noise_seed"}
       | {"noise_accel_stddev_" + c for c in "xyz"}
       | {"noise_gyro_stddev_" + c for c in "xyz"}
       | {"noise_gyro_bias_" + c for c in "xyz"}, "imu attributes %s" % imu_names)
-check([a.id for a in library.find("sensor.other.collision")] == ["role_name"], "collision")
+check({a.id for a in library.find("sensor.other.collision")} == {"role_name"} | ROS, "collision")
+check(library.find("vehicle.test.box").get_attribute("ros_publish_tf").as_bool(), "ros_publish_tf")
 if minor >= 13:
     instance_bp = library.find("sensor.camera.instance_segmentation")
     check(instance_bp.has_attribute("lens_circle_falloff")

@@ -1,0 +1,167 @@
+//! The RPC side of ROS 2 publishing ([`crate::ros2`]): CARLA's `ros_name`,
+//! `ros_frame_id` and `ros_publish_tf` attributes, the stock client's
+//! `enable_for_ros()` calls, the names of a sensor's topics (as CARLA
+//! 0.9.16 builds them), hero vehicles, and controls read from DDS handed
+//! to the host like a client's.
+
+use super::engine::EngineCall;
+use super::wire::{self, as_u32, ArgResult};
+use super::world::{Actor, BlueprintAttribute, ATTR_BOOL, ATTR_STRING};
+use super::RpcShared;
+use crate::release::Release;
+use crate::ros2::SensorNames;
+use rmpv::Value;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Weak};
+
+/// The attributes CARLA 0.9.16 adds to every blueprint: (id, type,
+/// default).
+pub(crate) const ROS_ATTRIBUTES: [(&str, u8, &str); 3] = [
+    ("ros_name", ATTR_STRING, ""),
+    ("ros_frame_id", ATTR_STRING, ""),
+    ("ros_publish_tf", ATTR_BOOL, "true"),
+];
+
+/// Whether `key` is one of them (not a sensor setting).
+pub(crate) fn is_ros_attribute(key: &str) -> bool {
+    ROS_ATTRIBUTES.iter().any(|(k, _, _)| *k == key)
+}
+
+/// The three as blueprint attributes, for a blueprint that lacks them.
+pub(crate) fn blueprint_attributes() -> impl Iterator<Item = BlueprintAttribute> {
+    ROS_ATTRIBUTES
+        .iter()
+        .map(|(id, kind, value)| BlueprintAttribute {
+            id: (*id).into(),
+            kind: *kind,
+            value: (*value).into(),
+            recommended: vec![(*value).into()],
+            modifiable: true,
+            restricted: false,
+        })
+}
+
+fn attribute<'a>(a: &'a Actor, key: &str) -> Option<&'a str> {
+    a.attributes
+        .iter()
+        .find(|(k, _, _)| k == key)
+        .map(|(_, _, v)| v.as_str())
+}
+
+/// Whether CARLA registers the actor with ROS: sensors, and vehicles whose
+/// role name is `hero`.
+fn registered(a: &Actor) -> bool {
+    a.sensor != 0
+        || (a.blueprint.starts_with("vehicle.") && attribute(a, "role_name") == Some("hero"))
+}
+
+/// Its ros name: `ros_name`, else `actor<id>`; "" when not registered.
+fn ros_name(a: &Actor) -> String {
+    if !registered(a) {
+        return String::new();
+    }
+    match attribute(a, "ros_name") {
+        Some(n) if !n.is_empty() => n.to_owned(),
+        _ => format!("actor{}", a.id),
+    }
+}
+
+/// Its frame: `ros_frame_id` for sensors, else its ros name.
+fn frame_id(a: &Actor) -> String {
+    match attribute(a, "ros_frame_id") {
+        Some(f) if !f.is_empty() && a.sensor != 0 => f.to_owned(),
+        _ => ros_name(a),
+    }
+}
+
+/// A hero vehicle's ros name (None for other actors).
+pub(crate) fn hero_name(a: &Actor) -> Option<String> {
+    (a.sensor == 0 && registered(a)).then(|| ros_name(a))
+}
+
+/// The topic base and frames of sensor actor `a`: `rt/carla/` then the ros
+/// names of its ancestors and its own, joined by `/` (an ancestor that is
+/// not registered contributes "", as in CARLA).
+pub(crate) fn sensor_names(actors: &BTreeMap<u32, Actor>, a: &Actor) -> SensorNames {
+    let mut chain = vec![ros_name(a)];
+    let mut parent = a.parent;
+    while let Some(p) = actors.get(&parent).filter(|_| chain.len() < 16) {
+        chain.push(ros_name(p));
+        parent = p.parent;
+    }
+    chain.reverse();
+    SensorNames {
+        base: format!("rt/carla/{}", chain.join("/")),
+        frame_id: frame_id(a),
+        parent_frame: actors.get(&a.parent).map_or("map".into(), frame_id),
+        publish_tf: attribute(a, "ros_publish_tf").is_none_or(|v| !v.eq_ignore_ascii_case("false")),
+        transform: a.transform,
+    }
+}
+
+/// `enable_sensor_for_ros`, `disable_sensor_for_ros` (asynchronous in the
+/// stock client) and `is_sensor_enabled_for_ros`, by stream id.
+pub(crate) fn call(
+    s: &RpcShared,
+    method: &str,
+    a: &[Value],
+    out: &mut Vec<u8>,
+) -> Option<ArgResult<()>> {
+    let id = |v: &Value| -> ArgResult<u32> {
+        let raw = as_u32(v, "stream id")?;
+        Ok(Release::split_stream_id(raw).map_or(raw, |(_, id)| id))
+    };
+    Some(match (method, a.len()) {
+        ("enable_sensor_for_ros", 1) => id(&a[0]).and_then(|id| {
+            let actors = s.world.actors.read();
+            let actor = actors.values().find(|x| x.sensor == id && id != 0);
+            let entry = s.sensors.get_quiet(id);
+            match (actor, entry) {
+                (Some(actor), Some(entry)) => {
+                    let names = sensor_names(&actors, actor);
+                    crate::log_info!(
+                        "ros2: sensor {} ({}) enabled on {}",
+                        actor.id,
+                        actor.blueprint,
+                        names.base
+                    );
+                    s.sensors
+                        .ros
+                        .enable_sensor(id, names, entry.instance.stream());
+                    wire::void_ok(out);
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "no sensor with stream id {id} (destroyed or never spawned)"
+                )),
+            }
+        }),
+        ("disable_sensor_for_ros", 1) => id(&a[0]).map(|id| {
+            s.sensors.ros.disable_sensor(id);
+            wire::void_ok(out);
+        }),
+        ("is_sensor_enabled_for_ros", 1) => id(&a[0]).map(|id| {
+            wire::ok_head(out);
+            wire::boolean(out, s.sensors.ros.is_enabled(id));
+        }),
+        _ => return None,
+    })
+}
+
+/// Controls read from DDS for a hero vehicle go to the host as a client's
+/// `apply_control` does (without a client's share: the reader is the
+/// server's own).
+pub(crate) fn install_control_sink(shared: &Arc<RpcShared>) {
+    let weak: Weak<RpcShared> = Arc::downgrade(shared);
+    shared
+        .sensors
+        .ros
+        .set_control_sink(Arc::new(move |actor_id, control| {
+            if let Some(s) = weak.upgrade() {
+                let call = EngineCall::ApplyVehicleControl { actor_id, control };
+                if let Err(e) = s.engine.push(call, false, None, None) {
+                    crate::log_warn!("ros2: control for actor {} not queued: {}", actor_id, e);
+                }
+            }
+        }));
+}
