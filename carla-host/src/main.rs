@@ -46,6 +46,8 @@ struct Args {
     /// Release 0.9.N's RPC port is `release_ports + N` (default: `port`;
     /// 0: each on a free port, named in the banner).
     release_ports: Option<u16>,
+    /// Publish sensors on ROS 2, on this DDS domain (`--ros2`).
+    ros2_domain: Option<u16>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -60,6 +62,7 @@ fn parse_args() -> Result<Args, String> {
         client_budget: ClientBudget::default(),
         releases: Release::ALL.to_vec(),
         release_ports: None,
+        ros2_domain: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -102,6 +105,21 @@ fn parse_args() -> Result<Args, String> {
                         .map_err(|e| format!("--release-ports: {e}"))?,
                 )
             }
+            // As CARLA's flag; the domain is ROS 2's ROS_DOMAIN_ID (0).
+            "--ros2" => {
+                let domain = std::env::var("ROS_DOMAIN_ID").unwrap_or_else(|_| "0".into());
+                let domain = domain
+                    .parse()
+                    .map_err(|e| format!("ROS_DOMAIN_ID {domain:?}: {e}"))?;
+                args.ros2_domain = Some(args.ros2_domain.unwrap_or(domain));
+            }
+            "--ros2-domain" => {
+                args.ros2_domain = Some(
+                    value("--ros2-domain")?
+                        .parse()
+                        .map_err(|e| format!("--ros2-domain: {e}"))?,
+                )
+            }
             "--fps" => args.fps = value("--fps")?.parse().map_err(|e| format!("--fps: {e}"))?,
             "--max-sensors" | "--max-frame-mb" | "--max-ini-kb" | "--max-name-bytes"
             | "--max-name-depth" => {
@@ -139,6 +157,8 @@ fn parse_args() -> Result<Args, String> {
                      0.9 client releases: [--releases all (or a list: 0.9.12,0.9.14,0.9.16; \
                      0.9.16 is always served)] [--release-ports PORT (release 0.9.N on \
                      --release-ports + N, e.g. 0.9.12 on 2012; 0: free ports, named in the banner)]\n  \
+                     ROS 2: [--ros2 (publish sensors enabled for ROS, as CARLA's flag; DDS domain \
+                     $ROS_DOMAIN_ID or 0)] [--ros2-domain N]\n  \
                      budget of one episode's settings: [--max-sensors 64] [--max-frame-mb 128] \
                      [--max-ini-kb 1024] [--max-name-bytes 256] [--max-name-depth 8]\n  \
                      each 0.9 client's share: [--max-client-sensors 64] [--max-client-actors 2500] \
@@ -283,6 +303,11 @@ fn start(args: &Args, server: &Server) -> Result<(), String> {
         rpc.set_client_budget(args.client_budget);
     }
     let older = listen_releases(args, server)?;
+    if let Some(domain) = args.ros2_domain {
+        server
+            .start_ros2(domain)
+            .map_err(|e| format!("cannot publish on ROS 2 (DDS domain {domain}): {e}"))?;
+    }
     println!(
         "carla-host: serving a procedural town on {}:{} (CARLA 0.8.4{}; 0.9.16 clients on port {}, \
          0.9 streams on port {}{}{}; Ctrl-C to stop)",
@@ -298,6 +323,9 @@ fn start(args: &Args, server: &Server) -> Result<(), String> {
         if older.is_empty() { "" } else { "; older 0.9 clients: " },
         older
     );
+    if let Some(domain) = args.ros2_domain {
+        println!("carla-host: ROS 2 topics on DDS domain {domain} (rt/clock, rt/tf, rt/carla/...)");
+    }
     Ok(())
 }
 

@@ -23,10 +23,15 @@ struct Host {
 
 impl Host {
     fn start() -> Host {
+        Host::start_with(&[])
+    }
+
+    fn start_with(extra: &[&str]) -> Host {
         let port = common::free_port_base();
         let mut child = Command::new(env!("CARGO_BIN_EXE_carla-host"))
             .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
             .args(["--stream-port", "0", "--release-ports", "0"])
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -404,4 +409,25 @@ fn a_script_that_left_in_synchronous_mode_does_not_freeze_a_08_client() {
 #[test]
 fn bad_requests_get_clear_errors_and_the_world_goes_on() {
     run("bad_input.py");
+}
+
+/// `carla-host --ros2`: the unmodified 0.9.16 client enables a hero's
+/// camera, lidar, IMU and GNSS for ROS; Eclipse Cyclone DDS (`cyclonedds`,
+/// an independent DDS) reads every topic with ROS 2's type names and
+/// checks layouts, frames and stamps, and its control moves the hero
+/// (tests/python/town/ros2.py). A DDS domain of this test's own keeps it
+/// apart from other tests' hosts.
+#[test]
+fn ros2_topics_are_read_by_cyclone_dds_and_its_control_drives_the_hero() {
+    let domain = (100 + std::process::id() % 100).to_string();
+    let host = Host::start_with(&["--ros2-domain", &domain]);
+    let out = run_within(script("ros2.py").arg(host.port.to_string()).arg(&domain))
+        .expect("ros2.py ended within the limit");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.lines().any(|l| l == "OK"),
+        "ros2.py: {}\n{stdout}\n{stderr}",
+        out.status
+    );
 }

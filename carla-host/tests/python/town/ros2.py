@@ -1,0 +1,334 @@
+"""The demo world's ROS 2 topics (carla-host --ros2), read by an independent
+DDS implementation: Eclipse Cyclone DDS's Python binding (`cyclonedds` on
+PyPI), with the ROS 2 type names and QoS. The unmodified carla==0.9.16
+client spawns a hero car with a camera, a lidar, an IMU and a GNSS (with
+CARLA's `ros_name` attributes) and calls `enable_for_ros()`; then:
+- rt/carla/hero/rgb/image, .../camera_info, .../lidar/point_cloud,
+  .../imu, .../gnss, rt/clock and rt/tf arrive with CARLA's type names;
+- sizes, encodings, frame ids and field layouts are as ROS 2 defines them;
+- every stamp equals the simulation time of a tick the client made;
+- a CarlaEgoVehicleControl published from Cyclone moves the hero.
+
+Usage: python ros2.py PORT DOMAIN. Prints OK at the end.
+"""
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import carla
+from cyclonedds.core import Policy, Qos
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.idl import IdlStruct
+from cyclonedds.idl.types import array, float32, float64, int32, sequence, uint8, uint16, uint32
+from cyclonedds.pub import DataWriter
+from cyclonedds.sub import DataReader
+from cyclonedds.topic import Topic
+
+port, domain = int(sys.argv[1]), int(sys.argv[2])
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+# ROS 2's message definitions, with the DDS type names ROS 2 gives them.
+@dataclass
+class Time(IdlStruct, typename="builtin_interfaces::msg::dds_::Time_"):
+    sec: int32
+    nanosec: uint32
+
+
+@dataclass
+class Header(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
+    stamp: Time
+    frame_id: str
+
+
+@dataclass
+class Image(IdlStruct, typename="sensor_msgs::msg::dds_::Image_"):
+    header: Header
+    height: uint32
+    width: uint32
+    encoding: str
+    is_bigendian: uint8
+    step: uint32
+    data: sequence[uint8]
+
+
+@dataclass
+class RegionOfInterest(IdlStruct, typename="sensor_msgs::msg::dds_::RegionOfInterest_"):
+    x_offset: uint32
+    y_offset: uint32
+    height: uint32
+    width: uint32
+    do_rectify: bool
+
+
+@dataclass
+class CameraInfo(IdlStruct, typename="sensor_msgs::msg::dds_::CameraInfo_"):
+    header: Header
+    height: uint32
+    width: uint32
+    distortion_model: str
+    d: sequence[float64]
+    k: array[float64, 9]
+    r: array[float64, 9]
+    p: array[float64, 12]
+    binning_x: uint32
+    binning_y: uint32
+    roi: RegionOfInterest
+
+
+@dataclass
+class PointField(IdlStruct, typename="sensor_msgs::msg::dds_::PointField_"):
+    name: str
+    offset: uint32
+    datatype: uint8
+    count: uint32
+
+
+@dataclass
+class PointCloud2(IdlStruct, typename="sensor_msgs::msg::dds_::PointCloud2_"):
+    header: Header
+    height: uint32
+    width: uint32
+    fields: sequence[PointField]
+    is_bigendian: bool
+    point_step: uint32
+    row_step: uint32
+    data: sequence[uint8]
+    is_dense: bool
+
+
+@dataclass
+class Vector3(IdlStruct, typename="geometry_msgs::msg::dds_::Vector3_"):
+    x: float64
+    y: float64
+    z: float64
+
+
+@dataclass
+class Quaternion(IdlStruct, typename="geometry_msgs::msg::dds_::Quaternion_"):
+    x: float64
+    y: float64
+    z: float64
+    w: float64
+
+
+@dataclass
+class Imu(IdlStruct, typename="sensor_msgs::msg::dds_::Imu_"):
+    header: Header
+    orientation: Quaternion
+    orientation_covariance: array[float64, 9]
+    angular_velocity: Vector3
+    angular_velocity_covariance: array[float64, 9]
+    linear_acceleration: Vector3
+    linear_acceleration_covariance: array[float64, 9]
+
+
+@dataclass
+class NavSatStatus(IdlStruct, typename="sensor_msgs::msg::dds_::NavSatStatus_"):
+    status: uint8
+    service: uint16
+
+
+@dataclass
+class NavSatFix(IdlStruct, typename="sensor_msgs::msg::dds_::NavSatFix_"):
+    header: Header
+    status: NavSatStatus
+    latitude: float64
+    longitude: float64
+    altitude: float64
+    position_covariance: array[float64, 9]
+    position_covariance_type: uint8
+
+
+@dataclass
+class Clock(IdlStruct, typename="rosgraph_msgs::msg::dds_::Clock_"):
+    clock: Time
+
+
+@dataclass
+class Transform(IdlStruct, typename="geometry_msgs::msg::dds_::Transform_"):
+    translation: Vector3
+    rotation: Quaternion
+
+
+@dataclass
+class TransformStamped(IdlStruct, typename="geometry_msgs::msg::dds_::TransformStamped_"):
+    header: Header
+    child_frame_id: str
+    transform: Transform
+
+
+@dataclass
+class TFMessage(IdlStruct, typename="tf2_msgs::msg::dds_::TFMessage_"):
+    transforms: sequence[TransformStamped]
+
+
+@dataclass
+class CarlaEgoVehicleControl(IdlStruct, typename="carla_msgs::msg::dds_::CarlaEgoVehicleControl_"):
+    header: Header
+    throttle: float32
+    steer: float32
+    brake: float32
+    hand_brake: bool
+    reverse: bool
+    gear: int32
+    manual_gear_shift: bool
+
+
+# The DDS side first, so it is discovered while the world is set up.
+dp = DomainParticipant(domain)
+# What rviz2 asks for: reliable, volatile, the last 5.
+reliable = Qos(Policy.Reliability.Reliable(1_000_000_000), Policy.Durability.Volatile, Policy.History.KeepLast(5))
+
+
+def reader(name, kind):
+    return DataReader(dp, Topic(dp, name, kind), qos=reliable)
+
+
+readers = {
+    "image": reader("rt/carla/hero/rgb/image", Image),
+    "info": reader("rt/carla/hero/rgb/camera_info", CameraInfo),
+    "cloud": reader("rt/carla/hero/lidar/point_cloud", PointCloud2),
+    "imu": reader("rt/carla/hero/imu", Imu),
+    "gnss": reader("rt/carla/hero/gnss", NavSatFix),
+    "clock": reader("rt/clock", Clock),
+    "tf": reader("rt/tf", TFMessage),
+}
+control_writer = DataWriter(dp, Topic(dp, "rt/carla/hero/vehicle_control_cmd", CarlaEgoVehicleControl),
+                            qos=Qos(Policy.Reliability.BestEffort, Policy.History.KeepLast(1)))
+
+client = carla.Client("127.0.0.1", port)
+client.set_timeout(20.0)
+world = client.get_world()
+library = world.get_blueprint_library()
+for bp in (library.find("sensor.camera.rgb"), library.find("vehicle.tesla.model3")):
+    check(bp.has_attribute("ros_name") and bp.get_attribute("ros_publish_tf").as_bool(),
+          "%s carries CARLA's ros attributes" % bp.id)
+spawn = world.get_map().get_spawn_points()[0]
+car_bp = library.find("vehicle.tesla.model3")
+car_bp.set_attribute("role_name", "hero")
+car_bp.set_attribute("ros_name", "hero")
+hero = world.spawn_actor(car_bp, spawn)
+sensors = []
+
+
+def sensor(kind, name, transform, **attrs):
+    bp = library.find(kind)
+    bp.set_attribute("ros_name", name)
+    bp.set_attribute("role_name", name)
+    for k, v in attrs.items():
+        bp.set_attribute(k, str(v))
+    s = world.spawn_actor(bp, transform, attach_to=hero)
+    check(not s.is_enabled_for_ros(), "%s not on ROS before enable_for_ros()" % name)
+    s.enable_for_ros()
+    sensors.append(s)
+    return s
+
+
+camera = sensor("sensor.camera.rgb", "rgb", carla.Transform(carla.Location(x=-4.5, z=2.5), carla.Rotation(pitch=-20)),
+                image_size_x=320, image_size_y=240, fov=90.0)
+lidar = sensor("sensor.lidar.ray_cast", "lidar", carla.Transform(carla.Location(z=2.4)),
+               channels=16, points_per_second=20000, rotation_frequency=20, range=50)
+sensor("sensor.other.imu", "imu", carla.Transform(carla.Location(x=2, z=2)))
+sensor("sensor.other.gnss", "gnss", carla.Transform(carla.Location(x=1, z=2)))
+check(camera.is_enabled_for_ros(), "is_enabled_for_ros() after enable_for_ros()")
+
+settings = world.get_settings()
+settings.synchronous_mode, settings.fixed_delta_seconds = True, 0.05
+world.apply_settings(settings)
+ticked = {}  # (sec, nanosec) of every tick -> frame
+got = {k: [] for k in readers}
+
+
+def stamp_of(seconds):
+    sec = math.floor(seconds)
+    return (sec, min(int((seconds - sec) * 1e9), 999_999_999))
+
+
+def near(stamp):
+    """The tick whose simulation time is this stamp (1 ns of rounding);
+    True for a stamp before the first tick (the world ran asynchronously
+    until the switch)."""
+    if (stamp.sec, stamp.nanosec) < min(ticked):
+        return True
+    for (s, n), f in ticked.items():
+        if s == stamp.sec and abs(n - stamp.nanosec) <= 1:
+            return f
+    return None
+
+
+def drain():
+    for k, r in readers.items():
+        got[k].extend(r.take(N=100))
+
+
+start = time.time()
+while time.time() - start < 60:
+    frame = world.tick()
+    ticked[stamp_of(world.get_snapshot().timestamp.elapsed_seconds)] = frame
+    time.sleep(0.02)
+    drain()
+    if len(ticked) > 40 and all(len(v) >= 5 for v in got.values()):
+        break
+missing = [k for k, v in got.items() if len(v) < 5]
+check(not missing, "topics with fewer than 5 samples in 60 s: %s (%s)"
+      % (missing, {k: len(v) for k, v in got.items()}))
+
+late = [im for im in got["image"] if (im.header.stamp.sec, im.header.stamp.nanosec) >= min(ticked)]
+check(len(late) >= 3, "images of the client's ticks: %d" % len(late))
+for im in got["image"]:
+    check((im.width, im.height, im.encoding, im.step, len(im.data)) == (320, 240, "bgra8", 1280, 320 * 240 * 4),
+          "image layout %s" % ((im.width, im.height, im.encoding, im.step, len(im.data)),))
+    check(im.header.frame_id == "rgb", "image frame id %r" % im.header.frame_id)
+    check(near(im.header.stamp) is not None,
+          "image stamp %s is a tick's time (%s)" % (im.header.stamp, sorted(ticked)[:3]))
+info = got["info"][-1]
+check(abs(info.k[0] - 160.0) < 1e-6 and info.k[2] == 160.0 and info.k[5] == 120.0,
+      "camera_info K (fx 160 for 320 px at 90 degrees): %s" % list(info.k))
+check(info.distortion_model == "plumb_bob" and info.header.frame_id == "rgb", "camera_info")
+for pc in got["cloud"]:
+    names = [(f.name, f.offset, f.datatype, f.count) for f in pc.fields]
+    check(names == [("x", 0, 7, 1), ("y", 4, 7, 1), ("z", 8, 7, 1), ("intensity", 12, 7, 1)], "fields %s" % names)
+    check(pc.point_step == 16 and pc.height == 1 and len(pc.data) == 16 * pc.width and pc.width > 0,
+          "point cloud layout")
+    check(near(pc.header.stamp) is not None, "cloud stamp is a tick's time")
+for m in got["imu"]:
+    check(abs(m.linear_acceleration.z - 9.81) < 0.5, "IMU at rest feels g: %s" % m.linear_acceleration)
+    check(near(m.header.stamp) is not None, "imu stamp")
+for m in got["gnss"]:
+    check(-90 <= m.latitude <= 90 and m.header.frame_id == "gnss", "NavSatFix")
+clocks = [c.clock for c in got["clock"]]
+check(all(near(c) is not None for c in clocks[-5:]), "clock stamps are tick times")
+tfs = {(t.header.frame_id, t.child_frame_id): t.transform for m in got["tf"] for t in m.transforms}
+check(("hero", "rgb") in tfs and ("hero", "lidar") in tfs, "tf frames %s" % sorted(tfs))
+rgb = tfs[("hero", "rgb")]
+check(abs(rgb.translation.x + 4.5) < 1e-6 and abs(rgb.translation.z - 2.5) < 1e-6, "rgb tf translation")
+check(abs(rgb.rotation.y - math.sin(math.radians(10))) < 1e-6, "rgb tf pitch +20 degrees in ROS")
+
+# A control from Cyclone moves the hero.
+before = hero.get_location()
+for _ in range(60):
+    control_writer.write(CarlaEgoVehicleControl(
+        header=Header(stamp=Time(sec=0, nanosec=0), frame_id="hero"),
+        throttle=1.0, steer=0.0, brake=0.0, hand_brake=False, reverse=False, gear=1, manual_gear_shift=False))
+    time.sleep(0.02)
+    world.tick()
+moved = hero.get_location().distance(before)
+check(moved > 1.0, "the hero moved %.2f m under ROS control" % moved)
+check(hero.get_control().throttle > 0.9, "the hero's control is the ROS one: %s" % hero.get_control())
+
+for s in sensors:
+    s.disable_for_ros()
+check(not camera.is_enabled_for_ros(), "disable_for_ros()")
+settings.synchronous_mode, settings.fixed_delta_seconds = False, None
+world.apply_settings(settings)
+for s in sensors:
+    s.destroy()
+hero.destroy()
+print("RESULT", {k: len(v) for k, v in got.items()}, "moved %.1f m" % moved, flush=True)
+print("OK", flush=True)
