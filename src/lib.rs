@@ -24,6 +24,7 @@
 //! | the 0.9 sensor model | [`sensor`] | registry, header, serializers, blueprints, sensor models, the sensors a server created |
 //! | the 0.9 transport | [`streaming`] | the streaming port, streams and their subscribers, pooled buffers |
 //! | the 0.9.16 world protocol | [`rpc`] | msgpack-RPC endpoint, engine request queue, actors and blueprints, episode state, tokens |
+//! | ROS 2 | [`ros2`] | sensors published on DDS as CARLA's `--ros2` does: messages, the publishing thread, the DDS participant |
 //! | client releases | [`release`] ([`Release`]) | what differs between the 0.9.12 – 0.9.16 clients, applied at the RPC endpoint of each release's port and to each subscriber's header |
 //! | the network layer | `net` (private) | sockets with deadlines, vectored sends, bound ports and their accept threads |
 //! | the lock-free parts | `sync` (private) | the newest-value slot, the subscriber hand-off, the loom shim and models |
