@@ -4,7 +4,7 @@
 //! each hero vehicle's `vehicle_control_cmd`, so `ros2 topic echo`, rviz2
 //! or any DDS reader on another machine consumes them.
 //!
-//! - [`messages`]: the ROS 2 messages, CDR-encoded from the serialized
+//! - `messages`: the ROS 2 messages, CDR-encoded from the serialized
 //!   payloads the TCP streams carry (`cdr`: the encoding);
 //! - `hub`: the `carla-ros2` thread, fed by a tap on each enabled sensor's
 //!   stream through a bounded lock-free queue (the game thread never
