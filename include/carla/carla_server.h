@@ -550,6 +550,16 @@ struct carla_actor_transform {
 };
 
 /*
+ Counters of ROS 2 publishing: sensor messages written on DDS, dropped
+ (the publishing thread's queue was full), controls read.
+ */
+struct carla_ros2_stats {
+  uint64_t published;
+  uint64_t dropped;
+  uint64_t controls;
+};
+
+/*
  A 0.9 vehicle control (`carla.VehicleControl`).
  */
 struct carla_vehicle_control {
@@ -759,16 +769,6 @@ struct carla_client_budget {
   uint32_t max_requests;
   uint64_t max_frame_bytes;
   uint32_t max_connections_per_address;
-};
-
-/*
- Counters of ROS 2 publishing: sensor messages written on DDS, dropped
- (the publishing thread's queue was full), controls read.
- */
-struct carla_ros2_stats {
-  uint64_t published;
-  uint64_t dropped;
-  uint64_t controls;
 };
 
 /*
@@ -1175,6 +1175,50 @@ int32_t carla_server_set_log_callback(carla_log_callback callback,
 int32_t carla_server_self_test_panic(void);
 
 /*
+ Joins DDS domain `domain_id` (0–232, ROS 2's `ROS_DOMAIN_ID`) and
+ publishes on ROS 2 every sensor enabled for it: by a 0.9 client's
+ `sensor.enable_for_ros()` or by `carla_sensor_publish_ros2`. `/clock`
+ follows each `carla_rpc_send_episode_state`; a hero vehicle's
+ `vehicle_control_cmd` arrives as a `CARLA_RPC_VEHICLE_CONTROL` request.
+ Publishing happens on the library's thread; no call waits on DDS.
+ Already started: 106 (already connected); a domain over 232:
+ `CARLA_SERVER_INVALID_ARGUMENT`.
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_ros2_start(CarlaServerPtr server,
+                         uint32_t domain_id);
+
+/*
+ Publishes the host's sensor `sensor_id` on ROS 2 as CARLA names it:
+ topics under `rt/carla/<parent_ros_name>/<ros_name>` (no parent: NULL
+ or "", then `rt/carla/<ros_name>`), frame `ros_name`, and on `/tf` its
+ `relative_transform` (NULL: none published) in the parent's frame (or
+ `map`). Until the sensor is destroyed. Unknown id:
+ `CARLA_SERVER_UNKNOWN_SENSOR`; `ros_name` NULL or empty:
+ `CARLA_SERVER_NULL_ARGUMENT` / `CARLA_SERVER_INVALID_ARGUMENT`.
+
+ # Safety
+ `server` NULL or live; the strings NULL or NUL-terminated;
+ `relative_transform` NULL or readable.
+ */
+int32_t carla_sensor_publish_ros2(CarlaServerPtr server,
+                                  uint32_t sensor_id,
+                                  const char *parent_ros_name,
+                                  const char *ros_name,
+                                  const struct carla_actor_transform *relative_transform);
+
+/*
+ Writes the ROS 2 counters to `stats`.
+
+ # Safety
+ `server` NULL or live; `stats` writable.
+ */
+int32_t carla_ros2_stats(CarlaServerPtr server,
+                         struct carla_ros2_stats *stats);
+
+/*
  Binds the CARLA 0.9.16 RPC port (`port` 0 picks one) and writes the
  bound port to `bound_port` (may be NULL). Binds the streaming port on
  `port + 1` first if `carla_server_listen_streaming` was not called.
@@ -1396,50 +1440,6 @@ int32_t carla_rpc_listen_release(CarlaServerPtr server,
                                  const char *release,
                                  uint32_t port,
                                  uint32_t *bound_port);
-
-/*
- Joins DDS domain `domain_id` (0–232, ROS 2's `ROS_DOMAIN_ID`) and
- publishes on ROS 2 every sensor enabled for it: by a 0.9 client's
- `sensor.enable_for_ros()` or by `carla_sensor_publish_ros2`. `/clock`
- follows each `carla_rpc_send_episode_state`; a hero vehicle's
- `vehicle_control_cmd` arrives as a `CARLA_RPC_VEHICLE_CONTROL` request.
- Publishing happens on the library's thread; no call waits on DDS.
- Already started: 106 (already connected); a domain over 232:
- `CARLA_SERVER_INVALID_ARGUMENT`.
-
- # Safety
- `server` NULL or live.
- */
-int32_t carla_ros2_start(CarlaServerPtr server,
-                         uint32_t domain_id);
-
-/*
- Publishes the host's sensor `sensor_id` on ROS 2 as CARLA names it:
- topics under `rt/carla/<parent_ros_name>/<ros_name>` (no parent: NULL
- or "", then `rt/carla/<ros_name>`), frame `ros_name`, and on `/tf` its
- `relative_transform` (NULL: none published) in the parent's frame (or
- `map`). Until the sensor is destroyed. Unknown id:
- `CARLA_SERVER_UNKNOWN_SENSOR`; `ros_name` NULL or empty:
- `CARLA_SERVER_NULL_ARGUMENT` / `CARLA_SERVER_INVALID_ARGUMENT`.
-
- # Safety
- `server` NULL or live; the strings NULL or NUL-terminated;
- `relative_transform` NULL or readable.
- */
-int32_t carla_sensor_publish_ros2(CarlaServerPtr server,
-                                  uint32_t sensor_id,
-                                  const char *parent_ros_name,
-                                  const char *ros_name,
-                                  const struct carla_actor_transform *relative_transform);
-
-/*
- Writes the ROS 2 counters to `stats`.
-
- # Safety
- `server` NULL or live; `stats` writable.
- */
-int32_t carla_ros2_stats(CarlaServerPtr server,
-                         struct carla_ros2_stats *stats);
 
 /*
  Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the
