@@ -4,7 +4,7 @@
 
 use rustdds::bytes::Bytes;
 use rustdds::no_key::{DataReader, DataWriter};
-use rustdds::policy::{Durability, History};
+use rustdds::policy::{Durability, History, ResourceLimits};
 use rustdds::{
     DomainParticipant, Publisher, QosPolicies, QosPolicyBuilder, RepresentationIdentifier,
     Subscriber, Topic, TopicKind,
@@ -98,11 +98,20 @@ pub(crate) type Reader = DataReader<Received, CdrAdapter>;
 /// Writers as CARLA's: reliable, transient-local, keep the last sample (a
 /// late reader gets the newest; a slow reader never makes the history
 /// grow).
+///
+/// rustdds keeps every sample a reliable reader has not acknowledged (up
+/// to 8192) whatever the history depth says; `max_samples` bounds that, so
+/// a stalled reader costs at most 4 samples per writer.
 fn writer_qos() -> QosPolicies {
     QosPolicyBuilder::new()
         .reliable(rustdds::Duration::from_millis(0))
         .durability(Durability::TransientLocal)
         .history(History::KeepLast { depth: 1 })
+        .resource_limits(ResourceLimits {
+            max_samples: 4,
+            max_instances: 1,
+            max_samples_per_instance: 4,
+        })
         .build()
 }
 

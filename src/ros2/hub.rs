@@ -13,13 +13,17 @@ use crate::types::ActorTransform;
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{JoinHandle, Thread};
 use std::time::Duration;
 
 /// Messages waiting for the ROS 2 thread, at most.
 const QUEUE: usize = 64;
+/// Messages of one sensor waiting, at most: a newer one past this is
+/// dropped for ROS, so a slow DDS side holds at most this many of a
+/// sensor's payloads (2 × 8 MB for a 1920x1080 camera).
+const PER_SENSOR: usize = 2;
 
 /// Where a sensor's topics go, as CARLA 0.9.16 names them.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,7 +45,8 @@ pub struct SensorNames {
 pub(crate) type ControlSink = Arc<dyn Fn(u32, VehicleControl09) + Send + Sync>;
 
 enum Job {
-    Sensor(Arc<SensorNames>, u32, Arc<Message>),
+    /// A sensor's message; the counter is its messages waiting.
+    Sensor(Arc<SensorNames>, u32, Arc<Message>, Arc<AtomicUsize>),
     Clock(f64),
     Vehicle(u32, Option<String>),
     Forget(u32),
@@ -153,11 +158,19 @@ impl Hub {
             running.thread.clone(),
             self.counters.clone(),
         );
+        let waiting = Arc::new(AtomicUsize::new(0));
         Arc::new(move |msg: &Arc<Message>| {
-            if queue
-                .push(Job::Sensor(names.clone(), id, msg.clone()))
-                .is_err()
-            {
+            // Invariant: at most PER_SENSOR of this sensor's messages wait
+            // (a sender that sees fewer adds one; concurrent senders of one
+            // sensor may overshoot by their number, never more).
+            if waiting.load(Ordering::Acquire) >= PER_SENSOR {
+                counters.dropped.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            waiting.fetch_add(1, Ordering::AcqRel);
+            let job = Job::Sensor(names.clone(), id, msg.clone(), waiting.clone());
+            if queue.push(job).is_err() {
+                waiting.fetch_sub(1, Ordering::AcqRel);
                 counters.dropped.fetch_add(1, Ordering::Relaxed);
             }
             thread.unpark();
@@ -333,10 +346,12 @@ fn run(
     while !stop.load(Ordering::Acquire) {
         while let Some(job) = queue.pop() {
             match job {
-                Job::Sensor(names, id, msg) => {
+                Job::Sensor(names, id, msg, waiting) => {
                     if publish(&mut dds, &mut sensors, &names, id, &msg, &mut warned) {
                         counters.published.fetch_add(1, Ordering::Relaxed);
                     }
+                    drop(msg); // its payload goes back to the pool
+                    waiting.fetch_sub(1, Ordering::AcqRel);
                 }
                 Job::Clock(seconds) => {
                     if let Ok(w) = &clock {

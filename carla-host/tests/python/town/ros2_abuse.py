@@ -1,0 +1,148 @@
+"""Bad DDS input against carla-host --ros2 (tests/demo_world/hardening.rs
+runs it and watches the host's memory): garbage datagrams on every DDS
+port of the domain, a participant that joins and leaves 1000 times, a
+reader that subscribes and never reads; through all of it the hero's camera
+keeps publishing to a healthy reader (Eclipse Cyclone DDS, `cyclonedds`).
+
+Usage: python ros2_abuse.py PORT DOMAIN. Prints phase lines (the test
+samples the host's memory from `STALL MID`, after 100 frames beside the
+stalled reader, to `STALL END`, 300 frames later) and OK.
+"""
+import os
+import random
+import socket
+import sys
+import time
+from dataclasses import dataclass
+
+import carla
+from cyclonedds.core import Policy, Qos
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.idl import IdlStruct
+from cyclonedds.idl.types import int32, sequence, uint8, uint32
+from cyclonedds.sub import DataReader
+from cyclonedds.topic import Topic
+
+port, domain = int(sys.argv[1]), int(sys.argv[2])
+TOPIC = "rt/carla/hero/rgb/image"
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+@dataclass
+class Time(IdlStruct, typename="builtin_interfaces::msg::dds_::Time_"):
+    sec: int32
+    nanosec: uint32
+
+
+@dataclass
+class Header(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
+    stamp: Time
+    frame_id: str
+
+
+@dataclass
+class Image(IdlStruct, typename="sensor_msgs::msg::dds_::Image_"):
+    header: Header
+    height: uint32
+    width: uint32
+    encoding: str
+    is_bigendian: uint8
+    step: uint32
+    data: sequence[uint8]
+
+
+client = carla.Client("127.0.0.1", port)
+client.set_timeout(20.0)
+world = client.get_world()
+library = world.get_blueprint_library()
+car_bp = library.find("vehicle.tesla.model3")
+car_bp.set_attribute("role_name", "hero")
+car_bp.set_attribute("ros_name", "hero")
+hero = world.spawn_actor(car_bp, world.get_map().get_spawn_points()[1])
+cam_bp = library.find("sensor.camera.rgb")
+cam_bp.set_attribute("ros_name", "rgb")
+cam_bp.set_attribute("image_size_x", "640")
+cam_bp.set_attribute("image_size_y", "480")
+camera = world.spawn_actor(cam_bp, carla.Transform(carla.Location(z=2)), attach_to=hero)
+camera.enable_for_ros()
+settings = world.get_settings()
+settings.synchronous_mode, settings.fixed_delta_seconds = True, 0.05
+world.apply_settings(settings)
+
+dp = DomainParticipant(domain)
+qos = Qos(Policy.Reliability.Reliable(1_000_000_000), Policy.History.KeepLast(1))
+healthy = DataReader(dp, Topic(dp, TOPIC, Image), qos=qos)
+
+
+def images_within(seconds, ticks=True):
+    """Frames the healthy reader got while the world ticked."""
+    got, end = [], time.time() + seconds
+    while time.time() < end and len(got) < 10:
+        if ticks:
+            world.tick()
+        got.extend(s.header.stamp for s in healthy.take(N=10))
+        time.sleep(0.02)
+    return got
+
+
+check(len(images_within(30)) >= 3, "images before the abuse")
+print("HEALTHY", flush=True)
+
+# 1. Garbage datagrams on every port of the domain (discovery multicast and
+# unicast, user traffic), and RTPS-looking ones with lying lengths.
+base = 7400 + 250 * domain
+sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+rng = random.Random(7)
+sent = 0
+for p in range(base, base + 250):
+    for _ in range(20):
+        junk = bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 300)))
+        if rng.random() < 0.5:
+            # An RTPS header (version 2.3, vendor 0.0, a guid prefix), then a
+            # submessage whose length points past the datagram.
+            junk = b"RTPS\x02\x03\x00\x00" + os.urandom(12) + bytes([rng.randrange(256), 1]) + b"\xff\xff" + junk
+        sock.sendto(junk, ("127.0.0.1", p))
+        sent += 1
+print("GARBAGE %d datagrams" % sent, flush=True)
+check(len(images_within(30)) >= 3, "images after the garbage")
+
+# 2. A participant that joins (with a reader of the topic) and leaves, 1000
+# times.
+for i in range(1000):
+    p = DomainParticipant(domain)
+    DataReader(p, Topic(p, TOPIC, Image), qos=qos)
+    del p
+print("CHURN 1000", flush=True)
+check(len(images_within(30)) >= 3, "images after 1000 participants came and went")
+
+# 3. A reliable reader that never reads, while 400 frames of 1.2 MB go out.
+stalled_dp = DomainParticipant(domain)
+stalled = DataReader(stalled_dp, Topic(stalled_dp, TOPIC, Image),
+                     qos=Qos(Policy.Reliability.Reliable(1_000_000_000), Policy.History.KeepAll))
+time.sleep(1.0)
+
+
+def frames(n):
+    for _ in range(n):
+        world.tick()
+        healthy.take(N=10)
+        time.sleep(0.005)
+
+
+frames(100)  # whatever is bounded reaches its peak
+print("STALL MID", flush=True)
+sys.stdin.readline()  # the test samples the host's memory from now on
+frames(300)
+print("STALL END", flush=True)
+sys.stdin.readline()
+check(len(images_within(30)) >= 3, "images beside the stalled reader")
+
+settings.synchronous_mode, settings.fixed_delta_seconds = False, None
+world.apply_settings(settings)
+camera.destroy()
+hero.destroy()
+print("OK", flush=True)
