@@ -23,6 +23,7 @@ mod baseline;
 #[path = "../../tests/common/capi_host.rs"]
 mod capi_host;
 mod legacy;
+mod ros2;
 mod rpc;
 mod sensors;
 mod stall;
@@ -382,5 +383,40 @@ fn main() {
     }
     if run("stall") {
         stalled_subscriber();
+    }
+    if run("ros2") {
+        ros2_publishing();
+    }
+}
+
+/// 4 cameras 1920x1080 at 20 Hz to 2 DDS and 2 TCP reader processes.
+fn ros2_publishing() {
+    println!("\n## 8. ROS 2: 4 cameras 1920x1080 at 20 Hz, 2 DDS and 2 TCP reader processes\n");
+    let Some(python) = ros2::python() else {
+        println!(
+            "(skipped: target/venv-carla-0.9.16 with cyclonedds is missing; run scripts/test.sh)"
+        );
+        return;
+    };
+    println!("| ROS 2 | game thread p50 µs | p99 | max | reader | frames/s | MB/s | published | dropped for ROS |");
+    println!("|---|---:|---:|---:|---|---:|---:|---:|---:|");
+    let seconds = (10.0 * scale_factor()).max(3.0);
+    for on in [false, true] {
+        let o = ros2::run(&python, (1920, 1080), seconds, on);
+        for (i, (kind, fps, mbs)) in o.readers.iter().enumerate() {
+            println!(
+                "| {} | {} | {} | {} | {} {} | {:.1} | {:.0} | {} | {} |",
+                if on { "on" } else { "off" },
+                o.game.p50.as_micros(),
+                o.game.p99.as_micros(),
+                o.game.max.as_micros(),
+                kind,
+                i % 2 + 1,
+                fps,
+                mbs,
+                o.published,
+                o.dropped
+            );
+        }
     }
 }

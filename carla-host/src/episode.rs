@@ -144,6 +144,9 @@ impl Episode {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        if server.ros2_domain().is_some() {
+            publish_on_ros2(server, &sensors);
+        }
         let episode = Episode {
             settings,
             sensors,
@@ -378,5 +381,35 @@ impl Episode {
             .filter_map(|s| server.sensor(s.stream_id).ok())
             .map(|sensor| sensor.stats())
             .fold((0, 0), |(d, n), s| (d + s.dropped, n + s.subscribers))
+    }
+}
+
+/// With `--ros2`, the 0.8 player's sensors go on ROS 2 too, as sensors of
+/// the hero: `rt/carla/hero/<0.8 sensor name>` (characters ROS does not
+/// allow in names become `_`), frame = that name. Their pose is the 0.8
+/// settings' (not on `/tf`).
+fn publish_on_ros2(server: &Server, sensors: &[SensorRun]) {
+    for s in sensors {
+        let name: String = s
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let names = carla_server::ros2::SensorNames {
+            base: format!("rt/carla/hero/{name}"),
+            frame_id: name,
+            parent_frame: "hero".into(),
+            publish_tf: false,
+            transform: Default::default(),
+        };
+        if let Err(e) = server.publish_sensor_on_ros2(s.stream_id, names) {
+            log_warn!("sensor {}: not on ROS 2: {}", s.name, e);
+        }
     }
 }

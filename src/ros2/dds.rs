@@ -184,9 +184,15 @@ impl Dds {
     }
 }
 
-/// Writes one message; a failure is logged (rate-limited), never fatal.
-pub(crate) fn write(writer: &Writer, topic: &str, cdr: Vec<u8>) {
-    if let Err(e) = writer.write(Cdr(Bytes::from(cdr)), None) {
-        crate::log_warn!("ros2: cannot publish on {}: {:?}", topic, e);
+/// Writes one message; false if DDS refused it (a reliable reader still
+/// holds the writer's 4 samples unacknowledged: this one is dropped for
+/// DDS), logged rate-limited, never fatal.
+pub(crate) fn write(writer: &Writer, topic: &str, cdr: Vec<u8>) -> bool {
+    match writer.write(Cdr(Bytes::from(cdr)), None) {
+        Ok(()) => true,
+        Err(e) => {
+            crate::log_warn!("ros2: a sample on {} was dropped: {:?}", topic, e);
+            false
+        }
     }
 }

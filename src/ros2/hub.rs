@@ -347,9 +347,11 @@ fn run(
         while let Some(job) = queue.pop() {
             match job {
                 Job::Sensor(names, id, msg, waiting) => {
-                    if publish(&mut dds, &mut sensors, &names, id, &msg, &mut warned) {
-                        counters.published.fetch_add(1, Ordering::Relaxed);
-                    }
+                    match publish(&mut dds, &mut sensors, &names, id, &msg, &mut warned) {
+                        Some(true) => counters.published.fetch_add(1, Ordering::Relaxed),
+                        Some(false) => counters.dropped.fetch_add(1, Ordering::Relaxed),
+                        None => 0,
+                    };
                     drop(msg); // its payload goes back to the pool
                     waiting.fetch_sub(1, Ordering::AcqRel);
                 }
@@ -385,8 +387,10 @@ fn run(
     }
 }
 
-/// Writes one sensor message on its topics (and `/tf`); false if it was
-/// not published (a sensor type without topics, a malformed payload).
+/// Writes one sensor message on its topics (and `/tf`): Some(true) if DDS
+/// took its data, Some(false) if DDS refused it (a reliable reader behind),
+/// None if it has nothing to publish (a sensor type without topics, a
+/// malformed payload).
 fn publish(
     dds: &mut Dds,
     sensors: &mut HashMap<u32, SensorWriters>,
@@ -394,15 +398,12 @@ fn publish(
     id: u32,
     msg: &Message,
     warned: &mut HashMap<u64, ()>,
-) -> bool {
+) -> Option<bool> {
     let header = msg.header();
     let kind = u64::from_le_bytes(header[..8].try_into().expect("8 bytes"));
-    let Some(sensor) = usize::try_from(kind)
+    let sensor = usize::try_from(kind)
         .ok()
-        .and_then(|i| SensorType::ALL.get(i).copied())
-    else {
-        return false;
-    };
+        .and_then(|i| SensorType::ALL.get(i).copied())?;
     let topics = topics_of(sensor);
     if topics.is_empty() {
         if warned.insert(kind, ()).is_none() {
@@ -411,7 +412,7 @@ fn publish(
                 sensor
             );
         }
-        return false;
+        return None;
     }
     let seconds = f64::from_le_bytes(header[16..24].try_into().expect("8 bytes"));
     let stamp = Stamp::from_seconds(seconds);
@@ -421,7 +422,7 @@ fn publish(
             sensor,
             id
         );
-        return false;
+        return None;
     };
     if let std::collections::hash_map::Entry::Vacant(slot) = sensors.entry(id) {
         let mut data = Vec::new();
@@ -431,7 +432,7 @@ fn publish(
                 Ok(w) => data.push((topic, w)),
                 Err(e) => {
                     crate::log_error!("ros2: {}", e);
-                    return false;
+                    return None;
                 }
             }
         }
@@ -443,8 +444,9 @@ fn publish(
     }
     let writers = &sensors[&id];
     // CARLA publishes camera_info before the image.
+    let mut taken = true;
     for ((topic, w), cdr) in writers.data.iter().zip(encoded).rev() {
-        dds::write(w, topic, cdr);
+        taken &= dds::write(w, topic, cdr);
     }
     if let Some(w) = &writers.tf {
         let tf = messages::tf(
@@ -455,7 +457,7 @@ fn publish(
         );
         dds::write(w, "rt/tf", tf);
     }
-    true
+    Some(taken)
 }
 
 /// Hands the newest control of a vehicle's topic to the host.

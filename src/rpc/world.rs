@@ -322,6 +322,7 @@ impl World {
         attributes: &[(&str, &str)],
         transform: ActorTransform,
     ) -> Result<(), String> {
+        let attributes_given = attributes;
         let (uid, bp) = self
             .blueprint(blueprint)
             .ok_or_else(|| format!("unknown blueprint {blueprint:?} (add it first)"))?;
@@ -329,7 +330,7 @@ impl World {
         if id == 0 || actors.contains_key(&id) {
             return Err(format!("actor id {id} is 0 or in use"));
         }
-        let attributes = bp
+        let mut attributes: Vec<(String, u8, String)> = bp
             .attributes
             .iter()
             .map(|a| {
@@ -340,6 +341,13 @@ impl World {
                 (a.id.clone(), a.kind, value.to_owned())
             })
             .collect();
+        // CARLA's ROS 2 attributes, which every blueprint has on the wire.
+        for (key, kind, _) in super::ros::ROS_ATTRIBUTES {
+            let given = attributes_given.iter().find(|(k, _)| *k == key);
+            if let (Some((_, v)), false) = (given, attributes.iter().any(|(k, _, _)| k == key)) {
+                attributes.push((key.to_owned(), kind, (*v).to_owned()));
+            }
+        }
         actors.insert(
             id,
             Actor {

@@ -54,7 +54,11 @@ pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, 
     };
     if world.player_active() {
         let player = fitting_vehicle((EXTENT.x, EXTENT.y, EXTENT.z), 0);
-        add(PLAYER_ID, player, &[("role_name", "hero")]);
+        add(
+            PLAYER_ID,
+            player,
+            &[("role_name", "hero"), ("ros_name", "hero")],
+        );
     }
     for v in world.traffic() {
         add(v.id, fitting_vehicle(v.extent, v.id), &[]);
