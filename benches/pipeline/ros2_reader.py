@@ -47,33 +47,13 @@ if mode == "tcp":
         t.start()
     time.sleep(seconds)
 else:
-    from dataclasses import dataclass
+    import os
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../carla-host/tests/python/town"))
     from cyclonedds.core import Policy, Qos
     from cyclonedds.domain import DomainParticipant
-    from cyclonedds.idl import IdlStruct
-    from cyclonedds.idl.types import int32, sequence, uint8, uint32
     from cyclonedds.sub import DataReader
     from cyclonedds.topic import Topic
-
-    @dataclass
-    class Time(IdlStruct, typename="builtin_interfaces::msg::dds_::Time_"):
-        sec: int32
-        nanosec: uint32
-
-    @dataclass
-    class Header(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
-        stamp: Time
-        frame_id: str
-
-    @dataclass
-    class Image(IdlStruct, typename="sensor_msgs::msg::dds_::Image_"):
-        header: Header
-        height: uint32
-        width: uint32
-        encoding: str
-        is_bigendian: uint8
-        step: uint32
-        data: sequence[uint8]
+    from ros2_msgs import Image
 
     dp = DomainParticipant(where)
     qos = Qos(Policy.Reliability.Reliable(1_000_000_000), Policy.History.KeepLast(1))

@@ -14,16 +14,14 @@ Usage: python ros2.py PORT DOMAIN. Prints OK at the end.
 import math
 import sys
 import time
-from dataclasses import dataclass, field
-
 import carla
 from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import DomainParticipant
-from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import array, float32, float64, int32, sequence, uint8, uint16, uint32
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
+from ros2_msgs import (CameraInfo, CarlaEgoVehicleControl, Clock, Header, Image, Imu, NavSatFix,
+                       PointCloud2, TFMessage, Time)
 
 port, domain = int(sys.argv[1]), int(sys.argv[2])
 
@@ -31,153 +29,6 @@ port, domain = int(sys.argv[1]), int(sys.argv[2])
 def check(cond, what):
     if not cond:
         raise AssertionError(what)
-
-
-# ROS 2's message definitions, with the DDS type names ROS 2 gives them.
-@dataclass
-class Time(IdlStruct, typename="builtin_interfaces::msg::dds_::Time_"):
-    sec: int32
-    nanosec: uint32
-
-
-@dataclass
-class Header(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
-    stamp: Time
-    frame_id: str
-
-
-@dataclass
-class Image(IdlStruct, typename="sensor_msgs::msg::dds_::Image_"):
-    header: Header
-    height: uint32
-    width: uint32
-    encoding: str
-    is_bigendian: uint8
-    step: uint32
-    data: sequence[uint8]
-
-
-@dataclass
-class RegionOfInterest(IdlStruct, typename="sensor_msgs::msg::dds_::RegionOfInterest_"):
-    x_offset: uint32
-    y_offset: uint32
-    height: uint32
-    width: uint32
-    do_rectify: bool
-
-
-@dataclass
-class CameraInfo(IdlStruct, typename="sensor_msgs::msg::dds_::CameraInfo_"):
-    header: Header
-    height: uint32
-    width: uint32
-    distortion_model: str
-    d: sequence[float64]
-    k: array[float64, 9]
-    r: array[float64, 9]
-    p: array[float64, 12]
-    binning_x: uint32
-    binning_y: uint32
-    roi: RegionOfInterest
-
-
-@dataclass
-class PointField(IdlStruct, typename="sensor_msgs::msg::dds_::PointField_"):
-    name: str
-    offset: uint32
-    datatype: uint8
-    count: uint32
-
-
-@dataclass
-class PointCloud2(IdlStruct, typename="sensor_msgs::msg::dds_::PointCloud2_"):
-    header: Header
-    height: uint32
-    width: uint32
-    fields: sequence[PointField]
-    is_bigendian: bool
-    point_step: uint32
-    row_step: uint32
-    data: sequence[uint8]
-    is_dense: bool
-
-
-@dataclass
-class Vector3(IdlStruct, typename="geometry_msgs::msg::dds_::Vector3_"):
-    x: float64
-    y: float64
-    z: float64
-
-
-@dataclass
-class Quaternion(IdlStruct, typename="geometry_msgs::msg::dds_::Quaternion_"):
-    x: float64
-    y: float64
-    z: float64
-    w: float64
-
-
-@dataclass
-class Imu(IdlStruct, typename="sensor_msgs::msg::dds_::Imu_"):
-    header: Header
-    orientation: Quaternion
-    orientation_covariance: array[float64, 9]
-    angular_velocity: Vector3
-    angular_velocity_covariance: array[float64, 9]
-    linear_acceleration: Vector3
-    linear_acceleration_covariance: array[float64, 9]
-
-
-@dataclass
-class NavSatStatus(IdlStruct, typename="sensor_msgs::msg::dds_::NavSatStatus_"):
-    status: uint8
-    service: uint16
-
-
-@dataclass
-class NavSatFix(IdlStruct, typename="sensor_msgs::msg::dds_::NavSatFix_"):
-    header: Header
-    status: NavSatStatus
-    latitude: float64
-    longitude: float64
-    altitude: float64
-    position_covariance: array[float64, 9]
-    position_covariance_type: uint8
-
-
-@dataclass
-class Clock(IdlStruct, typename="rosgraph_msgs::msg::dds_::Clock_"):
-    clock: Time
-
-
-@dataclass
-class Transform(IdlStruct, typename="geometry_msgs::msg::dds_::Transform_"):
-    translation: Vector3
-    rotation: Quaternion
-
-
-@dataclass
-class TransformStamped(IdlStruct, typename="geometry_msgs::msg::dds_::TransformStamped_"):
-    header: Header
-    child_frame_id: str
-    transform: Transform
-
-
-@dataclass
-class TFMessage(IdlStruct, typename="tf2_msgs::msg::dds_::TFMessage_"):
-    transforms: sequence[TransformStamped]
-
-
-@dataclass
-class CarlaEgoVehicleControl(IdlStruct, typename="carla_msgs::msg::dds_::CarlaEgoVehicleControl_"):
-    header: Header
-    throttle: float32
-    steer: float32
-    brake: float32
-    hand_brake: bool
-    reverse: bool
-    gear: int32
-    manual_gear_shift: bool
 
 
 # The DDS side first, so it is discovered while the world is set up.
