@@ -1215,8 +1215,8 @@ int32_t carla_sensor_publish_ros2(CarlaServerPtr server,
  # Safety
  `server` NULL or live; `stats` writable.
  */
-int32_t carla_ros2_stats(CarlaServerPtr server,
-                         struct carla_ros2_stats *stats);
+int32_t carla_ros2_get_stats(CarlaServerPtr server,
+                             struct carla_ros2_stats *stats);
 
 /*
  Binds the CARLA 0.9.16 RPC port (`port` 0 picks one) and writes the

@@ -101,7 +101,7 @@ pub struct carla_ros2_stats {
 /// # Safety
 /// `server` NULL or live; `stats` writable.
 #[no_mangle]
-pub unsafe extern "C" fn carla_ros2_stats(
+pub unsafe extern "C" fn carla_ros2_get_stats(
     server: CarlaServerPtr,
     stats: *mut carla_ros2_stats,
 ) -> i32 {

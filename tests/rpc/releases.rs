@@ -28,6 +28,16 @@ fn an_older_release_needs_the_rpc_port_first_and_is_served_once() {
     assert_eq!(listed[1], (Release::V0_9_13, addr));
 }
 
+/// The type number of attribute `key` in a list of `[id, type, ...]`.
+fn type_of(attributes: &Value, key: &str) -> u64 {
+    let list = attributes.as_array().expect("attributes");
+    let a = list
+        .iter()
+        .find(|a| a[0].as_str() == Some(key))
+        .expect("the attribute");
+    a[1].as_u64().expect("a type number")
+}
+
 /// The stream id in a token (`rpc::EpisodeInfo`'s `[bytes]`).
 fn stream_id(token: &Value) -> u32 {
     let bytes = token.as_slice().expect("token bytes");
@@ -57,20 +67,14 @@ fn a_0_9_13_port_answers_in_0_9_13_numbering_about_the_same_world() {
             .find(|d| d[1].as_str() == Some("vehicle.test.box"))
             .cloned()
             .unwrap();
-        let color = car[3]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|a| a[0].as_str() == Some("color"))
-            .cloned()
-            .unwrap();
+        let color = type_of(&car[3], "color");
         let ids: Vec<String> = defs
             .as_array()
             .unwrap()
             .iter()
             .map(|d| d[1].as_str().unwrap().to_owned())
             .collect();
-        (color[1].as_u64().unwrap(), ids)
+        (color, ids)
     };
     let (rgb_new, ids_new) = types(&mut new);
     let (rgb_old, ids_old) = types(&mut old);
@@ -96,15 +100,8 @@ fn a_0_9_13_port_answers_in_0_9_13_numbering_about_the_same_world() {
     let seen = |c: &mut RpcClient| {
         let list = c.call("get_actors_by_id", &[Value::Array(vec![id.clone()])]);
         let actor = list.unwrap()[0].clone();
-        let color = actor[2][2]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|a| a[0].as_str() == Some("color"))
-            .cloned()
-            .unwrap();
         (
-            color[1].as_u64().unwrap(),
+            type_of(&actor[2][2], "color"),
             actor[4].as_slice().unwrap().to_vec(),
         )
     };
