@@ -93,6 +93,12 @@ impl Release {
         (self.tag() << 28) | (id & (STREAM_ID_LIMIT - 1))
     }
 
+    /// The library's stream id inside a (possibly tagged) stream id a
+    /// client sends back (a tag no release has is left as it is).
+    pub(crate) fn library_stream_id(raw: u32) -> u32 {
+        Release::split_stream_id(raw).map_or(raw, |(_, id)| id)
+    }
+
     /// The release and library stream id a subscriber asked for (None: a
     /// tag no release has).
     pub(crate) fn split_stream_id(raw: u32) -> Option<(Release, u32)> {

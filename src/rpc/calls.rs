@@ -48,7 +48,7 @@ pub(crate) fn call(
         ("get_sensor_token", 1) => {
             let raw = as_u32(&a[0], "stream id")?;
             // The id in a token this endpoint gave, tagged with its release.
-            let id = Release::split_stream_id(raw).map_or(raw, |(_, id)| id);
+            let id = Release::library_stream_id(raw);
             if id != s.observer.id() && s.sensors.get_quiet(id).is_none() {
                 return Err(format!(
                     "no stream with id {id} (its sensor was destroyed or never spawned)"

@@ -231,16 +231,28 @@ impl RpcServer {
         timeout: Duration,
     ) -> Result<RpcServer, Error> {
         let mut rpc = RpcServer::unbound(sensors, stream_port, timeout)?;
-        let first_bytes = crate::net::port::first_bytes_deadline(timeout);
-        let accept = rpc.acceptor(Release::NATIVE);
-        let bound = Port::bind_with(ip, port, "rpc", Class::World, move |_| FirstRequest {
-            accept,
-            first_bytes,
-        })?;
+        let bound = rpc.bind_port(ip, port, Release::NATIVE, "rpc")?;
         rpc.addr = bound.addr();
         rpc.port = Some(bound);
         rpc.log_listening();
         Ok(rpc)
+    }
+
+    /// A port whose clients are served as clients of `release`; their
+    /// first request must begin within the first-bytes deadline.
+    fn bind_port(
+        &self,
+        ip: IpAddr,
+        port: u16,
+        release: Release,
+        name: &'static str,
+    ) -> Result<Port, Error> {
+        let first_bytes = crate::net::port::first_bytes_deadline(self.shared.timeout);
+        let accept = self.acceptor(release);
+        Port::bind_with(ip, port, name, Class::World, move |_| FirstRequest {
+            accept,
+            first_bytes,
+        })
     }
 
     /// An endpoint without a port of its own: it serves the connections
@@ -304,8 +316,6 @@ impl RpcServer {
             );
             return Err(Error::AlreadyConnected);
         }
-        let first_bytes = crate::net::port::first_bytes_deadline(self.shared.timeout);
-        let accept = self.acceptor(release);
         let name = match release {
             Release::V0_9_12 => "rpc 0.9.12",
             Release::V0_9_13 => "rpc 0.9.13",
@@ -313,10 +323,7 @@ impl RpcServer {
             Release::V0_9_15 => "rpc 0.9.15",
             Release::V0_9_16 => "rpc 0.9.16",
         };
-        let bound = Port::bind_with(ip, port, name, Class::World, move |_| FirstRequest {
-            accept,
-            first_bytes,
-        })?;
+        let bound = self.bind_port(ip, port, release, name)?;
         let addr = bound.addr();
         crate::log_info!(
             "rpc: CARLA {} world protocol listening on {} (streams on port {})",

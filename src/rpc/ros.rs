@@ -109,7 +109,7 @@ pub(crate) fn call(
 ) -> Option<ArgResult<()>> {
     let id = |v: &Value| -> ArgResult<u32> {
         let raw = as_u32(v, "stream id")?;
-        Ok(Release::split_stream_id(raw).map_or(raw, |(_, id)| id))
+        Ok(Release::library_stream_id(raw))
     };
     Some(match (method, a.len()) {
         ("enable_sensor_for_ros", 1) => id(&a[0]).and_then(|id| {

@@ -173,11 +173,10 @@ impl Session {
         }
     }
 
-    /// Rewrites the header's sensor type (its first 8 bytes) into this
+    /// Rewrites the header's sensor type `native` (its first 8 bytes) into this
     /// subscriber's release's id; false (one log line) if that release has
     /// no decoder for it, which ends the session.
-    fn rewrite_type(&self, header: &mut [u8; HEADER_SIZE]) -> bool {
-        let native = u64::from_le_bytes(header[..8].try_into().expect("8 bytes"));
+    fn rewrite_type(&self, header: &mut [u8; HEADER_SIZE], native: u64) -> bool {
         match self.release.sensor_type(native) {
             Some(id) => {
                 header[..8].copy_from_slice(&id.to_le_bytes());
@@ -212,7 +211,7 @@ impl Session {
             } else {
                 rewritten = msg.header;
                 let native = u64::from_le_bytes(rewritten[..8].try_into().expect("8 bytes"));
-                if !self.rewrite_type(&mut rewritten) {
+                if !self.rewrite_type(&mut rewritten, native) {
                     self.close();
                     return false;
                 }
