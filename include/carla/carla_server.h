@@ -551,12 +551,15 @@ struct carla_actor_transform {
 
 /*
  Counters of ROS 2 publishing: sensor messages written on DDS, dropped
- (the publishing thread's queue was full), controls read.
+ (the publishing thread's queue was full, or DDS refused them), controls
+ read, and rejoins of the DDS domain (a topic refused every sample for
+ 10 s, or DDS dropped a peer reading our topics: docs/ros2.md).
  */
 struct carla_ros2_stats {
   uint64_t published;
   uint64_t dropped;
   uint64_t controls;
+  uint64_t rejoins;
 };
 
 /*

@@ -87,13 +87,16 @@ pub unsafe extern "C" fn carla_sensor_publish_ros2(
 }
 
 /// Counters of ROS 2 publishing: sensor messages written on DDS, dropped
-/// (the publishing thread's queue was full), controls read.
+/// (the publishing thread's queue was full, or DDS refused them), controls
+/// read, and rejoins of the DDS domain (a topic refused every sample for
+/// 10 s, or DDS dropped a peer reading our topics: docs/ros2.md).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct carla_ros2_stats {
     pub published: u64,
     pub dropped: u64,
     pub controls: u64,
+    pub rejoins: u64,
 }
 
 /// Writes the ROS 2 counters to `stats`.
@@ -112,6 +115,7 @@ pub unsafe extern "C" fn carla_ros2_get_stats(
             published: s.published,
             dropped: s.dropped,
             controls: s.controls,
+            rejoins: s.rejoins,
         };
         Ok(())
     })

@@ -6,11 +6,13 @@ use rustdds::bytes::Bytes;
 use rustdds::no_key::{DataReader, DataWriter};
 use rustdds::policy::{Durability, History, ResourceLimits};
 use rustdds::{
-    DomainParticipant, Publisher, QosPolicies, QosPolicyBuilder, RepresentationIdentifier,
-    Subscriber, Topic, TopicKind,
+    DomainParticipant, DomainParticipantStatusEvent, DomainParticipantStatusListener, LostReason,
+    Publisher, QosPolicies, QosPolicyBuilder, RepresentationIdentifier, StatusEvented, Subscriber,
+    Topic, TopicKind, GUID,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::time::{Duration, Instant};
 
 /// A message already in CDR (the DDS layer adds the encapsulation header).
 pub(crate) struct Cdr(pub(crate) Bytes);
@@ -92,7 +94,7 @@ impl rustdds::no_key::DefaultDecoder<Received> for CdrAdapter {
     const DECODER: RawDecoder = RawDecoder;
 }
 
-pub(crate) type Writer = DataWriter<Cdr, CdrAdapter>;
+type Writer = DataWriter<Cdr, CdrAdapter>;
 pub(crate) type Reader = DataReader<Received, CdrAdapter>;
 
 /// Writers as CARLA's: reliable, transient-local, keep the last sample (a
@@ -124,12 +126,19 @@ fn reader_qos() -> QosPolicies {
         .build()
 }
 
+/// Remote readers matched to our writers, remembered at most (each is a
+/// live reader DDS discovered; past this, new ones are not remembered).
+const MATCHED_KEPT: usize = 4096;
+
 /// The participant and its topics.
 pub(crate) struct Dds {
     participant: DomainParticipant,
     publisher: Publisher,
     subscriber: Subscriber,
     topics: HashMap<String, Topic>,
+    status: DomainParticipantStatusListener,
+    /// Remote readers matched to one of our writers.
+    matched: HashSet<GUID>,
 }
 
 impl Dds {
@@ -142,12 +151,57 @@ impl Dds {
         let subscriber = participant
             .create_subscriber(&reader_qos())
             .map_err(|e| format!("DDS subscriber: {e}"))?;
+        let status = participant.status_listener();
         Ok(Dds {
             participant,
             publisher,
             subscriber,
             topics: HashMap::new(),
+            status,
+            matched: HashSet::new(),
         })
+    }
+
+    /// Reads what discovery reported since the last call; true if a peer
+    /// with a reader of our topics was dropped because its lease ended.
+    ///
+    /// rustdds renews a peer's lease only when one of its announcements
+    /// gets through a queue of 8 notices, which a burst of announcements
+    /// (participants joining and leaving, a flood) overflows: a live peer
+    /// is then dropped, and its readers get nothing more from our writers
+    /// even once it is found again. A new participant (a rejoin) is found
+    /// by every live peer within a second or so.
+    pub(crate) fn lost_a_reading_peer(&mut self) -> bool {
+        let mut lost = false;
+        while let Some(event) = self.status.try_recv_status() {
+            match event {
+                DomainParticipantStatusEvent::RemoteReaderMatched { remote_reader, .. } => {
+                    // A user topic's reader (not discovery's own endpoints).
+                    let user = remote_reader.entity_id.entity_kind.is_user_defined();
+                    if user && self.matched.len() < MATCHED_KEPT {
+                        self.matched.insert(remote_reader);
+                    }
+                }
+                DomainParticipantStatusEvent::ReaderLost { guid, .. } => {
+                    self.matched.remove(&guid);
+                }
+                DomainParticipantStatusEvent::ParticipantLost { id, reason } => {
+                    let before = self.matched.len();
+                    self.matched.retain(|g| g.prefix != id);
+                    let had_readers = self.matched.len() < before;
+                    if had_readers && matches!(reason, LostReason::Timeout { .. }) {
+                        crate::log_warn!(
+                            "ros2: DDS dropped a peer with readers of our topics: no word from \
+                             it within its lease ({:?})",
+                            reason
+                        );
+                        lost = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        lost
     }
 
     fn topic(&mut self, name: &str, type_name: &str) -> Result<Topic, String> {
@@ -168,11 +222,17 @@ impl Dds {
     }
 
     /// A writer of `type_name` on topic `name` (`rt/...`).
-    pub(crate) fn writer(&mut self, name: &str, type_name: &str) -> Result<Writer, String> {
+    pub(crate) fn writer(&mut self, name: &str, type_name: &str) -> Result<TopicWriter, String> {
         let topic = self.topic(name, type_name)?;
-        self.publisher
+        let writer = self
+            .publisher
             .create_datawriter_no_key(&topic, Some(writer_qos()))
-            .map_err(|e| format!("DDS writer {name}: {e}"))
+            .map_err(|e| format!("DDS writer {name}: {e}"))?;
+        Ok(TopicWriter {
+            topic: name.to_owned(),
+            writer,
+            refused_since: None,
+        })
     }
 
     /// A reader of `type_name` on topic `name`.
@@ -184,15 +244,42 @@ impl Dds {
     }
 }
 
-/// Writes one message; false if DDS refused it (a reliable reader still
-/// holds the writer's 4 samples unacknowledged: this one is dropped for
-/// DDS), logged rate-limited, never fatal.
-pub(crate) fn write(writer: &Writer, topic: &str, cdr: Vec<u8>) -> bool {
-    match writer.write(Cdr(Bytes::from(cdr)), None) {
-        Ok(()) => true,
-        Err(e) => {
-            crate::log_warn!("ros2: a sample on {} was dropped: {:?}", topic, e);
-            false
+/// A writer and its topic, and since when DDS has refused every sample
+/// written on it.
+pub(crate) struct TopicWriter {
+    topic: String,
+    writer: Writer,
+    refused_since: Option<Instant>,
+}
+
+impl TopicWriter {
+    pub(crate) fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// Writes one message; false if DDS refused it (a reliable reader
+    /// still holds the writer's 4 samples unacknowledged: this one is
+    /// dropped for DDS), logged rate-limited, never fatal.
+    pub(crate) fn write(&mut self, cdr: Vec<u8>) -> bool {
+        match self.writer.write(Cdr(Bytes::from(cdr)), None) {
+            Ok(()) => {
+                self.refused_since = None;
+                true
+            }
+            Err(e) => {
+                self.refused_since.get_or_insert_with(Instant::now);
+                crate::log_warn!("ros2: a sample on {} was dropped: {:?}", self.topic, e);
+                false
+            }
         }
     }
+
+    /// How long every sample written has been refused, as of `now`.
+    pub(crate) fn refused_for(&self, now: Instant) -> Duration {
+        self.refused_since
+            .map_or(Duration::ZERO, |t| now.saturating_duration_since(t))
+    }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests;

@@ -6,9 +6,11 @@
 //!
 //! - `messages`: the ROS 2 messages, CDR-encoded from the serialized
 //!   payloads the TCP streams carry (`cdr`: the encoding);
-//! - `hub`: the `carla-ros2` thread, fed by a tap on each enabled sensor's
-//!   stream through a bounded lock-free queue (the game thread never
+//! - `hub`: what feeds the `carla-ros2` thread: a tap on each enabled
+//!   sensor's stream and a bounded lock-free queue (the game thread never
 //!   waits on DDS);
+//! - `worker`: the `carla-ros2` thread: messages to topics, controls to
+//!   the host, and a rejoin of the domain when a topic stays blocked;
 //! - `dds`: the `rustdds` participant, writers and readers.
 //!
 //! Reference: docs/ros2.md.
@@ -17,6 +19,7 @@ mod cdr;
 mod dds;
 mod hub;
 pub(crate) mod messages;
+mod worker;
 
 pub(crate) use hub::Hub;
 

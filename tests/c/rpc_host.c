@@ -78,7 +78,8 @@ static void check_bad_arguments(CarlaServerPtr server) {
          "publish_ros2(NULL name)");
   expect(carla_ros2_get_stats(server, NULL), CARLA_SERVER_NULL_ARGUMENT, "ros2_stats(NULL)");
   check(carla_ros2_get_stats(server, &ros), "ros2_get_stats");
-  expect(ros.published == 0 && ros.dropped == 0, 1, "nothing published before ros2_start");
+  expect(ros.published == 0 && ros.dropped == 0 && ros.rejoins == 0, 1,
+         "nothing published before ros2_start");
   expect(carla_rpc_listen_release(server, NULL, 0, NULL), CARLA_SERVER_NULL_ARGUMENT,
          "listen_release(, NULL release)");
   expect(carla_rpc_listen_release(server, "0.9.11", 0, NULL), CARLA_SERVER_INVALID_ARGUMENT,

@@ -446,9 +446,11 @@ fn rss_kib(pid: u32) -> u64 {
 
 /// Bad DDS input against `carla-host --ros2` (tests/python/town/
 /// ros2_abuse.py): 5,000 garbage datagrams on every port of the domain, a
-/// participant joining and leaving 1000 times, and a reliable reader that
-/// never reads while 400 frames of 1.2 MB go out. A healthy Cyclone DDS
-/// reader keeps getting the camera after each, and from the 100th frame to
+/// participant joining and leaving 1000 times, a crashed peer whose
+/// reliable reader never acknowledges (its lease endless: the host rejoins
+/// the domain), and a reliable reader that never reads while 400 frames of
+/// 1.2 MB go out. A healthy Cyclone DDS reader keeps getting the camera
+/// after each but the last, and from the 100th frame to
 /// the 400th the host's memory stays far below what holding the frames
 /// would take (at most 4 samples kept per writer, 2 messages waiting per
 /// sensor).

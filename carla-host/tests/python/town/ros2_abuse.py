@@ -1,10 +1,11 @@
-"""Bad DDS input against carla-host --ros2 (tests/demo_world/hardening.rs
+"""Bad DDS input against carla-host --ros2 (tests/demo_world/town_09.rs
 runs it and watches the host's memory): garbage datagrams on every DDS
 port of the domain, a participant that joins and leaves 1000 times, a
-reader that subscribes and never reads; through all of it the hero's camera
-keeps publishing to a healthy reader (Eclipse Cyclone DDS, `cyclonedds`)
-after the garbage and the churn; beside the stalled reader its TCP stream
-keeps every frame and the host's memory stays bounded.
+crashed peer whose reliable reader will never acknowledge (an endless
+lease), a reader that subscribes and never reads; the hero's camera keeps
+publishing to a healthy reader (Eclipse Cyclone DDS, `cyclonedds`) after
+the garbage, the churn and the crashed peer; beside the stalled reader its
+TCP stream keeps every frame and the host's memory stays bounded.
 
 Usage: python ros2_abuse.py PORT DOMAIN. Prints phase lines (the test
 samples the host's memory from `STALL MID`, after 100 frames beside the
@@ -22,6 +23,7 @@ from cyclonedds.domain import DomainParticipant
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from ros2_msgs import Image
+from rtps_forge import crashed_peer
 
 port, domain = int(sys.argv[1]), int(sys.argv[2])
 TOPIC = "rt/carla/hero/rgb/image"
@@ -99,7 +101,36 @@ print("CHURN 1000", flush=True)
 # last of the 1000 may take that long.
 check(len(images_within(90)) >= 3, "images after 1000 participants came and went")
 
-# 3. A reliable reader that never reads, while 400 frames of 1.2 MB go out.
+# 3. A peer that crashed with a reliable reader of the topic matched, and
+# announced an endless lease: nothing ends it. The writer refuses samples
+# until the library leaves the domain and joins it again (10 s of
+# refusals, docs/ros2.md); then the healthy reader gets images again.
+dead = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+dead.bind(("127.0.0.1", 0))  # never read: no sample is acknowledged
+# Its announcements, repeated for 3 s as a live peer's would be: the reader
+# counts once the participant is known, however busy the host is.
+for datagram in crashed_peer(TOPIC, "sensor_msgs::msg::dds_::Image_", dead.getsockname()[1]) * 6:
+    for p in range(base, base + 250):
+        sock.sendto(datagram, ("127.0.0.1", p))
+    time.sleep(0.25)
+# Ticking for up to 60 s: a silence of at least 5 s (the topic held),
+# then 3 images.
+silence, last, after, end = 0.0, time.time(), 0, time.time() + 60
+while time.time() < end and not (silence >= 5 and after >= 3):
+    world.tick()
+    got = len(healthy.take(N=10))
+    now = time.time()
+    if got:
+        silence = max(silence, now - last)
+        last = now
+        after = after + got if silence >= 5 else 0
+    time.sleep(0.02)
+silence = max(silence, time.time() - last)
+check(silence >= 5, "the crashed peer's reader held the topic (longest silence %.1f s)" % silence)
+check(after >= 3, "images after a crashed peer's reader held the topic: %d" % after)
+print("CRASHED PEER", flush=True)
+
+# 4. A reliable reader that never reads, while 400 frames of 1.2 MB go out.
 stalled_dp = DomainParticipant(domain)
 stalled = DataReader(stalled_dp, Topic(stalled_dp, TOPIC, Image),
                      qos=Qos(Policy.Reliability.Reliable(1_000_000_000), Policy.History.KeepAll))

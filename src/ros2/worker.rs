@@ -1,0 +1,386 @@
+//! The `carla-ros2` thread: it turns the sensors' messages into ROS 2
+//! messages and writes them on DDS, hands the hero vehicles' controls to
+//! the host, and leaves and rejoins the DDS domain when a topic stays
+//! blocked (see [`REJOIN_AFTER`]). Only this thread touches DDS.
+
+use super::dds::{Dds, Reader, TopicWriter};
+use super::hub::{ControlSink, SensorNames};
+use super::messages::{self, Cloud, PixelFormat, Stamp};
+use crate::sensor::SensorType;
+use crate::streaming::stream::Message;
+use crossbeam_queue::ArrayQueue;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What the ROS 2 thread is asked to do.
+pub(super) enum Job {
+    /// A sensor's message; the counter is its messages waiting.
+    Sensor(Arc<SensorNames>, u32, Arc<Message>, Arc<AtomicUsize>),
+    Clock(f64),
+    Vehicle(u32, Option<String>),
+    Forget(u32),
+}
+
+#[derive(Default)]
+pub(super) struct Counters {
+    pub(super) published: AtomicU64,
+    pub(super) dropped: AtomicU64,
+    pub(super) controls: AtomicU64,
+    pub(super) rejoins: AtomicU64,
+}
+
+/// A writer that has refused every sample this long makes the thread leave
+/// the domain and join it again with a new participant. rustdds holds a
+/// reliable writer's samples until every matched reliable reader
+/// acknowledges them, and refuses new ones past 4; a reader that never
+/// will (its process crashed, and its participant announced a long or
+/// endless lease) would block the topic for every reader until DDS drops
+/// it, which rustdds may never do. A new participant knows only the live
+/// peers, which discover it within a second or so. A live reader that
+/// still does not acknowledge blocks the topic again; it costs a rejoin
+/// every `REJOIN_AFTER`, nothing more.
+///
+/// The thread also rejoins when DDS drops a peer with readers of our
+/// topics for want of news within its lease (`Dds::lost_a_reading_peer`:
+/// under a burst of announcements rustdds drops live peers), at most once
+/// every `REJOIN_AFTER`.
+const REJOIN_AFTER: Duration = Duration::from_secs(10);
+/// How often the writers are checked, and a failed rejoin tried again.
+const CHECK_EVERY: Duration = Duration::from_secs(1);
+
+/// One sensor's writers, made on its first message.
+struct SensorWriters {
+    /// The data topics (in `topics_of` order).
+    data: Vec<TopicWriter>,
+    /// `/tf`, if wanted.
+    tf: Option<TopicWriter>,
+}
+
+/// The DDS side as joined: a participant, the writers made so far, the
+/// hero vehicles' control readers.
+struct Joined {
+    dds: Dds,
+    sensors: HashMap<u32, SensorWriters>,
+    readers: HashMap<u32, (String, Reader)>,
+    clock: Option<TopicWriter>,
+}
+
+impl Joined {
+    /// Writers and readers on `dds`: `/clock`, and a control reader per
+    /// vehicle of `vehicles` (sensors get theirs on their next message).
+    fn on(mut dds: Dds, vehicles: &HashMap<u32, String>) -> Joined {
+        let clock = dds
+            .writer("rt/clock", CLOCK)
+            .map_err(|e| crate::log_error!("ros2: {}", e))
+            .ok();
+        let mut joined = Joined {
+            dds,
+            sensors: HashMap::new(),
+            readers: HashMap::new(),
+            clock,
+        };
+        for (actor, name) in vehicles {
+            joined.add_reader(*actor, name);
+        }
+        joined
+    }
+
+    fn add_reader(&mut self, actor: u32, name: &str) {
+        let topic = format!("rt/carla/{name}/vehicle_control_cmd");
+        match self.dds.reader(&topic, CONTROL) {
+            Ok(r) => {
+                self.readers.insert(actor, (topic, r));
+            }
+            Err(e) => crate::log_error!("ros2: {}", e),
+        }
+    }
+
+    /// The writer that has refused every sample longest, if that is past
+    /// [`REJOIN_AFTER`].
+    fn blocked(&self, now: Instant) -> Option<(String, Duration)> {
+        let sensors = self.sensors.values();
+        let writers = sensors.flat_map(|s| s.data.iter().chain(&s.tf));
+        writers
+            .chain(&self.clock)
+            .map(|w| (w.refused_for(now), w))
+            .filter(|(d, _)| *d >= REJOIN_AFTER)
+            .max_by_key(|(d, _)| *d)
+            .map(|(d, w)| (w.topic().to_owned(), d))
+    }
+}
+
+/// The ROS 2 thread, on `dds` (joined to `domain_id`) until `stop`.
+pub(super) fn run(
+    dds: Dds,
+    domain_id: u16,
+    queue: &ArrayQueue<Job>,
+    stop: &AtomicBool,
+    counters: &Counters,
+    sink: Arc<Mutex<Option<ControlSink>>>,
+) {
+    // Hero vehicles (actor id → ros name), kept to read them again after
+    // a rejoin.
+    let mut vehicles: HashMap<u32, String> = HashMap::new();
+    let mut joined = Some(Joined::on(dds, &vehicles));
+    let mut warned: HashMap<u64, ()> = HashMap::new();
+    let mut next_check = Instant::now() + CHECK_EVERY;
+    // A peer lost (see REJOIN_AFTER); when the last rejoin was.
+    let mut peer_lost = false;
+    let mut joined_at = Instant::now();
+    while !stop.load(Ordering::Acquire) {
+        while let Some(job) = queue.pop() {
+            match job {
+                Job::Sensor(names, id, msg, waiting) => {
+                    let done = joined
+                        .as_mut()
+                        .map(|j| publish(j, &names, id, &msg, &mut warned));
+                    match done {
+                        Some(Some(true)) => counters.published.fetch_add(1, Ordering::Relaxed),
+                        Some(None) => 0,
+                        _ => counters.dropped.fetch_add(1, Ordering::Relaxed),
+                    };
+                    drop(msg); // its payload goes back to the pool
+                    waiting.fetch_sub(1, Ordering::AcqRel);
+                }
+                Job::Clock(seconds) => {
+                    if let Some(w) = joined.as_mut().and_then(|j| j.clock.as_mut()) {
+                        w.write(messages::clock(Stamp::from_seconds(seconds)));
+                    }
+                }
+                Job::Forget(id) => {
+                    if let Some(j) = &mut joined {
+                        j.sensors.remove(&id);
+                    }
+                }
+                Job::Vehicle(actor, Some(name)) => {
+                    if let Some(j) = &mut joined {
+                        j.add_reader(actor, &name);
+                    }
+                    vehicles.insert(actor, name);
+                }
+                Job::Vehicle(actor, None) => {
+                    vehicles.remove(&actor);
+                    if let Some(j) = &mut joined {
+                        j.readers.remove(&actor);
+                    }
+                }
+            }
+        }
+        if let Some(j) = joined.as_mut().filter(|j| !j.readers.is_empty()) {
+            let sink = sink.lock().clone();
+            for (actor, (topic, reader)) in &mut j.readers {
+                read_controls(*actor, topic, reader, sink.as_ref(), counters);
+            }
+        }
+        if let Some(j) = &mut joined {
+            peer_lost |= j.dds.lost_a_reading_peer();
+        }
+        let now = Instant::now();
+        if now >= next_check {
+            next_check = now + CHECK_EVERY;
+            let blocked = joined.as_ref().map(|j| j.blocked(now));
+            if let Some(Some((topic, refused))) = &blocked {
+                crate::log_warn!(
+                    "ros2: {} refused every sample for {:.0} s (a reliable reader that no \
+                     longer acknowledges); leaving DDS domain {} and joining it again",
+                    topic,
+                    refused.as_secs_f64(),
+                    domain_id
+                );
+            }
+            let lost = peer_lost && now.duration_since(joined_at) >= REJOIN_AFTER;
+            if lost {
+                crate::log_warn!(
+                    "ros2: leaving DDS domain {} and joining it again, to be found anew by \
+                     the peer DDS dropped",
+                    domain_id
+                );
+            }
+            if lost || !matches!(blocked, Some(None)) {
+                drop(joined.take()); // leaves the domain before joining anew
+                joined = rejoin(domain_id, &vehicles, counters);
+                (peer_lost, joined_at) = (false, now);
+            }
+        }
+        std::thread::park_timeout(Duration::from_millis(5));
+    }
+}
+
+/// A new participant on `domain_id`, or None (logged; tried again later).
+fn rejoin(domain_id: u16, vehicles: &HashMap<u32, String>, counters: &Counters) -> Option<Joined> {
+    match Dds::new(domain_id) {
+        Ok(dds) => {
+            counters.rejoins.fetch_add(1, Ordering::Relaxed);
+            crate::log_info!("ros2: joined DDS domain {} again", domain_id);
+            Some(Joined::on(dds, vehicles))
+        }
+        Err(e) => {
+            crate::log_error!("ros2: {}; trying again in {:?}", e, CHECK_EVERY);
+            None
+        }
+    }
+}
+
+const IMAGE: &str = "sensor_msgs::msg::dds_::Image_";
+const CAMERA_INFO: &str = "sensor_msgs::msg::dds_::CameraInfo_";
+const POINT_CLOUD: &str = "sensor_msgs::msg::dds_::PointCloud2_";
+const IMU: &str = "sensor_msgs::msg::dds_::Imu_";
+const NAV_SAT_FIX: &str = "sensor_msgs::msg::dds_::NavSatFix_";
+const TF_MESSAGE: &str = "tf2_msgs::msg::dds_::TFMessage_";
+const CLOCK: &str = "rosgraph_msgs::msg::dds_::Clock_";
+const CONTROL: &str = "carla_msgs::msg::dds_::CarlaEgoVehicleControl_";
+
+/// What a sensor type publishes: (suffix, type name) per topic.
+fn topics_of(sensor: SensorType) -> &'static [(&'static str, &'static str)] {
+    use SensorType as S;
+    match sensor {
+        S::RgbCamera
+        | S::DepthCamera
+        | S::SemanticSegmentationCamera
+        | S::InstanceSegmentationCamera
+        | S::NormalsCamera
+        | S::OpticalFlowCamera
+        | S::CosmosControl => &[("/image", IMAGE), ("/camera_info", CAMERA_INFO)],
+        S::Lidar | S::SemanticLidar | S::Radar => &[("/point_cloud", POINT_CLOUD)],
+        S::Imu => &[("", IMU)],
+        S::Gnss => &[("", NAV_SAT_FIX)],
+        _ => &[],
+    }
+}
+
+/// The CDR of each topic of a message (same order as `topics_of`).
+fn encode(sensor: SensorType, stamp: Stamp, frame: &str, payload: &[u8]) -> Option<Vec<Vec<u8>>> {
+    use SensorType as S;
+    Some(match sensor {
+        S::Lidar => vec![messages::point_cloud(stamp, frame, Cloud::Lidar, payload)?],
+        S::SemanticLidar => vec![messages::point_cloud(
+            stamp,
+            frame,
+            Cloud::SemanticLidar,
+            payload,
+        )?],
+        S::Radar => vec![messages::point_cloud(stamp, frame, Cloud::Radar, payload)?],
+        S::Imu => vec![messages::imu(stamp, frame, payload)?],
+        S::Gnss => vec![messages::nav_sat_fix(stamp, frame, payload)?],
+        _ => {
+            let format = match sensor {
+                S::OpticalFlowCamera => PixelFormat::Flow32fc2,
+                _ => PixelFormat::Bgra8,
+            };
+            let (w, h, fov, _) = messages::image_parts(payload)?;
+            vec![
+                messages::image(stamp, frame, payload, format)?,
+                messages::camera_info(stamp, frame, w, h, fov),
+            ]
+        }
+    })
+}
+
+/// Writes one sensor message on its topics (and `/tf`): Some(true) if DDS
+/// took its data, Some(false) if DDS refused it (a reliable reader behind),
+/// None if it has nothing to publish (a sensor type without topics, a
+/// malformed payload).
+fn publish(
+    joined: &mut Joined,
+    names: &SensorNames,
+    id: u32,
+    msg: &Message,
+    warned: &mut HashMap<u64, ()>,
+) -> Option<bool> {
+    let header = msg.header();
+    let kind = u64::from_le_bytes(header[..8].try_into().expect("8 bytes"));
+    let sensor = usize::try_from(kind)
+        .ok()
+        .and_then(|i| SensorType::ALL.get(i).copied())?;
+    let topics = topics_of(sensor);
+    if topics.is_empty() {
+        if warned.insert(kind, ()).is_none() {
+            crate::log_warn!(
+                "ros2: {} has no ROS 2 topic here; its data is not published",
+                sensor
+            );
+        }
+        return None;
+    }
+    let seconds = f64::from_le_bytes(header[16..24].try_into().expect("8 bytes"));
+    let stamp = Stamp::from_seconds(seconds);
+    let Some(encoded) = encode(sensor, stamp, &names.frame_id, msg.as_ref()) else {
+        crate::log_warn!(
+            "ros2: a malformed {} message of sensor {} was not published",
+            sensor,
+            id
+        );
+        return None;
+    };
+    let dds = &mut joined.dds;
+    if let std::collections::hash_map::Entry::Vacant(slot) = joined.sensors.entry(id) {
+        let mut data = Vec::new();
+        for (suffix, type_name) in topics {
+            match dds.writer(&format!("{}{}", names.base, suffix), type_name) {
+                Ok(w) => data.push(w),
+                Err(e) => {
+                    crate::log_error!("ros2: {}", e);
+                    return None;
+                }
+            }
+        }
+        let tf = names
+            .publish_tf
+            .then(|| dds.writer("rt/tf", TF_MESSAGE))
+            .and_then(|w| w.map_err(|e| crate::log_error!("ros2: {}", e)).ok());
+        slot.insert(SensorWriters { data, tf });
+    }
+    let writers = joined.sensors.get_mut(&id).expect("made above");
+    // CARLA publishes camera_info before the image.
+    let mut taken = true;
+    for (w, cdr) in writers.data.iter_mut().zip(encoded).rev() {
+        taken &= w.write(cdr);
+    }
+    if let Some(w) = &mut writers.tf {
+        let tf = messages::tf(
+            stamp,
+            &names.parent_frame,
+            &names.frame_id,
+            &names.transform,
+        );
+        w.write(tf);
+    }
+    Some(taken)
+}
+
+/// Hands the newest control of a vehicle's topic to the host.
+fn read_controls(
+    actor: u32,
+    topic: &str,
+    reader: &mut Reader,
+    sink: Option<&ControlSink>,
+    counters: &Counters,
+) {
+    let mut newest = None;
+    while let Ok(Some(sample)) = reader.take_next_sample() {
+        newest = Some(sample.into_value());
+    }
+    let Some(received) = newest else {
+        return;
+    };
+    let control = if received.little_endian {
+        messages::vehicle_control(&received.bytes).ok()
+    } else {
+        None
+    };
+    match (control, sink) {
+        (Some(c), Some(sink)) => {
+            counters.controls.fetch_add(1, Ordering::Relaxed);
+            sink(actor, c);
+        }
+        (None, _) => crate::log_warn!(
+            "ros2: a malformed or big-endian message on {} ({} bytes) was ignored",
+            topic,
+            received.bytes.len()
+        ),
+        (Some(_), None) => {}
+    }
+}
