@@ -40,8 +40,19 @@ pub struct SensorNames {
     pub transform: ActorTransform,
 }
 
+/// A control read from DDS for a hero vehicle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum RosControl {
+    /// `vehicle_control_cmd`: throttle, steer, brake, ...
+    Vehicle(VehicleControl09),
+    /// `ackermann_control_cmd`: a `carla.VehicleAckermannControl`'s steer
+    /// (rad), steer speed (rad/s), speed (m/s), acceleration (m/s²) and
+    /// jerk (m/s³).
+    Ackermann([f32; 5]),
+}
+
 /// Called with a hero vehicle's actor id and the control read for it.
-pub(crate) type ControlSink = Arc<dyn Fn(u32, VehicleControl09) + Send + Sync>;
+pub(crate) type ControlSink = Arc<dyn Fn(u32, RosControl) + Send + Sync>;
 
 /// Counters of the ROS 2 side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -151,11 +151,21 @@ pub(crate) enum Cloud {
 const FLOAT32: u8 = 7;
 const UINT32: u8 = 6;
 
+/// PointFields of 4 bytes each, one after the other.
 fn fields(w: &mut Writer, list: &[(&str, u8)]) {
+    let at: Vec<(&str, u32, u8)> = (0..)
+        .zip(list)
+        .map(|(i, (name, datatype))| (*name, 4 * i, *datatype))
+        .collect();
+    fields_at(w, &at);
+}
+
+/// PointFields `(name, offset, datatype)`, one value each.
+fn fields_at(w: &mut Writer, list: &[(&str, u32, u8)]) {
     w.u32(list.len() as u32);
-    for (i, (name, datatype)) in list.iter().enumerate() {
+    for (name, offset, datatype) in list {
         w.string(name);
-        w.u32(4 * i as u32);
+        w.u32(*offset);
         w.u8(*datatype);
         w.u32(1);
     }
@@ -379,6 +389,9 @@ pub(crate) fn vehicle_control(data: &[u8]) -> Result<VehicleControl09, Short> {
         gear,
     })
 }
+
+mod events;
+pub(crate) use events::{ackermann_drive, collision_event, dvs_image, dvs_point_cloud};
 
 #[cfg(test)]
 mod tests;

@@ -21,6 +21,6 @@ mod hub;
 pub(crate) mod messages;
 mod worker;
 
-pub(crate) use hub::Hub;
+pub(crate) use hub::{Hub, RosControl};
 
 pub use hub::{Ros2Stats, SensorNames};

@@ -4,7 +4,7 @@
 //! blocked (see [`REJOIN_AFTER`]). Only this thread touches DDS.
 
 use super::dds::{Dds, Reader, TopicWriter};
-use super::hub::{ControlSink, SensorNames};
+use super::hub::{ControlSink, RosControl, SensorNames};
 use super::messages::{self, Cloud, PixelFormat, Stamp};
 use crate::sensor::SensorType;
 use crate::streaming::stream::Message;
@@ -64,7 +64,7 @@ struct SensorWriters {
 struct Joined {
     dds: Dds,
     sensors: HashMap<u32, SensorWriters>,
-    readers: HashMap<u32, (String, Reader)>,
+    readers: HashMap<u32, Vec<ControlReader>>,
     clock: Option<TopicWriter>,
 }
 
@@ -88,14 +88,25 @@ impl Joined {
         joined
     }
 
+    /// A hero vehicle's control readers, as CARLA's: `vehicle_control_cmd`
+    /// and `ackermann_control_cmd`.
     fn add_reader(&mut self, actor: u32, name: &str) {
-        let topic = format!("rt/carla/{name}/vehicle_control_cmd");
-        match self.dds.reader(&topic, CONTROL) {
-            Ok(r) => {
-                self.readers.insert(actor, (topic, r));
+        let mut readers = Vec::new();
+        for (suffix, type_name, ackermann) in [
+            ("vehicle_control_cmd", CONTROL, false),
+            ("ackermann_control_cmd", ACKERMANN, true),
+        ] {
+            let topic = format!("rt/carla/{name}/{suffix}");
+            match self.dds.reader(&topic, type_name) {
+                Ok(reader) => readers.push(ControlReader {
+                    topic,
+                    reader,
+                    ackermann,
+                }),
+                Err(e) => crate::log_error!("ros2: {}", e),
             }
-            Err(e) => crate::log_error!("ros2: {}", e),
         }
+        self.readers.insert(actor, readers);
     }
 
     /// The writer that has refused every sample longest, if that is past
@@ -171,8 +182,10 @@ pub(super) fn run(
         }
         if let Some(j) = joined.as_mut().filter(|j| !j.readers.is_empty()) {
             let sink = sink.lock().clone();
-            for (actor, (topic, reader)) in &mut j.readers {
-                read_controls(*actor, topic, reader, sink.as_ref(), counters);
+            for (actor, readers) in &mut j.readers {
+                for reader in readers {
+                    reader.hand_over(*actor, sink.as_ref(), counters);
+                }
             }
         }
         if let Some(j) = &mut joined {
@@ -232,6 +245,8 @@ const NAV_SAT_FIX: &str = "sensor_msgs::msg::dds_::NavSatFix_";
 const TF_MESSAGE: &str = "tf2_msgs::msg::dds_::TFMessage_";
 const CLOCK: &str = "rosgraph_msgs::msg::dds_::Clock_";
 const CONTROL: &str = "carla_msgs::msg::dds_::CarlaEgoVehicleControl_";
+const ACKERMANN: &str = "ackermann_msgs::msg::dds_::AckermannDriveStamped_";
+const COLLISION: &str = "carla_msgs::msg::dds_::CarlaCollisionEvent_";
 
 /// What a sensor type publishes: (suffix, type name) per topic.
 fn topics_of(sensor: SensorType) -> &'static [(&'static str, &'static str)] {
@@ -245,8 +260,14 @@ fn topics_of(sensor: SensorType) -> &'static [(&'static str, &'static str)] {
         | S::OpticalFlowCamera
         | S::CosmosControl => &[("/image", IMAGE), ("/camera_info", CAMERA_INFO)],
         S::Lidar | S::SemanticLidar | S::Radar => &[("/point_cloud", POINT_CLOUD)],
+        S::DvsCamera => &[
+            ("/point_cloud", POINT_CLOUD),
+            ("/image", IMAGE),
+            ("/camera_info", CAMERA_INFO),
+        ],
         S::Imu => &[("", IMU)],
         S::Gnss => &[("", NAV_SAT_FIX)],
+        S::Collision => &[("", COLLISION)],
         _ => &[],
     }
 }
@@ -265,6 +286,15 @@ fn encode(sensor: SensorType, stamp: Stamp, frame: &str, payload: &[u8]) -> Opti
         S::Radar => vec![messages::point_cloud(stamp, frame, Cloud::Radar, payload)?],
         S::Imu => vec![messages::imu(stamp, frame, payload)?],
         S::Gnss => vec![messages::nav_sat_fix(stamp, frame, payload)?],
+        S::Collision => vec![messages::collision_event(stamp, frame, payload)?],
+        S::DvsCamera => {
+            let (w, h, fov, _) = messages::image_parts(payload)?;
+            vec![
+                messages::dvs_point_cloud(stamp, frame, payload)?,
+                messages::dvs_image(stamp, frame, payload)?,
+                messages::camera_info(stamp, frame, w, h, fov),
+            ]
+        }
         _ => {
             let format = match sensor {
                 S::OpticalFlowCamera => PixelFormat::Flow32fc2,
@@ -351,36 +381,45 @@ fn publish(
     Some(taken)
 }
 
-/// Hands the newest control of a vehicle's topic to the host.
-fn read_controls(
-    actor: u32,
-    topic: &str,
-    reader: &mut Reader,
-    sink: Option<&ControlSink>,
-    counters: &Counters,
-) {
-    let mut newest = None;
-    while let Ok(Some(sample)) = reader.take_next_sample() {
-        newest = Some(sample.into_value());
-    }
-    let Some(received) = newest else {
-        return;
-    };
-    let control = if received.little_endian {
-        messages::vehicle_control(&received.bytes).ok()
-    } else {
-        None
-    };
-    match (control, sink) {
-        (Some(c), Some(sink)) => {
-            counters.controls.fetch_add(1, Ordering::Relaxed);
-            sink(actor, c);
+/// A control topic of a hero vehicle.
+struct ControlReader {
+    topic: String,
+    reader: Reader,
+    /// `AckermannDriveStamped`, else `CarlaEgoVehicleControl`.
+    ackermann: bool,
+}
+
+impl ControlReader {
+    /// Hands the newest control read to the host.
+    fn hand_over(&mut self, actor: u32, sink: Option<&ControlSink>, counters: &Counters) {
+        let mut newest = None;
+        while let Ok(Some(sample)) = self.reader.take_next_sample() {
+            newest = Some(sample.into_value());
         }
-        (None, _) => crate::log_warn!(
-            "ros2: a malformed or big-endian message on {} ({} bytes) was ignored",
-            topic,
-            received.bytes.len()
-        ),
-        (Some(_), None) => {}
+        let Some(received) = newest else {
+            return;
+        };
+        let bytes = &received.bytes;
+        let control = match (received.little_endian, self.ackermann) {
+            (false, _) => None,
+            (true, false) => messages::vehicle_control(bytes)
+                .ok()
+                .map(RosControl::Vehicle),
+            (true, true) => messages::ackermann_drive(bytes)
+                .ok()
+                .map(RosControl::Ackermann),
+        };
+        match (control, sink) {
+            (Some(c), Some(sink)) => {
+                counters.controls.fetch_add(1, Ordering::Relaxed);
+                sink(actor, c);
+            }
+            (None, _) => crate::log_warn!(
+                "ros2: a malformed or big-endian message on {} ({} bytes) was ignored",
+                self.topic,
+                bytes.len()
+            ),
+            (Some(_), None) => {}
+        }
     }
 }

@@ -4,12 +4,13 @@
 //! 0.9.16 builds them), hero vehicles, and controls read from DDS handed
 //! to the host like a client's.
 
+use super::actor_commands::ActorCommand;
 use super::engine::EngineCall;
 use super::wire::{self, as_u32, ArgResult};
 use super::world::{Actor, BlueprintAttribute, ATTR_BOOL, ATTR_STRING};
 use super::RpcShared;
 use crate::release::Release;
-use crate::ros2::SensorNames;
+use crate::ros2::{RosControl, SensorNames};
 use rmpv::Value;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Weak};
@@ -158,7 +159,15 @@ pub(crate) fn install_control_sink(shared: &Arc<RpcShared>) {
         .ros
         .set_control_sink(Arc::new(move |actor_id, control| {
             if let Some(s) = weak.upgrade() {
-                let call = EngineCall::ApplyVehicleControl { actor_id, control };
+                let call = match control {
+                    RosControl::Vehicle(control) => {
+                        EngineCall::ApplyVehicleControl { actor_id, control }
+                    }
+                    RosControl::Ackermann(values) => EngineCall::Actor {
+                        actor_id,
+                        command: ActorCommand::AckermannControl(values),
+                    },
+                };
                 if let Err(e) = s.engine.push(call, false, None, None) {
                     crate::log_warn!("ros2: control for actor {} not queued: {}", actor_id, e);
                 }

@@ -1,6 +1,7 @@
 use super::*;
 use crate::sensor::serialize::{
-    gnss, image as image_payload, imu as imu_payload, lidar, LidarDetection,
+    collision, dvs_events, gnss, image as image_payload, imu as imu_payload, lidar,
+    ActorDescription, DvsEvent, LidarDetection,
 };
 use crate::types::{Rotation3D, Vector3D};
 
@@ -164,4 +165,110 @@ fn a_vehicle_control_message_is_read_and_a_short_one_refused() {
     assert_eq!((c.throttle, c.steer, c.gear), (0.5, -0.25, 3));
     assert!(c.hand_brake.get() && !c.reverse.get() && c.manual_gear_shift.get());
     assert!(vehicle_control(&w.out[..w.out.len() - 2]).is_err());
+}
+
+fn dvs_payload(events: &[DvsEvent]) -> Vec<u8> {
+    let mut payload = Vec::new();
+    dvs_events(&mut payload, 4, 2, 90.0, events).unwrap();
+    payload
+}
+
+const DVS_EVENTS: [DvsEvent; 3] = [
+    DvsEvent {
+        x: 1,
+        y: 0,
+        t: 7,
+        pol: true,
+    },
+    DvsEvent {
+        x: 3,
+        y: 1,
+        t: 8,
+        pol: false,
+    },
+    // Outside the 4x2 image: in the cloud, not drawn.
+    DvsEvent {
+        x: 9,
+        y: 9,
+        t: 9,
+        pol: true,
+    },
+];
+
+#[test]
+fn dvs_events_are_drawn_red_or_blue_on_black() {
+    let msg = dvs_image(T, "dvs", &dvs_payload(&DVS_EVENTS)).unwrap();
+    let h = header_len("dvs");
+    assert_eq!(&msg[h..h + 8], &[2, 0, 0, 0, 4, 0, 0, 0]); // height 2, width 4
+    assert_eq!(&msg[h + 8..h + 17], b"\x05\0\0\0bgr8\0");
+    let pixels = &msg[msg.len() - 24..];
+    let mut expected = [0u8; 24];
+    expected[3 + 2] = 255; // (1, 0) positive: red
+    expected[(4 + 3) * 3] = 255; // (3, 1) negative: blue
+    assert_eq!(pixels, expected);
+    // A header claiming a huge image is not published.
+    let mut huge = Vec::new();
+    dvs_events(&mut huge, 1 << 16, 1 << 16, 90.0, &[]).unwrap();
+    assert!(dvs_image(T, "dvs", &huge).is_none());
+    assert!(dvs_image(T, "dvs", &[0; 5]).is_none());
+}
+
+#[test]
+fn dvs_events_are_13_byte_points_with_their_fields() {
+    let payload = dvs_payload(&DVS_EVENTS);
+    let msg = dvs_point_cloud(T, "dvs", &payload).unwrap();
+    let h = header_len("dvs");
+    assert_eq!(&msg[h..h + 8], &[1, 0, 0, 0, 3, 0, 0, 0]); // 1 x 3 points
+    assert_eq!(&msg[h + 8..h + 12], &[3, 0, 0, 0]); // 3 fields
+    assert_eq!(&msg[h + 12..h + 18], b"\x02\0\0\0x\0");
+    // The points are the payload's events as they are, then is_dense.
+    let points = &payload[12..];
+    assert_eq!(&msg[msg.len() - 1 - points.len()..msg.len() - 1], points);
+    let count = &msg[msg.len() - 5 - points.len()..msg.len() - 1 - points.len()];
+    assert_eq!(count, &(points.len() as u32).to_le_bytes());
+}
+
+#[test]
+fn a_collision_names_the_other_actor_and_its_impulse_in_si_units() {
+    let other = ActorDescription {
+        id: 77,
+        parent_id: 0,
+        uid: 0,
+        type_id: "static.prop".into(),
+        attributes: vec![],
+        bounding_box: Default::default(),
+        semantic_tags: vec![],
+        stream_token: vec![],
+    };
+    let me = ActorDescription {
+        id: 5,
+        ..other.clone()
+    };
+    let mut payload = Vec::new();
+    let impulse = Vector3D {
+        x: 100.0,
+        y: 200.0,
+        z: -300.0,
+    };
+    collision(&mut payload, &me, &other, impulse);
+    let msg = collision_event(T, "collision", &payload).unwrap();
+    let h = header_len("collision");
+    assert_eq!(&msg[h..h + 4], &[77, 0, 0, 0]);
+    let v: Vec<f64> = msg[h + 8..]
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(v, [1.0, -2.0, -3.0]); // kg·cm/s → N·s, y negated
+    assert!(collision_event(T, "collision", &payload[..payload.len() - 1]).is_none());
+    assert!(collision_event(T, "collision", &[0x93, 1, 2, 3]).is_none());
+}
+
+#[test]
+fn an_ackermann_drive_is_read_and_a_short_one_refused() {
+    let mut msg = vec![3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, b'h', b'e', b'r', 0];
+    for v in [0.25f32, 0.5, 8.0, 1.5, 0.0] {
+        msg.extend_from_slice(&v.to_le_bytes());
+    }
+    assert_eq!(ackermann_drive(&msg), Ok([0.25, 0.5, 8.0, 1.5, 0.0]));
+    assert!(ackermann_drive(&msg[..msg.len() - 1]).is_err());
 }

@@ -1,13 +1,16 @@
 """The demo world's ROS 2 topics (carla-host --ros2), read by an independent
 DDS implementation: Eclipse Cyclone DDS's Python binding (`cyclonedds` on
 PyPI), with the ROS 2 type names and QoS. The unmodified carla==0.9.16
-client spawns a hero car with a camera, a lidar, an IMU and a GNSS (with
-CARLA's `ros_name` attributes) and calls `enable_for_ros()`; then:
+client spawns a hero car with a camera, a lidar, an IMU, a GNSS and a DVS
+camera (with CARLA's `ros_name` attributes) and calls `enable_for_ros()`;
+then:
 - rt/carla/hero/rgb/image, .../camera_info, .../lidar/point_cloud,
-  .../imu, .../gnss, rt/clock and rt/tf arrive with CARLA's type names;
+  .../imu, .../gnss, .../dvs/image and .../dvs/point_cloud, rt/clock and
+  rt/tf arrive with CARLA's type names;
 - sizes, encodings, frame ids and field layouts are as ROS 2 defines them;
 - every stamp equals the simulation time of a tick the client made;
-- a CarlaEgoVehicleControl published from Cyclone moves the hero.
+- a CarlaEgoVehicleControl published from Cyclone moves the hero, and an
+  AckermannDriveStamped sets its speed.
 
 Usage: python ros2.py PORT DOMAIN. Prints OK at the end.
 """
@@ -20,8 +23,8 @@ from cyclonedds.domain import DomainParticipant
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
-from ros2_msgs import (CameraInfo, CarlaEgoVehicleControl, Clock, Header, Image, Imu, NavSatFix,
-                       PointCloud2, TFMessage, Time)
+from ros2_msgs import (AckermannDrive, AckermannDriveStamped, CameraInfo, CarlaEgoVehicleControl, Clock,
+                       Header, Image, Imu, NavSatFix, PointCloud2, TFMessage, Time)
 
 port, domain = int(sys.argv[1]), int(sys.argv[2])
 
@@ -47,11 +50,15 @@ readers = {
     "cloud": reader("rt/carla/hero/lidar/point_cloud", PointCloud2),
     "imu": reader("rt/carla/hero/imu", Imu),
     "gnss": reader("rt/carla/hero/gnss", NavSatFix),
+    "dvs": reader("rt/carla/hero/dvs/image", Image),
+    "events": reader("rt/carla/hero/dvs/point_cloud", PointCloud2),
     "clock": reader("rt/clock", Clock),
     "tf": reader("rt/tf", TFMessage),
 }
 control_writer = DataWriter(dp, Topic(dp, "rt/carla/hero/vehicle_control_cmd", CarlaEgoVehicleControl),
                             qos=Qos(Policy.Reliability.BestEffort, Policy.History.KeepLast(1)))
+ackermann_writer = DataWriter(dp, Topic(dp, "rt/carla/hero/ackermann_control_cmd", AckermannDriveStamped),
+                              qos=Qos(Policy.Reliability.BestEffort, Policy.History.KeepLast(1)))
 
 client = carla.Client("127.0.0.1", port)
 client.set_timeout(20.0)
@@ -87,6 +94,7 @@ lidar = sensor("sensor.lidar.ray_cast", "lidar", carla.Transform(carla.Location(
                channels=16, points_per_second=20000, rotation_frequency=20, range=50)
 sensor("sensor.other.imu", "imu", carla.Transform(carla.Location(x=2, z=2)))
 sensor("sensor.other.gnss", "gnss", carla.Transform(carla.Location(x=1, z=2)))
+sensor("sensor.camera.dvs", "dvs", carla.Transform(carla.Location(x=1.5, z=1.5)), image_size_x=64, image_size_y=48)
 check(camera.is_enabled_for_ros(), "is_enabled_for_ros() after enable_for_ros()")
 
 settings = world.get_settings()
@@ -113,6 +121,11 @@ def near(stamp):
     return None
 
 
+# The DVS publishes when its frame has events: the hero standing, its first
+# frame only; checked once the hero has driven.
+EVENTS = ("dvs", "events")
+
+
 def drain():
     for k, r in readers.items():
         got[k].extend(r.take(N=100))
@@ -124,9 +137,9 @@ while time.time() - start < 60:
     ticked[stamp_of(world.get_snapshot().timestamp.elapsed_seconds)] = frame
     time.sleep(0.02)
     drain()
-    if len(ticked) > 40 and all(len(v) >= 5 for v in got.values()):
+    if len(ticked) > 40 and all(len(v) >= 5 for k, v in got.items() if k not in EVENTS):
         break
-missing = [k for k, v in got.items() if len(v) < 5]
+missing = [k for k, v in got.items() if len(v) < 5 and k not in EVENTS]
 check(not missing, "topics with fewer than 5 samples in 60 s: %s (%s)"
       % (missing, {k: len(v) for k, v in got.items()}))
 
@@ -168,10 +181,40 @@ for _ in range(60):
         header=Header(stamp=Time(sec=0, nanosec=0), frame_id="hero"),
         throttle=1.0, steer=0.0, brake=0.0, hand_brake=False, reverse=False, gear=1, manual_gear_shift=False))
     time.sleep(0.02)
-    world.tick()
+    ticked[stamp_of(world.get_snapshot().timestamp.elapsed_seconds)] = world.tick()
+    drain()
 moved = hero.get_location().distance(before)
 check(moved > 1.0, "the hero moved %.2f m under ROS control" % moved)
 check(hero.get_control().throttle > 0.9, "the hero's control is the ROS one: %s" % hero.get_control())
+
+# An Ackermann drive from Cyclone sets the hero's speed (3 m/s, straight).
+for _ in range(80):
+    ackermann_writer.write(AckermannDriveStamped(
+        header=Header(stamp=Time(sec=0, nanosec=0), frame_id="hero"),
+        drive=AckermannDrive(steering_angle=0.0, steering_angle_velocity=0.0, speed=3.0, acceleration=0.0,
+                             jerk=0.0)))
+    time.sleep(0.02)
+    ticked[stamp_of(world.get_snapshot().timestamp.elapsed_seconds)] = world.tick()
+    drain()
+speed = hero.get_velocity().length()
+check(abs(speed - 3.0) < 0.5, "the hero drives at %.2f m/s under a 3 m/s Ackermann drive" % speed)
+
+# The DVS, while the hero drove.
+check(len(got["dvs"]) >= 5 and len(got["events"]) >= 5,
+      "DVS images and events while the hero drives: %d, %d" % (len(got["dvs"]), len(got["events"])))
+for im in got["dvs"]:
+    check((im.width, im.height, im.encoding, im.step, len(im.data)) == (64, 48, "bgr8", 192, 64 * 48 * 3),
+          "DVS image layout %s" % ((im.width, im.height, im.encoding, im.step, len(im.data)),))
+    check(im.header.frame_id == "dvs" and near(im.header.stamp) is not None, "DVS image frame and stamp")
+    check(set(im.data) <= {0, 255}, "DVS pixels are black, or full red or blue")
+for pc in got["events"]:
+    names = [(f.name, f.offset, f.datatype) for f in pc.fields]
+    check(names == [("x", 0, 4), ("y", 2, 4), ("pol", 12, 1)], "DVS fields %s" % names)
+    check(pc.point_step == 13 and len(pc.data) == 13 * pc.width, "DVS point cloud layout")
+    for i in range(pc.width):
+        x, y = (int.from_bytes(bytes(pc.data[13 * i + k:13 * i + k + 2]), "little") for k in (0, 2))
+        check(x < 64 and y < 48, "a DVS event inside the image: %d, %d" % (x, y))
+check(sum(pc.width for pc in got["events"]) > 0, "DVS events while the town moves")
 
 for s in sensors:
     s.disable_for_ros()
@@ -181,5 +224,5 @@ world.apply_settings(settings)
 for s in sensors:
     s.destroy()
 hero.destroy()
-print("RESULT", {k: len(v) for k, v in got.items()}, "moved %.1f m" % moved, flush=True)
+print("RESULT", {k: len(v) for k, v in got.items()}, "moved %.1f m" % moved, "%.1f m/s" % speed, flush=True)
 print("OK", flush=True)

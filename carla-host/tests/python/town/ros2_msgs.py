@@ -153,3 +153,25 @@ class CarlaEgoVehicleControl(IdlStruct, typename="carla_msgs::msg::dds_::CarlaEg
     reverse: bool
     gear: int32
     manual_gear_shift: bool
+
+
+@dataclass
+class CarlaCollisionEvent(IdlStruct, typename="carla_msgs::msg::dds_::CarlaCollisionEvent_"):
+    header: Header
+    other_actor_id: uint32
+    normal_impulse: Vector3
+
+
+@dataclass
+class AckermannDrive(IdlStruct, typename="ackermann_msgs::msg::dds_::AckermannDrive_"):
+    steering_angle: float32
+    steering_angle_velocity: float32
+    speed: float32
+    acceleration: float32
+    jerk: float32
+
+
+@dataclass
+class AckermannDriveStamped(IdlStruct, typename="ackermann_msgs::msg::dds_::AckermannDriveStamped_"):
+    header: Header
+    drive: AckermannDrive
