@@ -153,22 +153,25 @@ const UINT32: u8 = 6;
 
 /// PointFields of 4 bytes each, one after the other.
 fn fields(w: &mut Writer, list: &[(&str, u8)]) {
-    let at: Vec<(&str, u32, u8)> = (0..)
-        .zip(list)
-        .map(|(i, (name, datatype))| (*name, 4 * i, *datatype))
-        .collect();
-    fields_at(w, &at);
+    w.u32(list.len() as u32);
+    for (i, (name, datatype)) in (0..).zip(list) {
+        field(w, name, 4 * i, *datatype);
+    }
 }
 
 /// PointFields `(name, offset, datatype)`, one value each.
 fn fields_at(w: &mut Writer, list: &[(&str, u32, u8)]) {
     w.u32(list.len() as u32);
     for (name, offset, datatype) in list {
-        w.string(name);
-        w.u32(*offset);
-        w.u8(*datatype);
-        w.u32(1);
+        field(w, name, *offset, *datatype);
     }
+}
+
+fn field(w: &mut Writer, name: &str, offset: u32, datatype: u8) {
+    w.string(name);
+    w.u32(offset);
+    w.u8(datatype);
+    w.u32(1);
 }
 
 /// `sensor_msgs/PointCloud2` of a lidar, semantic lidar or radar payload,
