@@ -71,6 +71,7 @@ pub mod fuzzing;
 pub mod legacy;
 pub mod nav;
 mod net;
+pub mod recorder;
 pub mod release;
 pub mod ros2;
 pub mod rpc;

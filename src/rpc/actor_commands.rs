@@ -87,6 +87,10 @@ pub enum ActorCommand {
 pub enum WorldCommand {
     FreezeAllTrafficLights(bool),
     ResetAllTrafficLights,
+    /// A replay started (true) or ended (false): hold the world's own
+    /// traffic (its AI vehicles and walkers) still, as the replayer moves
+    /// the recorded actors.
+    HoldTraffic(bool),
 }
 
 /// The actor command an RPC carries: `(actor id, command)`, `None` if

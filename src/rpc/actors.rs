@@ -70,6 +70,48 @@ pub(crate) fn spawn_actor(
 ) -> ArgResult<(Actor, u64)> {
     let (blueprint, attributes) = description(desc, release)?;
     let transform = as_transform(t, "transform")?;
+    let spawn = Spawn {
+        blueprint,
+        attributes,
+        transform,
+        parent,
+        attachment,
+    };
+    spawn_described(s, release, spawn, None, 0)
+}
+
+/// What to spawn, decoded.
+pub(crate) struct Spawn {
+    pub(crate) blueprint: String,
+    pub(crate) attributes: Attributes,
+    pub(crate) transform: crate::types::ActorTransform,
+    pub(crate) parent: u32,
+    pub(crate) attachment: u8,
+}
+
+/// Ids whose spawn the host refused (a replay's spawns, which nobody
+/// waits for).
+pub(crate) type Refused = Arc<parking_lot::Mutex<Vec<u32>>>;
+
+/// [`spawn_actor`] of a decoded description; with `refused`, the host is
+/// not waited for (the replayer, on the host's own thread): the actor is
+/// known at once, and a refusal lands in that list. `desired_id` (not 0)
+/// is used if it is free and the id counter is past it (so no client can
+/// be handed it), as CARLA's replayer keeps recorded ids where it can.
+pub(crate) fn spawn_described(
+    s: &RpcShared,
+    release: Release,
+    spawn: Spawn,
+    refused: Option<Refused>,
+    desired_id: u32,
+) -> ArgResult<(Actor, u64)> {
+    let Spawn {
+        blueprint,
+        attributes,
+        transform,
+        parent,
+        attachment,
+    } = spawn;
     let (uid, bp) = s.world.blueprint(&blueprint).ok_or_else(|| {
         format!("unknown blueprint {blueprint:?}: not in this server's blueprint library")
     })?;
@@ -155,7 +197,10 @@ pub(crate) fn spawn_actor(
             ));
         }
     }
-    let actor_id = s.world.new_actor_id();
+    let actor_id = s
+        .world
+        .free_id_below_next(desired_id)
+        .unwrap_or_else(|| s.world.new_actor_id());
     let call = EngineCall::SpawnActor {
         actor_id,
         blueprint: blueprint.clone(),
@@ -183,6 +228,14 @@ pub(crate) fn spawn_actor(
     // with walker states); the engine has nothing to spawn.
     let asked = if controller {
         Ok(0)
+    } else if let Some(refused) = refused {
+        let undo = Box::new(move || {
+            refused.lock().push(actor_id);
+            if let Some(undo) = undo {
+                undo();
+            }
+        }) as Undo;
+        s.engine.push(call, false, Some(undo), None).map(|_| 0)
     } else {
         s.ask_or_undo(call, undo)
     };

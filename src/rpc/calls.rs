@@ -317,6 +317,8 @@ pub(crate) fn call(
         _ => {
             if let Some(done) = super::part_calls::call(s, release, method, a, out) {
                 done?;
+            } else if let Some(done) = super::recording::call(s, method, a, out) {
+                done?;
             } else if let Some(done) = super::ros::call(s, method, a, out) {
                 done?;
             } else if let Some(parsed) = actor_commands::from_rpc(method, a) {

@@ -103,6 +103,7 @@ impl EngineCall {
                 "freeze all traffic lights"
             }
             EngineCall::World(WorldCommand::ResetAllTrafficLights) => "reset all traffic lights",
+            EngineCall::World(WorldCommand::HoldTraffic(_)) => "hold traffic",
             EngineCall::LoadEpisode { .. } => "load episode",
         }
     }

@@ -289,6 +289,7 @@ impl RpcServer {
                 episode_state::write_actor(v, &st, &t);
             }
         });
+        s.record_tick(frame, states, &given, &actors);
         drop((actors, given));
         let h = SensorHeader::new(
             SensorType::WorldObserver,
@@ -299,6 +300,7 @@ impl RpcServer {
         let sent = s.observer.send(&h.to_bytes(), buf);
         s.world.state_sent(frame.frame, seq);
         s.sensors.ros.tick(frame.elapsed_seconds);
+        s.replay_tick(frame);
         sent
     }
 }

@@ -30,12 +30,13 @@ mod framing;
 mod host;
 mod part_calls;
 pub mod physics;
+mod recording;
 mod ros;
 pub mod token;
 mod traffic_managers;
 mod unsupported;
 mod wire;
-mod world;
+pub(crate) mod world;
 
 pub use actor_commands::{ActorCommand, WorldCommand};
 pub use calls::VERSION;
@@ -89,6 +90,8 @@ pub(crate) struct RpcShared {
     traffic_managers: traffic_managers::TrafficManagers,
     /// The connected clients and their shares.
     clients: clients::Clients,
+    /// The recording and the replay, if any.
+    recorder: Mutex<recording::RecorderState>,
 }
 
 impl RpcShared {
@@ -288,6 +291,7 @@ impl RpcServer {
             scratch: Mutex::new(Vec::with_capacity(256)),
             traffic_managers: Default::default(),
             clients: Default::default(),
+            recorder: Default::default(),
         });
         ros::install_control_sink(&shared);
         Ok(RpcServer {

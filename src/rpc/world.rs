@@ -312,6 +312,13 @@ impl World {
         }
     }
 
+    /// `id` if it is not 0, not in use and below the next fresh id.
+    pub(crate) fn free_id_below_next(&self, id: u32) -> Option<u32> {
+        let actors = self.actors.read();
+        (id != 0 && id < self.next_actor.load(Ordering::Relaxed) && !actors.contains_key(&id))
+            .then_some(id)
+    }
+
     /// Makes an actor of the host's known to clients (listed by
     /// `get_actors_by_id`, destroyable): id `id` (not in use), made from
     /// blueprint `blueprint` with `attributes` over its defaults.
