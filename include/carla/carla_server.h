@@ -39,6 +39,22 @@
 #define CARLA_SERVER_BUSY -5
 
 /*
+ `carla_recorder_query::kind`: `show_recorder_file_info` (`show_all`).
+ */
+#define CARLA_RECORDER_FILE_INFO 0
+
+/*
+ `show_recorder_collisions` (`type1`, `type2`: 'h', 'v', 'w', 't', 'o'
+ or 'a').
+ */
+#define CARLA_RECORDER_COLLISIONS 1
+
+/*
+ `show_recorder_actors_blocked` (`min_time` s, `min_distance` cm).
+ */
+#define CARLA_RECORDER_ACTORS_BLOCKED 2
+
+/*
  `carla_rpc_request.kind`: spawn `blueprint_id` as `actor_id`.
  */
 #define CARLA_RPC_SPAWN_ACTOR 1
@@ -202,6 +218,13 @@
  Every traffic light: restart every group's cycle.
  */
 #define CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS 41
+
+/*
+ A replay started (`enabled`) or ended: hold the world's own traffic
+ (its AI vehicles and walkers) still while the replayer moves the
+ recorded actors.
+ */
+#define CARLA_RPC_HOLD_TRAFFIC 43
 
 /*
  `load_world` / `reload_world`: build a new episode of the map, call
@@ -538,6 +561,38 @@ struct carla_measurements {
 typedef void (*carla_log_callback)(int32_t level,
                                    const char *message,
                                    void *user_data);
+
+/*
+ How a recording ended (`carla_rpc_stop_recorder`).
+ */
+struct carla_recording_summary {
+  uint64_t frames;
+  uint64_t bytes;
+  /*
+   Frames dropped because the disk fell behind.
+   */
+  uint64_t dropped;
+  /*
+   The file was cut short by a write error (logged with the reason);
+   it ends on its last whole frame.
+   */
+  bool failed;
+};
+
+/*
+ One of CARLA's three reports of a recording.
+ */
+struct carla_recorder_query {
+  /*
+   `CARLA_RECORDER_FILE_INFO`, `_COLLISIONS` or `_ACTORS_BLOCKED`.
+   */
+  uint32_t kind;
+  bool show_all;
+  char type1;
+  char type2;
+  double min_time;
+  double min_distance;
+};
 
 /*
  A 0.9 transform: location in metres, rotation in degrees (pitch, yaw,
@@ -1176,6 +1231,109 @@ int32_t carla_server_set_log_callback(carla_log_callback callback,
  can check that its error handling sees it and that nothing crashes.
  */
 int32_t carla_server_self_test_panic(void);
+
+/*
+ Sets the folder relative recording names land in (created when
+ needed; the default is `recordings` in the current directory).
+
+ # Safety
+ `server` NULL or live; `folder` NULL or a NUL-terminated string.
+ */
+int32_t carla_rpc_set_recording_folder(CarlaServerPtr server,
+                                       const char *folder);
+
+/*
+ `client.start_recorder(name, additional_data)`: records every episode
+ state from the next one on (a recording running is stopped first). A
+ relative `name` lands in the recording folder and may not leave it
+ (`..`: `CARLA_SERVER_INVALID_ARGUMENT`, as is a file that cannot be
+ created); the path goes to `path`.
+
+ # Safety
+ `server` NULL or live; `name` NULL or a NUL-terminated string; `path`
+ NULL or writable for `path_size` bytes.
+ */
+int32_t carla_rpc_start_recorder(CarlaServerPtr server,
+                                 const char *name,
+                                 bool additional_data,
+                                 char *path,
+                                 uint32_t path_size);
+
+/*
+ `client.stop_recorder()`: writes what is queued, closes the file and
+ fills `summary` (may be NULL). Nothing recording is
+ `CARLA_SERVER_INVALID_ARGUMENT`.
+
+ # Safety
+ `server` NULL or live; `summary` NULL or writable.
+ */
+int32_t carla_rpc_stop_recorder(CarlaServerPtr server,
+                                struct carla_recording_summary *summary);
+
+/*
+ A collision between two actors (`0xFFFFFFFF` for the map's static
+ geometry) for the next recorded frame; nothing when not recording.
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_rpc_record_collision(CarlaServerPtr server,
+                                   uint32_t actor1,
+                                   uint32_t actor2);
+
+/*
+ One of CARLA's reports of recording `name` (the text CARLA prints,
+ which also says why a file cannot be read).
+
+ # Safety
+ `server` NULL or live; `name` NULL or a NUL-terminated string; `query`
+ NULL or readable; `text_out` NULL or writable for `size` bytes;
+ `needed` NULL or writable.
+ */
+int32_t carla_rpc_recorder_query(CarlaServerPtr server,
+                                 const char *name,
+                                 const struct carla_recorder_query *query,
+                                 char *text_out,
+                                 uint32_t size,
+                                 uint32_t *needed);
+
+/*
+ `client.replay_file(name, start, duration, follow_id,
+ replay_sensors)`: CARLA's answer goes to `text_out` (it also says why a
+ file cannot be replayed). While the replay runs, the host gets
+ `CARLA_RPC_HOLD_TRAFFIC` and the usual spawn, transform and destroy
+ requests.
+
+ # Safety
+ As `carla_rpc_recorder_query`.
+ */
+int32_t carla_rpc_replay_file(CarlaServerPtr server,
+                              const char *name,
+                              double start,
+                              double duration,
+                              uint32_t follow_id,
+                              bool replay_sensors,
+                              char *text_out,
+                              uint32_t size,
+                              uint32_t *needed);
+
+/*
+ `client.stop_replayer(keep_actors)`.
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_rpc_stop_replayer(CarlaServerPtr server,
+                                bool keep_actors);
+
+/*
+ Whether a recording (bit 0) and a replay (bit 1) run, into `state`.
+
+ # Safety
+ `server` NULL or live; `state` NULL or writable.
+ */
+int32_t carla_rpc_recorder_state(CarlaServerPtr server,
+                                 uint32_t *state);
 
 /*
  Joins DDS domain `domain_id` (0–232, ROS 2's `ROS_DOMAIN_ID`) and

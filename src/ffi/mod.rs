@@ -67,6 +67,7 @@ mod args;
 pub mod codes;
 mod handle;
 pub mod legacy;
+pub mod recorder;
 pub mod ros2;
 pub mod rpc;
 pub mod rpc_actors;

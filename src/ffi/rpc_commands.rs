@@ -53,6 +53,10 @@ pub const CARLA_RPC_RESET_TRAFFIC_LIGHT_GROUP: u32 = 39;
 pub const CARLA_RPC_FREEZE_ALL_TRAFFIC_LIGHTS: u32 = 40;
 /// Every traffic light: restart every group's cycle.
 pub const CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS: u32 = 41;
+/// A replay started (`enabled`) or ended: hold the world's own traffic
+/// (its AI vehicles and walkers) still while the replayer moves the
+/// recorded actors.
+pub const CARLA_RPC_HOLD_TRAFFIC: u32 = 43;
 
 /// `load_world` / `reload_world`: build a new episode of the map, call
 /// `carla_rpc_new_episode`, add the host's actors again, then answer;
@@ -148,6 +152,7 @@ pub(super) fn fill_world(out: &mut carla_rpc_request, command: &WorldCommand) {
             flag(out, CARLA_RPC_FREEZE_ALL_TRAFFIC_LIGHTS, on)
         }
         WorldCommand::ResetAllTrafficLights => CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS,
+        WorldCommand::HoldTraffic(on) => flag(out, CARLA_RPC_HOLD_TRAFFIC, on),
     };
 }
 

@@ -18,6 +18,7 @@ mod common;
 mod header;
 mod legacy_hosts;
 mod lidar_mirror;
+mod recorder;
 mod rpc_actors;
 mod settings;
 mod streaming_host;
