@@ -48,6 +48,8 @@ struct Args {
     release_ports: Option<u16>,
     /// Publish sensors on ROS 2, on this DDS domain (`--ros2`).
     ros2_domain: Option<u16>,
+    /// Where relative recording names land (`--recordings`).
+    recordings: std::path::PathBuf,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -63,6 +65,7 @@ fn parse_args() -> Result<Args, String> {
         releases: Release::ALL.to_vec(),
         release_ports: None,
         ros2_domain: None,
+        recordings: std::path::PathBuf::from("recordings"),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -120,6 +123,7 @@ fn parse_args() -> Result<Args, String> {
                         .map_err(|e| format!("--ros2-domain: {e}"))?,
                 )
             }
+            "--recordings" => args.recordings = value("--recordings")?.into(),
             "--fps" => args.fps = value("--fps")?.parse().map_err(|e| format!("--fps: {e}"))?,
             "--max-sensors" | "--max-frame-mb" | "--max-ini-kb" | "--max-name-bytes"
             | "--max-name-depth" => {
@@ -159,6 +163,8 @@ fn parse_args() -> Result<Args, String> {
                      --release-ports + N, e.g. 0.9.12 on 2012; 0: free ports, named in the banner)]\n  \
                      ROS 2: [--ros2 (publish sensors enabled for ROS, as CARLA's flag; DDS domain \
                      $ROS_DOMAIN_ID or 0)] [--ros2-domain N]\n  \
+                     recorder: [--recordings recordings (the folder of start_recorder's relative \
+                     names; created when needed)]\n  \
                      budget of one episode's settings: [--max-sensors 64] [--max-frame-mb 128] \
                      [--max-ini-kb 1024] [--max-name-bytes 256] [--max-name-depth 8]\n  \
                      each 0.9 client's share: [--max-client-sensors 64] [--max-client-actors 2500] \
@@ -301,6 +307,10 @@ fn start(args: &Args, server: &Server) -> Result<(), String> {
         .map_err(|e| format!("cannot listen for 0.9 clients on port {rpc_port}: {e}"))?;
     if let Ok(rpc) = server.rpc() {
         rpc.set_client_budget(args.client_budget);
+        let folder = std::env::current_dir()
+            .map(|d| d.join(&args.recordings))
+            .unwrap_or_else(|_| args.recordings.clone());
+        rpc.set_recording_folder(&folder);
     }
     let older = listen_releases(args, server)?;
     if let Some(domain) = args.ros2_domain {

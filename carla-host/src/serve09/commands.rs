@@ -120,8 +120,9 @@ pub(crate) fn actor(
     }
 }
 
-pub(crate) fn world_command(command: &WorldCommand, quiet: &mut NoEffect) {
+pub(crate) fn world_command(world: &mut World, command: &WorldCommand, quiet: &mut NoEffect) {
     match command {
+        WorldCommand::HoldTraffic(hold) => world.hold_traffic(*hold),
         WorldCommand::FreezeAllTrafficLights(_) | WorldCommand::ResetAllTrafficLights => {
             no_effect(
                 quiet,

@@ -283,7 +283,7 @@ impl Serve09 {
                 req.succeed(0)
             }
             EngineCall::World(command) => {
-                commands::world_command(&command, &mut self.no_effect);
+                commands::world_command(world, &command, &mut self.no_effect);
                 req.succeed(0)
             }
         }
@@ -330,6 +330,16 @@ impl Serve09 {
             sensors::capture(s, &tick, &mut self.scratch);
         }
         actors::states(world, &self.controls, self.spectator, &mut self.states);
+        // The recorder's collision packets: every contact of this tick
+        // (CARLA records those of actors with a collision sensor).
+        if let Ok(r) = server.rpc() {
+            if r.is_recording() {
+                for c in world.contacts() {
+                    let other = if c.other == 0 { u32::MAX } else { c.other };
+                    r.record_collision(c.actor, other);
+                }
+            }
+        }
         let platform_seconds = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());

@@ -111,6 +111,8 @@ pub(crate) struct World {
     actor_buf: Vec<ActorBox>,
     /// Whether the 0.8 player's car is in the world (a 0.8 episode runs).
     player_active: bool,
+    /// A replay holds the town's traffic and the walkers still.
+    traffic_held: bool,
     /// Vehicles 0.9 clients spawned.
     fleet: Vec<fleet::Driven>,
     /// This tick's collisions.
@@ -179,6 +181,7 @@ impl World {
             obstacles: Vec::new(),
             actor_buf: Vec::new(),
             player_active,
+            traffic_held: false,
             fleet: Vec::new(),
             contacts: Vec::new(),
             scratch: Mutex::new(GBuffer::new()),
@@ -227,11 +230,13 @@ impl World {
     /// One sub-step of `dt`; clients' vehicles move `physics · dt`.
     fn substep(&mut self, control: &Control, dt: f32, physics: f32) {
         self.time += dt;
-        for v in &mut self.vehicles {
-            v.step(self.time, dt, &self.obstacles);
-        }
-        for w in &mut self.walkers {
-            w.step(dt);
+        if !self.traffic_held {
+            for v in &mut self.vehicles {
+                v.step(self.time, dt, &self.obstacles);
+            }
+            for w in &mut self.walkers {
+                w.step(dt);
+            }
         }
         if self.player_active {
             let mut car = self.car;
@@ -248,6 +253,15 @@ impl World {
         }
         self.step_fleet(dt * physics);
         self.refresh();
+    }
+
+    /// Holds the town's own vehicles and the walkers still (a replay
+    /// moves them), or lets them go on.
+    pub(crate) fn hold_traffic(&mut self, hold: bool) {
+        self.traffic_held = hold;
+        if hold {
+            self.vehicles.iter_mut().for_each(|v| v.speed = 0.0);
+        }
     }
 
     /// Whether the 0.8 player's car is in the world.

@@ -139,6 +139,28 @@ fn run(name: &str) {
     run_with(name, &[], None);
 }
 
+/// The recorder and replayer (tests/python/town/recorder.py): a drive
+/// with the town's traffic recorded, the file read back by the script's
+/// own parser against what the client saw, the queries, bad names and
+/// files, and three replays a second client watches, pose by pose.
+#[test]
+fn a_recorded_drive_reads_back_and_replays_as_recorded() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("recordings-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let host = Host::start_with(&["--recordings", dir.to_str().expect("a UTF-8 path")]);
+    let out = run_within(script("recorder.py").arg(host.port.to_string()).arg(&dir))
+        .expect("recorder.py ended within the limit");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.lines().any(|l| l == "OK"),
+        "recorder.py: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Runs `traffic.py` (the client's Traffic Manager with walkers, and a
 /// watcher) in one mode; returns its RESULT line. The Traffic Manager's
 /// one warning (it builds its map cache the first time) is allowed.

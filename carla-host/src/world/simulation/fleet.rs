@@ -186,6 +186,11 @@ impl World {
         } else if let Some(w) = self.walkers.iter_mut().find(|w| w.id == id) {
             (w.x, w.y, w.yaw) = (x, y, yaw);
             true
+        } else if let Some(v) = self.vehicles.iter_mut().find(|v| v.id == id) {
+            // The town's own cars move by hand only while a replay holds
+            // the traffic (their route takes them back afterwards).
+            (v.x, v.y, v.yaw) = (x, y, yaw);
+            true
         } else {
             false
         };
