@@ -23,6 +23,7 @@ mod baseline;
 #[path = "../../tests/common/capi_host.rs"]
 mod capi_host;
 mod legacy;
+mod recorder;
 mod ros2;
 mod rpc;
 mod sensors;
@@ -386,6 +387,36 @@ fn main() {
     }
     if run("ros2") {
         ros2_publishing();
+    }
+    if run("recorder") {
+        recording();
+    }
+}
+
+/// The recorder's cost on the game thread: 100 vehicles per state.
+fn recording() {
+    println!(
+        "\n## 9. Recorder: send_episode_state with 100 moving vehicles, recording off and on\n"
+    );
+    println!("| recording | frames timed | game thread p50 µs | p99 | max | CPU p50 | p99 | p50 over off | allocs/frame | bytes/frame | frames dropped |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let frames = scale(2_000).max(50);
+    let rounds = 3;
+    let o = recorder::run(100, frames, rounds);
+    for (name, r) in ["off", "on", "on, additional_data"].iter().zip(&o) {
+        println!(
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.0} | {} |",
+            rounds * (frames - 10),
+            us(r.wall.p50),
+            us(r.wall.p99),
+            us(r.wall.max),
+            us(r.cpu.p50),
+            us(r.cpu.p99),
+            us(r.wall.p50.saturating_sub(o[0].wall.p50)),
+            r.allocations_per_frame,
+            r.bytes_per_frame,
+            r.dropped
+        );
     }
 }
 
