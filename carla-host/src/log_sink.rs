@@ -30,28 +30,13 @@ pub(crate) fn now_utc() -> String {
 /// `secs` after the Unix epoch, as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 fn utc(secs: u64, millis: u32) -> String {
     let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
+    let (y, m, d) = carla_server::log::civil_from_days(days as i64);
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
         rem / 3600,
         rem / 60 % 60,
         rem % 60
     )
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (Howard
-/// Hinnant's days-to-civil algorithm: eras of 400 years from 0000-03-01).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]

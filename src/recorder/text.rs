@@ -80,18 +80,8 @@ fn local(unix: i64) -> (i64, u32, u32, u32, u32, u32) {
 
 /// The civil date of a Unix time, UTC.
 fn utc(unix: i64) -> (i64, u32, u32, u32, u32, u32) {
-    let days = unix.div_euclid(86_400);
     let secs = unix.rem_euclid(86_400) as u32;
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = crate::log::civil_from_days(unix.div_euclid(86_400));
     (y, m, d, secs / 3600, secs / 60 % 60, secs % 60)
 }
 
