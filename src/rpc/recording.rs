@@ -153,7 +153,10 @@ impl RpcShared {
     fn start_recording(&self, name: &str, additional: bool) -> Result<PathBuf, String> {
         let path = self.resolve(name)?;
         self.stop_replay(false);
-        if let Some(old) = self.recorder.lock().recording.take() {
+        // Taken out first: the game thread must not wait for the lock
+        // while the old file is flushed.
+        let old = self.recorder.lock().recording.take();
+        if let Some(old) = old {
             log_summary(&old.finish());
         }
         let rec = recorder::create(&path, &map_name(self), additional)?;
@@ -166,7 +169,10 @@ impl RpcShared {
                 ""
             }
         );
-        self.recorder.lock().recording = Some(rec);
+        let replaced = self.recorder.lock().recording.replace(rec);
+        if let Some(old) = replaced {
+            log_summary(&old.finish());
+        }
         Ok(path)
     }
 
@@ -177,15 +183,17 @@ impl RpcShared {
         Some(summary)
     }
 
+    /// Lock order: the game thread takes the recorder's lock while it
+    /// holds the actors' (`record_tick`), so no other thread may wait for
+    /// the actors' lock while it holds the recorder's: the replay is taken
+    /// out before it is ended.
     fn stop_replay(&self, keep_actors: bool) {
-        let mut st = self.recorder.lock();
-        let options = st.options;
-        let stage = LiveStage {
-            s: self,
-            refused: st.refused.clone(),
+        let (replay, options, refused) = {
+            let mut st = self.recorder.lock();
+            (st.replay.take(), st.options, st.refused.clone())
         };
-        if let Some(mut r) = st.replay.take() {
-            r.end(&stage, options, keep_actors);
+        if let Some(mut r) = replay {
+            r.end(&LiveStage { s: self, refused }, options, keep_actors);
         }
     }
 
@@ -200,7 +208,13 @@ impl RpcShared {
         let opened = replay::open(&path, &map, &req, options);
         match opened {
             Ok(o) => {
-                self.recorder.lock().replay = Some(o.replay);
+                let (replaced, refused) = {
+                    let mut st = self.recorder.lock();
+                    (st.replay.replace(o.replay), st.refused.clone())
+                };
+                if let Some(mut old) = replaced {
+                    old.end(&LiveStage { s: self, refused }, options, false);
+                }
                 crate::log_info!("replayer: replaying {}", path.display());
                 Ok(o.text)
             }
@@ -237,7 +251,8 @@ impl RpcShared {
     }
 
     /// Advances the replay by this tick (the game thread, after the
-    /// episode state went out).
+    /// episode state went out, the actors' lock released: the replayer
+    /// takes it under the recorder's lock, which only this thread may do).
     pub(crate) fn replay_tick(&self, frame: &EpisodeFrame) {
         let mut st = self.recorder.lock();
         if st.replay.is_none() {

@@ -2,8 +2,8 @@
 //! hostile clients on the RPC port ([`bad_input`]), the game thread's side
 //! allocating nothing per tick ([`game_thread`]), the unmodified `carla`
 //! package of each release 0.9.12 – 0.9.16 against a Rust and a C host
-//! ([`python`]) and the older releases' ports through the Rust API
-//! ([`releases`]).
+//! ([`python`]), the older releases' ports through the Rust API
+//! ([`releases`]) and the recorder under load ([`recorder`]).
 //!
 //! What is process-wide here and why it is safe together:
 //! - [`game_thread`]'s `#[global_allocator]` is the allocator of the whole
@@ -25,6 +25,7 @@ mod budgets;
 mod commands;
 mod game_thread;
 mod python;
+mod recorder;
 mod releases;
 
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
