@@ -2,17 +2,17 @@
 //!
 //! - recording: while a recording runs, every episode state the host
 //!   sends ([`crate::rpc::RpcServer::send_episode_state`]) becomes one
-//!   frame ([`capture`]): actors added and removed with their blueprints
+//!   frame (`capture`): actors added and removed with their blueprints
 //!   and attributes, parents, positions, traffic-light states, vehicle
 //!   controls and lights, walker speeds, the collisions the host reported,
 //!   and with `additional_data` velocities, bounding boxes, platform time
-//!   and light times. A thread of its own writes the file ([`writer`]);
-//! - reading: [`file`] reads packet by packet with bounded memory;
-//!   [`query`] prints CARLA's three reports of a file;
-//! - replaying: [`replay`] moves the recorded actors in the running world
+//!   and light times. A thread of its own writes the file (`writer`);
+//! - reading: `file` reads packet by packet with bounded memory;
+//!   `query` prints CARLA's three reports of a file;
+//! - replaying: `replay` moves the recorded actors in the running world
 //!   through the host's usual requests.
 //!
-//! The file format is in [`format`]; docs/recorder.md is the reference.
+//! The file format is in [`mod@format`]; docs/recorder.md is the reference.
 
 mod capture;
 mod file;
