@@ -83,6 +83,7 @@ pub(crate) struct Replay {
     last_light: BTreeMap<u32, (u8, u32)>,
     pending_adds: Vec<ActorAdd>,
     pending_parents: Vec<(u32, u32)>,
+    pending_dels: Vec<u32>,
     /// The last frame due has been applied: the replay ends at the next
     /// step, once the world has shown it.
     at_end: bool,
@@ -206,6 +207,7 @@ pub(crate) fn open(
             last_light: BTreeMap::new(),
             pending_adds: Vec::new(),
             pending_parents: Vec::new(),
+            pending_dels: Vec::new(),
             at_end: false,
             finished: false,
         },
@@ -322,8 +324,13 @@ impl Replay {
                 }
                 f::EVENT_DEL => {
                     let gone = records(&mut d, |g| g.u32())?;
+                    self.pending_dels.extend(gone);
+                }
+                f::FRAME_END => {
+                    // Adds once their parents (the packet after the
+                    // deletes) are known, then the deletes.
                     self.spawn_pending(stage, opts);
-                    for id in gone {
+                    for id in std::mem::take(&mut self.pending_dels) {
                         if let Some(live) = self.ids.remove(&id) {
                             if self.spawned.remove(&live) {
                                 stage.destroy(live);
@@ -331,9 +338,6 @@ impl Replay {
                         }
                         self.last_pose.remove(&id);
                     }
-                }
-                f::FRAME_END => {
-                    self.spawn_pending(stage, opts);
                     if inside {
                         *target = Some(std::mem::take(&mut frame));
                     }

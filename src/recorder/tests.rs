@@ -68,7 +68,7 @@ fn carla_file() -> Vec<u8> {
     d.f64(0.05).f64(0.0);
     f.packet(0, &d);
     let mut add = Bytes::default();
-    add.u16(2);
+    add.u16(3);
     add.u32(24)
         .u8(1)
         .f32s(&[100.0, 200.0, 30.0, 0.0, 0.0, 90.0])
@@ -81,9 +81,15 @@ fn carla_file() -> Vec<u8> {
         .f32s(&[500.0, 0.0, 90.0, 0.0, 0.0, 0.0])
         .u32(9);
     add.str("walker.pedestrian.0001").u16(0);
+    // A collision sensor on the car, placed relative to it.
+    add.u32(26)
+        .u8(5)
+        .f32s(&[0.0, 0.0, 50.0, 0.0, 0.0, 0.0])
+        .u32(3);
+    add.str("sensor.other.collision").u16(0);
     f.packet(2, &add);
     f.packet(3, Bytes::default().u16(0));
-    f.packet(4, Bytes::default().u16(0));
+    f.packet(4, Bytes::default().u16(1).u32(26).u32(24));
     let mut c = Bytes::default();
     c.u16(1).u32(0).u32(24).u32(u32::MAX).u8(1).u8(0);
     f.packet(5, &c);
@@ -141,6 +147,8 @@ fn file_info_of_a_hand_built_file_is_carlas_text() {
         + "  role_name = hero\n"
         + "  color = 255,0,0\n"
         + " Create 25: walker.pedestrian.0001 (2) at (500, 0, 90)\n"
+        + " Create 26: sensor.other.collision (5) at (0, 0, 50)\n"
+        + " Parenting 26 with 24 (parent)\n"
         + " Collision id 0 between 24 (hero)  with 4294967295\n"
         + "Frame 2 at 0.05 seconds\n"
         + " Destroy 25\n"
@@ -222,6 +230,7 @@ fn bad_files_get_carlas_messages_and_a_damage_note() {
     );
     // A huge length prefix is refused before any allocation.
     let mut huge = carla_file()[..40].to_vec();
+    assert_eq!(&huge[38..40], b"pt", "the header ends at 40");
     huge.extend([6, 0xff, 0xff, 0xff, 0x7f]);
     let path = temp_file("huge.log", &huge);
     let info = file_info(&path, true);
@@ -456,6 +465,33 @@ fn the_replayer_spawns_moves_and_removes_as_recorded() {
     assert!(r.finished);
     let log = stage.log.borrow().clone();
     assert_eq!(log[2..], ["simulate physics 101", "hold false"]);
+}
+
+#[test]
+fn replayed_sensors_are_attached_to_the_replayed_parent() {
+    let path = temp_file("sensors.log", &carla_file());
+    let opts = ReplayOptions::default();
+    let req = ReplayRequest {
+        replay_sensors: true,
+        ..request()
+    };
+    let mut r = replay::open(&path, "Town10HD_Opt", &req, opts)
+        .unwrap()
+        .replay;
+    let stage = FakeStage::default();
+    r.step(&stage, 0.05, opts);
+    let log = stage.log.borrow().clone();
+    assert!(
+        log.contains(&"spawn sensor.other.collision as 103 at (0, 0, 0.5) parent 101".to_owned()),
+        "{log:?}"
+    );
+    // Without replay_sensors it is left out.
+    let mut r = replay::open(&path, "Town10HD_Opt", &request(), opts)
+        .unwrap()
+        .replay;
+    let stage = FakeStage::default();
+    r.step(&stage, 0.05, opts);
+    assert!(!stage.log.borrow().iter().any(|l| l.contains("sensor.")));
 }
 
 #[test]

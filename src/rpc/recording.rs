@@ -79,12 +79,19 @@ impl replay::Stage for LiveStage<'_> {
             parent,
             attachment: 0,
         };
+        // A sensor gets a fresh id: a client caches actors by id, and a
+        // sensor's description holds its stream token, which is new.
+        let desired = if add.blueprint.starts_with("sensor.") {
+            0
+        } else {
+            add.id
+        };
         actors::spawn_described(
             self.s,
             Release::V0_9_16,
             spawn,
             Some(self.refused.clone()),
-            add.id,
+            desired,
         )
         .map(|(a, _)| a.id)
     }

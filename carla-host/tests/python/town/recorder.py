@@ -14,7 +14,7 @@ import time
 
 import carla
 
-from common import asynchronous, check, connect, synchronous, watched
+from common import asynchronous, check, connect, stop_sensors, synchronous, watched
 
 folder = sys.argv[2]
 client, world = connect()
@@ -37,6 +37,10 @@ check(len(cars) == 4, "four cars spawned")
 hero = cars[0]
 for c in cars:
     c.apply_control(carla.VehicleControl(throttle=0.5))
+cam_bp = bl.find("sensor.camera.rgb")
+cam_bp.set_attribute("image_size_x", "64")
+cam_bp.set_attribute("image_size_y", "48")
+camera = world.spawn_actor(cam_bp, carla.Transform(carla.Location(x=1.5, z=1.4)), attach_to=hero)
 world.tick()
 
 path = client.start_recorder("ci/drive.log", True)
@@ -193,13 +197,22 @@ check("The file is damaged" in cut, "a cut file is named damaged: " + cut[-200:]
 check(world.tick() > 0, "the world ticks on")
 
 # --- Replay, watched by a second client. ---
+camera.destroy()
 for c in cars:
     c.destroy()
 world.tick()
 watcher = carla.Client("127.0.0.1", int(sys.argv[1]))
 watcher.set_timeout(20.0)
 wworld = watcher.get_world()
-text = client.replay_file("ci/drive.log", 0.0, 0.0, 0, False)
+# In synchronous mode a state sent before the watcher's subscription is in
+# place is never sent again: tick until it sees one.
+for _ in range(100):
+    f = world.tick()
+    time.sleep(0.02)
+    if wworld.get_snapshot().frame >= f:
+        break
+check(wworld.get_snapshot().frame >= f, "the watcher receives the world's states")
+text = client.replay_file("ci/drive.log", 0.0, 0.0, 0, True)
 check("Total time recorded: 2.95\nReplaying from 0 s - 2.95 s (2.95 s) at 1.0x\n" in text, text)
 tracked = [hero.id] + town[:3]
 
@@ -226,10 +239,24 @@ def matched_frame(snap, ids):
 # The state of the tick that started the replay is the world's; each
 # later one is the next recorded frame's.
 got = []
-for _ in range(61):
+images = []
+replayed_cam = None
+for k in range(61):
     frame = world.tick()
     got.append(matched_frame(watched(wworld, frame), tracked))
+    if k == 1:
+        # replay_sensors: the recorded camera is back on the replayed hero
+        # and sees the replay.
+        cams = [a for a in world.get_actors().filter("sensor.camera.rgb")
+                if a.parent is not None and a.parent.id == hero.id]
+        check(len(cams) == 1, "the recorded camera is replayed on the hero: %r" % cams)
+        replayed_cam = cams[0]
+        replayed_cam.listen(images.append)
 check(got == [None] + list(range(1, 61)), "the watcher saw frames %r" % got)
+world.tick()
+stop_sensors([replayed_cam], then_destroy=False)
+image_frames = set(i.frame for i in images)
+check(len(images) >= 50 and len(image_frames) == len(images), "replayed camera images: %d" % len(images))
 bp_seen = wworld.get_actor(hero.id)
 check(bp_seen is not None and bp_seen.type_id == "vehicle.tesla.model3", "the hero is back, same id")
 # The replay ended: the town's traffic drives again.
@@ -249,10 +276,18 @@ client.apply_batch_sync([carla.command.DestroyActor(a.id) for a in watched(world
                          and world.get_actor(a.id).type_id.startswith("vehicle.")])
 world.tick()
 client.set_replayer_time_factor(2.0)
-text = client.replay_file("ci/drive.log", 1.0, 1.0, 0, False)
+text = client.replay_file("ci/drive.log", 1.0, 1.0, hero.id, False)
 check("Replaying from 1 s - 2 s (2.95 s) at 2.0x\n" in text, text)
-got = [matched_frame(watched(wworld, world.tick()), tracked) for _ in range(6)]
+got = []
+for _ in range(6):
+    snap = watched(wworld, world.tick())
+    got.append(matched_frame(snap, tracked))
 check(got == [None, 21, 23, 25, 27, 29], "twice as fast: %r" % got)
+# follow_id: the spectator 10 m behind and 5 m above the hero.
+spec = snap.find(wworld.get_spectator().id).get_transform().location
+car = snap.find(hero.id).get_transform().location
+check(abs(math.dist((spec.x, spec.y, spec.z), (car.x, car.y, car.z)) - math.hypot(10, 5)) < 0.05,
+      "the spectator follows the hero: %r %r" % (spec, car))
 client.set_replayer_time_factor(1.0)
 client.apply_batch_sync([carla.command.DestroyActor(a.id) for a in watched(world, world.tick())
                          if a.id < 1000 and world.get_actor(a.id) is not None
