@@ -5,7 +5,7 @@
 //! into a reused buffer; the file is the writer thread's.
 
 use super::format::{self as f, actor_type, ActorAdd, CollisionRecord, LightRecord, Pose, Put};
-use super::writer::{Frame, RecordingSummary, Writer};
+use super::writer::{Frame, Pushed, RecordingSummary, Writer};
 use crate::rpc::world::Actor;
 use crate::rpc::CARLA_ACTOR_WALKER;
 use crate::rpc::{ActorState, EpisodeFrame, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE};
@@ -177,8 +177,9 @@ impl Recording {
             out.u32(*id);
         }
         out.end(at);
-        self.recorded.clear();
-        self.recorded.extend_from_slice(&self.live);
+        // The file's actors are now the live ones; the old list is kept
+        // in `live` in case the frame is dropped.
+        std::mem::swap(&mut self.recorded, &mut self.live);
 
         counted(&mut out, f::EVENT_PARENT, &parents, |o, (c, p)| {
             o.u32(*c);
@@ -305,10 +306,20 @@ impl Recording {
         }
         let at = out.begin(f::FRAME_END);
         out.end(at);
-        self.writer.push(Frame {
+        match self.writer.push(Frame {
             bytes: out,
             elapsed: self.elapsed,
-        })
+        }) {
+            Pushed::Queued => true,
+            Pushed::Dropped => {
+                // Not in the file: the next frame carries this one's events
+                // (adds and deletes against the file's actors) under its id.
+                std::mem::swap(&mut self.recorded, &mut self.live);
+                self.frame -= 1;
+                true
+            }
+            Pushed::Stopped => false,
+        }
     }
 
     /// Ends the recording: the queued frames are written and the file

@@ -5,7 +5,7 @@
 
 use super::format::ActorAdd;
 use super::replay::{self, ReplayOptions, ReplayRequest, Stage};
-use super::writer::{Frame, Sink, Writer};
+use super::writer::{Frame, Pushed, Sink, Writer};
 use super::{actors_blocked, collisions, file_info, resolve, text};
 use crate::rpc::ActorCommand;
 use crate::types::ActorTransform;
@@ -293,7 +293,7 @@ fn each_frame_gets_the_next_ones_step_and_the_last_keeps_minus_one() {
     };
     let mut w = Writer::to_sink(disk, Path::new("mem"), b"HEAD").unwrap();
     for (i, t) in [0.0, 0.05, 0.15].iter().enumerate() {
-        assert!(w.push(frame(i as u64 + 1, *t, 3)));
+        assert_eq!(w.push(frame(i as u64 + 1, *t, 3)), Pushed::Queued);
     }
     let summary = w.finish();
     assert_eq!((summary.frames, summary.error), (3, None));
@@ -330,6 +330,62 @@ fn a_full_disk_stops_the_recording_on_a_whole_frame() {
         "{error}"
     );
     assert_eq!(data.lock().unwrap().len(), 4 + 2 * per_frame);
+}
+
+/// A disk that blocks every write until the test opens it.
+struct GatedDisk {
+    open: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    written: Arc<Mutex<usize>>,
+}
+
+impl Write for GatedDisk {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let (lock, cv) = &*self.open;
+        let mut open = lock.lock().unwrap();
+        while !*open {
+            open = cv.wait(open).unwrap();
+        }
+        *self.written.lock().unwrap() += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for GatedDisk {
+    fn cut(&mut self, _: u64) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn sync(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_slow_disk_costs_frames_never_a_wait() {
+    let open = Arc::new((Mutex::new(true), std::sync::Condvar::new()));
+    let written = Arc::new(Mutex::new(0));
+    let disk = GatedDisk {
+        open: open.clone(),
+        written: written.clone(),
+    };
+    let mut w = Writer::to_sink(disk, Path::new("slow.log"), b"HEAD").unwrap();
+    *open.0.lock().unwrap() = false;
+    let started = std::time::Instant::now();
+    let results: Vec<Pushed> = (0..400)
+        .map(|i| w.push(frame(i + 1, i as f64 * 0.05, 10)))
+        .collect();
+    // 400 pushes against a disk that takes nothing: none waited.
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let dropped = results.iter().filter(|r| **r == Pushed::Dropped).count();
+    // The queue holds 256 and the thread holds one or two.
+    assert!((140..=144).contains(&dropped), "{dropped} dropped");
+    *open.0.lock().unwrap() = true;
+    open.1.notify_all();
+    let s = w.finish();
+    assert_eq!((s.dropped as usize, s.frames as usize), (dropped, 400 - dropped));
+    assert_eq!(*written.lock().unwrap(), 4 + (400 - dropped) * (29 + 15 + 5));
 }
 
 #[test]

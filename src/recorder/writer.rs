@@ -47,6 +47,16 @@ pub(crate) struct Frame {
     pub(crate) elapsed: f64,
 }
 
+/// What became of a frame handed to the writer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Pushed {
+    Queued,
+    /// The disk fell behind: the frame was dropped.
+    Dropped,
+    /// The recording stopped (a write error).
+    Stopped,
+}
+
 /// How a recording ended.
 #[derive(Clone, Debug, Default)]
 pub struct RecordingSummary {
@@ -105,12 +115,13 @@ impl Writer {
         self.spare.try_recv().unwrap_or_default()
     }
 
-    /// Hands a frame over; false if the recording has stopped (a write
-    /// error) or the queue is full (the frame is dropped and counted).
-    pub(crate) fn push(&mut self, frame: Frame) -> bool {
-        let Some(tx) = &self.frames else { return false };
+    /// Hands a frame over; the queue being full drops it (counted).
+    pub(crate) fn push(&mut self, frame: Frame) -> Pushed {
+        let Some(tx) = &self.frames else {
+            return Pushed::Stopped;
+        };
         match tx.try_send(frame) {
-            Ok(()) => true,
+            Ok(()) => Pushed::Queued,
             Err(TrySendError::Full(_)) => {
                 self.dropped += 1;
                 if self.dropped.is_power_of_two() {
@@ -120,9 +131,9 @@ impl Writer {
                         self.path.display()
                     );
                 }
-                true
+                Pushed::Dropped
             }
-            Err(TrySendError::Disconnected(_)) => false,
+            Err(TrySendError::Disconnected(_)) => Pushed::Stopped,
         }
     }
 
