@@ -384,8 +384,14 @@ fn a_slow_disk_costs_frames_never_a_wait() {
     *open.0.lock().unwrap() = true;
     open.1.notify_all();
     let s = w.finish();
-    assert_eq!((s.dropped as usize, s.frames as usize), (dropped, 400 - dropped));
-    assert_eq!(*written.lock().unwrap(), 4 + (400 - dropped) * (29 + 15 + 5));
+    assert_eq!(
+        (s.dropped as usize, s.frames as usize),
+        (dropped, 400 - dropped)
+    );
+    assert_eq!(
+        *written.lock().unwrap(),
+        4 + (400 - dropped) * (29 + 15 + 5)
+    );
 }
 
 #[test]
