@@ -29,6 +29,8 @@ mod ini;
 mod level;
 #[path = "unreal_glue/lint.rs"]
 mod lint;
+#[path = "unreal_glue/nolib.rs"]
+mod nolib;
 #[path = "unreal_glue/rpc.rs"]
 mod rpc;
 #[path = "unreal_glue/sim.rs"]

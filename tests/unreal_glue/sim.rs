@@ -200,12 +200,22 @@ pub(crate) const WATCHDOG_MS: &str = "1000";
 
 /// Starts SimGame (`compiler`'s build) for `scenario` with the watchdog on.
 pub(crate) fn start(compiler: &str, port: u16, frames: u32, scenario: &str) -> Host {
-    let plugin = plugin_dir();
+    start_in(compiler, port, frames, scenario, &plugin_dir())
+}
+
+/// [`start`] with the plugin directory `plugin`.
+pub(crate) fn start_in(
+    compiler: &str,
+    port: u16,
+    frames: u32,
+    scenario: &str,
+    plugin: &Path,
+) -> Host {
     Host::spawn_with_env(
         sim(compiler),
         &[port.to_string(), frames.to_string(), scenario.to_owned()],
         &[
-            ("STANDIN_PLUGIN_DIR", plugin.as_path()),
+            ("STANDIN_PLUGIN_DIR", plugin),
             ("STANDIN_WATCHDOG_MS", Path::new(WATCHDOG_MS)),
         ],
     )

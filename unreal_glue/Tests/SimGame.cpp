@@ -176,11 +176,53 @@ public:
 	}
 };
 
+/* The plugin's directory lacks the library (a Win64 package without
+ * carla_server.dll): the module says so and every actor stays idle, with
+ * no carla_* call (on Win64 the first one would crash the engine). On Linux
+ * the library is linked anyway, so a server started regardless shows. */
+static int RunWithoutLibrary(int32 WorldPort, int32 Frames)
+{
+	const FCarlaServerGlueModule& Module = FModuleManager::LoadModuleChecked<FCarlaServerGlueModule>(TEXT("CarlaServerGlue"));
+	if (Module.IsLibraryLoaded() || FCarlaServerGlueModule::IsLibraryAvailable())
+	{
+		Fail("the module loaded a library from a plugin directory without one");
+	}
+	{
+		UWorld World(TEXT("SimTown"));
+		World.SpawnActor<ASimStaticBox>(FVector(0.0, 0.0, -50.0), FRotator::ZeroRotator)->Configure(FVector(1000.0, 1000.0, 50.0), TEXT("Carla.Roads"));
+		ASimVehicle* Player = World.SpawnActor<ASimVehicle>(FVector(0.0, 0.0, 75.0), FRotator::ZeroRotator);
+		ARayCastLidar* Lidar = World.SpawnActor<ARayCastLidar>(FVector(0.0, 0.0, 175.0), FRotator::ZeroRotator);
+		Lidar->AttachToActor(Player, FAttachmentTransformRules::KeepWorldTransform);
+		ACarlaServerActor* Server = World.SpawnActor<ACarlaServerActor>(FVector::ZeroVector, FRotator::ZeroRotator);
+		Server->WorldPort = WorldPort;
+		Server->StreamingPort = 0;
+		Server->RpcPort = 0;
+		Server->Player = Player;
+		World.StandinBeginPlay();
+		if (Server->GetServer() != nullptr || Lidar->GetSensorId() != 0)
+		{
+			Fail("the glue started a server or a sensor without its library");
+		}
+		for (int32 Frame = 0; Frame < Frames; ++Frame)
+		{
+			World.StandinTick(DefaultDeltaSeconds);
+			FlushRenderingCommands();
+			++GFrameCounter;
+		}
+		World.StandinEndPlay();
+	}
+	StandinStopRenderingThread();
+	FModuleManager::Get().UnloadModule(TEXT("CarlaServerGlue"));
+	std::printf("NOLIB IDLE %d FRAMES\nDONE\n", Frames);
+	std::fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char** argv)
 {
 	if (argc < 3 || argc > 4 || std::atoi(argv[1]) <= 0 || std::atoi(argv[2]) <= 0)
 	{
-		std::fprintf(stderr, "usage: %s WORLD_PORT FRAMES [level|ini|rpc]\n", argv[0]);
+		std::fprintf(stderr, "usage: %s WORLD_PORT FRAMES [level|ini|rpc|nolib]\n", argv[0]);
 		return 2;
 	}
 	const int32 WorldPort = std::atoi(argv[1]);
@@ -188,6 +230,10 @@ int main(int argc, char** argv)
 	const std::string Scenario = argc == 4 ? argv[3] : "level";
 	const bool bLevel = Scenario == "level";
 	const bool bRpc = Scenario == "rpc";
+	if (Scenario == "nolib")
+	{
+		return RunWithoutLibrary(WorldPort, Frames);
+	}
 	if (!bLevel && !bRpc && Scenario != "ini")
 	{
 		Fail("unknown scenario");

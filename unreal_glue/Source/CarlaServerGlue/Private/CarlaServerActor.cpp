@@ -49,6 +49,18 @@ bool ACarlaServerActor::EnsureServer()
 	{
 		return true;
 	}
+	// Before the first carla_* call: without the library (Win64: the
+	// delay-loaded DLL) that call would crash the engine.
+	if (!FCarlaServerGlueModule::IsLibraryAvailable())
+	{
+		if (!bLibraryMissingLogged)
+		{
+			UE_LOG(LogCarlaServerGlue, Error, TEXT("%s: the carla_server library is not loaded (see the module's log line); no server"), *GetName());
+			bLibraryMissingLogged = true;
+		}
+		return false;
+	}
+	bLibraryUsed = true;
 	carla_server_set_log_callback(&RouteLibraryLog, nullptr, LibraryLogLevel);
 	Server = carla_make_server();
 	if (Server == nullptr)
@@ -121,13 +133,16 @@ void ACarlaServerActor::EndPlay(const EEndPlayReason::Type EndPlayReason)
 		carla_free_server(Server);
 		Server = nullptr;
 	}
-	carla_settings_free(EpisodeSettings);
-	carla_settings_free(ServerSettings);
+	if (bLibraryUsed)
+	{
+		carla_settings_free(EpisodeSettings);
+		carla_settings_free(ServerSettings);
+		carla_server_set_log_callback(nullptr, nullptr, 2);
+	}
 	EpisodeSettings = ServerSettings = nullptr;
 	bEpisodeRunning = false;
 	Known.Reset();
 	EpisodeSensors.Reset();
-	carla_server_set_log_callback(nullptr, nullptr, 2);
 	Super::EndPlay(EndPlayReason);
 }
 

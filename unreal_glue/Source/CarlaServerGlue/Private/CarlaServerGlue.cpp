@@ -6,6 +6,8 @@
 
 DEFINE_LOG_CATEGORY(LogCarlaServerGlue);
 
+bool FCarlaServerGlueModule::bLibraryAvailable = false;
+
 void FCarlaServerGlueModule::StartupModule()
 {
 	// Windows delay-loads carla_server.dll: it must be loaded from the
@@ -20,14 +22,16 @@ void FCarlaServerGlueModule::StartupModule()
 	LibraryHandle = FPlatformProcess::GetDllHandle(*LibraryPath);
 	if (LibraryHandle == nullptr)
 	{
-		UE_LOG(LogCarlaServerGlue, Error, TEXT("cannot load %s"), *LibraryPath);
+		UE_LOG(LogCarlaServerGlue, Error, TEXT("cannot load %s: the CARLA server actors stay idle"), *LibraryPath);
 		return;
 	}
+	bLibraryAvailable = true;
 	UE_LOG(LogCarlaServerGlue, Log, TEXT("loaded %s"), *LibraryPath);
 }
 
 void FCarlaServerGlueModule::ShutdownModule()
 {
+	bLibraryAvailable = false;
 	if (LibraryHandle != nullptr)
 	{
 		FPlatformProcess::FreeDllHandle(LibraryHandle);

@@ -151,6 +151,9 @@ private:
 	int32 BoundStreamingPort = 0;
 	int32 BoundRpcPort = 0;
 	bool bEpisodeRunning = false;
+	/** A carla_* call was made (the library is loaded): EndPlay frees. */
+	bool bLibraryUsed = false;
+	bool bLibraryMissingLogged = false;
 	bool bEpisodeSynchronous = true;
 	bool bSendAgents = false;
 	FVector LastVelocity = FVector::ZeroVector;

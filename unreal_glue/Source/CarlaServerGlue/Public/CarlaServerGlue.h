@@ -16,6 +16,12 @@ public:
 	/** Whether StartupModule found and loaded the library. */
 	bool IsLibraryLoaded() const { return LibraryHandle != nullptr; }
 
+	/** The same, for the actors: no carla_* call may come before it says
+	 * yes (on Win64 the DLL is delay-loaded, and a call without it crashes
+	 * the engine). */
+	static bool IsLibraryAvailable() { return bLibraryAvailable; }
+
 private:
 	void* LibraryHandle = nullptr;
+	static bool bLibraryAvailable;
 };
