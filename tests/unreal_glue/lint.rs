@@ -67,3 +67,40 @@ fn plugin_files_are_consistent_and_the_glue_stays_thin() {
         }
     }
 }
+
+/// The platforms a module's list under `key` names in the `.uplugin`
+/// (`None` when the key is absent).
+fn platforms(uplugin: &str, key: &str) -> Option<Vec<String>> {
+    let at = uplugin.find(&format!("\"{key}\""))?;
+    let rest = &uplugin[at..];
+    let list = &rest[rest.find('[')? + 1..rest.find(']')?];
+    Some(
+        list.split(',')
+            .map(|p| p.trim().trim_matches('"').to_owned())
+            .filter(|p| !p.is_empty())
+            .collect(),
+    )
+}
+
+/// Each engine reads its own key for the platforms a module builds on:
+/// UE 4.26/4.27 `WhitelistPlatforms`, UE 5 `PlatformAllowList`. Without
+/// its key an engine builds the module everywhere, and it fails to link
+/// where the package has no library. Both must name exactly the platforms
+/// the package ships a library for.
+#[test]
+fn every_engine_version_reads_the_platforms_the_library_ships_for() {
+    let uplugin = fs::read_to_string(Path::new(CRATE).join("unreal_glue/CarlaServerGlue.uplugin"))
+        .expect("the .uplugin");
+    let shipped = vec!["Linux".to_owned(), "Win64".to_owned()];
+    for (engine, key) in [
+        ("UE 4.26", "WhitelistPlatforms"),
+        ("UE 4.27", "WhitelistPlatforms"),
+        ("UE 5", "PlatformAllowList"),
+    ] {
+        assert_eq!(
+            platforms(&uplugin, key).as_ref(),
+            Some(&shipped),
+            "{engine} reads {key:?}"
+        );
+    }
+}
