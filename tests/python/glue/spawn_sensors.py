@@ -114,6 +114,23 @@ for i in range(10):
             car_hits += 1
 check(car_hits > 0, "the lidar saw the oncoming car")
 
+# sensor_tick 0.25 s at 0.05 s per tick: an image every fifth tick.
+fast_queue = q["sensor.camera.rgb"]
+slow = attach("sensor.camera.rgb", carla.Location(x=2.3, z=0.5), image_size_x=16, image_size_y=12, sensor_tick=0.25)
+slow_queue, q["sensor.camera.rgb"] = q["sensor.camera.rgb"], fast_queue
+for _ in range(40):
+    world.tick()
+slow_frames = []
+while True:
+    try:
+        slow_frames.append(slow_queue.get(timeout=2).frame)
+    except queue.Empty:
+        break
+gaps = [b - a for a, b in zip(slow_frames, slow_frames[1:])]
+check(len(slow_frames) >= 4 and set(gaps) == {5}, "sensor_tick 0.25: frames %r" % slow_frames)
+slow.stop()
+check(slow.destroy(), "destroy the slow camera")
+
 x0 = hero.get_location().x
 hero.apply_control(carla.VehicleControl(throttle=1.0))
 for i in range(10):

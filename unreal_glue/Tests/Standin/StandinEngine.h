@@ -42,6 +42,11 @@ struct FActorTickFunction
 	bool bCanEverTick = false;
 	bool bStartWithTickEnabled = true;
 	ETickingGroup TickGroup = TG_PrePhysics;
+	/** Seconds between ticks (0: every frame); the tick gets the time since
+	 * the last one, as UE's tick interval does. */
+	float TickInterval = 0.0f;
+	/** Stand-in only: game time since the last tick. */
+	float StandinSinceTick = 0.0f;
 
 	void SetTickFunctionEnable(bool bInEnabled) { bEnabled = bInEnabled; }
 	bool IsTickFunctionEnabled() const { return bEnabled; }
@@ -345,6 +350,8 @@ public:
 	bool SetRootComponent(USceneComponent* Component);
 	bool ActorHasTag(FName Tag) const { return !Tag.IsNone() && Tags.Contains(Tag); }
 	void SetActorTickEnabled(bool bEnabled) { PrimaryActorTick.SetTickFunctionEnable(bEnabled); }
+	void SetActorTickInterval(float TickInterval) { PrimaryActorTick.TickInterval = TickInterval; }
+	float GetActorTickInterval() const { return PrimaryActorTick.TickInterval; }
 	bool IsActorTickEnabled() const { return PrimaryActorTick.IsTickFunctionEnabled(); }
 
 	/** The components of class T this actor owns (the array is reset first). */

@@ -284,6 +284,9 @@ const char* ACarlaServerActor::SpawnSensorActor(const carla_rpc_request& Request
 	Attributes.Count = Request.attribute_count;
 	Sensor->ServerActor = this;
 	Sensor->ApplyAttributes(Attributes);
+	// CARLA's sensor_tick: the sensor's actor ticks (and captures) once
+	// that much game time passed; 0 every frame.
+	Sensor->SetActorTickInterval(static_cast<float>(Attributes.Number("sensor_tick", 0.0)));
 	Sensor->AdoptSensor(Request.sensor_id);
 	if (Parent != nullptr)
 	{

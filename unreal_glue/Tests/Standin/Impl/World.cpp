@@ -252,10 +252,22 @@ void UWorld::StandinTick(float InDeltaSeconds)
 		// Destroyed (or tick disabled) by an earlier tick this frame: skipped.
 		if (Actor->IsPendingKill() || !Actor->HasActorBegunPlay() || !Actor->IsActorTickEnabled())
 			continue;
+		// A tick interval: the actor ticks once that much game time passed,
+		// with all of it as its delta.
+		float ActorDelta = InDeltaSeconds;
+		FActorTickFunction& TickFunction = Actor->PrimaryActorTick;
+		if (TickFunction.TickInterval > 0.0f)
+		{
+			TickFunction.StandinSinceTick += InDeltaSeconds;
+			if (TickFunction.StandinSinceTick + 1e-4f < TickFunction.TickInterval)
+				continue;
+			ActorDelta = TickFunction.StandinSinceTick;
+			TickFunction.StandinSinceTick = 0.0f;
+		}
 		const bool bTimed = !Actor->bStandinWatchdogExempt;
 		if (bTimed)
 			StandinWatchdogBegin(EStandinWatchdogSlot::GameThread, Actor, &DescribeTick);
-		Actor->Tick(InDeltaSeconds);
+		Actor->Tick(ActorDelta);
 		if (bTimed)
 			StandinWatchdogEnd(EStandinWatchdogSlot::GameThread);
 	}
