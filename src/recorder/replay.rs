@@ -84,6 +84,9 @@ pub(crate) struct Replay {
     pending_adds: Vec<ActorAdd>,
     pending_parents: Vec<(u32, u32)>,
     pending_dels: Vec<u32>,
+    /// The packets of the frame being read, and of the last one due.
+    reading: Vec<u8>,
+    due: Vec<u8>,
     /// The last frame due has been applied: the replay ends at the next
     /// step, once the world has shown it.
     at_end: bool,
@@ -208,6 +211,8 @@ pub(crate) fn open(
             pending_adds: Vec::new(),
             pending_parents: Vec::new(),
             pending_dels: Vec::new(),
+            reading: Vec::new(),
+            due: Vec::new(),
             at_end: false,
             finished: false,
         },
@@ -266,17 +271,21 @@ impl Replay {
         } else if delta.is_finite() && delta > 0.0 {
             self.t += delta * opts.time_factor.max(0.0);
         }
-        let mut target: Option<Vec<u8>> = None;
-        let result = self.read_to(stage, opts, &mut target);
+        // Both buffers are the replay's, reused from step to step.
+        let (mut frame, mut due) = (
+            std::mem::take(&mut self.reading),
+            std::mem::take(&mut self.due),
+        );
+        let result =
+            self.read_to(stage, opts, &mut frame, &mut due)
+                .and_then(|found| match found {
+                    true => self.apply(stage, &due, opts),
+                    false => Ok(()),
+                });
+        (self.reading, self.due) = (frame, due);
         if let Err(e) = result {
             crate::log_error!("replayer: the file is damaged ({}); the replay stops", e);
             self.finished = true;
-        }
-        if let Some(frame) = target {
-            if let Err(e) = self.apply(stage, &frame, opts) {
-                crate::log_error!("replayer: the file is damaged ({}); the replay stops", e);
-                self.finished = true;
-            }
         }
         if self.t >= self.stop_time - 1e-9 {
             self.at_end = true;
@@ -288,28 +297,30 @@ impl Replay {
     }
 
     /// Reads every frame that starts at or before the replay time: events
-    /// carried out, the last one's packets kept in `target`.
+    /// carried out, the last whole one's packets kept in `due` (true if
+    /// there was one); `frame` is the buffer of the frame being read.
     fn read_to(
         &mut self,
         stage: &dyn Stage,
         opts: ReplayOptions,
-        target: &mut Option<Vec<u8>>,
-    ) -> Result<(), FormatError> {
-        let mut frame: Vec<u8> = Vec::new();
+        frame: &mut Vec<u8>,
+        due: &mut Vec<u8>,
+    ) -> Result<bool, FormatError> {
         let mut inside = false;
+        let mut found = false;
         loop {
             let at = self.packets.offset;
             let Some((id, mut d)) = self.packets.next()? else {
                 // The end of the file: the last frame read was the last.
                 self.at_end = true;
-                return Ok(());
+                return Ok(found);
             };
             match id {
                 f::FRAME_START => {
                     let fs = FrameStart::read(&mut d)?;
                     // A little slack for the sum of float steps.
                     if fs.elapsed > self.t + 1e-6 {
-                        return self.packets.rewind_to(at);
+                        return self.packets.rewind_to(at).map(|_| found);
                     }
                     inside = true;
                     frame.clear();
@@ -339,7 +350,8 @@ impl Replay {
                         self.last_pose.remove(&id);
                     }
                     if inside {
-                        *target = Some(std::mem::take(&mut frame));
+                        std::mem::swap(frame, due);
+                        found = true;
                     }
                     inside = false;
                 }
@@ -444,7 +456,8 @@ impl Replay {
             let mut d = f::Get::new(g.take(n)?);
             match id {
                 f::POSITION => {
-                    for p in records(&mut d, Pose::read)? {
+                    for _ in 0..d.u16()? {
+                        let p = Pose::read(&mut d)?;
                         let Some(&live) = self.ids.get(&p.id) else {
                             continue;
                         };
@@ -465,7 +478,8 @@ impl Replay {
                     }
                 }
                 f::STATE => {
-                    for l in records(&mut d, LightRecord::read)? {
+                    for _ in 0..d.u16()? {
+                        let l = LightRecord::read(&mut d)?;
                         let Some(&live) = self.ids.get(&l.id) else {
                             continue;
                         };
@@ -480,7 +494,8 @@ impl Replay {
                     }
                 }
                 f::VEHICLE_LIGHT => {
-                    for (id, state) in records(&mut d, |g| Ok((g.u32()?, g.u32()?)))? {
+                    for _ in 0..d.u16()? {
+                        let (id, state) = (d.u32()?, d.u32()?);
                         let Some(&live) = self.ids.get(&id) else {
                             continue;
                         };
