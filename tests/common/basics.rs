@@ -8,18 +8,37 @@ use std::sync::atomic::{AtomicU16, Ordering};
 
 static NEXT: AtomicU16 = AtomicU16::new(0);
 
-/// A world port P such that P, P+1 and P+2 were all free a moment ago.
-/// Each call returns a different P (tests in one binary run in parallel).
+/// A world port P such that P to P+3 were all free a moment ago, below
+/// the system's ephemeral range. Each call returns a different P (tests in
+/// one binary run in parallel).
+///
+/// Below the ephemeral range because a host binds P only later (SimGame is
+/// compiled first, for up to half a minute), and meanwhile every outgoing
+/// connection of the tests running beside it takes an ephemeral port: one
+/// landing on P..P+3 made the host fail to listen (a flake in the Unreal
+/// glue tests, about one fresh CI run in five).
 pub(crate) fn free_port_base() -> u16 {
     let seed = (std::process::id() % 500) as u16;
+    let first_ephemeral = first_ephemeral_port();
+    let span = first_ephemeral.saturating_sub(20000 + 4).max(100);
     loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let base = 20000 + ((seed * 37 + n * 3) % 40000);
-        let free = (0..3).all(|i| TcpListener::bind(("0.0.0.0", base + i)).is_ok());
+        let base = 20000 + ((u32::from(seed) * 37 + u32::from(n) * 4) % u32::from(span)) as u16;
+        let free = (0..4).all(|i| TcpListener::bind(("0.0.0.0", base + i)).is_ok());
         if free {
             return base;
         }
     }
+}
+
+/// The lowest port the system hands out for outgoing connections (Linux:
+/// /proc/sys/net/ipv4/ip_local_port_range, usually 32768; Windows 49152).
+fn first_ephemeral_port() -> u16 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse().ok())
+        .filter(|&low: &u16| low > 21000)
+        .unwrap_or(32768)
 }
 
 /// A settings file like the Python client writes, with the given sensors
