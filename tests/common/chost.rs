@@ -321,12 +321,23 @@ impl Host {
         }
     }
 
-    /// The next stdout line (panics if none arrives within 30 s).
+    /// The next stdout line (panics if none arrives within 30 s, saying
+    /// how long it waited and what the host printed).
     pub(crate) fn next_line(&self) -> String {
+        let started = Instant::now();
         match self.lines.recv_timeout(Duration::from_secs(30)) {
             Ok(line) => line,
-            Err(RecvTimeoutError::Timeout) => panic!("no line from the host within 30 s"),
-            Err(RecvTimeoutError::Disconnected) => panic!("the host closed its stdout"),
+            Err(e) => {
+                let why = match e {
+                    RecvTimeoutError::Timeout => "no line",
+                    RecvTimeoutError::Disconnected => "the host closed its stdout",
+                };
+                let printed = self.output.lock().map(|o| o.clone()).unwrap_or_default();
+                panic!(
+                    "waited {:?} for the host's next stdout line: {why}; it printed:\n{printed}",
+                    started.elapsed()
+                )
+            }
         }
     }
 

@@ -28,9 +28,23 @@ pub(crate) fn collect_messages(
     n: u32,
 ) -> std::thread::JoinHandle<Received> {
     std::thread::spawn(move || {
+        let started = std::time::Instant::now();
         let mut messages = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            messages.push(client.next_message()?);
+        for i in 0..n {
+            // A failure says which message it waited for, and how long.
+            let m =
+                client.next_message().map_err(|e| {
+                    std::io::Error::new(
+                        e.kind(),
+                        format!(
+                        "message {} of {n} (frame of the last: {:?}), {:?} after subscribing: {e}",
+                        i + 1,
+                        messages.last().map(|m: &carla_server::client::SensorMessage| m.frame()),
+                        started.elapsed()
+                    ),
+                    )
+                })?;
+            messages.push(m);
         }
         Ok((client, messages))
     })
