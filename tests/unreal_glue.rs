@@ -14,7 +14,10 @@
 //!   a SemanticSegmentation camera and a lidar gets them at the requested
 //!   sizes; collisions, agents, start-spot fallback and physics reset.
 //! - `rpc.rs`: the unmodified `carla` 0.9.16 Python client spawns sensors
-//!   through the glue and receives their data.
+//!   through the glue and receives their data, then watches the level
+//!   change (a walker, a car spawned late, a car destroyed and collected).
+//! - `builds.rs`: the glue compiles as UE 4 (C++14, float vectors) and
+//!   UE 5 (C++20) builds on Linux and Windows (`wchar_t`) compile it.
 //!
 //! Linux only: the glue is compiled at test time with the system's g++ and
 //! clang++ against the stand-in engine's Linux build, which a Windows test
@@ -23,6 +26,8 @@
 
 mod common;
 
+#[path = "unreal_glue/builds.rs"]
+mod builds;
 #[path = "unreal_glue/ini.rs"]
 mod ini;
 #[path = "unreal_glue/level.rs"]

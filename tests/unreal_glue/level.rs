@@ -362,12 +362,13 @@ pub(crate) fn run_level(compiler: &str) {
     let ran = host.next_line();
     assert!(
         ran.starts_with(&format!(
-            "RAN {FRAMES} FRAMES CONTROLS {} RENDER_COMMANDS {} ",
+            "RAN {FRAMES} FRAMES CONTROLS {} RENDER_COMMANDS {} GPU_FLUSHES 0 ",
             FRAMES + 1,
-            2 * FRAMES
+            3 * FRAMES
         )),
-        "the episode start's zero control, then one control per frame; capture + read-back \
-         per frame on the render thread: {ran}"
+        "the episode start's zero control, then one control per frame; per frame on the \
+         render thread a capture, an asynchronous GPU copy handed over when ready, and the \
+         synchronous frame's fence; no GPU flush (ReadSurfaceData's): {ran}"
     );
     let (_, longest_ms) = check_ran(&ran);
 

@@ -51,10 +51,13 @@ fn plugin_files_are_consistent_and_the_glue_stays_thin() {
                     "CARLA_SERVER_TRY_AGAIN",
                     "CARLA_SERVER_TIMED_OUT",
                     "CARLA_SERVER_OPERATION_ABORTED",
-                    // Vulkan (Linux) forbids read locks; cameras use
-                    // ReadSurfaceData. Sends never wait on a subscriber.
+                    // Vulkan (Linux) forbids read locks; ReadSurfaceData
+                    // flushes the RHI thread and the GPU: cameras use the
+                    // asynchronous FRHIGPUTextureReadback. Sends never
+                    // wait on a subscriber.
                     "RLM_ReadOnly",
                     "LockTexture2D",
+                    "ReadSurfaceData",
                     "carla_sensor_set_synchronous",
                 ] {
                     assert!(

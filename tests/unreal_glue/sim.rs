@@ -77,7 +77,7 @@ pub(crate) fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
     files
 }
 
-fn compiler_available(compiler: &str) -> bool {
+pub(crate) fn compiler_available(compiler: &str) -> bool {
     Command::new(compiler)
         .arg("--version")
         .output()
@@ -89,7 +89,7 @@ fn compiler_available(compiler: &str) -> bool {
 /// conversions (the stand-in's FVector is UE5's double one, so a silent
 /// double → float is caught as MSVC's C4244 would be), no exceptions
 /// (Unreal builds without them).
-fn compile_flags(compiler: &str) -> Vec<&'static str> {
+pub(crate) fn compile_flags(compiler: &str) -> Vec<&'static str> {
     let shadow = if compiler.contains("clang") {
         "-Wshadow-all"
     } else {
@@ -311,14 +311,19 @@ impl Ready {
     }
 }
 
-/// Connects the 0.8 client, retrying while SimGame starts.
+/// Connects the 0.8 client, retrying while SimGame starts; a failure says
+/// how long it tried and what SimGame printed.
 pub(crate) fn connect(host: &mut Host, port: u16) -> carla_server::client::Client {
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let started = std::time::Instant::now();
+    let deadline = started + Duration::from_secs(30);
     loop {
-        assert!(
-            !host.exited(),
-            "SimGame exited before a client could connect"
-        );
+        if host.exited() {
+            panic!(
+                "SimGame exited before a client could connect to {port} (after {:?}):\n{}",
+                started.elapsed(),
+                host.drain()
+            );
+        }
         match carla_server::client::Client::connect("127.0.0.1", port, CLIENT_TIMEOUT) {
             Ok(c) => return c,
             Err(e)
@@ -327,7 +332,11 @@ pub(crate) fn connect(host: &mut Host, port: u16) -> carla_server::client::Clien
             {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            Err(e) => panic!("connect to {port}: {e}"),
+            Err(e) => panic!(
+                "connect to {port}: {e}, after trying for {:?}; SimGame printed:\n{}",
+                started.elapsed(),
+                host.drain()
+            ),
         }
     }
 }

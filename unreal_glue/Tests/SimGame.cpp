@@ -48,10 +48,12 @@
 #include "Materials/Material.h"
 #include "Misc/App.h"
 #include "Modules/ModuleManager.h"
+#include "PhysicsEngine/PhysicsSettings.h"
 #include "RenderingThread.h"
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -176,6 +178,41 @@ public:
 	}
 };
 
+/** A pedestrian: a pawn with the stock Pawn profile (it ignores Visibility). */
+class ASimWalker : public APawn
+{
+public:
+	ASimWalker()
+	{
+		UBoxComponent* Body = MakeBody(*this, FVector(30.0, 30.0, 90.0), TEXT("Carla.Pedestrians"));
+		Body->SetCollisionProfileName(FName(TEXT("Pawn")));
+		RootComponent = Body;
+	}
+};
+
+/** A parked car (no tick). */
+class ASimParkedCar : public AActor
+{
+public:
+	ASimParkedCar() { RootComponent = MakeBody(*this, VehicleExtent, TEXT("Carla.Vehicles")); }
+};
+
+/** What the project's DefaultEngine.ini says (the plugin's README): the
+ *  SensorTrace channel every profile blocks, except the overlap ones. */
+static void ConfigureProject(bool bCarlaPhysics)
+{
+	StandinDefineChannel(ECC_GameTraceChannel2, TEXT("SensorTrace"), ECR_Block);
+	StandinEditProfile(TEXT("OverlapAll"), ECC_GameTraceChannel2, ECR_Overlap);
+	StandinEditProfile(TEXT("OverlapAllDynamic"), ECC_GameTraceChannel2, ECR_Overlap);
+	if (bCarlaPhysics)
+	{
+		// A project that runs slower than 30 frames a second and says so
+		// (CARLA's: MaxPhysicsDeltaTime=0.33333); rpc keeps the engine's
+		// 1/30 s, which the glue must lift for a client's fixed step.
+		UPhysicsSettings::Get()->MaxPhysicsDeltaTime = 0.1f;
+	}
+}
+
 /* The plugin's directory lacks the library (a Win64 package without
  * carla_server.dll): the module says so and every actor stays idle, with
  * no carla_* call (on Win64 the first one would crash the engine). On Linux
@@ -230,6 +267,7 @@ int main(int argc, char** argv)
 	const std::string Scenario = argc == 4 ? argv[3] : "level";
 	const bool bLevel = Scenario == "level";
 	const bool bRpc = Scenario == "rpc";
+	ConfigureProject(!bRpc);
 	if (Scenario == "nolib")
 	{
 		return RunWithoutLibrary(WorldPort, Frames);
@@ -265,6 +303,18 @@ int main(int argc, char** argv)
 		World.SpawnActor<APlayerStart>(FVector(0.0, -400.0, 75.0), FRotator::ZeroRotator);
 		ASimVehicle* Player = World.SpawnActor<ASimVehicle>(FVector(0.0, 0.0, 75.0), FRotator::ZeroRotator);
 		ASimOncomingVehicle* Oncoming = World.SpawnActor<ASimOncomingVehicle>(FVector(3000.0, 0.0, 75.0), FRotator(0.0, 180.0, 0.0));
+		// rpc: a walker and a parked car 45 and 49 m away, past the first
+		// script's 40 m lidar (level actors 10002 and
+		// 10003); at the 30th frame of a 0.1 s fixed step game code spawns
+		// a car (10004), at the 60th destroys the parked one, and at the
+		// 61st garbage is collected.
+		ASimParkedCar* Parked = nullptr;
+		if (bRpc)
+		{
+			World.SpawnActor<ASimWalker>(FVector(500.0, -4500.0, 90.0), FRotator::ZeroRotator);
+			Parked = World.SpawnActor<ASimParkedCar>(FVector(-2000.0, -4500.0, 75.0), FRotator::ZeroRotator);
+		}
+		int32 TenthSteps = 0;
 
 		ASafeDistanceSensor* Safe = nullptr;
 		ARayCastLidar* Lidar = nullptr;
@@ -298,6 +348,7 @@ int main(int argc, char** argv)
 		DepthMaterial->StandinSalt = 1;
 		UMaterial* SemanticMaterial = NewObject<UMaterial>(Player);
 		SemanticMaterial->StandinSalt = 2;
+		SemanticMaterial->bStandinReadsStencil = true;
 
 		// Spawned after the sensors, so they begin play first (Unreal does not
 		// order a level's BeginPlay calls): they make the server through it.
@@ -369,6 +420,26 @@ int main(int argc, char** argv)
 				StandinNotifyHit(Player, Wall, FVector(3000.0, 0.0, 0.0));
 			}
 			const float Dt = FApp::IsBenchmarking() ? static_cast<float>(FApp::GetFixedDeltaTime()) : DefaultDeltaSeconds;
+			if (bRpc && FApp::IsBenchmarking() && std::fabs(Dt - 0.1f) < 1e-6f)
+			{
+				++TenthSteps;
+				if (TenthSteps == 30)
+				{
+					World.SpawnActor<ASimParkedCar>(FVector(2000.0, -1000.0, 75.0), FRotator::ZeroRotator);
+				}
+				if (TenthSteps == 60)
+				{
+					Parked->Destroy();
+				}
+				if (TenthSteps == 61)
+				{
+					// The parked car and the sensors clients destroyed.
+					const int32 Freed = World.StandinCollectGarbage();
+					std::printf("GC FREED %d ACTORS\n", Freed);
+					if (!Parked->StandinIsCollected())
+						Fail("garbage collection did not free the destroyed car");
+				}
+			}
 			World.StandinTick(Dt);
 			FlushRenderingCommands();
 			++GFrameCounter;
@@ -377,8 +448,13 @@ int main(int argc, char** argv)
 				std::this_thread::sleep_for(std::chrono::milliseconds(2)); // an idle engine still paces its frames
 			}
 		}
-		std::printf("RAN %d FRAMES CONTROLS %d RENDER_COMMANDS %llu WATCHDOG_MAX_MS %.1f\n", Frame, Player->ControlsApplied,
-			StandinRenderCommandsRun() - RenderCommandsBefore, StandinWatchdogLongestMs());
+		if (bRpc)
+		{
+			std::printf("PHYSICS %.3f S SUBSTEPS %d TENTH_STEPS %d\n", StandinPhysicsSimulatedSeconds(), StandinPhysicsSubstepsLastFrame(),
+				TenthSteps);
+		}
+		std::printf("RAN %d FRAMES CONTROLS %d RENDER_COMMANDS %llu GPU_FLUSHES %llu WATCHDOG_MAX_MS %.1f\n", Frame, Player->ControlsApplied,
+			StandinRenderCommandsRun() - RenderCommandsBefore, StandinGpuFlushes(), StandinWatchdogLongestMs());
 		std::fflush(stdout);
 		World.StandinEndPlay();
 	}

@@ -29,11 +29,34 @@ typedef unsigned int uint32;
 typedef long long int64;          // as Unreal: `long long`, so %lld / %llu are right
 typedef unsigned long long uint64;
 typedef char ANSICHAR;
-typedef char16_t TCHAR;           // as Unreal on Linux (Windows: wchar_t)
+typedef size_t SIZE_T;
+#if defined(STANDIN_WCHAR_TCHAR)
+typedef wchar_t TCHAR;            // as Unreal on Windows
+#define TEXT(x) L##x
+#else
+typedef char16_t TCHAR;           // as Unreal on Linux
+#define TEXT(x) u##x
+#endif
 typedef char16_t UTF16CHAR;
 typedef decltype(nullptr) TYPE_OF_NULLPTR;
 
-#define TEXT(x) u##x
+// The engine version (Runtime/Launch/Resources/Version.h): UE 4.27 in the
+// float-vector build, UE 5.3 otherwise.
+#if defined(STANDIN_UE4_FLOAT_MATH)
+#define ENGINE_MAJOR_VERSION 4
+#define ENGINE_MINOR_VERSION 27
+#else
+#define ENGINE_MAJOR_VERSION 5
+#define ENGINE_MINOR_VERSION 3
+#endif
+
+template <class T>
+using TUniquePtr = std::unique_ptr<T>;
+template <class T, class... Args>
+TUniquePtr<T> MakeUnique(Args&&... InArgs)
+{
+	return TUniquePtr<T>(new T(std::forward<Args>(InArgs)...));
+}
 
 #define PLATFORM_WINDOWS 0
 #define PLATFORM_LINUX 1
@@ -309,6 +332,8 @@ public:
 		}
 		return 0;
 	}
+	void Reset() { Pairs.Reset(); }
+	void Empty() { Pairs.Empty(); }
 	int32 Num() const { return Pairs.Num(); }
 	auto begin() { return Pairs.begin(); }
 	auto end() { return Pairs.end(); }

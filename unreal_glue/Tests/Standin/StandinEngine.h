@@ -100,6 +100,12 @@ enum class ESpawnActorCollisionHandlingMethod : uint8
 	DontSpawnIfColliding,
 };
 
+bool StandinIsGameParallelForWorker();
+
+/** Unreal's channels: 8 engine ones, then the trace channels a project
+ *  names in its DefaultEngine.ini (`+DefaultChannelResponses=(Channel=
+ *  ECC_GameTraceChannel2, DefaultResponse=ECR_Block, bTraceType=True,
+ *  Name="SensorTrace")`; the stand-in: StandinDefineChannel). */
 enum ECollisionChannel
 {
 	ECC_WorldStatic,
@@ -110,7 +116,57 @@ enum ECollisionChannel
 	ECC_PhysicsBody,
 	ECC_Vehicle,
 	ECC_Destructible,
+	ECC_EngineTraceChannel1,
+	ECC_EngineTraceChannel2,
+	ECC_EngineTraceChannel3,
+	ECC_EngineTraceChannel4,
+	ECC_EngineTraceChannel5,
+	ECC_EngineTraceChannel6,
+	ECC_GameTraceChannel1,
+	ECC_GameTraceChannel2,
+	ECC_GameTraceChannel3,
+	ECC_GameTraceChannel4,
+	ECC_GameTraceChannel5,
+	ECC_GameTraceChannel6,
+	ECC_GameTraceChannel7,
+	ECC_GameTraceChannel8,
+	ECC_GameTraceChannel9,
+	ECC_GameTraceChannel10,
+	ECC_GameTraceChannel11,
+	ECC_GameTraceChannel12,
+	ECC_GameTraceChannel13,
+	ECC_GameTraceChannel14,
+	ECC_GameTraceChannel15,
+	ECC_GameTraceChannel16,
+	ECC_GameTraceChannel17,
+	ECC_GameTraceChannel18,
+	ECC_MAX,
 };
+
+enum ECollisionResponse
+{
+	ECR_Ignore,
+	ECR_Overlap,
+	ECR_Block,
+	ECR_MAX,
+};
+
+/** The project's collision settings: channel names (Unreal's
+ *  UCollisionProfile, read from the ini). */
+class UCollisionProfile
+{
+public:
+	static UCollisionProfile* Get();
+	/** The channel's name: the engine's ("Visibility", ...) or the one the
+	 *  project gave a game channel; NAME_None for an unused one. */
+	FName ReturnChannelNameFromContainerIndex(int32 ContainerIndex) const;
+};
+
+/** Stand-in only: what the project's ini would say. A game channel named
+ *  Name whose response is Default in every profile except those listed
+ *  with StandinEditProfile (Unreal's +EditProfiles). */
+void StandinDefineChannel(ECollisionChannel Channel, const TCHAR* Name, ECollisionResponse Default);
+void StandinEditProfile(const TCHAR* Profile, ECollisionChannel Channel, ECollisionResponse Response);
 
 struct FHitResult
 {
@@ -130,7 +186,14 @@ struct FHitResult
 	bool IsValidBlockingHit() const { return bBlockingHit && !bStartPenetrating; }
 	/** The only accessors code for both UE 4.26 and UE 5 can use (4.26 has
 	 *  weak-pointer members, UE 5 an object handle). */
-	AActor* GetActor() const { return Actor; }
+	AActor* GetActor() const
+	{
+		if (StandinIsGameParallelForWorker())
+			STANDIN_FATAL("FHitResult::GetActor() on a ParallelFor worker: in UE 5 it resolves the hit's object handle "
+						  "and may spawn a light-weight-instance actor (a world change off the game thread); keep "
+						  "GetComponent() there and ask for actors on the game thread");
+		return Actor;
+	}
 	UPrimitiveComponent* GetComponent() const { return Component; }
 
 	void StandinSetHit(AActor* InActor, UPrimitiveComponent* InComponent)
@@ -168,6 +231,9 @@ struct FCollisionQueryParams
 private:
 	TArray<const AActor*> Ignored;
 };
+
+/** AActor::OnDestroyed's type. */
+DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FActorDestroyedSignature, AActor*, DestroyedActor);
 
 /** AActor::OnActorHit's type (Unreal declares it sparse; same binding API). */
 DECLARE_DYNAMIC_MULTICAST_DELEGATE_FourParams(FActorHitSignature, AActor*, SelfActor, AActor*, OtherActor, FVector, NormalImpulse,
@@ -274,9 +340,16 @@ public:
 	void SetRenderCustomDepth(bool bValue) { bRenderCustomDepth = bValue; }
 	void SetGenerateOverlapEvents(bool bValue) { bGenerateOverlapEvents = bValue; }
 	bool GetGenerateOverlapEvents() const { return bGenerateOverlapEvents; }
-	/** Known profiles: BlockAll, BlockAllDynamic (block traces), OverlapAll,
-	 *  OverlapAllDynamic (overlaps only), NoCollision. Others abort. */
+	/** Known profiles, with Unreal's default responses: BlockAll,
+	 *  BlockAllDynamic, Vehicle (block every channel), Pawn (ignores
+	 *  Visibility), CharacterMesh (ignores Pawn, Vehicle and Visibility),
+	 *  OverlapAll, OverlapAllDynamic (overlap every channel), NoCollision.
+	 *  A project's game channel answers its default response unless the
+	 *  profile was edited for it. Others abort. */
 	void SetCollisionProfileName(FName InCollisionProfileName, bool bUpdateOverlaps = true);
+	ECollisionResponse GetCollisionResponseToChannel(ECollisionChannel Channel) const;
+	/** Overrides the profile's response for this component. */
+	void SetCollisionResponseToChannel(ECollisionChannel Channel, ECollisionResponse NewResponse);
 	FName GetCollisionProfileName() const { return StandinProfile; }
 	bool IsCollisionEnabled() const;
 
@@ -299,7 +372,10 @@ public:
 	void SetNotifyRigidBodyCollision(bool bNewNotifyRigidBodyCollision);
 	FVector GetComponentVelocity() const override;
 
-	bool StandinBlocksTraces() const;
+	/** Blocks Channel (collision enabled, response Block). */
+	bool StandinBlocks(ECollisionChannel Channel) const;
+	/** Blocks world-dynamic bodies (spawn encroachment). */
+	bool StandinBlocksTraces() const { return StandinBlocks(ECC_WorldDynamic); }
 	bool StandinOverlaps() const;
 	/** The oriented box of this registered shape, if it has one. */
 	virtual bool StandinBox(FTransform& World, FVector& Extent) const;
@@ -311,6 +387,9 @@ private:
 	FName StandinProfile = FName(TEXT("BlockAllDynamic"));
 	FVector StandinLinearVelocity = FVector::ZeroVector;
 	FVector StandinAngularVelocityDeg = FVector::ZeroVector;
+	/** Per-component overrides (ECR_MAX: the profile's). */
+	uint8 StandinResponses[ECC_MAX] = {};
+	bool bStandinHasOverrides = false;
 };
 
 class UBoxComponent : public UPrimitiveComponent
@@ -340,15 +419,25 @@ public:
 	TArray<FName> Tags;
 	/** Broadcast by StandinNotifyHit (when the root primitive notifies rigid-body collisions). */
 	FActorHitSignature OnActorHit;
+	/** Broadcast by Destroy, after EndPlay. */
+	FActorDestroyedSignature OnDestroyed;
 
 	UWorld* GetWorld() const override { return StandinWorld; }
 	AActor* GetOwner() const { return Owner; }
 	void SetOwner(AActor* NewOwner) { Owner = NewOwner; }
 	APawn* GetInstigator() const { return Instigator; }
 	void SetInstigator(APawn* InInstigator) { Instigator = InInstigator; }
-	USceneComponent* GetRootComponent() const { return RootComponent; }
+	USceneComponent* GetRootComponent() const
+	{
+		StandinCheckAlive("GetRootComponent");
+		return RootComponent;
+	}
 	bool SetRootComponent(USceneComponent* Component);
-	bool ActorHasTag(FName Tag) const { return !Tag.IsNone() && Tags.Contains(Tag); }
+	bool ActorHasTag(FName Tag) const
+	{
+		StandinCheckAlive("ActorHasTag");
+		return !Tag.IsNone() && Tags.Contains(Tag);
+	}
 	void SetActorTickEnabled(bool bEnabled) { PrimaryActorTick.SetTickFunctionEnable(bEnabled); }
 	void SetActorTickInterval(float TickInterval) { PrimaryActorTick.TickInterval = TickInterval; }
 	float GetActorTickInterval() const { return PrimaryActorTick.TickInterval; }
@@ -464,6 +553,45 @@ public:
 
 // ------------------------------------------------------------------ world
 
+/** A delegate handle (Unreal's FDelegateHandle). */
+class FDelegateHandle
+{
+public:
+	FDelegateHandle() = default;
+	explicit FDelegateHandle(uint64 InId) : Id(InId) {}
+	bool IsValid() const { return Id != 0; }
+	void Reset() { Id = 0; }
+	bool operator==(const FDelegateHandle& Other) const { return Id == Other.Id; }
+	uint64 StandinId() const { return Id; }
+
+private:
+	uint64 Id = 0;
+};
+
+/** UWorld's OnActorSpawned (a native multicast delegate: AActor*). */
+class FOnActorSpawned
+{
+public:
+	/** Bound to an object's method; not called once the object is gone. */
+	class FDelegate
+	{
+	public:
+		template <class UserClass>
+		static FDelegate CreateUObject(UserClass* Object, void (UserClass::*Method)(AActor*))
+		{
+			check(Object != nullptr && Method != nullptr);
+			FDelegate Delegate;
+			const TWeakObjectPtr<UserClass> Weak(Object);
+			Delegate.Call = [Weak, Method](AActor* Actor) {
+				if (UserClass* Target = Weak.Get())
+					(Target->*Method)(Actor);
+			};
+			return Delegate;
+		}
+		std::function<void(AActor*)> Call;
+	};
+};
+
 struct FActorSpawnParameters
 {
 	FName Name;
@@ -520,6 +648,11 @@ public:
 	}
 	bool DestroyActor(AActor* Actor, bool bNetForce = false, bool bShouldModifyLevel = true);
 
+	/** Called for every actor spawned from now on, at the end of SpawnActor
+	 *  (before FinishSpawning for a deferred spawn). */
+	FDelegateHandle AddOnActorSpawnedHandler(const FOnActorSpawned::FDelegate& InHandler);
+	void RemoveOnActorSpawnedHandler(FDelegateHandle InHandle);
+
 	/** Seconds of simulation since play began. */
 	double GetTimeSeconds() const { return TimeSeconds; }
 	float GetDeltaSeconds() const { return DeltaSeconds; }
@@ -546,11 +679,15 @@ public:
 	/** Every actor spawned, destroyed ones included (TActorIterator skips them). */
 	const TArray<AActor*>& StandinAllActors() const { return AllActors; }
 	void StandinRemoveActor(AActor* Actor);
+	/** A garbage-collection point: every destroyed actor (and its
+	 *  components) is freed; stale raw pointers to them abort on use. */
+	int32 StandinCollectGarbage();
 
 private:
 	AActor* StandinAddActor(AActor* Actor, const FTransform& Transform, const FActorSpawnParameters& Params);
 	static void StandinCheckSpawnClass(const UClass* Class, const UClass* Expected);
-	void StandinStepPhysics(float Dt);
+	void StandinStepPhysics(float FrameDelta);
+	void StandinStepBodies(float Dt);
 
 	FString MapName;
 	double TimeSeconds = 0.0;
@@ -559,6 +696,8 @@ private:
 	std::vector<std::unique_ptr<AActor>> Owned;
 	TArray<AActor*> AllActors;
 	TArray<AActor*> ActorList;
+	std::vector<std::pair<uint64, FOnActorSpawned::FDelegate>> SpawnHandlers;
+	uint64 NextHandlerId = 1;
 };
 
 /** Live actors of class T in World, in spawn order. */
@@ -600,6 +739,28 @@ private:
 	T* Current = nullptr;
 };
 
+// ------------------------------------------------------- physics settings
+
+/** Unreal's project physics settings (Engine.ini [/Script/Engine.PhysicsSettings]),
+ *  with the engine's defaults: each frame simulates at most
+ *  MaxPhysicsDeltaTime; substepping cuts it into steps. */
+class UPhysicsSettings : public UObject
+{
+	STANDIN_CLASS(UPhysicsSettings, UObject)
+
+public:
+	static UPhysicsSettings* Get();
+	float MaxPhysicsDeltaTime = 1.0f / 30.0f;
+	bool bSubstepping = false;
+	float MaxSubstepDeltaTime = 1.0f / 60.0f;
+	int32 MaxSubsteps = 6;
+};
+
+/** Stand-in only: simulated physics time since start, and the substeps of
+ *  the last frame. */
+double StandinPhysicsSimulatedSeconds();
+int32 StandinPhysicsSubstepsLastFrame();
+
 // ------------------------------------------------------ stand-in controls
 
 /** As the physics engine would on contact: if Self's root primitive has
@@ -610,6 +771,6 @@ void StandinNotifyHit(AActor* Self, AActor* Other, const FVector& NormalImpulse)
 /** Leaves Actor's Tick out of the watchdog (an actor allowed to wait for a
  *  client, e.g. the server actor in synchronous mode). */
 void StandinWatchdogExempt(AActor* Actor);
-/** Whether the calling thread is a worker of a ParallelFor launched from
- *  the game thread (where line traces are legal). */
-bool StandinIsGameParallelForWorker();
+/** (StandinIsGameParallelForWorker, declared above: whether the calling
+ *  thread is a worker of a ParallelFor launched from the game thread,
+ *  where line traces are legal.) */

@@ -1,4 +1,5 @@
-// Stand-in for Unreal's Core maths: FVector (UE5's double precision),
+// Stand-in for Unreal's Core maths: FVector (UE5's double precision,
+// or UE 4's float),
 // FRotator (Unreal's left-handed rotation matrix), FTransform (location and
 // rotation, Unreal's composition order), FBox, FIntPoint/FIntVector/FIntRect
 // and FColor (B, G, R, A in memory, as on little-endian Unreal). See README.md.
@@ -7,6 +8,27 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+
+/** FVector's and FRotator's component type: UE 5's double, or UE 4's
+ *  float when built with -DSTANDIN_UE4_FLOAT_MATH (the glue must compile
+ *  under both without implicit conversions). */
+#if defined(STANDIN_UE4_FLOAT_MATH)
+typedef float FStandinReal;
+#else
+typedef double FStandinReal;
+#endif
+
+/** The few FMath functions the glue uses. */
+struct FMath
+{
+	static float Tan(float Value) { return std::tan(Value); }
+	static double Tan(double Value) { return std::tan(Value); }
+	template <class T>
+	static T DegreesToRadians(const T& DegVal)
+	{
+		return DegVal * static_cast<T>(3.14159265358979323846 / 180.0);
+	}
+};
 
 /** Unreal's ForceInit tag (FBox(ForceInit) is an empty, invalid box). */
 enum EForceInit
@@ -17,12 +39,12 @@ enum EForceInit
 
 struct FVector
 {
-	double X = 0.0;
-	double Y = 0.0;
-	double Z = 0.0;
+	FStandinReal X = 0.0;
+	FStandinReal Y = 0.0;
+	FStandinReal Z = 0.0;
 
 	FVector() = default;
-	FVector(double InX, double InY, double InZ) : X(InX), Y(InY), Z(InZ) {}
+	FVector(FStandinReal InX, FStandinReal InY, FStandinReal InZ) : X(InX), Y(InY), Z(InZ) {}
 	explicit FVector(EForceInit) {}
 
 	static const FVector ZeroVector;
@@ -34,39 +56,39 @@ struct FVector
 	FVector operator+(const FVector& V) const { return FVector(X + V.X, Y + V.Y, Z + V.Z); }
 	FVector operator-(const FVector& V) const { return FVector(X - V.X, Y - V.Y, Z - V.Z); }
 	FVector operator-() const { return FVector(-X, -Y, -Z); }
-	FVector operator*(double S) const { return FVector(X * S, Y * S, Z * S); }
+	FVector operator*(FStandinReal S) const { return FVector(X * S, Y * S, Z * S); }
 	FVector operator*(const FVector& V) const { return FVector(X * V.X, Y * V.Y, Z * V.Z); }
-	FVector operator/(double S) const { return FVector(X / S, Y / S, Z / S); }
+	FVector operator/(FStandinReal S) const { return FVector(X / S, Y / S, Z / S); }
 	FVector& operator+=(const FVector& V) { X += V.X; Y += V.Y; Z += V.Z; return *this; }
 	FVector& operator-=(const FVector& V) { X -= V.X; Y -= V.Y; Z -= V.Z; return *this; }
-	FVector& operator*=(double S) { X *= S; Y *= S; Z *= S; return *this; }
+	FVector& operator*=(FStandinReal S) { X *= S; Y *= S; Z *= S; return *this; }
 	bool operator==(const FVector& V) const { return X == V.X && Y == V.Y && Z == V.Z; }
 	bool operator!=(const FVector& V) const { return !(*this == V); }
 	/** Dot product. */
-	double operator|(const FVector& V) const { return X * V.X + Y * V.Y + Z * V.Z; }
+	FStandinReal operator|(const FVector& V) const { return X * V.X + Y * V.Y + Z * V.Z; }
 	/** Cross product. */
 	FVector operator^(const FVector& V) const { return FVector(Y * V.Z - Z * V.Y, Z * V.X - X * V.Z, X * V.Y - Y * V.X); }
-	static double DotProduct(const FVector& A, const FVector& B) { return A | B; }
+	static FStandinReal DotProduct(const FVector& A, const FVector& B) { return A | B; }
 	static FVector CrossProduct(const FVector& A, const FVector& B) { return A ^ B; }
-	static double Dist(const FVector& A, const FVector& B) { return (A - B).Size(); }
-	double Size() const { return std::sqrt(X * X + Y * Y + Z * Z); }
-	double SizeSquared() const { return X * X + Y * Y + Z * Z; }
-	bool IsNearlyZero(double Tolerance = 1e-4) const
+	static FStandinReal Dist(const FVector& A, const FVector& B) { return (A - B).Size(); }
+	FStandinReal Size() const { return std::sqrt(X * X + Y * Y + Z * Z); }
+	FStandinReal SizeSquared() const { return X * X + Y * Y + Z * Z; }
+	bool IsNearlyZero(FStandinReal Tolerance = 1e-4) const
 	{
 		return std::fabs(X) <= Tolerance && std::fabs(Y) <= Tolerance && std::fabs(Z) <= Tolerance;
 	}
-	bool Equals(const FVector& V, double Tolerance = 1e-4) const { return (*this - V).IsNearlyZero(Tolerance); }
+	bool Equals(const FVector& V, FStandinReal Tolerance = 1e-4) const { return (*this - V).IsNearlyZero(Tolerance); }
 	FVector GetSafeNormal() const
 	{
-		const double S = Size();
+		const FStandinReal S = Size();
 		return S > 1e-8 ? *this / S : ZeroVector;
 	}
 	FVector GetAbs() const { return FVector(std::fabs(X), std::fabs(Y), std::fabs(Z)); }
-	double GetMax() const { return std::max(X, std::max(Y, Z)); }
+	FStandinReal GetMax() const { return std::max(X, std::max(Y, Z)); }
 	FVector ComponentMin(const FVector& V) const { return FVector(std::min(X, V.X), std::min(Y, V.Y), std::min(Z, V.Z)); }
 	FVector ComponentMax(const FVector& V) const { return FVector(std::max(X, V.X), std::max(Y, V.Y), std::max(Z, V.Z)); }
 };
-inline FVector operator*(double S, const FVector& V) { return V * S; }
+inline FVector operator*(FStandinReal S, const FVector& V) { return V * S; }
 
 /** Rows: the rotated forward (X), right (Y) and up (Z) axes in world space,
  *  as Unreal's FRotationMatrix (row vectors: world = x·X + y·Y + z·Z). */
@@ -79,12 +101,12 @@ struct FStandinAxes
 
 struct FRotator
 {
-	double Pitch = 0.0;
-	double Yaw = 0.0;
-	double Roll = 0.0;
+	FStandinReal Pitch = 0.0;
+	FStandinReal Yaw = 0.0;
+	FStandinReal Roll = 0.0;
 
 	FRotator() = default;
-	FRotator(double InPitch, double InYaw, double InRoll) : Pitch(InPitch), Yaw(InYaw), Roll(InRoll) {}
+	FRotator(FStandinReal InPitch, FStandinReal InYaw, FStandinReal InRoll) : Pitch(InPitch), Yaw(InYaw), Roll(InRoll) {}
 
 	static const FRotator ZeroRotator;
 

@@ -95,7 +95,11 @@ public:
 	UObject& operator=(const UObject&) = delete;
 
 	static UClass* StaticClass();
-	UClass* GetClass() const { return StandinGetClass(); }
+	UClass* GetClass() const
+	{
+		StandinCheckAlive("GetClass");
+		return StandinGetClass();
+	}
 	/** RTTI: right for every class, reflected or not. */
 	template <class T>
 	bool IsA() const
@@ -114,13 +118,21 @@ public:
 	}
 
 	/** Unique among live objects (Unreal: the index in GUObjectArray). */
-	uint32 GetUniqueID() const { return StandinUniqueID; }
+	uint32 GetUniqueID() const
+	{
+		StandinCheckAlive("GetUniqueID");
+		return StandinUniqueID;
+	}
 	/** The name given at creation, else `<C++ class without A/U>_<UniqueID>`. */
 	FString GetName() const;
 	UObject* GetOuter() const { return StandinOuter; }
 	virtual UWorld* GetWorld() const { return nullptr; }
 	/** True once destroyed (Unreal 5 deprecates it for IsValid). */
-	bool IsPendingKill() const { return bStandinPendingKill; }
+	bool IsPendingKill() const
+	{
+		StandinCheckAlive("IsPendingKill/IsValid");
+		return bStandinPendingKill;
+	}
 
 	/** Only legal inside a constructor (Unreal aborts too). */
 	template <class T>
@@ -132,20 +144,87 @@ public:
 	/** Takes ownership of Object (a subobject or NewObject with this outer). */
 	virtual void StandinAdopt(UObject* Object);
 	virtual void StandinMarkPendingKill() { bStandinPendingKill = true; }
+	/** A garbage-collection point freed this object (it was destroyed and
+	 *  nothing kept it): every use through a pointer kept from before aborts,
+	 *  where Unreal would read freed memory. */
+	virtual void StandinCollect();
+	bool StandinIsCollected() const { return bStandinCollected; }
+	/** Aborts (naming What) if this object was collected. */
+	void StandinCheckAlive(const char* What) const
+	{
+		if (bStandinCollected)
+			StandinUseAfterCollect(What);
+	}
 
 private:
+	[[noreturn]] void StandinUseAfterCollect(const char* What) const;
+	FString StandinNameUnchecked() const;
+
 	uint32 StandinUniqueID;
+	bool bStandinCollected = false;
 	FString StandinObjectName;
 	UObject* StandinOuter = nullptr;
 	bool bStandinPendingKill = false;
 	std::vector<std::unique_ptr<UObject>> StandinOwned;
 };
 
-/** Unreal's IsValid: not null and not destroyed. */
+/** Unreal's IsValid: not null and not destroyed. On a collected object's
+ *  stale pointer it aborts (Unreal reads freed memory). */
 inline bool IsValid(const UObject* Test)
 {
 	return Test != nullptr && !Test->IsPendingKill();
 }
+
+/** The live-object table (Unreal's GUObjectArray): objects by UniqueID,
+ *  until collected. Thread-safe. */
+void StandinRegisterLive(uint32 Id, UObject* Object);
+void StandinUnregisterLive(uint32 Id);
+/** Whether the object with this id is alive (not collected) and, unless
+ *  bEvenIfPendingKill, not destroyed. Never touches a collected object. */
+bool StandinIsLive(uint32 Id, bool bEvenIfPendingKill);
+
+/** Unreal's TWeakObjectPtr: an object's index and serial, not a reference:
+ *  Get() is null once the object is destroyed or collected (never a
+ *  dangling pointer); GC does not keep it alive. */
+template <class T>
+class TWeakObjectPtr
+{
+public:
+	TWeakObjectPtr() = default;
+	TWeakObjectPtr(std::nullptr_t) {}
+	template <class U, typename = typename std::enable_if<std::is_convertible<U*, T*>::value>::type>
+	TWeakObjectPtr(U* Object) : Pointer(Object), Id(Object != nullptr ? static_cast<const UObject*>(Object)->GetUniqueID() : 0u)
+	{
+	}
+	template <class U, typename = typename std::enable_if<std::is_convertible<U*, T*>::value>::type>
+	TWeakObjectPtr(const TWeakObjectPtr<U>& Other) : Pointer(Other.Get(true)), Id(Other.StandinId())
+	{
+	}
+
+	T* Get(bool bEvenIfPendingKill = false) const
+	{
+		return Id != 0 && StandinIsLive(Id, bEvenIfPendingKill) ? Pointer : nullptr;
+	}
+	bool IsValid() const { return Get() != nullptr; }
+	/** Was set to an object that is now destroyed or collected. */
+	bool IsStale() const { return Id != 0 && Get() == nullptr; }
+	void Reset()
+	{
+		Pointer = nullptr;
+		Id = 0;
+	}
+	T* operator->() const { return Get(); }
+	T& operator*() const { return *Get(); }
+	explicit operator bool() const { return IsValid(); }
+	/** Same object (by index and serial, as Unreal compares). */
+	bool operator==(const TWeakObjectPtr& Other) const { return Id == Other.Id; }
+	bool operator!=(const TWeakObjectPtr& Other) const { return Id != Other.Id; }
+	uint32 StandinId() const { return Id; }
+
+private:
+	T* Pointer = nullptr;
+	uint32 Id = 0;
+};
 
 template <class T>
 T* StandinConstruct()
@@ -206,10 +285,19 @@ T* NewObject(UObject* Outer, const UClass* Class, FName Name = NAME_None, EObjec
 
 /** Unreal's Cast: nullptr when Src is null or not a To (here via dynamic_cast,
  *  which also covers interfaces: Cast<IFoo>(Object)). */
+inline void StandinCheckCastSource(const UObject* Src)
+{
+	Src->StandinCheckAlive("Cast");
+}
+inline void StandinCheckCastSource(const void* /*NotAnObject*/) {}
+
 template <class To, class From>
 To* Cast(From* Src)
 {
-	return Src != nullptr ? dynamic_cast<To*>(Src) : nullptr;
+	if (Src == nullptr)
+		return nullptr;
+	StandinCheckCastSource(Src);
+	return dynamic_cast<To*>(Src);
 }
 
 template <class To, class From>

@@ -8,6 +8,7 @@
 
 #include "StandinEngine.h"
 
+#include <atomic>
 #include <functional>
 
 enum EPixelFormat : uint8
@@ -141,8 +142,13 @@ private:
 typedef TRefCountPtr<FRHITexture2D> FTexture2DRHIRef;
 typedef TRefCountPtr<FRHITexture> FTextureRHIRef;
 
+/** A command list (the immediate one is the only kind the stand-in has). */
+class FRHICommandList
+{
+};
+
 /** Passed to render commands; texture locks and read-backs are only legal here. */
-class FRHICommandListImmediate
+class FRHICommandListImmediate : public FRHICommandList
 {
 public:
 	/** Vulkan: RLM_ReadOnly aborts (its check(LockMode == RLM_WriteOnly)).
@@ -152,12 +158,50 @@ public:
 	void* LockTexture2D(FRHITexture2D* Texture, uint32 MipIndex, EResourceLockMode LockMode, uint32& DestStride, bool bLockWithinMiptail,
 		bool bFlushRHIThread = true);
 	void UnlockTexture2D(FRHITexture2D* Texture, uint32 MipIndex, bool bLockWithinMiptail, bool bFlushRHIThread = true);
-	/** Every RHI: the rect's pixels, packed rows (Width · Height FColor). */
+	/** Every RHI: the rect's pixels, packed rows (Width · Height FColor).
+	 *  Flushes the RHI thread and waits for the GPU to go idle (the
+	 *  stand-in's GPU takes StandinGpuLatencyMs(); counted as a GPU flush). */
 	void ReadSurfaceData(FRHITexture* Texture, FIntRect Rect, TArray<FColor>& OutData, FReadSurfaceDataFlags InFlags);
 };
 
 /** Read-backs done by ReadSurfaceData so far. */
 uint64 StandinReadSurfaceCalls();
+/** Times the render thread waited for the GPU to go idle (ReadSurfaceData). */
+uint64 StandinGpuFlushes();
+/** How long the stand-in's GPU takes to finish a copy. */
+double StandinGpuLatencyMs();
+
+/** Unreal's asynchronous texture read-back (RHIGPUReadback.h): the copy is
+ *  queued on the GPU and read when IsReady(), no flush. The staging rows
+ *  are padded (to 64 pixels here, as D3D12's 256-byte pitch): use the
+ *  returned pitch. */
+class FRHIGPUTextureReadback
+{
+public:
+	explicit FRHIGPUTextureReadback(FName RequestName);
+	FRHIGPUTextureReadback(const FRHIGPUTextureReadback&) = delete;
+	FRHIGPUTextureReadback& operator=(const FRHIGPUTextureReadback&) = delete;
+	~FRHIGPUTextureReadback();
+
+	/** Render thread: queues a copy of the texture (no wait). */
+	void EnqueueCopy(FRHICommandList& RHICmdList, FRHITexture* SourceTexture);
+	/** Whether the GPU finished the last copy (never waits). */
+	bool IsReady() const;
+#if ENGINE_MAJOR_VERSION >= 5
+	/** Render thread, once ready: the staging rows; Unlock after. */
+	void* Lock(int32& OutRowPitchInPixels, int32* OutBufferHeight = nullptr);
+#else
+	void LockTexture(FRHICommandListImmediate& RHICmdList, void*& OutBufferPointer, int32& OutRowPitchInPixels);
+#endif
+	void Unlock();
+
+private:
+	void* StandinLock(int32& OutRowPitchInPixels);
+	std::vector<uint8> Staging;
+	int32 PitchPixels = 0;
+	double ReadyAt = -1.0;
+	bool bLocked = false;
+};
 
 class FTextureRenderTargetResource
 {
@@ -180,6 +224,9 @@ public:
 	int32 SizeX = 0;
 	int32 SizeY = 0;
 	EPixelFormat OverrideFormat = PF_Unknown;
+	/** Stores the values written (linear) instead of gamma-encoding them. */
+	bool bForceLinearGamma = false;
+	float TargetGamma = 0.0f;
 
 	void InitCustomFormat(uint32 InSizeX, uint32 InSizeY, EPixelFormat InOverrideFormat, bool bInForceLinearGamma);
 	FTextureRenderTargetResource* GameThread_GetRenderTargetResource();
@@ -217,6 +264,9 @@ class UMaterial : public UMaterialInterface
 public:
 	/** Stand-in only: what this material adds to the captured image (see StandinCapturePixel). */
 	int32 StandinSalt = 0;
+	/** Stand-in only: it reads the custom-depth stencil (a semantic material):
+	 *  without r.CustomDepth=3 there is none, and its output is wrong. */
+	bool bStandinReadsStencil = false;
 };
 
 struct FWeightedBlendable
@@ -258,11 +308,69 @@ enum ESceneCaptureSource
 	SCS_FinalToneCurveHDR,
 };
 
+/** How a capture goes wrong in the stand-in (0: right). Data captures (a
+ *  post-process material) are wrong if the target gamma-encodes or a pass
+ *  after the material runs, or a stencil material has no stencil; colour
+ *  captures are wrong without their view state (manual capture) or without
+ *  texture streaming told about the view this frame. */
+enum class EStandinCaptureFault : uint8
+{
+	None,
+	Gamma,
+	PostMaterialPass,
+	NoStencil,
+	NoViewState,
+	NoStreamingView,
+};
+
+/** The faulty image: each byte v of the right one becomes (v ^ 0x5A) + fault. */
+inline uint8 StandinFaultyPixel(uint8 Right, EStandinCaptureFault Fault)
+{
+	return Fault == EStandinCaptureFault::None ? Right : static_cast<uint8>((Right ^ 0x5Au) + static_cast<uint8>(Fault));
+}
+
+/** The passes a view runs (Unreal's FEngineShowFlags, the ones that change
+ *  pixel values after a post-process material). All on by default. */
+struct FEngineShowFlags
+{
+	bool Tonemapper = true;
+	bool EyeAdaptation = true;
+	bool AntiAliasing = true;
+	bool TemporalAA = true;
+	bool Bloom = true;
+	bool MotionBlur = true;
+	bool ColorGrading = true;
+	bool LensFlares = true;
+	bool DepthOfField = true;
+	bool Vignette = true;
+	bool Grain = true;
+	bool AmbientOcclusion = true;
+
+	void SetTonemapper(bool bValue) { Tonemapper = bValue; }
+	void SetEyeAdaptation(bool bValue) { EyeAdaptation = bValue; }
+	void SetAntiAliasing(bool bValue) { AntiAliasing = bValue; }
+	void SetTemporalAA(bool bValue) { TemporalAA = bValue; }
+	void SetBloom(bool bValue) { Bloom = bValue; }
+	void SetMotionBlur(bool bValue) { MotionBlur = bValue; }
+	void SetColorGrading(bool bValue) { ColorGrading = bValue; }
+	void SetLensFlares(bool bValue) { LensFlares = bValue; }
+	void SetDepthOfField(bool bValue) { DepthOfField = bValue; }
+	void SetVignette(bool bValue) { Vignette = bValue; }
+	void SetGrain(bool bValue) { Grain = bValue; }
+	void SetAmbientOcclusion(bool bValue) { AmbientOcclusion = bValue; }
+	/** Stand-in only: which pass is still on after the material (nullptr: none). */
+	const char* StandinPostMaterialPass() const;
+};
+
 class USceneCaptureComponent2D : public USceneComponent
 {
 	STANDIN_CLASS(USceneCaptureComponent2D, USceneComponent)
 
 public:
+	FEngineShowFlags ShowFlags;
+	/** Keep the view state (TAA and exposure history) between manual
+	 *  captures; without it each CaptureScene starts from nothing. */
+	bool bAlwaysPersistRenderingState = false;
 	UTextureRenderTarget2D* TextureTarget = nullptr;
 	float FOVAngle = 90.0f;
 	bool bCaptureEveryFrame = true;
@@ -281,7 +389,11 @@ public:
 	 *  capture source is a final colour (Unreal runs post-process materials
 	 *  only then); 0 otherwise. */
 	int32 StandinPostProcessSalt() const;
+	/** What is wrong with a capture using Salt now (see EStandinCaptureFault). */
+	EStandinCaptureFault StandinFault(int32 Salt) const;
 };
+
+const char* StandinDescribeFault(EStandinCaptureFault Fault);
 
 /** The stand-in's image: byte `Channel` (0 B, 1 G, 2 R, 3 A) of pixel (X, Y)
  *  captured at frame Frame with post-process salt Salt:
@@ -291,6 +403,51 @@ inline uint8 StandinCapturePixel(uint64 Frame, uint32 X, uint32 Y, uint32 Channe
 	return static_cast<uint8>(
 		(X * 7u + Y * 13u + Channel * 61u + static_cast<uint32>(Frame) * 29u + static_cast<uint32>(Salt) * 101u) & 0xFFu);
 }
+
+// --------------------------------------------------- console variables
+
+enum EConsoleVariableFlags
+{
+	ECVF_Default = 0x0,
+	ECVF_SetByConstructor = 0x0000000,
+	ECVF_SetByProjectSetting = 0x3000000,
+	ECVF_SetBySystemSettingsIni = 0x4000000,
+	ECVF_SetByCode = 0xB000000,
+	ECVF_SetByConsole = 0xC000000,
+};
+
+/** A console variable (the integer ones the glue reads). */
+class IConsoleVariable
+{
+public:
+	int32 GetInt() const { return Value.load(); }
+	void Set(int32 InValue, EConsoleVariableFlags SetBy = ECVF_SetByCode);
+	void Set(const TCHAR* InValue, EConsoleVariableFlags SetBy = ECVF_SetByCode);
+	std::atomic<int32> Value{0};
+};
+
+class IConsoleManager
+{
+public:
+	static IConsoleManager& Get();
+	/** r.CustomDepth (default 1, as Unreal: custom depth without stencil);
+	 *  nullptr for a name the stand-in does not know. */
+	IConsoleVariable* FindConsoleVariable(const TCHAR* Name) const;
+};
+
+// ------------------------------------------------------- texture streaming
+
+/** Unreal's texture streamer: a view it is told about this frame gets the
+ *  mips it needs near ViewOrigin. */
+class IStreamingManager
+{
+public:
+	static IStreamingManager& Get();
+	void AddViewInformation(const FVector& ViewOrigin, float ScreenSize, float FOVScreenSize, float BoostFactor = 1.0f,
+		bool bOverrideLocation = false, float Duration = 0.0f, TWeakObjectPtr<AActor> ActorToBoost = TWeakObjectPtr<AActor>());
+	/** Stand-in only: a view was added at Origin (± 1 cm) in frame Frame. */
+	bool StandinHasView(uint64 Frame, const FVector& Origin) const;
+};
 
 // ----------------------------------------------------------- render thread
 
@@ -310,8 +467,23 @@ struct FStandinRenderCommand
  *  runs the lambda on the render thread, in submission order. */
 #define ENQUEUE_RENDER_COMMAND(Type) FStandinRenderCommand{#Type}
 
-/** Game thread: waits until every command enqueued so far has run. */
+/** Game thread: waits until every command enqueued so far has run (and,
+ *  in Unreal, flushes the RHI thread and pending deletes too). */
 void FlushRenderingCommands();
+
+/** A point in the render command queue the game thread can wait for
+ *  (only the commands before it, nothing else flushed). */
+class FRenderCommandFence
+{
+public:
+	void BeginFence();
+	bool IsFenceComplete() const;
+	/** Game thread: until the commands before BeginFence have run. */
+	void Wait() const;
+
+private:
+	std::shared_ptr<std::atomic<bool>> Done;
+};
 bool IsInRenderingThread();
 /** Stops (joins) the render thread after running what is queued. */
 void StandinStopRenderingThread();

@@ -10,10 +10,14 @@
 
 // ------------------------------------------------------------- converters
 
+/** TCHAR text: UTF-16 (Linux). With -DSTANDIN_WCHAR_TCHAR (Windows' wchar_t)
+ *  only the headers are used, to compile the glue; the bodies are UTF-16. */
+typedef std::basic_string<TCHAR> FStandinTString;
+
 /** UTF-16 → UTF-8 (unpaired surrogates become U+FFFD). */
 std::string StandinUtf16ToUtf8(const TCHAR* Text, int32 Len = -1);
 /** UTF-8 → UTF-16 (invalid sequences become U+FFFD). */
-std::u16string StandinUtf8ToUtf16(const ANSICHAR* Text, int32 Len = -1);
+FStandinTString StandinUtf8ToUtf16(const ANSICHAR* Text, int32 Len = -1);
 
 /** A converter's buffer: the converted text, overwritten with '#' (keeping
  *  the NUL) when the converter dies, so a pointer kept past the full
@@ -186,7 +190,7 @@ FStandinFormatArg StandinFormatArg(T Value)
  *  %s %c %d %i %u %x %X %lld %lli %llu %llx %f %g %e %p %% with flags, width
  *  and precision. Aborts (naming Caller) on an unknown conversion, a wrong
  *  argument type or count. */
-std::u16string StandinFormat(const char* Caller, const TCHAR* Format, const FStandinFormatArg* Args, int32 NumArgs);
+FStandinTString StandinFormat(const char* Caller, const TCHAR* Format, const FStandinFormatArg* Args, int32 NumArgs);
 
 // ----------------------------------------------------------------- FString
 
@@ -205,7 +209,7 @@ class FString
 {
 public:
 	FString() = default;
-	FString(const TCHAR* Text) : Data(Text != nullptr ? Text : u"") {}
+	FString(const TCHAR* Text) : Data(Text != nullptr ? Text : TEXT("")) {}
 	/** ANSI text, widened byte by byte (Latin-1), as Unreal converts. */
 	FString(const ANSICHAR* Text);
 	FString(int32 Count, const TCHAR* Text) : Data(Text, static_cast<size_t>(Count)) {}
@@ -239,7 +243,7 @@ public:
 	FString& Append(const FString& Other) { return *this += Other; }
 	FString& AppendChar(TCHAR Char) { return *this += Char; }
 	void Reset() { Data.clear(); }
-	void Empty() { std::u16string().swap(Data); }
+	void Empty() { FStandinTString().swap(Data); }
 
 	static FString FromInt(int32 Value);
 	/** Unreal's: "%f" with trailing zeros dropped, keeping InMinFractionalDigits. */
@@ -260,10 +264,10 @@ public:
 	std::string StandinStd() const { return StandinUtf16ToUtf8(Data.c_str(), Len()); }
 	/** Stand-in only. */
 	static FString StandinFromUtf8(const std::string& Utf8);
-	static FString StandinFromUtf16(std::u16string Text);
+	static FString StandinFromUtf16(FStandinTString Text);
 
 private:
-	std::u16string Data;
+	FStandinTString Data;
 };
 
 /** Unreal's FName: compares ignoring case; "None" and the empty name are NAME_None. */
@@ -327,7 +331,7 @@ struct FLogCategoryBase
 
 /** Writes `Category: Verbosity: text` to stderr (serialised: callable from
  *  any thread); Fatal aborts. */
-void StandinLogLine(const FLogCategoryBase& Category, ELogVerbosity::Type Verbosity, const std::u16string& Text);
+void StandinLogLine(const FLogCategoryBase& Category, ELogVerbosity::Type Verbosity, const FStandinTString& Text);
 
 template <typename... Types>
 void StandinLogf(const FLogCategoryBase& Category, ELogVerbosity::Type Verbosity, const TCHAR* Format, Types... Args)

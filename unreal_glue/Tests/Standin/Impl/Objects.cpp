@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <cxxabi.h>
+#include <mutex>
+#include <unordered_map>
 #include <typeinfo>
 
 // ---------------------------------------------------------------- classes
@@ -57,14 +59,71 @@ bool StandinIsConstructing()
 	return GConstructionDepth > 0;
 }
 
+namespace
+{
+	struct FLiveObjects
+	{
+		std::mutex Mutex;
+		std::unordered_map<uint32, UObject*> ById;
+	};
+	FLiveObjects& LiveObjects()
+	{
+		static FLiveObjects* Table = new FLiveObjects(); // outlives static destructors
+		return *Table;
+	}
+}
+
+void StandinRegisterLive(uint32 Id, UObject* Object)
+{
+	FLiveObjects& Table = LiveObjects();
+	std::lock_guard<std::mutex> Lock(Table.Mutex);
+	Table.ById[Id] = Object;
+}
+
+void StandinUnregisterLive(uint32 Id)
+{
+	FLiveObjects& Table = LiveObjects();
+	std::lock_guard<std::mutex> Lock(Table.Mutex);
+	Table.ById.erase(Id);
+}
+
+bool StandinIsLive(uint32 Id, bool bEvenIfPendingKill)
+{
+	FLiveObjects& Table = LiveObjects();
+	std::lock_guard<std::mutex> Lock(Table.Mutex);
+	const auto Found = Table.ById.find(Id);
+	return Found != Table.ById.end() && (bEvenIfPendingKill || !Found->second->IsPendingKill());
+}
+
 UObject::UObject() : StandinUniqueID(GNextUniqueID.fetch_add(1))
 {
 	if (!StandinIsConstructing())
 		STANDIN_FATAL("a UObject was created with new or on the stack: Unreal creates them with NewObject, SpawnActor or "
 					  "CreateDefaultSubobject");
+	StandinRegisterLive(StandinUniqueID, this);
 }
 
-UObject::~UObject() = default;
+UObject::~UObject()
+{
+	StandinUnregisterLive(StandinUniqueID);
+}
+
+void UObject::StandinCollect()
+{
+	if (bStandinCollected)
+		return;
+	bStandinCollected = true;
+	StandinUnregisterLive(StandinUniqueID);
+	for (const std::unique_ptr<UObject>& Owned : StandinOwned)
+		Owned->StandinCollect();
+}
+
+void UObject::StandinUseAfterCollect(const char* What) const
+{
+	STANDIN_FATAL("use after free: %s on %s, which garbage collection freed (it was destroyed; a raw pointer that is "
+				  "neither a UPROPERTY nor a TWeakObjectPtr kept pointing at it, and Unreal would now read freed memory)",
+		What, StandinNameUnchecked().StandinStd().c_str());
+}
 
 UClass* UObject::StaticClass()
 {
@@ -73,6 +132,12 @@ UClass* UObject::StaticClass()
 }
 
 FString UObject::GetName() const
+{
+	StandinCheckAlive("GetName");
+	return StandinNameUnchecked();
+}
+
+FString UObject::StandinNameUnchecked() const
 {
 	if (!StandinObjectName.IsEmpty())
 		return StandinObjectName;
@@ -229,16 +294,114 @@ const FAttachmentTransformRules FAttachmentTransformRules::KeepWorldTransform{tr
 const FDetachmentTransformRules FDetachmentTransformRules::KeepRelativeTransform{false};
 const FDetachmentTransformRules FDetachmentTransformRules::KeepWorldTransform{true};
 
+namespace
+{
+	struct FChannelConfig
+	{
+		std::mutex Mutex;
+		FName Names[ECC_MAX];
+		ECollisionResponse Default[ECC_MAX] = {};
+		bool bDefined[ECC_MAX] = {};
+		// (profile, channel) -> response, from StandinEditProfile.
+		std::vector<std::pair<std::pair<FName, int32>, ECollisionResponse>> Edits;
+	};
+	FChannelConfig& Channels()
+	{
+		static FChannelConfig* Config = new FChannelConfig();
+		return *Config;
+	}
+
+	const char* const EngineChannelNames[] = {"WorldStatic", "WorldDynamic", "Pawn", "Visibility", "Camera", "PhysicsBody", "Vehicle", "Destructible"};
+
+	/** A known profile's response to an engine channel. */
+	ECollisionResponse EngineResponse(const FName& Profile, ECollisionChannel Channel)
+	{
+		if (Profile == FName(TEXT("OverlapAll")) || Profile == FName(TEXT("OverlapAllDynamic")))
+			return ECR_Overlap;
+		if (Profile == FName(TEXT("Pawn")))
+			return Channel == ECC_Visibility ? ECR_Ignore : ECR_Block;
+		if (Profile == FName(TEXT("CharacterMesh")))
+			return Channel == ECC_Visibility || Channel == ECC_Pawn || Channel == ECC_Vehicle ? ECR_Ignore : ECR_Block;
+		return ECR_Block; // BlockAll, BlockAllDynamic, Vehicle
+	}
+}
+
+void StandinDefineChannel(ECollisionChannel Channel, const TCHAR* Name, ECollisionResponse Default)
+{
+	check(Channel >= ECC_GameTraceChannel1 && Channel < ECC_MAX);
+	FChannelConfig& Config = Channels();
+	std::lock_guard<std::mutex> Lock(Config.Mutex);
+	Config.Names[Channel] = FName(Name);
+	Config.Default[Channel] = Default;
+	Config.bDefined[Channel] = true;
+}
+
+void StandinEditProfile(const TCHAR* Profile, ECollisionChannel Channel, ECollisionResponse Response)
+{
+	FChannelConfig& Config = Channels();
+	std::lock_guard<std::mutex> Lock(Config.Mutex);
+	Config.Edits.push_back({{FName(Profile), static_cast<int32>(Channel)}, Response});
+}
+
+UCollisionProfile* UCollisionProfile::Get()
+{
+	static UCollisionProfile Profile;
+	return &Profile;
+}
+
+FName UCollisionProfile::ReturnChannelNameFromContainerIndex(int32 ContainerIndex) const
+{
+	if (ContainerIndex < 0 || ContainerIndex >= ECC_MAX)
+		return NAME_None;
+	if (ContainerIndex < 8)
+		return FName(EngineChannelNames[ContainerIndex]);
+	FChannelConfig& Config = Channels();
+	std::lock_guard<std::mutex> Lock(Config.Mutex);
+	return Config.bDefined[ContainerIndex] ? Config.Names[ContainerIndex] : NAME_None;
+}
+
 void UPrimitiveComponent::SetCollisionProfileName(FName InProfile, bool /*bUpdateOverlaps*/)
 {
-	static const char* const Known[] = {"BlockAll", "BlockAllDynamic", "OverlapAll", "OverlapAllDynamic", "NoCollision"};
+	static const char* const Known[] = {"BlockAll", "BlockAllDynamic", "OverlapAll", "OverlapAllDynamic", "NoCollision", "Pawn", "CharacterMesh",
+		"Vehicle"};
 	bool bKnown = false;
 	for (const char* Candidate : Known)
 		bKnown = bKnown || InProfile == FName(Candidate);
 	if (!bKnown)
-		STANDIN_FATAL("unknown collision profile %s (the stand-in knows BlockAll, BlockAllDynamic, OverlapAll, OverlapAllDynamic, NoCollision)",
+		STANDIN_FATAL("unknown collision profile %s (the stand-in knows BlockAll, BlockAllDynamic, OverlapAll, OverlapAllDynamic, "
+					  "NoCollision, Pawn, CharacterMesh, Vehicle)",
 			InProfile.ToString().StandinStd().c_str());
 	StandinProfile = InProfile;
+	bStandinHasOverrides = false;
+}
+
+ECollisionResponse UPrimitiveComponent::GetCollisionResponseToChannel(ECollisionChannel Channel) const
+{
+	check(Channel >= 0 && Channel < ECC_MAX);
+	if (bStandinHasOverrides && StandinResponses[Channel] != ECR_MAX)
+		return static_cast<ECollisionResponse>(StandinResponses[Channel]);
+	if (Channel < ECC_EngineTraceChannel1)
+		return EngineResponse(StandinProfile, Channel);
+	FChannelConfig& Config = Channels();
+	std::lock_guard<std::mutex> Lock(Config.Mutex);
+	if (!Config.bDefined[Channel])
+		return ECR_Ignore; // an unused channel: nothing answers it
+	for (const auto& Edit : Config.Edits)
+		if (Edit.first.first == StandinProfile && Edit.first.second == static_cast<int32>(Channel))
+			return Edit.second;
+	return Config.Default[Channel];
+}
+
+void UPrimitiveComponent::SetCollisionResponseToChannel(ECollisionChannel Channel, ECollisionResponse NewResponse)
+{
+	check(Channel >= 0 && Channel < ECC_MAX);
+	if (!bStandinHasOverrides)
+	{
+		for (uint8& Response : StandinResponses)
+			Response = ECR_MAX;
+		bStandinHasOverrides = true;
+	}
+	StandinResponses[Channel] = static_cast<uint8>(NewResponse);
 }
 
 bool UPrimitiveComponent::IsCollisionEnabled() const
@@ -246,9 +409,9 @@ bool UPrimitiveComponent::IsCollisionEnabled() const
 	return StandinProfile != FName(TEXT("NoCollision"));
 }
 
-bool UPrimitiveComponent::StandinBlocksTraces() const
+bool UPrimitiveComponent::StandinBlocks(ECollisionChannel Channel) const
 {
-	return StandinProfile == FName(TEXT("BlockAll")) || StandinProfile == FName(TEXT("BlockAllDynamic"));
+	return IsCollisionEnabled() && GetCollisionResponseToChannel(Channel) == ECR_Block;
 }
 
 bool UPrimitiveComponent::StandinOverlaps() const
@@ -385,6 +548,7 @@ void AActor::StandinPlace(UWorld* InWorld, const FTransform& Transform)
 
 FTransform AActor::GetActorTransform() const
 {
+	StandinCheckAlive("GetActorTransform");
 	return RootComponent != nullptr ? RootComponent->GetComponentTransform() : FTransform();
 }
 
@@ -555,6 +719,7 @@ bool UWorld::DestroyActor(AActor* Actor, bool /*bNetForce*/, bool /*bShouldModif
 	Actor->DetachFromActor(FDetachmentTransformRules::KeepWorldTransform);
 	Actor->StandinMarkPendingKill();
 	StandinRemoveActor(Actor);
+	Actor->OnDestroyed.Broadcast(Actor); // Broadcast skips destroyed listeners
 	return true;
 }
 

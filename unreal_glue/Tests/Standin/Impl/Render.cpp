@@ -3,6 +3,7 @@
 // the scene capture (see README.md).
 #include "StandinRender.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -79,6 +80,7 @@ namespace
 	}
 
 	std::atomic<uint64> GReadSurfaceCalls{0};
+	std::atomic<uint64> GGpuFlushes{0};
 }
 
 void StandinEnqueueRenderCommand(const char* Name, std::function<void(FRHICommandListImmediate&)> Command)
@@ -251,6 +253,83 @@ void FRHICommandListImmediate::ReadSurfaceData(FRHITexture* Texture, FIntRect Re
 		Out += Rect.Width();
 	}
 	GReadSurfaceCalls.fetch_add(1);
+	// The flush: the render thread waits for the GPU to finish everything.
+	FPlatformProcess::Sleep(static_cast<float>(StandinGpuLatencyMs() * 0.001));
+	GGpuFlushes.fetch_add(1);
+}
+
+uint64 StandinGpuFlushes()
+{
+	return GGpuFlushes.load();
+}
+
+double StandinGpuLatencyMs()
+{
+	return 2.0;
+}
+
+FRHIGPUTextureReadback::FRHIGPUTextureReadback(FName /*RequestName*/) {}
+
+FRHIGPUTextureReadback::~FRHIGPUTextureReadback()
+{
+	if (bLocked)
+		STANDIN_FATAL("FRHIGPUTextureReadback destroyed while locked");
+}
+
+void FRHIGPUTextureReadback::EnqueueCopy(FRHICommandList& /*RHICmdList*/, FRHITexture* SourceTexture)
+{
+	if (!IsInRenderingThread())
+		STANDIN_FATAL("FRHIGPUTextureReadback::EnqueueCopy off the render thread");
+	if (bLocked)
+		STANDIN_FATAL("EnqueueCopy on a locked read-back");
+	FRHITexture2D* Texture = static_cast<FRHITexture2D*>(SourceTexture);
+	check(Texture != nullptr);
+	const uint32 Width = Texture->GetSizeX();
+	PitchPixels = static_cast<int32>((Width + 63u) / 64u * 64u);
+	Staging.assign(static_cast<size_t>(PitchPixels) * Texture->GetSizeY() * 4u, 0xCD);
+	for (uint32 Y = 0; Y < Texture->GetSizeY(); ++Y)
+		FMemory::Memcpy(&Staging[static_cast<size_t>(Y) * static_cast<size_t>(PitchPixels) * 4u], Texture->StandinRow(Y), Width * 4u);
+	ReadyAt = FPlatformTime::Seconds() + StandinGpuLatencyMs() * 0.001;
+}
+
+bool FRHIGPUTextureReadback::IsReady() const
+{
+	return ReadyAt >= 0.0 && FPlatformTime::Seconds() >= ReadyAt;
+}
+
+void* FRHIGPUTextureReadback::StandinLock(int32& OutRowPitchInPixels)
+{
+	if (!IsInRenderingThread())
+		STANDIN_FATAL("FRHIGPUTextureReadback::Lock off the render thread");
+	if (!IsReady())
+		STANDIN_FATAL("FRHIGPUTextureReadback::Lock before IsReady(): Unreal would block the render thread on the GPU");
+	if (bLocked)
+		STANDIN_FATAL("FRHIGPUTextureReadback locked twice");
+	bLocked = true;
+	OutRowPitchInPixels = PitchPixels;
+	return Staging.data();
+}
+
+#if ENGINE_MAJOR_VERSION >= 5
+void* FRHIGPUTextureReadback::Lock(int32& OutRowPitchInPixels, int32* OutBufferHeight)
+{
+	void* Data = StandinLock(OutRowPitchInPixels);
+	if (OutBufferHeight != nullptr)
+		*OutBufferHeight = PitchPixels > 0 ? static_cast<int32>(Staging.size() / 4u / static_cast<size_t>(PitchPixels)) : 0;
+	return Data;
+}
+#else
+void FRHIGPUTextureReadback::LockTexture(FRHICommandListImmediate& /*RHICmdList*/, void*& OutBufferPointer, int32& OutRowPitchInPixels)
+{
+	OutBufferPointer = StandinLock(OutRowPitchInPixels);
+}
+#endif
+
+void FRHIGPUTextureReadback::Unlock()
+{
+	if (!bLocked)
+		STANDIN_FATAL("FRHIGPUTextureReadback::Unlock without Lock");
+	bLocked = false;
 }
 
 FTexture2DRHIRef FTextureRenderTargetResource::GetRenderTargetTexture() const
@@ -262,7 +341,7 @@ FTexture2DRHIRef FTextureRenderTargetResource::GetRenderTargetTexture() const
 
 UTextureRenderTarget2D::~UTextureRenderTarget2D() = default;
 
-void UTextureRenderTarget2D::InitCustomFormat(uint32 InSizeX, uint32 InSizeY, EPixelFormat InOverrideFormat, bool /*bInForceLinearGamma*/)
+void UTextureRenderTarget2D::InitCustomFormat(uint32 InSizeX, uint32 InSizeY, EPixelFormat InOverrideFormat, bool bInForceLinearGamma)
 {
 	check(IsInGameThread() && InSizeX > 0 && InSizeY > 0);
 	if (InOverrideFormat != PF_B8G8R8A8)
@@ -270,6 +349,7 @@ void UTextureRenderTarget2D::InitCustomFormat(uint32 InSizeX, uint32 InSizeY, EP
 	SizeX = static_cast<int32>(InSizeX);
 	SizeY = static_cast<int32>(InSizeY);
 	OverrideFormat = InOverrideFormat;
+	bForceLinearGamma = bInForceLinearGamma;
 	StandinTexture.reset(new FRHITexture2D(InSizeX, InSizeY, InOverrideFormat));
 	StandinResource.reset(new FTextureRenderTargetResource(StandinTexture.get()));
 }
@@ -336,14 +416,174 @@ void USceneCaptureComponent2D::CaptureScene()
 	check(Target != nullptr); // InitCustomFormat first
 	const uint64 Frame = GFrameCounter;
 	const int32 Salt = StandinPostProcessSalt();
-	ENQUEUE_RENDER_COMMAND(StandinSceneCapture)([Target, Frame, Salt](FRHICommandListImmediate& /*RHICmdList*/) {
+	const EStandinCaptureFault Fault = StandinFault(Salt);
+	if (Fault != EStandinCaptureFault::None)
+	{
+		static std::atomic<uint32> Noted{0};
+		const uint32 Bit = 1u << static_cast<uint32>(Fault);
+		if ((Noted.fetch_or(Bit) & Bit) == 0)
+			std::fprintf(stderr, "stand-in: %s captures a wrong image (%s)\n", GetName().StandinStd().c_str(), StandinDescribeFault(Fault));
+	}
+	ENQUEUE_RENDER_COMMAND(StandinSceneCapture)([Target, Frame, Salt, Fault](FRHICommandListImmediate& /*RHICmdList*/) {
 		FRHITexture2D* Texture = Target->GetRenderTargetTexture();
 		for (uint32 Y = 0; Y < Texture->GetSizeY(); ++Y)
 		{
 			uint8* Row = Texture->StandinRow(Y);
 			for (uint32 X = 0; X < Texture->GetSizeX(); ++X)
 				for (uint32 Channel = 0; Channel < 4; ++Channel)
-					Row[X * 4 + Channel] = StandinCapturePixel(Frame, X, Y, Channel, Salt);
+					Row[X * 4 + Channel] = StandinFaultyPixel(StandinCapturePixel(Frame, X, Y, Channel, Salt), Fault);
 		}
 	});
+}
+
+// ----------------------------------------------------- what a capture gets
+
+const char* FEngineShowFlags::StandinPostMaterialPass() const
+{
+	const std::pair<bool, const char*> Passes[] = {{Tonemapper, "Tonemapper"}, {EyeAdaptation, "EyeAdaptation"},
+		{AntiAliasing, "AntiAliasing"}, {TemporalAA, "TemporalAA"}, {Bloom, "Bloom"}, {MotionBlur, "MotionBlur"},
+		{ColorGrading, "ColorGrading"}, {LensFlares, "LensFlares"}, {DepthOfField, "DepthOfField"}, {Vignette, "Vignette"},
+		{Grain, "Grain"}, {AmbientOcclusion, "AmbientOcclusion"}};
+	for (const auto& Pass : Passes)
+		if (Pass.first)
+			return Pass.second;
+	return nullptr;
+}
+
+const char* StandinDescribeFault(EStandinCaptureFault Fault)
+{
+	switch (Fault)
+	{
+	case EStandinCaptureFault::Gamma: return "a data camera's target is gamma-encoded: InitCustomFormat(..., bForceLinearGamma = true)";
+	case EStandinCaptureFault::PostMaterialPass: return "a pass after the post-process material changes a data camera's values: turn the ShowFlags off";
+	case EStandinCaptureFault::NoStencil: return "the semantic material reads the custom-depth stencil, which needs r.CustomDepth=3";
+	case EStandinCaptureFault::NoViewState: return "a manual capture without bAlwaysPersistRenderingState loses TAA and exposure history";
+	case EStandinCaptureFault::NoStreamingView: return "texture streaming was not told about the view (IStreamingManager::AddViewInformation)";
+	default: return "none";
+	}
+}
+
+EStandinCaptureFault USceneCaptureComponent2D::StandinFault(int32 Salt) const
+{
+	bool bStencil = false;
+	for (const FWeightedBlendable& Blendable : PostProcessSettings.WeightedBlendables.Array)
+	{
+		const UMaterial* Material = Cast<UMaterial>(Blendable.Object);
+		bStencil = bStencil || (Blendable.Weight > 0.0f && IsValid(Material) && Material->bStandinReadsStencil);
+	}
+	if (Salt != 0)
+	{
+		// A data camera: its material's output must reach the target as is.
+		if (!TextureTarget->bForceLinearGamma)
+			return EStandinCaptureFault::Gamma;
+		if (ShowFlags.StandinPostMaterialPass() != nullptr)
+			return EStandinCaptureFault::PostMaterialPass;
+		IConsoleVariable* CustomDepth = IConsoleManager::Get().FindConsoleVariable(TEXT("r.CustomDepth"));
+		if (bStencil && CustomDepth->GetInt() != 3)
+			return EStandinCaptureFault::NoStencil;
+		return EStandinCaptureFault::None;
+	}
+	if (!bCaptureEveryFrame && !bAlwaysPersistRenderingState)
+		return EStandinCaptureFault::NoViewState;
+	if (!IStreamingManager::Get().StandinHasView(GFrameCounter, GetComponentLocation()))
+		return EStandinCaptureFault::NoStreamingView;
+	return EStandinCaptureFault::None;
+}
+
+// ------------------------------------------------------ console variables
+
+void IConsoleVariable::Set(int32 InValue, EConsoleVariableFlags /*SetBy*/)
+{
+	Value = InValue;
+}
+
+void IConsoleVariable::Set(const TCHAR* InValue, EConsoleVariableFlags SetBy)
+{
+	Set(std::atoi(FString(InValue).StandinStd().c_str()), SetBy);
+}
+
+IConsoleManager& IConsoleManager::Get()
+{
+	static IConsoleManager Manager;
+	return Manager;
+}
+
+IConsoleVariable* IConsoleManager::FindConsoleVariable(const TCHAR* Name) const
+{
+	static IConsoleVariable* CustomDepth = [] {
+		IConsoleVariable* Variable = new IConsoleVariable();
+		Variable->Value = 1; // Unreal's default: custom depth, no stencil
+		return Variable;
+	}();
+	return FString(Name) == FString(TEXT("r.CustomDepth")) ? CustomDepth : nullptr;
+}
+
+// ------------------------------------------------------ texture streaming
+
+namespace
+{
+	struct FStreamingViews
+	{
+		std::mutex Mutex;
+		std::vector<std::pair<uint64, FVector>> Views; // (frame, origin)
+	};
+	FStreamingViews& StreamingViews()
+	{
+		static FStreamingViews* Views = new FStreamingViews();
+		return *Views;
+	}
+}
+
+IStreamingManager& IStreamingManager::Get()
+{
+	static IStreamingManager Manager;
+	return Manager;
+}
+
+void IStreamingManager::AddViewInformation(const FVector& ViewOrigin, float ScreenSize, float FOVScreenSize, float /*BoostFactor*/,
+	bool /*bOverrideLocation*/, float /*Duration*/, TWeakObjectPtr<AActor> /*ActorToBoost*/)
+{
+	check(IsInGameThread());
+	if (!(ScreenSize > 0.0f) || !(FOVScreenSize > 0.0f))
+		STANDIN_FATAL("AddViewInformation: screen size %f and FOV screen size %f must be positive", static_cast<double>(ScreenSize),
+			static_cast<double>(FOVScreenSize));
+	FStreamingViews& Views = StreamingViews();
+	std::lock_guard<std::mutex> Lock(Views.Mutex);
+	// Views last one frame: forget older ones.
+	Views.Views.erase(std::remove_if(Views.Views.begin(), Views.Views.end(),
+						  [](const std::pair<uint64, FVector>& View) { return View.first + 1 < GFrameCounter; }),
+		Views.Views.end());
+	Views.Views.push_back({GFrameCounter, ViewOrigin});
+}
+
+bool IStreamingManager::StandinHasView(uint64 Frame, const FVector& Origin) const
+{
+	FStreamingViews& Views = StreamingViews();
+	std::lock_guard<std::mutex> Lock(Views.Mutex);
+	for (const auto& View : Views.Views)
+		if (View.first == Frame && FVector::Dist(View.second, Origin) <= 1.0)
+			return true;
+	return false;
+}
+
+// ------------------------------------------------------------------ fences
+
+void FRenderCommandFence::BeginFence()
+{
+	check(IsInGameThread());
+	Done = std::make_shared<std::atomic<bool>>(false);
+	std::shared_ptr<std::atomic<bool>> Flag = Done;
+	StandinEnqueueRenderCommand("FRenderCommandFence", [Flag](FRHICommandListImmediate&) { *Flag = true; });
+}
+
+bool FRenderCommandFence::IsFenceComplete() const
+{
+	return Done == nullptr || Done->load();
+}
+
+void FRenderCommandFence::Wait() const
+{
+	check(IsInGameThread());
+	while (!IsFenceComplete())
+		std::this_thread::sleep_for(std::chrono::microseconds(50));
 }

@@ -2,6 +2,7 @@
 // between TG_PrePhysics and TG_StartPhysics), line traces, oriented-box
 // overlaps and hit notifications (see README.md).
 #include "StandinEngine.h"
+#include "StandinRender.h"
 
 #include <atomic>
 
@@ -203,7 +204,49 @@ AActor* UWorld::StandinAddActor(AActor* Actor, const FTransform& Transform, cons
 	Actor->StandinSetDeferred(Params.bDeferConstruction);
 	if (bBegunPlay && !Params.bDeferConstruction)
 		Actor->DispatchBeginPlay();
+	// A copy: a handler may add or remove handlers.
+	const std::vector<std::pair<uint64, FOnActorSpawned::FDelegate>> Handlers = SpawnHandlers;
+	for (const auto& Handler : Handlers)
+		Handler.second.Call(Actor);
 	return Actor;
+}
+
+FDelegateHandle UWorld::AddOnActorSpawnedHandler(const FOnActorSpawned::FDelegate& InHandler)
+{
+	check(IsInGameThread());
+	const uint64 Id = NextHandlerId++;
+	SpawnHandlers.push_back({Id, InHandler});
+	return FDelegateHandle(Id);
+}
+
+void UWorld::RemoveOnActorSpawnedHandler(FDelegateHandle InHandle)
+{
+	check(IsInGameThread());
+	for (size_t Index = 0; Index < SpawnHandlers.size(); ++Index)
+		if (SpawnHandlers[Index].first == InHandle.StandinId())
+		{
+			SpawnHandlers.erase(SpawnHandlers.begin() + static_cast<std::ptrdiff_t>(Index));
+			return;
+		}
+}
+
+int32 UWorld::StandinCollectGarbage()
+{
+	check(IsInGameThread());
+	StandinCheckWorldMutation("garbage collection");
+	FlushRenderingCommands(); // Unreal: the render thread lets go first
+	int32 Collected = 0;
+	for (int32 Index = AllActors.Num() - 1; Index >= 0; --Index)
+	{
+		AActor* Actor = AllActors[Index];
+		if (Actor->IsPendingKill())
+		{
+			Actor->StandinCollect();
+			AllActors.RemoveAt(Index);
+			++Collected;
+		}
+	}
+	return Collected;
 }
 
 void UWorld::StandinRemoveActor(AActor* Actor)
@@ -275,7 +318,45 @@ void UWorld::StandinTick(float InDeltaSeconds)
 		StandinStepPhysics(InDeltaSeconds);
 }
 
-void UWorld::StandinStepPhysics(float Dt)
+UPhysicsSettings* UPhysicsSettings::Get()
+{
+	static UPhysicsSettings* Settings = StandinConstruct<UPhysicsSettings>();
+	return Settings;
+}
+
+namespace
+{
+	double GPhysicsSeconds = 0.0;
+	int32 GPhysicsSubsteps = 0;
+}
+
+double StandinPhysicsSimulatedSeconds()
+{
+	return GPhysicsSeconds;
+}
+
+int32 StandinPhysicsSubstepsLastFrame()
+{
+	return GPhysicsSubsteps;
+}
+
+void UWorld::StandinStepPhysics(float FrameDelta)
+{
+	// As Unreal's physics scene: the frame's delta clamped to
+	// MaxPhysicsDeltaTime, then (substepping) cut into at most MaxSubsteps
+	// steps of about MaxSubstepDeltaTime.
+	const UPhysicsSettings& Settings = *UPhysicsSettings::Get();
+	const float UseDelta = std::min(FrameDelta, Settings.MaxPhysicsDeltaTime);
+	int32 Steps = 1;
+	if (Settings.bSubstepping && Settings.MaxSubstepDeltaTime > 0.0f)
+		Steps = std::max(1, std::min(Settings.MaxSubsteps, static_cast<int32>(std::ceil(UseDelta / Settings.MaxSubstepDeltaTime - 1e-4f))));
+	GPhysicsSeconds += UseDelta;
+	GPhysicsSubsteps = Steps;
+	for (int32 Step = 0; Step < Steps; ++Step)
+		StandinStepBodies(UseDelta / static_cast<float>(Steps));
+}
+
+void UWorld::StandinStepBodies(float Dt)
 {
 	for (AActor* Actor : ActorList)
 	{
@@ -308,7 +389,7 @@ void UWorld::StandinEndPlay()
 	bBegunPlay = false;
 }
 
-bool UWorld::LineTraceSingleByChannel(FHitResult& OutHit, const FVector& Start, const FVector& End, ECollisionChannel /*TraceChannel*/,
+bool UWorld::LineTraceSingleByChannel(FHitResult& OutHit, const FVector& Start, const FVector& End, ECollisionChannel TraceChannel,
 	const FCollisionQueryParams& Params) const
 {
 	if (!IsInGameThread() && !StandinIsGameParallelForWorker())
@@ -329,7 +410,7 @@ bool UWorld::LineTraceSingleByChannel(FHitResult& OutHit, const FVector& Start, 
 			FTransform Box;
 			FVector Extent, Normal;
 			double Time = 0.0;
-			if (Primitive == nullptr || !Primitive->StandinBlocksTraces() || !Primitive->StandinBox(Box, Extent) ||
+			if (Primitive == nullptr || !Primitive->StandinBlocks(TraceChannel) || !Primitive->StandinBox(Box, Extent) ||
 				!RayBox(Box, Extent, Start, Delta, Time, Normal) || Time >= Best)
 				continue;
 			Best = Time;

@@ -1,0 +1,3 @@
+// Stand-in for Unreal's ContentStreaming.h (see README.md).
+#pragma once
+#include "StandinRender.h"
