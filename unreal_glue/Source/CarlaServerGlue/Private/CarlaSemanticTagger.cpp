@@ -48,9 +48,23 @@ namespace CarlaGlue
 		{
 			return ELabel::None;
 		}
+		// The names are made once (an FName is a lookup in the global name
+		// table); a function static is thread-safe to initialise.
+		struct FTagNames
+		{
+			FName Names[static_cast<int32>(ELabel::Count)];
+			FTagNames()
+			{
+				for (int32 Index = 0; Index < static_cast<int32>(ELabel::Count); ++Index)
+				{
+					Names[Index] = FName(Labels[Index].Tag);
+				}
+			}
+		};
+		static const FTagNames Tags;
 		for (int32 Index = 1; Index < static_cast<int32>(ELabel::Count); ++Index)
 		{
-			if (Actor->ActorHasTag(FName(Labels[Index].Tag)))
+			if (Actor->ActorHasTag(Tags.Names[Index]))
 			{
 				return static_cast<ELabel>(Index);
 			}

@@ -9,6 +9,7 @@
 
 #include "Components/PrimitiveComponent.h"
 #include "Engine/World.h"
+#include "HAL/IConsoleManager.h"
 #include "EngineUtils.h"
 #include "RenderingThread.h"
 
@@ -88,10 +89,7 @@ void ACarlaServerActor::BeginPlay()
 	{
 		return;
 	}
-	for (TActorIterator<AActor> It(GetWorld()); It; ++It)
-	{
-		CarlaGlue::TagActor(**It, bLegacySemanticTags);
-	}
+	RequireCustomDepthStencil();
 	if (Player != nullptr)
 	{
 		// Hit events need the body's "Simulation Generates Hit Events".
@@ -101,7 +99,14 @@ void ACarlaServerActor::BeginPlay()
 		}
 		Player->OnActorHit.AddDynamic(this, &ACarlaServerActor::OnPlayerHit);
 	}
-	carla_server_connect(Server, static_cast<uint32>(WorldPort), static_cast<uint32>(TimeOutMs));
+	const int32 Listening = carla_server_connect(Server, static_cast<uint32>(WorldPort), static_cast<uint32>(TimeOutMs));
+	if (Listening != CarlaGlue::Success)
+	{
+		// Most often a port taken by another program (the 0.8 protocol
+		// uses WorldPort, +1 and +2): 0.8 clients cannot connect.
+		UE_LOG(LogCarlaServerGlue, Error, TEXT("cannot listen for 0.8 clients on ports %d to %d (%d): see the library's log line above"),
+			WorldPort, WorldPort + 2, Listening);
+	}
 	ListenRpc();
 	RegisterLevelActors();
 	if (!bWaitForLegacyClient)
@@ -123,10 +128,16 @@ void ACarlaServerActor::BeginPlay()
 
 void ACarlaServerActor::EndPlay(const EEndPlayReason::Type EndPlayReason)
 {
-	if (Player != nullptr)
+	if (IsValid(Player))
 	{
 		Player->OnActorHit.RemoveDynamic(this, &ACarlaServerActor::OnPlayerHit);
 	}
+	if (ActorSpawnedHandle.IsValid())
+	{
+		GetWorld()->RemoveOnActorSpawnedHandler(ActorSpawnedHandle);
+		ActorSpawnedHandle.Reset();
+	}
+	ResetKnown(false);
 	if (Server != nullptr)
 	{
 		FlushRenderingCommands(); // no camera read-back may use the server after this
@@ -141,7 +152,6 @@ void ACarlaServerActor::EndPlay(const EEndPlayReason::Type EndPlayReason)
 	}
 	EpisodeSettings = ServerSettings = nullptr;
 	bEpisodeRunning = false;
-	Known.Reset();
 	EpisodeSensors.Reset();
 	Super::EndPlay(EndPlayReason);
 }
@@ -156,38 +166,52 @@ void ACarlaServerActor::Tick(float DeltaSeconds)
 	const bool bRpcDrivesTicks = IsRpcSynchronous();
 	if ((bEpisodeRunning && bEpisodeSynchronous) || bRpcDrivesTicks)
 	{
-		FlushRenderingCommands(); // this frame's camera images are sent
+		// The cameras' render commands so far have run (a fence, not a
+		// full flush): this frame's images are sent.
+		FRenderCommandFence Fence;
+		Fence.BeginFence();
+		Fence.Wait();
 	}
 	ServeLegacy(DeltaSeconds, bRpcDrivesTicks);
 	ServeRpcAfterFrame(DeltaSeconds);
 }
 
+bool ACarlaServerActor::IsFrameSynchronous() const
+{
+	return (bEpisodeRunning && bEpisodeSynchronous) || IsRpcSynchronous();
+}
+
 uint32 ACarlaServerActor::GetActorId(const AActor* Actor) const
 {
-	if (Actor == nullptr)
-	{
-		return 0;
-	}
-	for (const FKnownActor& Entry : Known)
-	{
-		if (Entry.Actor == Actor)
-		{
-			return Entry.Id;
-		}
-	}
-	return 0;
+	const uint32* Id = Actor != nullptr ? IdByActor.Find(Actor) : nullptr;
+	return Id != nullptr ? *Id : 0;
 }
 
 ACarlaServerActor::FKnownActor* ACarlaServerActor::FindKnown(const AActor* Actor)
 {
 	for (FKnownActor& Entry : Known)
 	{
-		if (Entry.Actor == Actor)
+		if (Actor != nullptr && Entry.Actor.Get(true) == Actor)
 		{
 			return &Entry;
 		}
 	}
 	return nullptr;
+}
+
+void ACarlaServerActor::RequireCustomDepthStencil()
+{
+	// The semantic camera reads the custom-depth stencil, which the
+	// renderer writes only with r.CustomDepth=3 (Unreal's default is 1).
+	IConsoleVariable* CustomDepth = IConsoleManager::Get().FindConsoleVariable(TEXT("r.CustomDepth"));
+	if (SemanticSegmentationMaterial == nullptr || CustomDepth == nullptr || CustomDepth->GetInt() == 3)
+	{
+		return;
+	}
+	UE_LOG(LogCarlaServerGlue, Warning,
+		TEXT("r.CustomDepth was %d: set to 3 (the semantic camera reads the custom-depth stencil); put r.CustomDepth=3 under [/Script/Engine.RendererSettings] in DefaultEngine.ini"),
+		CustomDepth->GetInt());
+	CustomDepth->Set(3, ECVF_SetByCode);
 }
 
 UMaterialInterface* ACarlaServerActor::GetPostProcessMaterial(ECarlaCameraOutput Output) const

@@ -177,14 +177,7 @@ bool ACarlaServerActor::StartEpisode(const carla_request_new_episode& Request)
 	DestroyEpisodeSensors();
 	SpawnEpisodeSensors();
 	// A 0.8 episode is a new 0.9 episode: clients' actors are gone.
-	for (const FKnownActor& Entry : Known)
-	{
-		if (Entry.bSpawnedByClient && IsValid(Entry.Actor))
-		{
-			Entry.Actor->Destroy();
-		}
-	}
-	Known.Reset();
+	ResetKnown(true);
 	PendingTicks.Reset();
 	if (BoundRpcPort != 0)
 	{
@@ -285,15 +278,20 @@ void ACarlaServerActor::WriteMeasurements(float DeltaSeconds)
 	Agents.Reset();
 	for (const FKnownActor& Entry : Known)
 	{
-		const uint32 Type = CarlaGlue::IsVehicle(Entry.Actor) ? CARLA_SERVER_AGENT_VEHICLE
-			: CarlaGlue::IsWalker(Entry.Actor)                   ? CARLA_SERVER_AGENT_PEDESTRIAN
-																 : CARLA_SERVER_AGENT_UNKNOWN;
-		if (!bSendAgents || Entry.bSpawnedByClient || Entry.Actor == Player || Type == CARLA_SERVER_AGENT_UNKNOWN || !IsValid(Entry.Actor))
+		const AActor* Actor = Entry.Actor.Get(); // null once destroyed
+		if (!bSendAgents || Entry.bSpawnedByClient || Actor == nullptr || Actor == Player)
 		{
 			continue;
 		}
-		const FTransform Transform = Entry.Actor->GetActorTransform();
-		const FBox Local = Entry.Actor->CalculateComponentsBoundingBoxInLocalSpace(false);
+		const uint32 Type = Entry.Kind == CARLA_ACTOR_VEHICLE ? CARLA_SERVER_AGENT_VEHICLE
+			: Entry.Kind == CARLA_ACTOR_WALKER               ? CARLA_SERVER_AGENT_PEDESTRIAN
+															 : CARLA_SERVER_AGENT_UNKNOWN;
+		if (Type == CARLA_SERVER_AGENT_UNKNOWN)
+		{
+			continue;
+		}
+		const FTransform Transform = Actor->GetActorTransform();
+		const FBox Local = Actor->CalculateComponentsBoundingBoxInLocalSpace(false);
 		carla_agent Agent = {};
 		Agent.id = Entry.Id;
 		Agent.type = Type;

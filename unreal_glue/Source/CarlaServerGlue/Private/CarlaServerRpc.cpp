@@ -18,6 +18,7 @@
 #include "EngineUtils.h"
 #include "HAL/PlatformTime.h"
 #include "Misc/App.h"
+#include "PhysicsEngine/PhysicsSettings.h"
 #include "ProfilingDebugging/CpuProfilerTrace.h"
 
 #include <cstring>
@@ -70,30 +71,100 @@ void ACarlaServerActor::ListenRpc()
 
 void ACarlaServerActor::RegisterLevelActors()
 {
-	uint32 NextId = FirstLevelActorId;
+	NextLevelActorId = FirstLevelActorId;
 	for (TActorIterator<AActor> It(GetWorld()); It; ++It)
 	{
-		AActor* Actor = *It;
-		const bool bVehicle = Actor == Player || CarlaGlue::IsVehicle(Actor);
-		if (!bVehicle && !CarlaGlue::IsWalker(Actor))
-		{
-			continue;
-		}
-		FKnownActor Entry;
-		Entry.Actor = Actor;
-		Entry.Id = NextId++;
-		Entry.Kind = bVehicle ? CARLA_ACTOR_VEHICLE : CARLA_ACTOR_WALKER;
-		Entry.LastVelocity = Actor->GetVelocity();
-		Known.Add(Entry);
-		if (BoundRpcPort == 0)
-		{
-			continue;
-		}
-		const char* Key = "role_name";
-		const char* Role = Actor == Player ? "hero" : bVehicle ? "autopilot" : "";
-		const carla_actor_transform Transform = CarlaGlue::ToActorTransform(Actor->GetActorTransform());
-		carla_rpc_add_actor(Server, Entry.Id, bVehicle ? VehicleBlueprint : WalkerBlueprint, &Key, &Role, 1, &Transform);
+		RegisterActor(*It);
 	}
+	// Actors spawned from now on (game code, spawners) are tagged and known too.
+	if (!ActorSpawnedHandle.IsValid())
+	{
+		ActorSpawnedHandle = GetWorld()->AddOnActorSpawnedHandler(FOnActorSpawned::FDelegate::CreateUObject(this, &ACarlaServerActor::OnActorSpawned));
+	}
+}
+
+void ACarlaServerActor::OnActorSpawned(AActor* Actor)
+{
+	if (Server != nullptr && IsValid(Actor))
+	{
+		RegisterActor(Actor);
+	}
+}
+
+void ACarlaServerActor::RegisterActor(AActor* Actor)
+{
+	CarlaGlue::TagActor(*Actor, bLegacySemanticTags);
+	const bool bVehicle = Actor == Player || CarlaGlue::IsVehicle(Actor);
+	if ((!bVehicle && !CarlaGlue::IsWalker(Actor)) || IdByActor.Contains(Actor))
+	{
+		return;
+	}
+	FKnownActor Entry;
+	Entry.Actor = Actor;
+	Entry.Key = Actor;
+	Entry.Id = NextLevelActorId++;
+	Entry.Kind = bVehicle ? CARLA_ACTOR_VEHICLE : CARLA_ACTOR_WALKER;
+	Entry.LastVelocity = Actor->GetVelocity();
+	Known.Add(Entry);
+	IdByActor.Add(Actor, Entry.Id);
+	Actor->OnDestroyed.AddUniqueDynamic(this, &ACarlaServerActor::OnKnownActorDestroyed);
+	if (BoundRpcPort == 0)
+	{
+		return;
+	}
+	const char* Key = "role_name";
+	const char* Role = Actor == Player ? "hero" : bVehicle ? "autopilot" : "";
+	const carla_actor_transform Transform = CarlaGlue::ToActorTransform(Actor->GetActorTransform());
+	carla_rpc_add_actor(Server, Entry.Id, bVehicle ? VehicleBlueprint : WalkerBlueprint, &Key, &Role, 1, &Transform);
+}
+
+void ACarlaServerActor::OnKnownActorDestroyed(AActor* DestroyedActor)
+{
+	if (DestroyedActor == Player)
+	{
+		Player = nullptr; // as garbage collection would null the property
+	}
+	for (int32 Index = Known.Num() - 1; Index >= 0; --Index)
+	{
+		if (Known[Index].Key == DestroyedActor && !Known[Index].bSpawnedByClient)
+		{
+			ForgetKnown(Index);
+		}
+	}
+}
+
+void ACarlaServerActor::ForgetKnown(int32 Index)
+{
+	const FKnownActor Entry = Known[Index];
+	Known.RemoveAt(Index);
+	IdByActor.Remove(Entry.Key);
+	if (AActor* Actor = Entry.Actor.Get(true))
+	{
+		Actor->OnDestroyed.RemoveDynamic(this, &ACarlaServerActor::OnKnownActorDestroyed);
+	}
+	if (BoundRpcPort != 0 && Server != nullptr)
+	{
+		carla_rpc_remove_actor(Server, Entry.Id); // clients stop listing it
+	}
+}
+
+void ACarlaServerActor::ResetKnown(bool bDestroyClientSensors)
+{
+	for (const FKnownActor& Entry : Known)
+	{
+		AActor* Actor = Entry.Actor.Get();
+		if (Actor == nullptr)
+		{
+			continue;
+		}
+		Actor->OnDestroyed.RemoveDynamic(this, &ACarlaServerActor::OnKnownActorDestroyed);
+		if (bDestroyClientSensors && Entry.bSpawnedByClient)
+		{
+			Actor->Destroy();
+		}
+	}
+	Known.Reset();
+	IdByActor.Reset();
 }
 
 bool ACarlaServerActor::IsRpcSynchronous() const
@@ -147,9 +218,9 @@ void ACarlaServerActor::HandleRpcRequest(const carla_rpc_request& Request)
 	AActor* Target = nullptr;
 	for (const FKnownActor& Entry : Known)
 	{
-		Target = Entry.Id == Request.actor_id ? Entry.Actor : Target;
+		Target = Entry.Id == Request.actor_id ? Entry.Actor.Get() : Target; // null once destroyed
 	}
-	const bool bTargetMissing = Target == nullptr || !IsValid(Target);
+	const bool bTargetMissing = Target == nullptr;
 	switch (Request.kind)
 	{
 	case CARLA_RPC_SPAWN_ACTOR:
@@ -164,8 +235,10 @@ void ACarlaServerActor::HandleRpcRequest(const carla_rpc_request& Request)
 		}
 		else if (Entry != nullptr)
 		{
+			const int32 Index = static_cast<int32>(Entry - Known.GetData());
+			IdByActor.Remove(Entry->Key);
+			Known.RemoveAt(Index); // the library forgets it when answered
 			Target->Destroy();
-			Known.RemoveAt(static_cast<int32>(Entry - Known.GetData()));
 		}
 		break;
 	}
@@ -204,12 +277,10 @@ void ACarlaServerActor::HandleRpcRequest(const carla_rpc_request& Request)
 		}
 		break;
 	case CARLA_RPC_EPISODE_SETTINGS:
-		bRpcSynchronous = Request.settings.synchronous_mode;
-		// CARLA's fixed time step: the engine's benchmarking mode.
-		FApp::SetBenchmarking(Request.settings.has_fixed_delta);
-		if (Request.settings.has_fixed_delta)
+		Error = ApplyFixedStep(Request.settings);
+		if (Error == nullptr)
 		{
-			FApp::SetFixedDeltaTime(Request.settings.fixed_delta_seconds);
+			bRpcSynchronous = Request.settings.synchronous_mode;
 		}
 		break;
 	case CARLA_RPC_TICK:
@@ -239,9 +310,9 @@ const char* ACarlaServerActor::SpawnSensorActor(const carla_rpc_request& Request
 	AActor* Parent = nullptr;
 	for (const FKnownActor& Entry : Known)
 	{
-		Parent = Entry.Id == Request.parent_id ? Entry.Actor : Parent;
+		Parent = Entry.Id == Request.parent_id ? Entry.Actor.Get() : Parent;
 	}
-	if (Request.parent_id != 0 && (Parent == nullptr || !IsValid(Parent)))
+	if (Request.parent_id != 0 && Parent == nullptr)
 	{
 		return "the parent is not an actor of the engine";
 	}
@@ -300,35 +371,47 @@ const char* ACarlaServerActor::SpawnSensorActor(const carla_rpc_request& Request
 	}
 	FKnownActor Entry;
 	Entry.Actor = Sensor;
+	Entry.Key = Sensor;
 	Entry.Id = Request.actor_id;
 	Entry.Kind = CARLA_ACTOR_OTHER;
 	Entry.bSpawnedByClient = true;
 	Known.Add(Entry);
+	IdByActor.Add(Sensor, Entry.Id);
 	return nullptr;
 }
 
 void ACarlaServerActor::SendEpisodeState(float DeltaSeconds)
 {
+	// Actors gone without OnDestroyed (a streamed-out level, a sensor
+	// destroyed by game code): clients stop listing them.
+	for (int32 Index = Known.Num() - 1; Index >= 0; --Index)
+	{
+		if (Known[Index].Actor.Get() == nullptr)
+		{
+			ForgetKnown(Index);
+		}
+	}
 	States.Reset();
 	for (FKnownActor& Entry : Known)
 	{
 		// Client sensors follow their parents: the library places them.
-		if (Entry.bSpawnedByClient || !IsValid(Entry.Actor))
+		const AActor* Actor = Entry.Actor.Get();
+		if (Entry.bSpawnedByClient || Actor == nullptr)
 		{
 			continue;
 		}
 		carla_actor_state State = {};
 		State.id = Entry.Id;
 		State.kind = Entry.Kind;
-		State.transform = CarlaGlue::ToActorTransform(Entry.Actor->GetActorTransform());
-		const FVector Velocity = Entry.Actor->GetVelocity();
+		State.transform = CarlaGlue::ToActorTransform(Actor->GetActorTransform());
+		const FVector Velocity = Actor->GetVelocity();
 		State.velocity = CarlaGlue::ToMeters(Velocity);
 		if (DeltaSeconds > 0.0f)
 		{
 			State.acceleration = CarlaGlue::ToMeters((Velocity - Entry.LastVelocity) / DeltaSeconds);
 		}
 		Entry.LastVelocity = Velocity;
-		const UPrimitiveComponent* Body = Cast<UPrimitiveComponent>(Entry.Actor->GetRootComponent());
+		const UPrimitiveComponent* Body = Cast<UPrimitiveComponent>(Actor->GetRootComponent());
 		if (Body != nullptr && Body->IsSimulatingPhysics())
 		{
 			State.angular_velocity = CarlaGlue::ToDirection(Body->GetPhysicsAngularVelocityInDegrees());
@@ -346,4 +429,47 @@ void ACarlaServerActor::SendEpisodeState(float DeltaSeconds)
 	Frame.delta_seconds = DeltaSeconds;
 	Frame.platform_seconds = FPlatformTime::Seconds();
 	carla_rpc_send_episode_state(Server, &Frame, States.GetData(), static_cast<uint32>(States.Num()));
+}
+
+const char* ACarlaServerActor::ApplyFixedStep(const carla_episode_settings& Settings)
+{
+	UPhysicsSettings* Physics = UPhysicsSettings::Get();
+	if (!Settings.has_fixed_delta)
+	{
+		FApp::SetBenchmarking(false); // variable steps, the project's physics
+		return nullptr;
+	}
+	const double Delta = Settings.fixed_delta_seconds;
+	const bool bSubstepping = Settings.substepping;
+	// What the engine can simulate: CARLA's rule (fixed_delta_seconds <=
+	// max_substep_delta_time * max_substeps, at most 16 substeps); CARLA
+	// only warns, the glue refuses instead of simulating less time.
+	if (!(Delta > 0.0) || Delta > 1.0)
+	{
+		return "fixed_delta_seconds must be more than 0 and at most 1 s";
+	}
+	if (bSubstepping && (Settings.max_substeps < 1 || Settings.max_substeps > 16 || !(Settings.max_substep_delta_time > 0.0)))
+	{
+		return "max_substeps must be 1 to 16 and max_substep_delta_time more than 0";
+	}
+	if (bSubstepping && Delta > Settings.max_substep_delta_time * Settings.max_substeps + 1e-9)
+	{
+		return "fixed_delta_seconds is more than max_substep_delta_time * max_substeps: the engine cannot simulate it (raise max_substeps, at most 16, or max_substep_delta_time)";
+	}
+	// CARLA's fixed time step is the engine's benchmarking mode; physics
+	// simulates the whole step (MaxPhysicsDeltaTime would otherwise clamp
+	// it: at 0.1 s a car would travel a third of its way), in substeps.
+	FApp::SetBenchmarking(true);
+	FApp::SetFixedDeltaTime(Delta);
+	Physics->bSubstepping = bSubstepping;
+	if (bSubstepping)
+	{
+		Physics->MaxSubstepDeltaTime = static_cast<float>(Settings.max_substep_delta_time);
+		Physics->MaxSubsteps = Settings.max_substeps;
+	}
+	if (Physics->MaxPhysicsDeltaTime < static_cast<float>(Delta))
+	{
+		Physics->MaxPhysicsDeltaTime = static_cast<float>(Delta);
+	}
+	return nullptr;
 }

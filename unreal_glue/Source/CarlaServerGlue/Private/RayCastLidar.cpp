@@ -1,6 +1,7 @@
 #include "RayCastLidar.h"
 
 #include "CarlaServerActor.h"
+#include "CarlaServerGlue.h"
 
 #include "Async/ParallelFor.h"
 #include "Components/PrimitiveComponent.h"
@@ -11,6 +12,25 @@ namespace
 {
 	/** Rays per ParallelFor task: enough work to pay for a task. */
 	constexpr int32 RaysPerTask = 64;
+
+	/** The trace channel the project named "SensorTrace" (see README.md:
+	 *  a game trace channel every profile that should be seen blocks), or,
+	 *  without one, WorldDynamic, which the stock profiles of bodies block
+	 *  (Visibility is ignored by Pawn and CharacterMesh: no walkers). */
+	ECollisionChannel FindSensorTraceChannel()
+	{
+		static const FName Wanted(TEXT("SensorTrace"));
+		for (int32 Index = ECC_GameTraceChannel1; Index <= ECC_GameTraceChannel18; ++Index)
+		{
+			if (UCollisionProfile::Get()->ReturnChannelNameFromContainerIndex(Index) == Wanted)
+			{
+				return static_cast<ECollisionChannel>(Index);
+			}
+		}
+		UE_LOG(LogCarlaServerGlue, Warning,
+			TEXT("no trace channel named SensorTrace in DefaultEngine.ini: lidars trace WorldDynamic (see the plugin's README)"));
+		return ECC_WorldDynamic;
+	}
 }
 
 ARayCastLidar::ARayCastLidar()
@@ -65,7 +85,12 @@ void ARayCastLidar::Tick(float DeltaSeconds)
 	TRACE_CPUPROFILER_EVENT_SCOPE(CarlaLidarTrace);
 	const FTransform Sensor = GetActorTransform();
 	const FVector Start = Sensor.GetLocation();
-	const double RangeCm = Range * 100.0;
+	const float RangeCm = Range * 100.0f;
+	if (TraceChannel == ECC_MAX)
+	{
+		TraceChannel = FindSensorTraceChannel();
+	}
+	const ECollisionChannel Channel = TraceChannel;
 	FCollisionQueryParams Params(FName(TEXT("CarlaLidar")), true, this);
 	Params.AddIgnoredActor(GetOwner());
 	Params.AddIgnoredActor(GetAttachParentActor());
@@ -74,11 +99,12 @@ void ARayCastLidar::Tick(float DeltaSeconds)
 	const int32 RayCount = static_cast<int32>(Count);
 	Hits.Reset();
 	Hits.AddZeroed(RayCount);
-	HitActors.Reset();
-	HitActors.AddZeroed(RayCount);
+	HitComponents.Reset();
+	HitComponents.AddZeroed(RayCount);
 	carla_lidar_hit* Out = Hits.GetData();
-	AActor** OutActors = HitActors.GetData();
-	// Each task traces its own rays and writes only their slots.
+	const UPrimitiveComponent** OutComponents = HitComponents.GetData();
+	// Each task traces its own rays and writes only their slots; workers
+	// touch no actor (in UE 5 FHitResult::GetActor may spawn one).
 	ParallelFor((RayCount + RaysPerTask - 1) / RaysPerTask, [&](int32 Task)
 		{
 			const int32 End = RayCount < (Task + 1) * RaysPerTask ? RayCount : (Task + 1) * RaysPerTask;
@@ -89,7 +115,7 @@ void ARayCastLidar::Tick(float DeltaSeconds)
 				carla_lidar_hit& Hit = Out[Index];
 				Hit.ray_index = static_cast<uint32>(Index);
 				FHitResult Result;
-				if (!World->LineTraceSingleByChannel(Result, Start, Start + Direction * RangeCm, ECC_Visibility, Params))
+				if (!World->LineTraceSingleByChannel(Result, Start, Start + Direction * RangeCm, Channel, Params))
 				{
 					continue;
 				}
@@ -100,13 +126,22 @@ void ARayCastLidar::Tick(float DeltaSeconds)
 				Hit.point_sensor = CarlaGlue::ToMeters(Sensor.InverseTransformPosition(Result.ImpactPoint));
 				Hit.normal_sensor = CarlaGlue::ToDirection(Sensor.InverseTransformVectorNoScale(Result.ImpactNormal));
 				Hit.semantic_tag = Component != nullptr ? static_cast<uint32>(Component->CustomDepthStencilValue) : 0u;
-				OutActors[Index] = Result.GetActor();
+				OutComponents[Index] = Component;
 			}
 		});
-	// The ids clients know (0: not an actor they can see), on this thread.
+	// The ids clients know (0: not an actor they can see), on this thread;
+	// neighbouring rays mostly hit the same component: one lookup for a run.
+	const UPrimitiveComponent* Previous = nullptr;
+	uint32 PreviousId = 0;
 	for (int32 Index = 0; Index < RayCount; ++Index)
 	{
-		Out[Index].actor_id = ServerActor->GetActorId(OutActors[Index]);
+		const UPrimitiveComponent* Component = OutComponents[Index];
+		if (Component != Previous)
+		{
+			Previous = Component;
+			PreviousId = Component != nullptr ? ServerActor->GetActorId(Component->GetOwner()) : 0u;
+		}
+		Out[Index].actor_id = PreviousId;
 	}
 	const carla_capture_context Capture = Context();
 	carla_lidar_send_hits(Server, SensorId, &Capture, Out, Count);

@@ -80,6 +80,10 @@ public:
 	int32 GetBoundStreamingPort() const { return BoundStreamingPort; }
 	int32 GetBoundRpcPort() const { return BoundRpcPort; }
 
+	/** Whether this frame is synchronous (a 0.8 episode in synchronous
+	 *  mode, or a 0.9 client asked for it): its images go out before it ends. */
+	bool IsFrameSynchronous() const;
+
 	/** Whether a 0.8 episode is running (its sensors must capture). */
 	bool IsLegacyEpisodeRunning() const { return bEpisodeRunning; }
 
@@ -109,12 +113,19 @@ protected:
 	UFUNCTION()
 	void OnPlayerHit(AActor* SelfActor, AActor* OtherActor, FVector NormalImpulse, const FHitResult& Hit);
 
+	/** A known actor destroyed by game code: clients stop listing it. */
+	UFUNCTION()
+	void OnKnownActorDestroyed(AActor* DestroyedActor);
+
 private:
 	/** An actor 0.9 clients know: the level's (registered by the glue) or a
-	 *  sensor a client spawned. */
+	 *  sensor a client spawned. Weak: garbage collection frees a destroyed
+	 *  actor whatever this table holds, and Get() is null from then on. */
 	struct FKnownActor
 	{
-		AActor* Actor = nullptr;
+		TWeakObjectPtr<AActor> Actor;
+		/** The address, as a key only (never dereferenced). */
+		const AActor* Key = nullptr;
 		uint32 Id = 0;
 		uint32 Kind = 0; // CARLA_ACTOR_*
 		bool bSpawnedByClient = false;
@@ -124,6 +135,8 @@ private:
 
 	// CarlaServerActor.cpp: lifetime and the per-frame order.
 	bool EnsureServer();
+	/** r.CustomDepth=3 for the semantic camera's stencil (set and logged). */
+	void RequireCustomDepthStencil();
 	void ApplyControl(AActor* Vehicle, float Steer, float Throttle, float Brake, bool bHandBrake, bool bReverse);
 	FKnownActor* FindKnown(const AActor* Actor);
 
@@ -138,6 +151,17 @@ private:
 	// CarlaServerRpc.cpp: the 0.9.16 clients.
 	void ListenRpc();
 	void RegisterLevelActors();
+	/** Tags Actor and, if a vehicle or walker, gives it an id (clients see it). */
+	void RegisterActor(AActor* Actor);
+	/** World's spawn handler: actors spawned after BeginPlay. */
+	void OnActorSpawned(AActor* Actor);
+	/** Drops Known[Index] (and tells the library). */
+	void ForgetKnown(int32 Index);
+	/** Forgets every known actor (destroying the clients' sensors if asked). */
+	void ResetKnown(bool bDestroyClientSensors);
+	/** Applies a client's fixed step to the engine's physics; an error text
+	 *  if the engine cannot simulate it. */
+	const char* ApplyFixedStep(const carla_episode_settings& Settings);
 	void HandleRpcRequests(uint32 WaitMs);
 	void HandleRpcRequest(const carla_rpc_request& Request);
 	const char* SpawnSensorActor(const carla_rpc_request& Request);
@@ -165,7 +189,10 @@ private:
 	TArray<ACarlaSensor*> EpisodeSensors;
 
 	TArray<FKnownActor> Known;
-	uint32 NextLevelActorId = 1;
+	/** Known's ids by actor (the lidar asks once per hit). */
+	TMap<const AActor*, uint32> IdByActor;
+	uint32 NextLevelActorId = 10000;
+	FDelegateHandle ActorSpawnedHandle;
 	TArray<uint64> PendingTicks; // 0.9 ticks answered after the next frame
 	bool bRpcSynchronous = false;
 	TArray<carla_agent> Agents;         // reused every frame

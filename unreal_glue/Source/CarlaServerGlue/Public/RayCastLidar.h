@@ -53,5 +53,7 @@ protected:
 private:
 	// Reused every tick: no allocation once the ray count was seen.
 	TArray<carla_lidar_hit> Hits;
-	TArray<AActor*> HitActors;
+	TArray<const UPrimitiveComponent*> HitComponents;
+	/** The project's "SensorTrace" channel (ECC_MAX until looked up). */
+	ECollisionChannel TraceChannel = ECC_MAX;
 };

@@ -1,9 +1,9 @@
 // A camera: the scene (or a post-process material's view of it: depth,
-// semantic segmentation) captured on the game thread, read back on the
-// render thread with ReadSurfaceData (legal on every RHI, Vulkan included)
-// straight into the library's pooled buffer, and sent from there
-// (`sensor.camera.rgb` / `.depth` / `.semantic_segmentation`, optionally
-// mirrored to a 0.8 scene-description id).
+// semantic segmentation) captured on the game thread, copied back from the
+// GPU asynchronously (FRHIGPUTextureReadback: no texture lock, no flush)
+// and, once ready, copied into the library's pooled buffer and sent from
+// there with the frame it shows (`sensor.camera.rgb` / `.depth` /
+// `.semantic_segmentation`, optionally mirrored to a 0.8 scene-description id).
 #pragma once
 
 #include "CoreMinimal.h"
@@ -67,6 +67,7 @@ private:
 	UPROPERTY()
 	UTextureRenderTarget2D* RenderTarget = nullptr;
 
-	/** Render thread only: ReadSurfaceData's output, reused every frame. */
-	TArray<FColor> Readback;
+	/** The captures on their way back from the GPU (render thread only;
+	 *  made in OnSensorReady, freed after EndPlay's flush). */
+	struct FCameraReadbacks* Readbacks = nullptr;
 };
