@@ -73,8 +73,9 @@ fn replays_and_recordings_started_and_stopped_from_another_thread_never_block_th
     assert_eq!((summary.frames, summary.error), (40, None));
 
     let done = Arc::new(AtomicBool::new(false));
+    let rounds_run = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let other = {
-        let (server, done) = (server.clone(), done.clone());
+        let (server, done, rounds_run) = (server.clone(), done.clone(), rounds_run.clone());
         std::thread::spawn(move || {
             let rpc = server.rpc().unwrap();
             let mut rounds = 0;
@@ -89,6 +90,7 @@ fn replays_and_recordings_started_and_stopped_from_another_thread_never_block_th
                     rpc.stop_recorder();
                 }
                 rounds += 1;
+                rounds_run.store(rounds, Ordering::Relaxed);
             }
             rounds
         })
@@ -108,21 +110,25 @@ fn replays_and_recordings_started_and_stopped_from_another_thread_never_block_th
             std::process::abort();
         });
     }
+    // At least 3,000 ticks and 30 rounds of the other thread beside them
+    // (on a busy machine the ticks alone can finish before it ran ten).
     let started = Instant::now();
     let mut slowest = Duration::ZERO;
-    for i in 0..3000 {
+    let mut i = 0u32;
+    while (i < 3000 || rounds_run.load(Ordering::Relaxed) < 30)
+        && started.elapsed() < Duration::from_secs(60)
+    {
         let t0 = Instant::now();
         tick(&server, i as f32);
         slowest = slowest.max(t0.elapsed());
-        if started.elapsed() > Duration::from_secs(60) {
-            break;
-        }
+        i += 1;
     }
     done.store(true, Ordering::Relaxed);
     let rounds = other.join().unwrap();
     assert!(
-        rounds > 10,
-        "only {rounds} replay rounds ran beside the ticks"
+        rounds >= 30,
+        "only {rounds} replay rounds ran beside {i} ticks in {:?}",
+        started.elapsed()
     );
     // A deadlock would hang above; a tick that waited for the other
     // thread's file work would take far longer than this.
