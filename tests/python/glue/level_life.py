@@ -133,6 +133,16 @@ for _ in range(5):
     same_pixels("the asynchronous image of frame %d" % img.frame, bytes(img.raw_data), expected(64, 48, img.frame, 0))
     frames.append(img.frame)
 check(all(a < b for a, b in zip(frames, frames[1:])), "asynchronous frames in order: %s" % frames)
+# Nobody listens for a while, then someone does again: what the camera
+# copied before is not handed over late; the first image is a new one.
+camera.stop()
+time.sleep(0.5)
+quiet = world.get_snapshot().frame
+images = queue.Queue()
+camera.listen(images.put)
+img = take(images, "an image after listening again", seconds=20.0)
+check(img.frame > quiet, "listening again from frame %d, the first image is of frame %d" % (quiet, img.frame))
+same_pixels("the image of frame %d" % img.frame, bytes(img.raw_data), expected(64, 48, img.frame, 0))
 camera.stop()
 check(camera.destroy(), "destroy the camera")
 print("OK", flush=True)

@@ -47,6 +47,17 @@ struct FCameraReadbacks
 		}
 	}
 
+	/** Forgets the copies still in flight: taken before nobody listened,
+	 *  they are older than what a subscriber that came back asked for. */
+	void Discard()
+	{
+		for (FSlot& Slot : Ring)
+		{
+			Slot.bInFlight = false;
+		}
+		NextDelivery = NextCopy;
+	}
+
 	/** Queues the GPU copy of this frame's capture (dropped if every slot
 	 *  still waits for the GPU: the render thread never waits here). */
 	void Copy(FRHICommandListImmediate& RHICmdList, FRHITexture* Texture, const carla_capture_context& Capture)
@@ -232,8 +243,11 @@ void ASceneCaptureCameraActor::Tick(float DeltaSeconds)
 	Super::Tick(DeltaSeconds);
 	if (RenderTarget == nullptr || Readbacks == nullptr || !IsWanted())
 	{
+		bCapturedLastTick = false;
 		return; // nobody listens: no capture, no read-back
 	}
+	const bool bResumed = !bCapturedLastTick;
+	bCapturedLastTick = true;
 	TRACE_CPUPROFILER_EVENT_SCOPE(CarlaCameraCapture);
 	// Game thread: tell texture streaming where this view is (else distant
 	// mips only), render this frame into the target, note when and where.
@@ -253,9 +267,13 @@ void ASceneCaptureCameraActor::Tick(float DeltaSeconds)
 	// has them, a frame or more later, each with its own frame.
 	const bool bWait = ServerActor != nullptr && ServerActor->IsFrameSynchronous();
 	ENQUEUE_RENDER_COMMAND(CarlaCameraReadback)(
-		[Pending, Resource, Capture, bWait](FRHICommandListImmediate& RHICmdList)
+		[Pending, Resource, Capture, bWait, bResumed](FRHICommandListImmediate& RHICmdList)
 		{
 			TRACE_CPUPROFILER_EVENT_SCOPE(CarlaCameraReadback);
+			if (bResumed)
+			{
+				Pending->Discard();
+			}
 			Pending->Copy(RHICmdList, Resource->GetRenderTargetTexture(), Capture);
 			Pending->Deliver(RHICmdList, bWait);
 		});

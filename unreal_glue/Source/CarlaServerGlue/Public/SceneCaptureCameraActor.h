@@ -70,4 +70,7 @@ private:
 	/** The captures on their way back from the GPU (render thread only;
 	 *  made in OnSensorReady, freed after EndPlay's flush). */
 	struct FCameraReadbacks* Readbacks = nullptr;
+
+	/** Game thread: the last tick captured (false: nobody listened). */
+	bool bCapturedLastTick = false;
 };
