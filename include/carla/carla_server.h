@@ -227,11 +227,23 @@
 #define CARLA_RPC_HOLD_TRAFFIC 43
 
 /*
- `load_world` / `reload_world`: build a new episode of the map, call
- `carla_rpc_new_episode`, add the host's actors again, then answer;
- `enabled`: the settings go back to CARLA's defaults.
+ `load_world` / `reload_world`: build a new episode of map `map_name`
+ (if it is another map than the current one, describe it with
+ `carla_rpc_set_map` first), call `carla_rpc_new_episode`, add the
+ host's actors again, then answer; `enabled`: the settings go back to
+ CARLA's defaults. Expects an answer.
  */
 #define CARLA_RPC_LOAD_EPISODE 42
+
+/*
+ `generate_opendrive_world`: build a world from the OpenDRIVE text
+ `opendrive` (`opendrive_length` bytes) with `opendrive_parameters`, keep
+ it as the map `"OpenDriveMap"`, then answer (an error text says why it
+ cannot be built). The client then asks for a `CARLA_RPC_LOAD_EPISODE`
+ of `"OpenDriveMap"`; give it `carla_rpc_set_map` with
+ `"Carla/Maps/OpenDriveMap"` and the same text. Expects an answer.
+ */
+#define CARLA_RPC_LOAD_OPENDRIVE 44
 
 /*
  Vehicle: a client applied a physics control (Rust hosts get all of it,
@@ -652,6 +664,32 @@ struct carla_episode_settings {
 };
 
 /*
+ `carla.OpendriveGenerationParameters`: how a world is built from an
+ OpenDRIVE text (`client.generate_opendrive_world`). Sizes in metres.
+ */
+struct carla_opendrive_parameters {
+  /*
+   Distance between the road mesh's vertices (> 0).
+   */
+  double vertex_distance;
+  /*
+   The longest piece of road one mesh covers (> 0).
+   */
+  double max_road_length;
+  /*
+   Height of the walls along the roads' edges (>= 0).
+   */
+  double wall_height;
+  /*
+   Extra width on each side of the driving lanes (>= 0).
+   */
+  double additional_width;
+  bool smooth_junctions;
+  bool enable_mesh_visibility;
+  bool enable_pedestrian_navigation;
+};
+
+/*
  A request from a 0.9 client that only the engine can carry out.
  */
 struct carla_rpc_request {
@@ -723,6 +761,23 @@ struct carla_rpc_request {
    (`CARLA_RPC_ACKERMANN_CONTROL`, `CARLA_RPC_PHYSICS_CONTROL`).
    */
   float numbers[5];
+  /*
+   `CARLA_RPC_LOAD_EPISODE`: the map to load, NUL-terminated: one of
+   the names given to `carla_rpc_set_available_maps` as given there,
+   the current map's bare name (`reload_world`), or `"OpenDriveMap"`
+   (the world the last `CARLA_RPC_LOAD_OPENDRIVE` built).
+   */
+  const char *map_name;
+  /*
+   `CARLA_RPC_LOAD_OPENDRIVE`: the OpenDRIVE text the client sent,
+   `opendrive_length` bytes of UTF-8 (not NUL-terminated).
+   */
+  const char *opendrive;
+  size_t opendrive_length;
+  /*
+   `CARLA_RPC_LOAD_OPENDRIVE`: how to build the world from it.
+   */
+  struct carla_opendrive_parameters opendrive_parameters;
 };
 
 /*
@@ -1461,6 +1516,27 @@ int32_t carla_rpc_set_map(CarlaServerPtr server,
                           const struct carla_actor_transform *spawn_points,
                           uint32_t count,
                           const char *opendrive);
+
+/*
+ Sets the maps clients may load (`client.load_world(name)`): `count`
+ bare names such as `"Town01"` (a directory or `.umap` is taken off).
+ Clients' `get_available_maps()` lists them as
+ `/Game/Carla/Maps/Town01`; loading one (or the current map, or
+ `OpenDriveMap` once built) is a `CARLA_RPC_LOAD_EPISODE` request whose
+ `map_name` is the name as given here. Replaces the previous list;
+ until the first call clients may load the current map only.
+ `INVALID_ARGUMENT` (the list unchanged): not listening, a name that is
+ empty, over 256 bytes, has control characters or is not UTF-8, a name
+ listed twice (ASCII case ignored), or more than 4096 names;
+ `NULL_ARGUMENT`: `names` NULL with `count` > 0, or a NULL name.
+
+ # Safety
+ `server` NULL or live; `names` NULL (count 0) or `count` readable
+ pointers, each NULL or NUL-terminated.
+ */
+int32_t carla_rpc_set_available_maps(CarlaServerPtr server,
+                                     const char *const *names,
+                                     uint32_t count);
 
 /*
  Writes the episode settings last applied to `settings`.

@@ -2,9 +2,9 @@
 //! the requests only the engine can carry out and answer them, send each
 //! tick's episode state, describe blueprints and the map.
 //!
-//! A polled request's pointers (blueprint id, attribute strings) stay valid
-//! until it is answered with `carla_rpc_answer` (or until
-//! `carla_free_server`). Requests that expect no answer (transforms,
+//! A polled request's pointers (blueprint id, attribute strings, map name,
+//! OpenDRIVE text) stay valid until it is answered with `carla_rpc_answer`
+//! (or until `carla_free_server`). Requests that expect no answer (transforms,
 //! controls, weather) carry no pointers and need not be answered.
 
 use super::args::{array, read, text, write, write_if_given};
@@ -13,7 +13,7 @@ use super::handle::server;
 use super::structs::CarlaServerPtr;
 use crate::rpc::{
     ActorBox, ActorState, Blueprint, BlueprintAttribute, EngineCall, EngineRequest, EpisodeFrame,
-    EpisodeSettings, VehicleControl09,
+    EpisodeSettings, OpendriveGenerationParameters, VehicleControl09,
 };
 use crate::types::{ActorTransform, Vector3D};
 use parking_lot::Mutex;
@@ -80,9 +80,21 @@ pub struct carla_rpc_request {
     /// Actor commands: numbers whose meaning depends on the kind
     /// (`CARLA_RPC_ACKERMANN_CONTROL`, `CARLA_RPC_PHYSICS_CONTROL`).
     pub numbers: [f32; 5],
+    /// `CARLA_RPC_LOAD_EPISODE`: the map to load, NUL-terminated: one of
+    /// the names given to `carla_rpc_set_available_maps` as given there,
+    /// the current map's bare name (`reload_world`), or `"OpenDriveMap"`
+    /// (the world the last `CARLA_RPC_LOAD_OPENDRIVE` built).
+    pub map_name: *const c_char,
+    /// `CARLA_RPC_LOAD_OPENDRIVE`: the OpenDRIVE text the client sent,
+    /// `opendrive_length` bytes of UTF-8 (not NUL-terminated).
+    pub opendrive: *const c_char,
+    pub opendrive_length: usize,
+    /// `CARLA_RPC_LOAD_OPENDRIVE`: how to build the world from it.
+    pub opendrive_parameters: OpendriveGenerationParameters,
 }
 
-/// Strings of a spawn request, kept until it is answered.
+/// Strings of a spawn request (or a map load's name), kept until it is
+/// answered.
 struct Strings {
     _owned: Vec<CString>,
     keys: Vec<*const c_char>,
@@ -188,8 +200,26 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
             super::rpc_commands::fill_actor(out, *actor_id, command)
         }
         EngineCall::World(command) => super::rpc_commands::fill_world(out, command),
-        EngineCall::LoadEpisode { reset_settings } => {
-            super::rpc_commands::fill_load_episode(out, *reset_settings)
+        EngineCall::LoadEpisode {
+            map,
+            reset_settings,
+        } => {
+            super::rpc_commands::fill_load_episode(out, *reset_settings);
+            let s = Strings {
+                _owned: vec![c_string(map)],
+                keys: Vec::new(),
+                values: Vec::new(),
+            };
+            out.map_name = s._owned[0].as_ptr();
+            strings = Some(s);
+        }
+        EngineCall::LoadOpenDrive { opendrive, params } => {
+            // The text stays where the request holds it (an `Arc<str>`,
+            // not copied) until the request is answered.
+            out.kind = super::rpc_commands::CARLA_RPC_LOAD_OPENDRIVE;
+            out.opendrive = opendrive.as_ptr().cast::<c_char>();
+            out.opendrive_length = opendrive.len();
+            out.opendrive_parameters = *params;
         }
     }
     strings
@@ -391,6 +421,46 @@ pub unsafe extern "C" fn carla_rpc_set_map(
             text(opendrive)?
         };
         h.server.rpc()?.set_map(name, points, xodr);
+        Ok(())
+    })
+}
+
+/// Sets the maps clients may load (`client.load_world(name)`): `count`
+/// bare names such as `"Town01"` (a directory or `.umap` is taken off).
+/// Clients' `get_available_maps()` lists them as
+/// `/Game/Carla/Maps/Town01`; loading one (or the current map, or
+/// `OpenDriveMap` once built) is a `CARLA_RPC_LOAD_EPISODE` request whose
+/// `map_name` is the name as given here. Replaces the previous list;
+/// until the first call clients may load the current map only.
+/// `INVALID_ARGUMENT` (the list unchanged): not listening, a name that is
+/// empty, over 256 bytes, has control characters or is not UTF-8, a name
+/// listed twice (ASCII case ignored), or more than 4096 names;
+/// `NULL_ARGUMENT`: `names` NULL with `count` > 0, or a NULL name.
+///
+/// # Safety
+/// `server` NULL or live; `names` NULL (count 0) or `count` readable
+/// pointers, each NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_set_available_maps(
+    server: CarlaServerPtr,
+    names: *const *const c_char,
+    count: u32,
+) -> i32 {
+    export!({
+        let h = self::server(server)?;
+        let rpc = h.server.rpc()?;
+        if count > crate::rpc::MAX_MAPS {
+            return Err(Fail::Lib(crate::Error::InvalidArgument(format!(
+                "{count} map names: at most {} may be listed",
+                crate::rpc::MAX_MAPS
+            ))));
+        }
+        let pointers = array(names, count)?;
+        let mut list = Vec::with_capacity(pointers.len());
+        for &p in pointers {
+            list.push(text(p)?);
+        }
+        rpc.set_available_maps(&list)?;
         Ok(())
     })
 }

@@ -58,10 +58,20 @@ pub const CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS: u32 = 41;
 /// recorded actors.
 pub const CARLA_RPC_HOLD_TRAFFIC: u32 = 43;
 
-/// `load_world` / `reload_world`: build a new episode of the map, call
-/// `carla_rpc_new_episode`, add the host's actors again, then answer;
-/// `enabled`: the settings go back to CARLA's defaults.
+/// `load_world` / `reload_world`: build a new episode of map `map_name`
+/// (if it is another map than the current one, describe it with
+/// `carla_rpc_set_map` first), call `carla_rpc_new_episode`, add the
+/// host's actors again, then answer; `enabled`: the settings go back to
+/// CARLA's defaults. Expects an answer.
 pub const CARLA_RPC_LOAD_EPISODE: u32 = 42;
+
+/// `generate_opendrive_world`: build a world from the OpenDRIVE text
+/// `opendrive` (`opendrive_length` bytes) with `opendrive_parameters`, keep
+/// it as the map `"OpenDriveMap"`, then answer (an error text says why it
+/// cannot be built). The client then asks for a `CARLA_RPC_LOAD_EPISODE`
+/// of `"OpenDriveMap"`; give it `carla_rpc_set_map` with
+/// `"Carla/Maps/OpenDriveMap"` and the same text. Expects an answer.
+pub const CARLA_RPC_LOAD_OPENDRIVE: u32 = 44;
 
 /// Vehicle: a client applied a physics control (Rust hosts get all of it,
 /// `EngineCall::Actor` with `ActorCommand::PhysicsControl`): `scalar` is

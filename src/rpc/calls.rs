@@ -5,6 +5,7 @@
 use super::actor_commands;
 use super::actors::{self, destroy, spawn_actor, unknown_actor};
 use super::engine::EngineCall;
+use super::maps;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
 use super::world::Actor;
 use super::RpcShared;
@@ -253,15 +254,24 @@ pub(crate) fn call(
             }
         }
         ("get_available_maps", 0) => {
-            let map = s.world.map.read();
+            let maps = maps::available(&s.world);
             wire::ok_head(out);
-            wire::array(out, 1);
-            wire::string(out, map_basename(&map.name));
+            wire::array(out, maps.len());
+            for m in &maps {
+                wire::string(out, m);
+            }
         }
+        // The map layers (a third argument) are not checked: this server's
+        // maps have none.
         ("load_new_episode", 3) => void(out, || {
             let name = as_str(&a[0], "map name")?;
             let reset = wire::as_bool(&a[1], "reset_settings")?;
-            load_episode(s, name, reset)
+            maps::load_episode(s, name, reset)
+        }),
+        ("copy_opendrive_to_file", 2) => void(out, || {
+            let text = as_str(&a[0], "opendrive")?;
+            let params = maps::as_params(&a[1])?;
+            maps::load_opendrive(s, text, params)
         }),
         ("apply_batch", 2) => super::batch::apply(s, release, &a[0], &a[1], out)?,
         ("is_traffic_manager_running", 1) => {
@@ -341,6 +351,29 @@ pub(crate) fn call(
     Ok(Outcome::Done)
 }
 
+/// The methods the client waits for as `Response<void>` (LibCarla's
+/// `CallAndWait<void>`, 0.9.12 – 0.9.16); it reads every other method it
+/// waits for as a `Response<T>`, and discards the answers of those it
+/// sends asynchronously.
+const VOID_RESPONSES: &[&str] = &[
+    "apply_color_texture_to_objects",
+    "apply_float_color_texture_to_objects",
+    "copy_opendrive_to_file",
+    "enable_gbuffers",
+    "load_map_layer",
+    "load_new_episode",
+    "reset_all_traffic_lights",
+    "set_actor_collisions",
+    "set_actor_simulate_physics",
+    "set_ignored_vehicles",
+    "unload_map_layer",
+];
+
+/// Whether the client reads `method`'s answer as a `Response<void>`.
+pub(crate) fn returns_void(method: &str) -> bool {
+    VOID_RESPONSES.contains(&method)
+}
+
 /// A `Response<void>` method: `[[false]]` or `[[true, [message]]]`.
 pub(super) fn void(out: &mut Out, run: impl FnOnce() -> ArgResult<()>) {
     match run() {
@@ -358,31 +391,6 @@ fn ok_str(out: &mut Out, v: &str) {
 
 fn ok_uint(out: &mut Out, v: u64) {
     wire::ok_uint(out, v);
-}
-
-/// `Carla/Maps/Town01` → `Town01` (also `/Game/Carla/Maps/Town01.umap`).
-fn map_basename(name: &str) -> &str {
-    let base = name.rsplit('/').next().unwrap_or(name);
-    base.strip_suffix(".umap").unwrap_or(base)
-}
-
-/// `client.load_world(name)` / `reload_world()` (name ""): a new episode of
-/// the map, which the host builds; the episode id changes before this
-/// answers (the client waits for a new id). A map this server does not
-/// have is a clear error naming the one it has.
-fn load_episode(s: &RpcShared, name: &str, reset_settings: bool) -> ArgResult<()> {
-    let have = map_basename(&s.world.map.read().name).to_owned();
-    if !name.is_empty() && !map_basename(name).eq_ignore_ascii_case(&have) {
-        return Err(format!(
-            "map {name:?} is not available: this server has {have:?} (get_available_maps())"
-        ));
-    }
-    s.ask(EngineCall::LoadEpisode { reset_settings })?;
-    if reset_settings {
-        *s.world.settings.lock() = super::EpisodeSettings::default();
-        s.apply_delivery_mode();
-    }
-    Ok(())
 }
 
 fn as_port(v: &Value) -> ArgResult<u16> {

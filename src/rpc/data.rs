@@ -145,3 +145,36 @@ pub struct EpisodeFrame {
     /// Wall-clock seconds.
     pub platform_seconds: f64,
 }
+
+/// `carla.OpendriveGenerationParameters`: how a world is built from an
+/// OpenDRIVE text (`client.generate_opendrive_world`). Sizes in metres.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OpendriveGenerationParameters {
+    /// Distance between the road mesh's vertices (> 0).
+    pub vertex_distance: f64,
+    /// The longest piece of road one mesh covers (> 0).
+    pub max_road_length: f64,
+    /// Height of the walls along the roads' edges (>= 0).
+    pub wall_height: f64,
+    /// Extra width on each side of the driving lanes (>= 0).
+    pub additional_width: f64,
+    pub smooth_junctions: CBool,
+    pub enable_mesh_visibility: CBool,
+    pub enable_pedestrian_navigation: CBool,
+}
+
+impl Default for OpendriveGenerationParameters {
+    /// CARLA's defaults: 2.0, 50.0, 1.0, 0.6, and every switch on.
+    fn default() -> Self {
+        OpendriveGenerationParameters {
+            vertex_distance: 2.0,
+            max_road_length: 50.0,
+            wall_height: 1.0,
+            additional_width: 0.6,
+            smooth_junctions: CBool::TRUE,
+            enable_mesh_visibility: CBool::TRUE,
+            enable_pedestrian_navigation: CBool::TRUE,
+        }
+    }
+}

@@ -6,10 +6,16 @@
 //! request does not arrive whole within the time-out of its first byte,
 //! that sends bytes that are not msgpack-RPC, or breaks a bound is closed
 //! with one log line. Other clients are never affected.
+//!
+//! A request over the byte bound whose head (message id, method) came
+//! before its large part is not kept: the rest of it is read and dropped
+//! as it arrives (at least 16 MiB per time-out, at most 1 GiB in all), then
+//! the client gets a failed `Response` of that method's shape naming the
+//! limit, and the connection goes on.
 
 use super::calls::{self, Outcome};
 use super::clients::{ClientShare, Clients};
-use super::framing::{Framer, Limits};
+use super::framing::{FrameError, Framer, Limits, Skipper};
 use super::wire;
 use super::RpcShared;
 use crate::net::{deadline_in, Conn};
@@ -29,6 +35,51 @@ pub(crate) const LIMITS: Limits = Limits {
     max_depth: 64,
     max_elements: 1_000_000,
 };
+
+/// The most of one request over the byte bound that is read and dropped;
+/// past it the connection is closed.
+pub(crate) const MAX_DROPPED: u64 = 1 << 30;
+
+/// What is known of a request over the byte bound from its first bytes.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Head {
+    /// `None`: a notification.
+    pub(crate) msgid: Option<u32>,
+    pub(crate) method: String,
+    /// CARLA's `[true]` metadata came first (the client discards the answer).
+    pub(crate) is_async: bool,
+}
+
+/// A request over the byte bound being dropped.
+struct Oversized {
+    head: Head,
+    skipper: Skipper,
+    /// Bytes of it so far, and when the deadline was last moved.
+    bytes: u64,
+    renewed_at: u64,
+}
+
+/// The head of a request from its first bytes (`[0, msgid, method,
+/// [[async?] ...` or `[2, method, ...`), if they hold it whole.
+pub(crate) fn request_head(mut b: &[u8]) -> Option<Head> {
+    use rmp::decode;
+    let len = decode::read_array_len(&mut b).ok()?;
+    let kind: u64 = decode::read_int(&mut b).ok()?;
+    let msgid = match (kind, len) {
+        (0, 4) => Some(decode::read_int::<u32, _>(&mut b).ok()?),
+        (2, 3) => None,
+        _ => return None,
+    };
+    let n = decode::read_str_len(&mut b).ok()? as usize;
+    let method = std::str::from_utf8(b.get(..n)?).ok()?.to_owned();
+    b = &b[n..];
+    let is_async = decode::read_array_len(&mut b).is_ok() && b.starts_with(&[0x91, 0xc3]);
+    Some(Head {
+        msgid,
+        method,
+        is_async,
+    })
+}
 
 /// Serves one client until it leaves or breaks the protocol.
 pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn, share: Arc<ClientShare>) {
@@ -54,22 +105,62 @@ fn serve_requests(s: &RpcShared, caller: u64, release: Release, conn: &Conn) -> 
     let mut framer = Framer::new(LIMITS);
     let mut out = Vec::with_capacity(4 << 10);
     // A request must arrive whole within the time-out of its first byte
-    // (a client that trickles one byte at a time cannot stretch it).
+    // (a client that trickles one byte at a time cannot stretch it); one
+    // being dropped, 16 MiB more of it within each time-out.
     let mut request_deadline = None;
+    let mut oversized: Option<Oversized> = None;
     loop {
         let mut start = 0;
         loop {
+            if let Some(o) = &mut oversized {
+                let (n, done) = o.skipper.advance(&buf[start..]).map_err(|e| {
+                    format!(
+                        "sent {e} as a {} request, over the byte bound; connection closed",
+                        o.head.method
+                    )
+                })?;
+                start += n;
+                o.bytes += n as u64;
+                if !done {
+                    if o.bytes - o.renewed_at >= LIMITS.max_bytes as u64 {
+                        o.renewed_at = o.bytes;
+                        request_deadline = deadline_in(s.timeout);
+                    }
+                    break;
+                }
+                if let Some(o) = oversized.take() {
+                    answer_oversized(s, conn, &o, &mut out)?;
+                }
+                continue;
+            }
             match framer.advance(&buf[start..]) {
                 Ok(Some(n)) => {
                     request(s, caller, release, conn, &buf[start..start + n], &mut out)?;
                     start += n;
                 }
                 Ok(None) => break,
+                Err(FrameError::TooLarge { limit }) => {
+                    let (at, skipper) = framer.give_up(MAX_DROPPED);
+                    let Some(head) = request_head(&buf[start..start + at]) else {
+                        let e = FrameError::TooLarge { limit };
+                        return Err(format!("sent {e}; connection closed"));
+                    };
+                    start += at;
+                    oversized = Some(Oversized {
+                        head,
+                        skipper,
+                        bytes: at as u64,
+                        renewed_at: at as u64,
+                    });
+                    request_deadline = deadline_in(s.timeout);
+                }
                 Err(e) => return Err(format!("sent {e}; connection closed")),
             }
         }
         buf.drain(..start);
-        if buf.is_empty() {
+        if oversized.is_some() {
+            // Its deadline moves with what arrives (above).
+        } else if buf.is_empty() {
             request_deadline = None;
         } else if start > 0 || request_deadline.is_none() {
             // A new request began (in this read or the last).
@@ -77,22 +168,63 @@ fn serve_requests(s: &RpcShared, caller: u64, release: Release, conn: &Conn) -> 
         }
         match conn.read_some(&mut chunk, request_deadline) {
             Ok(n) => {
-                if buf.is_empty() {
+                if buf.is_empty() && oversized.is_none() {
                     request_deadline = deadline_in(s.timeout);
                 }
                 buf.extend_from_slice(&chunk[..n]);
             }
-            Err(crate::Error::PeerClosed) if buf.is_empty() => return Ok(()),
+            Err(crate::Error::PeerClosed) if buf.is_empty() && oversized.is_none() => {
+                return Ok(())
+            }
             Err(crate::Error::DeadlinePassed) => {
-                return Err(format!(
-                    "sent {} bytes of a request, not all of it within {:?}; connection closed",
-                    buf.len(),
-                    s.timeout
-                ))
+                return Err(match &oversized {
+                    Some(o) => format!(
+                        "sent {} bytes of a request over the byte bound ({}), not {} MiB more within {:?}; connection closed",
+                        o.bytes,
+                        o.head.method,
+                        LIMITS.max_bytes >> 20,
+                        s.timeout
+                    ),
+                    None => format!(
+                        "sent {} bytes of a request, not all of it within {:?}; connection closed",
+                        buf.len(),
+                        s.timeout
+                    ),
+                })
             }
             Err(e) => return Err(format!("connection ended ({e})")),
         }
     }
+}
+
+/// Answers a request that was over the byte bound (now dropped) with a
+/// failed `Response` naming the limit, in the shape its client reads.
+fn answer_oversized(
+    s: &RpcShared,
+    conn: &Conn,
+    o: &Oversized,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let message = format!(
+        "{}: a request of {} bytes is over this server's limit of {} MiB",
+        o.head.method,
+        o.bytes,
+        LIMITS.max_bytes >> 20
+    );
+    crate::log_warn!("rpc: {} (dropped)", message);
+    let Some(id) = o.head.msgid else {
+        return Ok(()); // a notification: nobody waits
+    };
+    out.clear();
+    wire::reply_head(out, id);
+    if o.head.is_async {
+        wire::void_ok(out); // as every asynchronous call; the client discards it
+    } else if calls::returns_void(&o.head.method) {
+        wire::void_failed(out, &message);
+    } else {
+        wire::failed(out, &message);
+    }
+    send(s, conn, out, id)
 }
 
 fn rpclib_unknown(method: &str, args: usize) -> String {
@@ -246,4 +378,34 @@ fn run(
 fn send(s: &RpcShared, conn: &Conn, out: &[u8], id: u32) -> Result<(), String> {
     conn.write_all_vectored(&mut [IoSlice::new(out)], deadline_in(s.timeout))
         .map_err(|e| format!("did not take the reply to request {id} ({e}); connection closed"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::hex;
+
+    #[test]
+    fn the_head_of_a_request_is_read_from_its_first_bytes() {
+        // `[0, 7, "version", [[false] ...` as the 0.9.16 client sends it.
+        let head = request_head(&hex("94 00 07 a7 76 65 72 73 69 6f 6e 92 91 c2"));
+        let want = |msgid, is_async| Head {
+            msgid,
+            method: "version".into(),
+            is_async,
+        };
+        assert_eq!(head, Some(want(Some(7), false)));
+        let head = request_head(&hex("94 00 07 a7 76 65 72 73 69 6f 6e 92 91 c3"));
+        assert_eq!(head, Some(want(Some(7), true)), "asynchronous");
+        // A notification, `[2, "version", [...`.
+        let head = request_head(&hex("93 02 a7 76 65 72 73 69 6f 6e 92"));
+        assert_eq!(head, Some(want(None, false)));
+        // The method name cut short, not a request, a msgid over u32.
+        assert_eq!(request_head(&hex("94 00 07 a7 76 65 72")), None);
+        assert_eq!(request_head(&hex("94 01 07 a7 76 65 72 73 69 6f 6e")), None);
+        assert_eq!(request_head(&hex("93 00 07 a7 76 65 72 73 69 6f 6e")), None);
+        let big_id = hex("94 00 cf 00 00 00 01 00 00 00 00 a7 76 65 72 73 69 6f 6e");
+        assert_eq!(request_head(&big_id), None);
+        assert_eq!(request_head(&[]), None);
+    }
 }

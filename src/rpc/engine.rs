@@ -18,7 +18,7 @@
 
 use super::actor_commands::{ActorCommand, WorldCommand};
 use super::clients::InFlight;
-use super::data::{EpisodeSettings, VehicleControl09, Weather};
+use super::data::{EpisodeSettings, OpendriveGenerationParameters, VehicleControl09, Weather};
 use crate::types::{ActorTransform, Vector3D};
 use crossbeam_queue::ArrayQueue;
 use parking_lot::{Condvar, Mutex};
@@ -75,14 +75,33 @@ pub enum EngineCall {
     },
     /// A command for every traffic light.
     World(WorldCommand),
-    /// `load_world` / `reload_world`: start a new episode of the map (the
-    /// town's own actors back at their start, every client actor gone):
-    /// build it, call [`crate::rpc::RpcServer::new_episode`] and register
-    /// the host's actors again, then answer. `reset_settings`: the episode
-    /// settings go back to CARLA's defaults (the library's copy already
-    /// does on success).
+    /// `load_world` / `reload_world`: start a new episode of map `map`
+    /// (the town's own actors back at their start, every client actor
+    /// gone): build it, describe it with [`crate::rpc::RpcServer::set_map`]
+    /// if it is another map than the one loaded, call
+    /// [`crate::rpc::RpcServer::new_episode`] and register the host's
+    /// actors again, then answer. `reset_settings`: the episode settings go
+    /// back to CARLA's defaults (the library's copy already does on
+    /// success).
     LoadEpisode {
+        /// The map's canonical bare name: one of the host's
+        /// [`crate::rpc::RpcServer::set_available_maps`] as the host spelled
+        /// it, the current map's (`reload_world`), or `"OpenDriveMap"`, the
+        /// world last built by [`EngineCall::LoadOpenDrive`].
+        map: String,
         reset_settings: bool,
+    },
+    /// `generate_opendrive_world` (its first half, the client's
+    /// `copy_opendrive_to_file`): build a world from this OpenDRIVE text
+    /// and keep it as the map `"OpenDriveMap"`, then answer; failing names
+    /// why (the client's `RuntimeError`). The client then asks for a
+    /// [`EngineCall::LoadEpisode`] of `"OpenDriveMap"`: start an episode of
+    /// that world, with `set_map("Carla/Maps/OpenDriveMap", …, opendrive)`
+    /// so `map.to_opendrive()` gives the client its own text back.
+    LoadOpenDrive {
+        /// The text as the client sent it (shared, not copied, by clones).
+        opendrive: Arc<str>,
+        params: OpendriveGenerationParameters,
     },
 }
 
@@ -105,6 +124,7 @@ impl EngineCall {
             EngineCall::World(WorldCommand::ResetAllTrafficLights) => "reset all traffic lights",
             EngineCall::World(WorldCommand::HoldTraffic(_)) => "hold traffic",
             EngineCall::LoadEpisode { .. } => "load episode",
+            EngineCall::LoadOpenDrive { .. } => "load OpenDRIVE",
         }
     }
 }

@@ -20,12 +20,19 @@ pub const ACTOR_RECORD_SIZE: usize = 119;
 /// Offset of the type-dependent part of a record.
 const UNION_AT: usize = 65;
 
+/// `EpisodeHeader::simulation_state` bit: the map changed, so a client's
+/// next `world.get_map()` fetches it again (LibCarla's `MapChange`).
+pub const SIMULATION_STATE_MAP_CHANGE: u32 = 1;
+
 /// The per-tick part of the episode header.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EpisodeHeader {
     pub episode_id: u64,
     pub platform_seconds: f64,
     pub delta_seconds: f32,
+    /// Flags: [`SIMULATION_STATE_MAP_CHANGE`] (bit 1, pending light
+    /// updates, is never set: the library has no street lights).
+    pub simulation_state: u32,
 }
 
 /// Appends the 36-byte episode header.
@@ -33,7 +40,8 @@ pub fn write_header(out: &mut Vec<u8>, h: &EpisodeHeader) {
     out.extend_from_slice(&h.episode_id.to_le_bytes());
     out.extend_from_slice(&h.platform_seconds.to_le_bytes());
     out.extend_from_slice(&h.delta_seconds.to_le_bytes());
-    out.extend_from_slice(&[0u8; 16]); // map origin (3 × i32) + flags
+    out.extend_from_slice(&[0u8; 12]); // map origin (3 × i32)
+    out.extend_from_slice(&h.simulation_state.to_le_bytes());
 }
 
 fn floats(out: &mut Vec<u8>, v: &[f32]) {
@@ -107,6 +115,7 @@ mod tests {
             episode_id: 7,
             platform_seconds: 12.5,
             delta_seconds: 0.05,
+            simulation_state: 0,
         };
         write_header(&mut body, &h);
         let t = ActorTransform {
@@ -133,6 +142,20 @@ mod tests {
         expected.resize(48 + 36 + 119, 0);
         assert_eq!(body.len(), 203);
         assert_eq!(body, expected);
+    }
+
+    #[test]
+    fn the_map_change_flag_is_the_headers_last_word() {
+        let h = EpisodeHeader {
+            episode_id: 3,
+            simulation_state: SIMULATION_STATE_MAP_CHANGE,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        write_header(&mut out, &h);
+        assert_eq!(out.len(), EPISODE_HEADER_SIZE);
+        assert_eq!(&out[20..32], &[0u8; 12], "map origin");
+        assert_eq!(&out[32..36], &[1, 0, 0, 0]);
     }
 
     #[test]

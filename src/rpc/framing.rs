@@ -210,6 +210,25 @@ impl Framer {
         }
     }
 
+    /// Gives up the object being scanned after [`FrameError::TooLarge`]:
+    /// where its offending value starts (the bytes before it are the
+    /// object's head, already in the buffer) and a [`Skipper`] that reads
+    /// the rest of it from there without keeping it, refusing the object
+    /// if it is (or declares to be) longer than `most` bytes in all. The
+    /// framer is reset for the object after.
+    pub(crate) fn give_up(&mut self, most: u64) -> (usize, Skipper) {
+        let at = self.pos;
+        let skipper = Skipper {
+            open: std::mem::take(&mut self.open),
+            skip: 0,
+            max_depth: self.limits.max_depth,
+            budget: most.saturating_sub(at as u64),
+            most,
+        };
+        (self.pos, self.elements) = (0, 0);
+        (at, skipper)
+    }
+
     fn need(&self, have: usize) -> Result<Option<usize>, FrameError> {
         if have > self.limits.max_bytes {
             return Err(FrameError::TooLarge {
@@ -217,6 +236,95 @@ impl Framer {
             });
         }
         Ok(None)
+    }
+}
+
+/// Walks the rest of an object too large to keep, dropping its bytes as
+/// they come: it holds only the open containers' counts (at most
+/// `max_depth`) and the bytes left of the value being dropped, whatever
+/// the object declares. A value that declares more bytes than the
+/// object's budget has left is refused from its header.
+#[derive(Debug)]
+pub(crate) struct Skipper {
+    open: Vec<u64>,
+    /// Bytes of the current value still to drop.
+    skip: u64,
+    max_depth: usize,
+    /// Bytes the object may still have, of `most` in all.
+    budget: u64,
+    most: u64,
+}
+
+impl Skipper {
+    /// Drops what of the object `buf` holds: `(n, done)`, the first `n`
+    /// bytes are the object's (done: its last byte is the `n`th). Bytes
+    /// after `n` when not done are a value's header cut short: keep them
+    /// and call again with more.
+    pub(crate) fn advance(&mut self, buf: &[u8]) -> Result<(usize, bool), FrameError> {
+        let mut at = 0;
+        loop {
+            if self.skip > 0 {
+                let n = self.skip.min((buf.len() - at) as u64);
+                at += n as usize;
+                self.skip -= n;
+                self.budget -= n;
+                if self.skip > 0 {
+                    return Ok((at, false));
+                }
+                if self.close_value() {
+                    return Ok((at, true));
+                }
+                continue;
+            }
+            let too_large = FrameError::TooLarge {
+                limit: usize::try_from(self.most).unwrap_or(usize::MAX),
+            };
+            match item(&buf[at..], at)? {
+                None => return Ok((at, false)),
+                Some(Item::Scalar(n)) => {
+                    // Checked here, before any of it is read.
+                    if n as u64 > self.budget {
+                        return Err(too_large);
+                    }
+                    self.skip = n as u64;
+                }
+                Some(Item::Container { header, values }) => {
+                    // Each declared value is at least one byte more.
+                    if (header as u64).saturating_add(values) > self.budget {
+                        return Err(too_large);
+                    }
+                    at += header;
+                    self.budget -= header as u64;
+                    if values > 0 {
+                        if self.open.len() >= self.max_depth {
+                            return Err(FrameError::TooDeep {
+                                limit: self.max_depth,
+                            });
+                        }
+                        self.open.push(values);
+                    } else if self.close_value() {
+                        return Ok((at, true));
+                    }
+                }
+            }
+        }
+    }
+
+    /// One value ended: closes the containers it completes; true when the
+    /// object itself did.
+    fn close_value(&mut self) -> bool {
+        loop {
+            match self.open.last_mut() {
+                None => return true,
+                Some(left) => {
+                    *left -= 1;
+                    if *left > 0 {
+                        return false;
+                    }
+                    self.open.pop();
+                }
+            }
+        }
     }
 }
 
@@ -316,6 +424,159 @@ mod tests {
             Framer::new(small).advance(&big),
             Err(FrameError::TooLarge { limit: 8 })
         );
+    }
+
+    /// Drops an object fed in pieces of `step` bytes, keeping only what
+    /// `advance` leaves (a cut header); returns the bytes it took and the
+    /// most it ever kept.
+    fn skip_all(skipper: &mut Skipper, bytes: &[u8], step: usize) -> (usize, usize) {
+        let (mut kept, mut taken, mut most) = (Vec::new(), 0, 0);
+        for piece in bytes.chunks(step) {
+            kept.extend_from_slice(piece);
+            let (n, done) = skipper.advance(&kept).unwrap();
+            taken += n;
+            kept.drain(..n);
+            if done {
+                return (taken, most);
+            }
+            most = most.max(kept.len());
+        }
+        panic!("the object never ended ({taken} bytes taken)");
+    }
+
+    #[test]
+    fn an_object_too_large_is_skipped_to_its_end_without_keeping_it() {
+        // [0, 7, "copy_opendrive_to_file", [[false], <2 MiB str>, [1.0, true]]]
+        // and then the next request.
+        let big = "x".repeat(2 << 20);
+        let value = rmpv::Value::Array(vec![
+            0.into(),
+            7.into(),
+            "copy_opendrive_to_file".into(),
+            rmpv::Value::Array(vec![
+                rmpv::Value::Array(vec![false.into()]),
+                big.as_str().into(),
+                rmpv::Value::Array(vec![1.0f64.into(), true.into()]),
+            ]),
+        ]);
+        let mut bytes = Vec::new();
+        rmpv::encode::write_value(&mut bytes, &value).unwrap();
+        let object = bytes.len();
+        bytes.extend_from_slice(&hex("94 00 08 a7 76 65 72 73 69 6f 6e 91 91 c2"));
+        let mut f = Framer::new(LIMITS);
+        // The str32 header declares more than the 1 MiB bound: refused at
+        // once, before its bytes are there.
+        let head = 1 + 1 + 1 + 1 + 22 + 1 + 2;
+        assert_eq!(
+            f.advance(&bytes[..head + 5]),
+            Err(FrameError::TooLarge { limit: 1 << 20 })
+        );
+        let (at, mut skipper) = f.give_up(1 << 30);
+        assert_eq!(at, head, "the head ends where the text starts");
+        for step in [1, 3, 7, 4096, 65536] {
+            let mut s = Skipper {
+                open: skipper.open.clone(),
+                skip: 0,
+                max_depth: 16,
+                budget: skipper.budget,
+                most: skipper.most,
+            };
+            let (taken, most) = skip_all(&mut s, &bytes[at..], step);
+            assert_eq!(at + taken, object, "step {step}");
+            assert!(most < 10, "kept {most} bytes (step {step})");
+        }
+        let (taken, _) = skip_all(&mut skipper, &bytes[at..], 1000);
+        // The framer goes on with the next request.
+        assert_eq!(
+            f.advance(&bytes[at + taken..]),
+            Ok(Some(bytes.len() - object))
+        );
+    }
+
+    #[test]
+    fn a_skipped_object_of_many_values_or_too_deep() {
+        // An array32 declaring 2 M nils: over the byte bound from its header.
+        let wide = Limits {
+            max_elements: usize::MAX,
+            ..LIMITS
+        };
+        let mut bytes = hex("92 01 dd 00 20 00 00");
+        bytes.extend(std::iter::repeat_n(0xc0, 2 << 20));
+        bytes.push(0x07);
+        let mut f = Framer::new(wide);
+        assert_eq!(
+            f.advance(&bytes),
+            Err(FrameError::TooLarge { limit: 1 << 20 })
+        );
+        let (at, mut skipper) = f.give_up(1 << 30);
+        assert_eq!(at, 2);
+        assert_eq!(skipper.advance(&bytes[at..]), Ok((bytes.len() - 3, true)));
+        // With a budget of 2 MiB, the same array is refused from its
+        // header: its 2 Mi values and the 7 bytes before them are more.
+        let mut f = Framer::new(wide);
+        assert!(f.advance(&bytes).is_err());
+        let (at, mut skipper) = f.give_up(2 << 20);
+        let limit = 2 << 20;
+        assert_eq!(
+            skipper.advance(&bytes[at..at + 5]),
+            Err(FrameError::TooLarge { limit })
+        );
+        // A str32 declaring 4 GiB, refused from its 5-byte header.
+        let mut s = Skipper {
+            open: vec![1],
+            skip: 0,
+            max_depth: 16,
+            budget: 1 << 30,
+            most: 1 << 30,
+        };
+        assert_eq!(
+            s.advance(&hex("db ff ff ff ff")),
+            Err(FrameError::TooLarge { limit: 1 << 30 })
+        );
+        // Exactly the budget is fine; one byte more is not.
+        let mut s = Skipper {
+            open: vec![1],
+            skip: 0,
+            max_depth: 16,
+            budget: 6,
+            most: 6,
+        };
+        assert_eq!(s.advance(&hex("a5 01 02 03 04 05")), Ok((6, true)));
+        let mut s = Skipper {
+            open: vec![2],
+            skip: 0,
+            max_depth: 16,
+            budget: 6,
+            most: 6,
+        };
+        assert_eq!(s.advance(&hex("a5 01 02 03 04 05")), Ok((6, false)));
+        assert_eq!(
+            s.advance(&hex("c0")),
+            Err(FrameError::TooLarge { limit: 6 })
+        );
+        // Nesting past the bound while skipping is refused.
+        let mut s = Skipper {
+            open: vec![1],
+            skip: 0,
+            max_depth: 16,
+            budget: 1 << 20,
+            most: 1 << 20,
+        };
+        assert_eq!(
+            s.advance(&[0x91; 40]),
+            Err(FrameError::TooDeep { limit: 16 })
+        );
+        let mut s = Skipper {
+            open: vec![2],
+            skip: 0,
+            max_depth: 16,
+            budget: 1 << 20,
+            most: 1 << 20,
+        };
+        assert!(matches!(
+            s.advance(&[0x01, 0xc1]),
+            Err(FrameError::BadMarker { byte: 0xc1, .. })
+        ));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::types::ActorTransform;
 use crate::Error;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 impl RpcServer {
     /// The RPC port's address (the 0.8 world port's, when they share it).
@@ -37,12 +37,45 @@ impl RpcServer {
         self.shared.world.add_blueprint(blueprint);
     }
 
-    /// The map clients get: name, recommended spawn points, OpenDRIVE text.
+    /// The map clients get: name (CARLA's are `Carla/Maps/Town01`),
+    /// recommended spawn points, OpenDRIVE text. Another name or text than
+    /// before is a map change: the next episode states carry the MapChange
+    /// flag, so connected clients fetch the new map at their next
+    /// `world.get_map()` (call it before the [`RpcServer::new_episode`] of
+    /// the new map's first episode).
     pub fn set_map(&self, name: &str, spawn_points: &[ActorTransform], opendrive: &str) {
-        let mut map = self.shared.world.map.write();
+        let w = &self.shared.world;
+        let mut map = w.map.write();
+        let changed = map.name != name || map.opendrive != opendrive;
         map.name = name.to_owned();
         map.spawn_points = spawn_points.to_vec();
-        map.opendrive = opendrive.to_owned();
+        if map.opendrive != opendrive {
+            map.opendrive = opendrive.to_owned();
+        }
+        drop(map);
+        if changed {
+            crate::log_info!("rpc: map {} ({} bytes of OpenDRIVE)", name, opendrive.len());
+            w.map_change.lock().changed();
+        }
+    }
+
+    /// The maps clients may load (`client.load_world(name)`), bare names
+    /// such as `Town01` (a directory or `.umap` is taken off): clients'
+    /// `get_available_maps()` lists them as `/Game/Carla/Maps/Town01`, and
+    /// a `load_world` of one of them (or of the current map, or of
+    /// `OpenDriveMap` once a world was built from OpenDRIVE) becomes an
+    /// [`super::EngineCall::LoadEpisode`] naming it as given here. Replaces the
+    /// previous list. Until it is called, clients may load the current map
+    /// only. An empty name, one over 256 bytes or with control
+    /// characters, or a name listed twice (ASCII case ignored) is
+    /// [`Error::InvalidArgument`], and the list is unchanged.
+    pub fn set_available_maps(&self, names: &[&str]) -> Result<(), Error> {
+        let list = super::maps::checked_list(names).map_err(|e| {
+            crate::log_error!("rpc: set_available_maps: {}", e);
+            Error::InvalidArgument(e)
+        })?;
+        *self.shared.world.available_maps.write() = Some(list);
+        Ok(())
     }
 
     /// The walkable surfaces of the map (sidewalks, crosswalks, roads,
@@ -248,6 +281,7 @@ impl RpcServer {
             episode_id: s.world.episode_id.load(Ordering::Relaxed),
             platform_seconds: frame.platform_seconds,
             delta_seconds: frame.delta_seconds as f32,
+            simulation_state: s.world.map_change.lock().next_state(Instant::now()),
         };
         let mut given = s.scratch.lock();
         given.clear();

@@ -28,6 +28,8 @@ mod engine;
 pub mod episode_state;
 mod framing;
 mod host;
+mod host_boxes;
+mod maps;
 mod part_calls;
 pub mod physics;
 mod recording;
@@ -43,6 +45,7 @@ pub use calls::VERSION;
 pub use clients::{ClientBudget, ClientUsage};
 pub use data::*;
 pub use engine::{EngineCall, EngineRequest};
+pub use maps::MAX_MAPS;
 pub use physics::{GearPhysics, VehiclePhysicsControl, WheelPhysics};
 pub use world::{
     Blueprint, BlueprintAttribute, ATTR_BOOL, ATTR_FLOAT, ATTR_INT, ATTR_RGB, ATTR_STRING,
@@ -100,9 +103,24 @@ impl RpcShared {
         self.ask_or_undo(call, None)
     }
 
+    /// `ask`, waiting up to `bound` instead of the time-out (a map load,
+    /// which may take the engine longer than a tick).
+    fn ask_within(&self, call: EngineCall, bound: Duration) -> Result<u64, String> {
+        self.ask_bounded(call, None, bound)
+    }
+
     /// `ask`, with what to undo if the host refuses or drops the request
     /// (run on the host's thread, before this returns the refusal).
     fn ask_or_undo(&self, call: EngineCall, undo: Option<engine::Undo>) -> Result<u64, String> {
+        self.ask_bounded(call, undo, self.timeout)
+    }
+
+    fn ask_bounded(
+        &self,
+        call: EngineCall,
+        undo: Option<engine::Undo>,
+        bound: Duration,
+    ) -> Result<u64, String> {
         let name = call.name();
         let in_flight = match clients::current() {
             Some(c) => Some(c.request()?),
@@ -112,10 +130,9 @@ impl RpcShared {
             .engine
             .push(call, true, undo, in_flight)?
             .expect("a waiting push has a slot");
-        slot.wait(self.timeout).unwrap_or_else(|| {
+        slot.wait(bound).unwrap_or_else(|| {
             Err(format!(
-                "the simulator did not answer the {name} request within {:?}",
-                self.timeout
+                "the simulator did not answer the {name} request within {bound:?}"
             ))
         })
     }

@@ -8,11 +8,11 @@
 use parking_lot::Mutex;
 use std::collections::BTreeSet;
 
-/// `(method, returns void, why)`.
+/// `(method, returns void, why)`, one method a line.
+#[rustfmt::skip]
 const UNSUPPORTED: &[(&str, bool, &str)] = &[
     ("load_map_layer", true, "this server's maps have no layers"),
     ("unload_map_layer", true, "this server's maps have no layers"),
-    ("copy_opendrive_to_file", true, "this server cannot build a world from an OpenDRIVE file (generate_opendrive_world); load_world takes one of get_available_maps()"),
     ("apply_color_texture_to_objects", true, "textures are not supported by this server"),
     ("apply_float_color_texture_to_objects", true, "textures are not supported by this server"),
     ("get_names_of_all_objects", false, "the level's object names are not available on this server"),

@@ -10,7 +10,7 @@ use crate::sensor::compose;
 use crate::types::ActorTransform;
 use parking_lot::{Condvar, Mutex, RwLock};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// `ActorAttributeType` of the 0.9.16 client (1-based).
@@ -213,6 +213,15 @@ pub(crate) struct World {
     pub(crate) settings: Mutex<EpisodeSettings>,
     pub(crate) weather: Mutex<Weather>,
     pub(crate) map: RwLock<MapInfo>,
+    /// The maps clients may load, bare names as the host gave them
+    /// (`set_available_maps`); `None`: the host never said (the current
+    /// map only).
+    pub(crate) available_maps: RwLock<Option<Vec<String>>>,
+    /// A world built from a client's OpenDRIVE text exists: `OpenDriveMap`
+    /// may be loaded.
+    pub(crate) opendrive_world: AtomicBool,
+    /// Whether the next episode states tell clients the map changed.
+    pub(crate) map_change: Mutex<super::maps::MapChange>,
     /// Frame of the last episode state sent (0: none yet).
     pub(crate) last_frame: AtomicU64,
     /// Episode states composed (counted while the actor list is read) and
@@ -242,6 +251,9 @@ impl World {
                 name: "Carla/Maps/Headless".into(),
                 ..Default::default()
             }),
+            available_maps: RwLock::new(None),
+            opendrive_world: AtomicBool::new(false),
+            map_change: Mutex::default(),
             last_frame: AtomicU64::new(0),
             states_composed: AtomicU64::new(0),
             states_sent: AtomicU64::new(0),

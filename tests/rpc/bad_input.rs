@@ -742,3 +742,112 @@ fn msgpack_objects_that_are_not_rpc_requests_close_the_connection() {
     peer.expect_closed(AT_ONCE);
     assert_serving(port);
 }
+
+/// `[0, id, method, [[async], args...]]`.
+fn request_with(id: u32, method: &str, asynchronous: bool, args: Vec<Value>) -> Value {
+    let mut params = vec![arr(vec![asynchronous.into()])];
+    params.extend(args);
+    arr(vec![0.into(), id.into(), method.into(), arr(params)])
+}
+
+fn over_limit(method: &str, bytes: usize) -> String {
+    format!("{method}: a request of {bytes} bytes is over this server's limit of 16 MiB")
+}
+
+#[test]
+fn requests_over_16_mib_are_dropped_unread_and_answered_naming_the_limit() {
+    let _gate = crate::allocating_megabytes();
+    let host = RpcHost::start();
+    let port = host.port();
+    let mut peer = Peer::connect(port);
+    let text: Value = "a".repeat(20 << 20).into();
+    let params = arr(vec![2.0f64.into()]);
+
+    // A Response<void> method: `[[true, [message]]]`; the host never saw it.
+    let big = encode(&request(
+        1,
+        "copy_opendrive_to_file",
+        vec![text.clone(), params.clone()],
+    ));
+    peer.send_raw(&big).unwrap();
+    let reply = peer.read();
+    assert_eq!(reply[1].as_u64(), Some(1), "{reply}");
+    let message = void_failed_message(&reply);
+    assert_eq!(message, over_limit("copy_opendrive_to_file", big.len()));
+    // The same connection goes on.
+    let reply = peer.call(2, "version", vec![]);
+    assert_eq!(ok_value(&reply).as_str(), Some("0.9.16"));
+
+    // A Response<T> method (a spawn with a 17 MiB attribute), followed in
+    // the same write by a small request: both answered, in order.
+    let attribute = arr(vec![
+        "role_name".into(),
+        4.into(),
+        "x".repeat(17 << 20).into(),
+    ]);
+    let desc = arr(vec![
+        0.into(),
+        "vehicle.test.box".into(),
+        arr(vec![attribute]),
+    ]);
+    let mut both = encode(&request(3, "spawn_actor", vec![desc, transform()]));
+    let spawn_bytes = both.len();
+    both.extend(encode(&request(4, "version", vec![])));
+    peer.send_raw(&both).unwrap();
+    let reply = peer.read();
+    assert_eq!(reply[1].as_u64(), Some(3), "{reply}");
+    assert_eq!(
+        failed_message(&reply),
+        over_limit("spawn_actor", spawn_bytes)
+    );
+    let reply = peer.read();
+    assert_eq!(reply[1].as_u64(), Some(4), "{reply}");
+    assert_eq!(ok_value(&reply).as_str(), Some("0.9.16"));
+
+    // Asynchronous: answered as every asynchronous call (`[[false]]`,
+    // which the client discards); a notification: not answered.
+    let call = request_with(
+        5,
+        "copy_opendrive_to_file",
+        true,
+        vec![text.clone(), params],
+    );
+    peer.send(&call);
+    let reply = peer.read();
+    assert_eq!(reply[1].as_u64(), Some(5), "{reply}");
+    assert_eq!(reply[3], arr(vec![arr(vec![false.into()])]), "{reply}");
+    let notification = arr(vec![2.into(), "apply_batch".into(), arr(vec![text])]);
+    peer.send(&notification);
+    let reply = peer.call(6, "version", vec![]);
+    assert_eq!(ok_value(&reply).as_str(), Some("0.9.16"));
+    assert!(host.noted.lock().unwrap().is_empty(), "the host was asked");
+    assert_serving(port);
+}
+
+#[test]
+fn a_request_over_16_mib_that_stalls_is_closed_after_the_time_out() {
+    let _gate = crate::allocating_megabytes();
+    let timeout = Duration::from_millis(300);
+    let (_server, port) = quick_server(timeout);
+    let big = encode(&request(
+        1,
+        "copy_opendrive_to_file",
+        vec!["a".repeat(17 << 20).into(), arr(vec![])],
+    ));
+    // 4 MiB of it, then silence: the request is being dropped, but must
+    // keep coming (16 MiB per time-out).
+    let mut stalled = Peer::connect(port);
+    let started = Instant::now();
+    stalled.send_raw(&big[..4 << 20]).unwrap();
+    let mut other = Peer::connect(port);
+    let reply = other.call(1, "version", vec![]);
+    assert_eq!(ok_value(&reply).as_str(), Some("0.9.16"));
+    stalled.expect_closed(PATIENCE);
+    let took = started.elapsed();
+    assert!(
+        took >= timeout - Duration::from_millis(50),
+        "closed after {took:?}"
+    );
+    let reply = other.call(2, "version", vec![]);
+    assert_eq!(ok_value(&reply).as_str(), Some("0.9.16"));
+}

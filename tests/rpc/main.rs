@@ -2,8 +2,9 @@
 //! hostile clients on the RPC port ([`bad_input`]), the game thread's side
 //! allocating nothing per tick ([`game_thread`]), the unmodified `carla`
 //! package of each release 0.9.12 – 0.9.16 against a Rust and a C host
-//! ([`python`]), the older releases' ports through the Rust API
-//! ([`releases`]) and the recorder under load ([`recorder`]).
+//! ([`python`]) and loading maps ([`maps`]), the older releases' ports
+//! through the Rust API ([`releases`]) and the recorder under load
+//! ([`recorder`]).
 //!
 //! What is process-wide here and why it is safe together:
 //! - [`game_thread`]'s `#[global_allocator]` is the allocator of the whole
@@ -24,6 +25,7 @@ mod bad_input;
 mod budgets;
 mod commands;
 mod game_thread;
+mod maps;
 mod python;
 mod recorder;
 mod releases;

@@ -4,7 +4,8 @@
 //! the sensors (tests/python/glue/spawn_sensors.py); then watches what the
 //! engine does to its level: a fixed step refused or simulated whole, a
 //! walker in the lidar, a car spawned late, a car destroyed and garbage-
-//! collected (tests/python/glue/level_life.py).
+//! collected, and that its one level is the only map: another map and a
+//! world from OpenDRIVE text are refused (tests/python/glue/level_life.py).
 
 use super::sim::*;
 use std::process::Command;

@@ -286,6 +286,9 @@ impl Serve09 {
                 commands::world_command(world, &command, &mut self.no_effect);
                 req.succeed(0)
             }
+            EngineCall::LoadOpenDrive { .. } => {
+                req.fail("this world cannot build a world from OpenDRIVE text (not yet)")
+            }
         }
         None
     }

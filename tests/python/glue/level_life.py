@@ -8,7 +8,9 @@ to the level while clients watch.
 - The lidar sees the walker (a stock Pawn profile, which ignores Visibility).
 - A car game code spawns after BeginPlay gets an id and a tag.
 - A level car game code destroys, then garbage collection frees, leaves the
-  clients' lists and the lidar, and the engine goes on."""
+  clients' lists and the lidar, and the engine goes on.
+- Maps: the level is the one map clients may load; another map and a world
+  from OpenDRIVE text are refused with clear errors."""
 import queue
 import sys
 import time
@@ -145,4 +147,19 @@ check(img.frame > quiet, "listening again from frame %d, the first image is of f
 same_pixels("the image of frame %d" % img.frame, bytes(img.raw_data), expected(64, 48, img.frame, 0))
 camera.stop()
 check(camera.destroy(), "destroy the camera")
+
+# Maps: one level, and no world built from OpenDRIVE text.
+maps = client.get_available_maps()
+check(maps == ["/Game/Carla/Maps/SimTown"], "the one level: %s" % maps)
+try:
+    client.load_world("Town01")
+    check(False, "loading another map raised nothing")
+except RuntimeError as e:
+    check("Town01" in str(e) and "SimTown" in str(e), "another map is refused by name: %s" % e)
+try:
+    client.generate_opendrive_world("<OpenDRIVE><header/></OpenDRIVE>")
+    check(False, "a world from OpenDRIVE text raised nothing")
+except RuntimeError as e:
+    check("this engine cannot build a world from OpenDRIVE text" in str(e), "OpenDRIVE: %s" % e)
+check(world.get_snapshot().frame > 0, "the engine goes on")
 print("OK", flush=True)

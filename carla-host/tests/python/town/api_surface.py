@@ -136,7 +136,7 @@ check(all(g.get_location().distance(light.get_location()) < 20 for g in group), 
 
 # Maps and episodes.
 maps = client.get_available_maps()
-check(maps == ["SyntheticTown"], "available maps: %s" % maps)
+check(maps == ["/Game/Carla/Maps/SyntheticTown"], "available maps: %s" % maps)
 try:
     client.load_world("Town01")
     check(False, "loading a CARLA town raised nothing")

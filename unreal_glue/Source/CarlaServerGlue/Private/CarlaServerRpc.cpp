@@ -21,6 +21,7 @@
 #include "PhysicsEngine/PhysicsSettings.h"
 #include "ProfilingDebugging/CpuProfilerTrace.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace
@@ -66,6 +67,8 @@ void ACarlaServerActor::ListenRpc()
 	CarlaGlue::FUtf8Strings MapName;
 	MapName.Add(GetWorld()->GetMapName());
 	carla_rpc_set_map(Server, MapName.Pointers()[0], nullptr, 0, nullptr);
+	// One level: the only map clients may load.
+	carla_rpc_set_available_maps(Server, MapName.Pointers().GetData(), 1);
 	UE_LOG(LogCarlaServerGlue, Log, TEXT("0.9 clients on port %d"), BoundRpcPort);
 }
 
@@ -215,6 +218,7 @@ void ACarlaServerActor::HandleRpcRequests(uint32 WaitMs)
 void ACarlaServerActor::HandleRpcRequest(const carla_rpc_request& Request)
 {
 	const char* Error = nullptr;
+	char Message[512] = {};
 	AActor* Target = nullptr;
 	for (const FKnownActor& Entry : Known)
 	{
@@ -291,6 +295,27 @@ void ACarlaServerActor::HandleRpcRequest(const carla_rpc_request& Request)
 		return;
 	case CARLA_RPC_WEATHER:
 		break; // accepted; the level's lighting is the project's
+	case CARLA_RPC_LOAD_OPENDRIVE:
+		Error = "this engine cannot build a world from OpenDRIVE text";
+		break;
+	case CARLA_RPC_LOAD_EPISODE:
+	{
+		// The library offers clients this level only; another name here
+		// is refused by name. Reloading this level is not supported.
+		CarlaGlue::FUtf8Strings Level;
+		Level.Add(GetWorld()->GetMapName());
+		const char* Own = Level.Pointers()[0];
+		if (Request.map_name != nullptr && std::strcmp(Request.map_name, Own) != 0)
+		{
+			std::snprintf(Message, sizeof Message, "this engine has one level, %s; it cannot load %s", Own, Request.map_name);
+			Error = Message;
+		}
+		else
+		{
+			Error = "not supported by the Unreal glue";
+		}
+		break;
+	}
 	default:
 		Error = "not supported by the Unreal glue";
 		break;
