@@ -91,7 +91,14 @@ pub(crate) fn call(
         }
         ("tick_cue", 0) => {
             let frame = if s.world.settings.lock().synchronous_mode.get() {
-                s.ask(EngineCall::Tick)?
+                // As CARLA's server: the tick is queued and the frame it
+                // will make answered at once; the client waits for that
+                // frame's episode state. Waiting here instead would hold
+                // this connection's later calls until the tick is done,
+                // and their answers would reach the client together with
+                // this one, which its Traffic Manager's two threads race
+                // on (a lost wake-up that deadlocks the client).
+                s.queue_tick()?
             } else {
                 // Free-running: the next state the host sends.
                 s.world

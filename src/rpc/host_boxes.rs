@@ -45,6 +45,12 @@ mod tests {
         let server = crate::Server::new();
         server.listen_rpc(0).expect("an RPC port");
         let rpc = server.rpc().expect("the endpoint");
+        rpc.add_blueprint(crate::rpc::Blueprint {
+            id: "traffic.traffic_light".into(),
+            attributes: Vec::new(),
+            bounding_box: ActorBox::default(),
+            library_sensor: false,
+        });
         let v = |x, y, z| Vector3D { x, y, z };
         let b = ActorBox {
             location: v(1.0, -2.0, 0.5),

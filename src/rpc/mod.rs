@@ -95,9 +95,40 @@ pub(crate) struct RpcShared {
     clients: clients::Clients,
     /// The recording and the replay, if any.
     recorder: Mutex<recording::RecorderState>,
+    /// The last frame promised to a tick queued by `tick_cue`.
+    promised_frame: Arc<AtomicU64>,
 }
 
 impl RpcShared {
+    /// Queues a tick for the host without waiting for it (as CARLA's
+    /// `tick_cue`): the frame it will make. Each tick makes one frame, so
+    /// the ticks still queued hold the frames after the last one sent: a
+    /// tick gets the one after the last sent or promised. A tick the host
+    /// refuses or drops gives its promise back (the next one may then be
+    /// promised one frame late, which its client reads as a time-out).
+    fn queue_tick(&self) -> Result<u64, String> {
+        let last = self.world.last_frame.load(Ordering::Relaxed);
+        let promised = self.promised_frame.clone();
+        let frame = promised
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                Some(p.max(last) + 1)
+            })
+            .map_or(last + 1, |p| p.max(last) + 1);
+        let give_back = Box::new(move || {
+            let _ =
+                promised.compare_exchange(frame, frame - 1, Ordering::Relaxed, Ordering::Relaxed);
+        });
+        let in_flight = match clients::current() {
+            Some(c) => Some(c.request()?),
+            None => None,
+        };
+        // With a reply slot nobody waits on: hosts answer ticks as before.
+        // A full queue drops the request, which gives the promise back.
+        self.engine
+            .push(EngineCall::Tick, true, Some(give_back), in_flight)
+            .map(|_| frame)
+    }
+
     /// Asks the host and waits for its answer.
     fn ask(&self, call: EngineCall) -> Result<u64, String> {
         self.ask_or_undo(call, None)
@@ -299,6 +330,7 @@ impl RpcServer {
         let shared = Arc::new(RpcShared {
             world: World::new(),
             engine: EngineQueue::default(),
+            promised_frame: Arc::new(AtomicU64::new(0)),
             sensors,
             observer,
             stream_port,
