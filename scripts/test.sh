@@ -21,10 +21,10 @@ fi
 # Eclipse Cyclone DDS's Python binding (cyclonedds) reads the demo world's
 # ROS 2 topics there too, an independent DDS implementation.
 VENV=target/venv-carla-0.9.16
-if ! "$VENV/bin/python" -c "import carla, cyclonedds" >/dev/null 2>&1; then
-  echo "== installing carla==0.9.16 and cyclonedds from PyPI into $VENV"
+if ! "$VENV/bin/python" -c "import carla, cyclonedds, scenariogeneration" >/dev/null 2>&1; then
+  echo "== installing carla==0.9.16, cyclonedds and scenariogeneration from PyPI into $VENV"
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.16" "cyclonedds==11.0.1"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.16" "cyclonedds==11.0.1" "scenariogeneration==0.16.7"
 fi
 export CARLA_0916_PYTHON="$PWD/$VENV/bin/python"
 
