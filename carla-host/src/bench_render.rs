@@ -1,32 +1,52 @@
-//! `carla-host --bench-render FRAMES` (hidden): times the camera of the
-//! demo world. For a few 800x600, FOV 90 views of the default town (20
-//! vehicles, 30 pedestrians, traffic moving between frames) it renders
+//! `carla-host --bench-render FRAMES [MAP.xodr]` (hidden): times the camera
+//! of the demo world. For a few 800x600, FOV 90 views of a map (the
+//! built-in town by default; 20 vehicles, 30 pedestrians, traffic moving
+//! between frames) it renders
 //! FRAMES frames with the rasterizer (G-buffer, then the rgb output) and
 //! FRAMES with the ray caster it replaced (the baseline, same run), and
 //! prints ms per camera (p50 and mean) for each, then the time to write
 //! each output from a G-buffer. `benches/world.rs` runs it first.
 
-use crate::world::map::town::ground_transform;
+use crate::world::map::lanes::LaneKind;
+use crate::world::map::Options;
 use crate::world::rendering::gbuffer::{GBuffer, Output};
 use crate::world::rendering::raycast;
 use crate::world::rendering::render::{self, CameraPose, CameraSpec, PostProcessing};
-use crate::world::{World, WorldConfig};
+use crate::world::simulation::vehicle::pose_transform;
+use crate::world::{Town, World, WorldConfig};
 use carla_server::types::{Control, Rotation3D, Transform, Vector3D};
+use std::sync::Arc;
 use std::time::Instant;
 
 const W: u32 = 800;
 const H: u32 = 600;
 
-/// Runs the benchmark and exits if the arguments ask for it.
+/// Runs the benchmark and exits if the arguments ask for it:
+/// `--bench-render FRAMES [MAP.xodr]` (the built-in town by default).
 pub(crate) fn run_if_asked() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) != Some("--bench-render") {
         return;
     }
-    match args.get(1).map(|n| n.parse::<usize>()) {
-        Some(Ok(frames)) if frames > 0 => {
-            run(frames);
+    let town = match args.get(2) {
+        None => Ok(Town::builtin()),
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| format!("{path}: {e}"))
+            .and_then(|text| {
+                let name = std::path::Path::new(path)
+                    .file_stem()
+                    .map_or("map".into(), |s| s.to_string_lossy().into_owned());
+                Town::load(&name, text.into(), Options::default())
+            }),
+    };
+    match (args.get(1).map(|n| n.parse::<usize>()), town) {
+        (Some(Ok(frames)), Ok(town)) if frames > 0 => {
+            run(frames, &town);
             std::process::exit(0);
+        }
+        (_, Err(e)) => {
+            eprintln!("carla-host: --bench-render: {e}");
+            std::process::exit(2);
         }
         _ => {
             eprintln!("carla-host: --bench-render needs a number of frames");
@@ -53,25 +73,65 @@ fn camera(x: f32, z: f32, pitch: f32, yaw: f32) -> CameraSpec {
 /// A named view: a camera on a base transform (`None`: the player's car).
 type View = (&'static str, Option<Transform>, CameraSpec);
 
-fn views() -> [View; 4] {
+/// Four views of `town`: from the player's car, from the middle of a
+/// junction, from a sidewalk, and from 30 m above the traffic.
+fn views(town: &Town) -> [View; 4] {
+    let map = &town.map;
+    let level = |p: [f32; 3], yaw: f32| pose_transform(p[0], p[1], p[2], yaw, 0.0, 0.0);
+    let junction = map
+        .lanes
+        .junctions
+        .iter()
+        .max_by_key(|j| j.lanes.len())
+        .map_or([0.0; 3], |j| j.centre);
+    let walk = map
+        .lanes
+        .lanes
+        .iter()
+        .find(|l| l.kind == LaneKind::Sidewalk)
+        .or_else(|| map.lanes.lanes.first())
+        .map(|l| l.pose(l.length() / 2.0));
+    let (walk_at, walk_yaw) = walk.map_or(([0.0; 3], 0.0), |p| (p.position, p.yaw));
+    let above = map
+        .spawn_points
+        .get(map.spawn_points.len() / 2)
+        .copied()
+        .unwrap_or_default();
     [
         ("street (player's car)", None, camera(0.3, 1.3, 0.0, 0.0)),
         (
             "junction",
-            Some(ground_transform(120.0, 120.0, 45.0)),
+            Some(level(junction, 0.8)),
             camera(0.0, 1.6, 0.0, 0.0),
         ),
         (
-            "sidewalk by a building",
-            Some(ground_transform(90.0, 5.0, 70.0)),
-            camera(0.0, 1.7, 10.0, 0.0),
+            "sidewalk",
+            Some(level(walk_at, walk_yaw)),
+            camera(0.0, 1.9, 0.0, 0.0),
         ),
         (
             "above traffic, 30 m",
-            Some(ground_transform(60.0, 60.0, 20.0)),
+            Some(above),
             camera(-20.0, 30.0, -35.0, 0.0),
         ),
     ]
+}
+
+/// With `CARLA_HOST_BENCH_IMAGES=DIR`, writes a view's first image
+/// there as a PPM file (to look at what is timed).
+fn dump(name: &str, bgra: &[u8]) {
+    let Ok(dir) = std::env::var("CARLA_HOST_BENCH_IMAGES") else {
+        return;
+    };
+    let mut ppm = format!("P6\n{W} {H}\n255\n").into_bytes();
+    for px in bgra.chunks_exact(4) {
+        ppm.extend_from_slice(&[px[2], px[1], px[0]]);
+    }
+    let file =
+        std::path::Path::new(&dir).join(format!("{}.ppm", name.replace([' ', '(', ')', ','], "_")));
+    if let Err(e) = std::fs::write(&file, ppm) {
+        eprintln!("{}: {e}", file.display());
+    }
 }
 
 /// (p50, mean) of `ms`, sorted in place.
@@ -86,7 +146,7 @@ fn time(f: impl FnOnce()) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
 
-fn run(frames: usize) {
+fn run(frames: usize, town: &Arc<Town>) {
     let config = WorldConfig {
         vehicles: 20,
         pedestrians: 30,
@@ -94,8 +154,11 @@ fn run(frames: usize) {
     };
     println!(
         "bench-render: {W}x{H} FOV 90, {frames} frames per view and method, {} threads, \
-         default town with 20 vehicles and 30 pedestrians",
-        render::threads()
+         map {} ({} triangles, {} boxes) with 20 vehicles and 30 pedestrians",
+        render::threads(),
+        town.map.name,
+        town.fixed.tris().len(),
+        town.fixed.static_bounds().len()
     );
     let mut out = vec![0u8; (W * H * 4) as usize];
     let mut g = GBuffer::new();
@@ -108,8 +171,8 @@ fn run(frames: usize) {
         ("instance 0.9.16", Output::Instance0916),
     ];
     let mut writes = vec![Vec::new(); outputs.len()];
-    for (name, base, cam) in views() {
-        let mut world = World::new(&config, 0);
+    for (name, base, cam) in views(town) {
+        let mut world = World::new(town, &config, 0);
         let drive = Control {
             throttle: 0.5,
             ..Default::default()
@@ -125,15 +188,18 @@ fn run(frames: usize) {
                 let t_g = t.elapsed().as_secs_f64() * 1000.0;
                 g.write(Output::Rgb, &mut out);
                 raster.push(t.elapsed().as_secs_f64() * 1000.0);
+                if i == 0 {
+                    dump(name, &out);
+                }
                 gbuf.push(t_g);
                 for (k, &(_, o)) in outputs.iter().enumerate() {
                     writes[k].push(time(|| g.write(o, &mut out)));
                 }
-            } else {
+            } else if std::env::var_os("CARLA_HOST_BENCH_NO_RAYS").is_none() {
                 let scene = world.scene();
-                rays.push(time(|| {
-                    raycast::render_with(scene, &cam, &base, &mut out, true)
-                }));
+                rays.push(time(|| raycast::render(scene, &cam, &base, &mut out)));
+            } else {
+                rays.push(f64::NAN);
             }
         }
         all_raster.extend_from_slice(&raster);

@@ -8,7 +8,7 @@
 use crate::world::rendering::gbuffer::GBuffer;
 use crate::world::rendering::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::sensing::lidar::Mount;
-use crate::world::{player_start_spots, World, WorldConfig};
+use crate::world::{Town, World, WorldConfig};
 use carla_server::legacy::settings::{self, Budget, SensorSettings, Settings};
 use carla_server::sensor::{CaptureContext, PendingImage};
 use carla_server::sensor::{LidarHit, PlannedRay};
@@ -16,6 +16,7 @@ use carla_server::types::{
     Agent, SensorDefinition, Transform, CARLA_SERVER_CAMERA, CARLA_SERVER_LIDAR_RAY_CAST,
 };
 use carla_server::{log_info, log_warn, Error, Server};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 enum Kind {
@@ -72,6 +73,7 @@ impl Episode {
     /// Runs the handshake for a request's settings and creates the sensors.
     pub(crate) fn begin(
         server: &Server,
+        town: &Arc<Town>,
         ini: &[u8],
         previous: &Settings,
         budget: &Budget,
@@ -95,8 +97,8 @@ impl Episode {
                 name: s.name().to_owned(),
             })
             .collect();
-        let spots = player_start_spots();
-        server.write_scene_description("SyntheticTown", &spots, &defs, timeout)?;
+        let spots = town.start_spots();
+        server.write_scene_description(&town.map.name, spots, &defs, timeout)?;
         let start = server.read_episode_start(timeout)? as usize;
         let level = &settings.level;
         let config = WorldConfig {
@@ -105,7 +107,7 @@ impl Episode {
             seed_vehicles: level.seed_vehicles as u64,
             seed_pedestrians: level.seed_pedestrians as u64,
         };
-        let world = World::new(&config, if start < spots.len() { start } else { 0 });
+        let world = World::new(town, &config, if start < spots.len() { start } else { 0 });
         server.write_episode_ready(true, timeout)?;
         let mut sensors = Vec::new();
         for (s, def) in settings.sensors.iter().zip(&defs) {

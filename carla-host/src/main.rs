@@ -2,205 +2,46 @@
 //! CARLA 0.9.16 clients can drive, on the same port.
 //!
 //! `cargo run --release` listens on port 2000 for both protocols (0.8:
-//! stream 2001, control 2002; 0.9 streams on 2003) and serves a small
-//! procedural town. A 0.8 client's settings choose the traffic and the
-//! sensors and its player's car drives by its controls; 0.9 clients spawn
-//! vehicles and sensors, tick it in synchronous mode, read the map. Runs
-//! until Ctrl-C. It uses the library's public API only, so it is also the
-//! reference example of how an engine uses it.
+//! stream 2001, control 2002; 0.9 streams on 2003) and serves a world built
+//! from an OpenDRIVE map: the built-in town, or any of `--maps DIR`, or one
+//! a client sends. A 0.8 client's settings choose the traffic and the
+//! sensors and its player's car drives by its controls; 0.9 clients load
+//! maps, spawn vehicles and sensors, tick it in synchronous mode, read the
+//! map. Runs until Ctrl-C. It uses the library's public API only, so it is
+//! also the reference example of how an engine uses it.
 
+mod args;
 mod bench_render;
 mod episode;
 mod log_sink;
+mod maps;
 mod serve09;
 mod tick_times;
 mod world;
 
+use args::Args;
 use carla_server::legacy::settings::{Budget, Settings};
-use carla_server::rpc::{ClientBudget, EngineCall, EngineRequest};
+use carla_server::rpc::{EngineCall, EngineRequest};
 use carla_server::types::Control;
-use carla_server::{log_error, log_info, Config, Error, Release, Server};
+use carla_server::{log_error, log_info, log_warn, Config, Error, Release, Server};
+use clap::Parser;
 use episode::Episode;
 use serve09::Serve09;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tick_times::TickTimes;
-use world::{World, WorldConfig};
+use world::{Town, World, WorldConfig};
 
 static STOP: AtomicBool = AtomicBool::new(false);
-
-struct Args {
-    port: u32,
-    stream_port: Option<u32>,
-    host: std::net::IpAddr,
-    timeout_ms: u32,
-    fps: f32,
-    budget: Budget,
-    /// A port of its own for 0.9 clients (default: share `port`).
-    rpc_port: Option<u16>,
-    /// Each 0.9 client's share.
-    client_budget: ClientBudget,
-    /// The client releases served besides 0.9.16 (default: all).
-    releases: Vec<Release>,
-    /// Release 0.9.N's RPC port is `release_ports + N` (default: `port`;
-    /// 0: each on a free port, named in the banner).
-    release_ports: Option<u16>,
-    /// Publish sensors on ROS 2, on this DDS domain (`--ros2`).
-    ros2_domain: Option<u16>,
-    /// Where relative recording names land (`--recordings`).
-    recordings: std::path::PathBuf,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        port: 2000,
-        stream_port: None,
-        host: [0, 0, 0, 0].into(),
-        timeout_ms: 10_000,
-        fps: 30.0,
-        budget: Budget::default(),
-        rpc_port: None,
-        client_budget: ClientBudget::default(),
-        releases: Release::ALL.to_vec(),
-        release_ports: None,
-        ros2_domain: None,
-        recordings: std::path::PathBuf::from("recordings"),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
-        match flag.as_str() {
-            "--port" | "-p" => {
-                args.port = value("--port")?
-                    .parse()
-                    .map_err(|e| format!("--port: {e}"))?
-            }
-            "--stream-port" => {
-                args.stream_port = Some(
-                    value("--stream-port")?
-                        .parse()
-                        .map_err(|e| format!("--stream-port: {e}"))?,
-                )
-            }
-            "--host" => {
-                args.host = value("--host")?
-                    .parse()
-                    .map_err(|e| format!("--host: {e}"))?
-            }
-            "--timeout" => {
-                args.timeout_ms = value("--timeout")?
-                    .parse()
-                    .map_err(|e| format!("--timeout: {e}"))?
-            }
-            "--rpc-port" => {
-                args.rpc_port = Some(
-                    value("--rpc-port")?
-                        .parse()
-                        .map_err(|e| format!("--rpc-port: {e}"))?,
-                )
-            }
-            "--releases" => args.releases = parse_releases(&value("--releases")?)?,
-            "--release-ports" => {
-                args.release_ports = Some(
-                    value("--release-ports")?
-                        .parse()
-                        .map_err(|e| format!("--release-ports: {e}"))?,
-                )
-            }
-            // As CARLA's flag; the domain is ROS 2's ROS_DOMAIN_ID (0).
-            "--ros2" => {
-                let domain = std::env::var("ROS_DOMAIN_ID").unwrap_or_else(|_| "0".into());
-                let domain = domain
-                    .parse()
-                    .map_err(|e| format!("ROS_DOMAIN_ID {domain:?}: {e}"))?;
-                args.ros2_domain = Some(args.ros2_domain.unwrap_or(domain));
-            }
-            "--ros2-domain" => {
-                args.ros2_domain = Some(
-                    value("--ros2-domain")?
-                        .parse()
-                        .map_err(|e| format!("--ros2-domain: {e}"))?,
-                )
-            }
-            "--recordings" => args.recordings = value("--recordings")?.into(),
-            "--fps" => args.fps = value("--fps")?.parse().map_err(|e| format!("--fps: {e}"))?,
-            "--max-sensors" | "--max-frame-mb" | "--max-ini-kb" | "--max-name-bytes"
-            | "--max-name-depth" => {
-                let n: u64 = value(&flag)?.parse().map_err(|e| format!("{flag}: {e}"))?;
-                let b = &mut args.budget;
-                match flag.as_str() {
-                    "--max-sensors" => b.max_sensors = n,
-                    "--max-frame-mb" => b.max_frame_bytes = n.saturating_mul(1 << 20),
-                    "--max-ini-kb" => b.max_ini_bytes = n.saturating_mul(1 << 10),
-                    "--max-name-bytes" => b.max_name_bytes = n,
-                    _ => b.max_name_depth = n,
-                }
-            }
-            "--max-client-sensors"
-            | "--max-client-actors"
-            | "--max-client-requests"
-            | "--max-client-frame-mb"
-            | "--max-connections-per-address" => {
-                let n: u64 = value(&flag)?.parse().map_err(|e| format!("{flag}: {e}"))?;
-                let b = &mut args.client_budget;
-                let count = usize::try_from(n).unwrap_or(usize::MAX);
-                match flag.as_str() {
-                    "--max-client-sensors" => b.max_sensors = count,
-                    "--max-client-actors" => b.max_actors = count,
-                    "--max-client-requests" => b.max_requests = count,
-                    "--max-client-frame-mb" => b.max_frame_bytes = n.saturating_mul(1 << 20),
-                    _ => b.max_connections_per_address = count,
-                }
-            }
-            "--help" | "-h" => {
-                println!(
-                    "usage: carla-host [--port 2000] [--stream-port PORT+3] [--rpc-port PORT (0.9 \
-                     clients on a port of their own; default: the same port as 0.8)] [--host 0.0.0.0] \
-                     [--timeout 10000 (ms)] [--fps 30 (asynchronous mode)]\n  \
-                     0.9 client releases: [--releases all (or a list: 0.9.12,0.9.14,0.9.16; \
-                     0.9.16 is always served)] [--release-ports PORT (release 0.9.N on \
-                     --release-ports + N, e.g. 0.9.12 on 2012; 0: free ports, named in the banner)]\n  \
-                     ROS 2: [--ros2 (publish sensors enabled for ROS, as CARLA's flag; DDS domain \
-                     $ROS_DOMAIN_ID or 0)] [--ros2-domain N]\n  \
-                     recorder: [--recordings recordings (the folder of start_recorder's relative \
-                     names; created when needed)]\n  \
-                     budget of one episode's settings: [--max-sensors 64] [--max-frame-mb 128] \
-                     [--max-ini-kb 1024] [--max-name-bytes 256] [--max-name-depth 8]\n  \
-                     each 0.9 client's share: [--max-client-sensors 64] [--max-client-actors 2500] \
-                     [--max-client-requests 1024] [--max-client-frame-mb 128] \
-                     [--max-connections-per-address 32]"
-                );
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown argument {other:?} (try --help)")),
-        }
-    }
-    Ok(args)
-}
-
-/// `all` or a comma-separated list of releases (0.9.16 is always served).
-fn parse_releases(list: &str) -> Result<Vec<Release>, String> {
-    if list.trim() == "all" {
-        return Ok(Release::ALL.to_vec());
-    }
-    let mut releases = vec![Release::V0_9_16];
-    for name in list.split(',').filter(|n| !n.trim().is_empty()) {
-        let r: Release = name.parse().map_err(|e| format!("--releases: {e}"))?;
-        if !releases.contains(&r) {
-            releases.push(r);
-        }
-    }
-    releases.sort();
-    Ok(releases)
-}
 
 /// Binds the RPC port of every release asked for but 0.9.16 (whose port
 /// is the main one); returns the banner's words for them.
 fn listen_releases(args: &Args, server: &Server) -> Result<String, String> {
-    let base = args.release_ports.unwrap_or(args.port as u16);
+    let base = args.release_ports.unwrap_or(args.port);
     let mut words = Vec::new();
-    for &release in args.releases.iter().filter(|r| **r != Release::V0_9_16) {
+    for &release in args.releases.0.iter().filter(|r| **r != Release::V0_9_16) {
         let port = match base {
             0 => 0,
             b => b.checked_add(release.number()).ok_or(format!(
@@ -289,54 +130,114 @@ fn clients_09(server: &Server) -> String {
     line
 }
 
-fn start(args: &Args, server: &Server) -> Result<(), String> {
+fn start(args: &Args, server: &Server, town: &str) -> Result<(), String> {
+    if args.port > u16::MAX - 3 {
+        return Err(format!(
+            "--port {}: the ports after it (P+1, P+2, P+3) must be below 65536",
+            args.port
+        ));
+    }
     server
-        .connect(args.port, args.timeout_ms)
+        .connect(u32::from(args.port), args.timeout)
         .map_err(|e| format!("cannot listen on port {}: {}", args.port, e))?;
     let stream_port = args.stream_port.unwrap_or(args.port + 3);
-    u16::try_from(stream_port)
-        .map_err(|_| Error::InvalidPort)
-        .and_then(|p| server.listen_streaming(p))
+    server
+        .listen_streaming(stream_port)
         .map_err(|e| format!("cannot listen for 0.9 streams on port {stream_port}: {e}"))?;
-    let stream_port = server
-        .streaming_addr()
-        .map_or(stream_port, |a| u32::from(a.port()));
-    let rpc_port = args.rpc_port.unwrap_or(args.port as u16);
+    let stream_port = server.streaming_addr().map_or(stream_port, |a| a.port());
+    let rpc_port = args.rpc_port.unwrap_or(args.port);
     server
         .listen_rpc(rpc_port)
         .map_err(|e| format!("cannot listen for 0.9 clients on port {rpc_port}: {e}"))?;
     if let Ok(rpc) = server.rpc() {
-        rpc.set_client_budget(args.client_budget);
+        rpc.set_client_budget(args.client_budget());
         let folder = std::env::current_dir()
             .map(|d| d.join(&args.recordings))
             .unwrap_or_else(|_| args.recordings.clone());
         rpc.set_recording_folder(&folder);
     }
     let older = listen_releases(args, server)?;
-    if let Some(domain) = args.ros2_domain {
+    let ros2 = args.ros2_domain()?;
+    if let Some(domain) = ros2 {
         server
             .start_ros2(domain)
             .map_err(|e| format!("cannot publish on ROS 2 (DDS domain {domain}): {e}"))?;
     }
     println!(
-        "carla-host: serving a procedural town on {}:{} (CARLA 0.8.4{}; 0.9.16 clients on port {}, \
+        "carla-host: serving {} on {}:{} (CARLA 0.8.4{}; 0.9.16 clients on port {}, \
          0.9 streams on port {}{}{}; Ctrl-C to stop)",
+        town,
         args.host,
         args.port,
-        if rpc_port as u32 == args.port {
+        if rpc_port == args.port {
             " and 0.9.16"
         } else {
             ""
         },
         rpc_port,
         stream_port,
-        if older.is_empty() { "" } else { "; older 0.9 clients: " },
+        if older.is_empty() {
+            ""
+        } else {
+            "; older 0.9 clients: "
+        },
         older
     );
-    if let Some(domain) = args.ros2_domain {
+    if let Some(domain) = ros2 {
         println!("carla-host: ROS 2 topics on DDS domain {domain} (rt/clock, rt/tf, rt/carla/...)");
     }
     Ok(())
+}
+
+/// The maps: the catalog, the town the world runs on, the last one a
+/// client generated from OpenDRIVE text.
+struct Maps {
+    catalog: maps::Catalog,
+    town: Arc<Town>,
+    generated: Option<Arc<Town>>,
+}
+
+impl Maps {
+    /// The town a `LoadEpisode` or `LoadOpenDrive` asks for.
+    fn load(&mut self, call: &EngineCall) -> Result<Arc<Town>, String> {
+        match call {
+            EngineCall::LoadEpisode { map, .. } => {
+                if map.eq_ignore_ascii_case(&self.town.map.name) {
+                    Ok(self.town.clone())
+                } else if map.eq_ignore_ascii_case(maps::GENERATED) {
+                    self.generated
+                        .clone()
+                        .ok_or_else(|| "no world has been generated from OpenDRIVE text".into())
+                } else {
+                    self.catalog.load(map)
+                }
+            }
+            EngineCall::LoadOpenDrive { opendrive, params } => {
+                let town = Town::load(maps::GENERATED, opendrive.clone(), maps::options(params))?;
+                self.generated = Some(town.clone());
+                Ok(town)
+            }
+            other => Err(format!("{} is not a map request", other.name())),
+        }
+    }
+}
+
+/// The catalog of `--maps` and the town of `--map` (the built-in one by
+/// default).
+fn open_maps(args: &Args) -> Result<(maps::Catalog, Arc<Town>), String> {
+    let catalog = maps::Catalog::new(args.maps.as_deref())?;
+    let name = args.map.as_deref().unwrap_or(world::map::builtin::NAME);
+    let listed = catalog.find(name).ok_or_else(|| {
+        format!(
+            "--map {name}: no such map (this server has {})",
+            catalog.names().join(", ")
+        )
+    })?;
+    let town = catalog.load(listed)?;
+    for w in town.map.warnings.iter().take(20) {
+        carla_server::log_warn!("map {}: {}", town.map.name, w);
+    }
+    Ok((catalog, town))
 }
 
 /// Ends the 0.8 episode (if any): its sensors go, its player leaves.
@@ -355,13 +256,7 @@ fn end_episode(
 
 fn main() {
     bench_render::run_if_asked(); // hidden: --bench-render FRAMES, then exits
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("carla-host: {e}");
-            std::process::exit(2);
-        }
-    };
+    let args = Args::parse();
     log_sink::install();
     // Ctrl-C, SIGTERM and SIGHUP on Unix, Ctrl-C, Ctrl-Break and console
     // close on Windows: the main loop ends and the server is freed.
@@ -370,26 +265,44 @@ fn main() {
     }
     let server = Server::with_config(Config {
         bind_ip: args.host,
-        stream_timeout: Duration::from_millis(args.timeout_ms.into()),
+        stream_timeout: Duration::from_millis(args.timeout.into()),
         ..Default::default()
     });
-    if let Err(e) = start(&args, &server) {
+    let (catalog, town) = match open_maps(&args) {
+        Ok(m) => m,
+        Err(e) => {
+            log_error!("{}", e);
+            std::process::exit(1);
+        }
+    };
+    if let Err(e) = start(&args, &server, &town.map.name) {
         log_error!("{}", e);
         std::process::exit(1);
     }
-    let mut serve = match Serve09::setup(&server, world::map::opendrive::GEO_REFERENCE) {
+    let mut serve = match Serve09::setup(&server) {
         Ok(s) => s,
         Err(e) => {
             log_error!("cannot set up the 0.9 world: {}", e);
             std::process::exit(1);
         }
     };
+    if let Ok(rpc) = server.rpc() {
+        if let Err(e) = rpc.set_available_maps(&catalog.names()) {
+            log_error!("cannot list the maps: {}", e);
+        }
+    }
+    let mut maps = Maps {
+        catalog,
+        town,
+        generated: None,
+    };
+    serve.show_town(&server, &maps.town);
     let period = 1.0 / args.fps.max(1.0);
     let budget = Budget {
         frame_ms: (1000.0 * period).ceil() as u64,
-        ..args.budget
+        ..args.budget()
     };
-    let mut world = World::town(&WorldConfig::default());
+    let mut world = World::town(&maps.town, &WorldConfig::default());
     serve.new_episode(&server, &world);
     let mut episode: Option<Episode> = None;
     let mut previous = Settings::default();
@@ -402,7 +315,7 @@ fn main() {
         bytes: 0,
         ticks: 0,
     };
-    let timeout = Duration::from_millis(args.timeout_ms.into());
+    let timeout = Duration::from_millis(args.timeout.into());
     let mut times = TickTimes::new();
     while !STOP.load(Ordering::SeqCst) {
         // A 0.8 client's new episode: a new world for everyone.
@@ -410,7 +323,7 @@ fn main() {
             Ok(ini) => {
                 end_episode(&server, &mut episode, &mut world, &mut serve);
                 awaiting_control = None;
-                match Episode::begin(&server, &ini, &previous, &budget, args.timeout_ms) {
+                match Episode::begin(&server, &maps.town, &ini, &previous, &budget, args.timeout) {
                     Ok((ep, w)) => {
                         previous = ep.settings.clone();
                         episode = Some(ep);
@@ -456,18 +369,36 @@ fn main() {
             let Some(req) = handled else {
                 continue;
             };
-            if !matches!(req.call(), EngineCall::LoadEpisode { .. }) {
+            if matches!(req.call(), EngineCall::Tick) {
                 ticks.push_back(req);
             } else if episode.is_some() {
                 req.fail(
                     "a CARLA 0.8 client's episode is running and owns the world; \
-                     load_world and reload_world work while no 0.8 client is connected",
+                     load_world, reload_world and generate_opendrive_world work while no 0.8 client is connected",
                 );
             } else {
-                // As at start-up: the town with the 0.8 defaults.
-                world = World::town(&WorldConfig::default());
-                serve.new_episode(&server, &world);
-                req.succeed(0);
+                let started = Instant::now();
+                match maps.load(req.call()) {
+                    Ok(town) => {
+                        serve.show_town(&server, &town);
+                        world = World::town(&town, &WorldConfig::default());
+                        serve.new_episode(&server, &world);
+                        log_info!(
+                            "map {} loaded in {:.0} ms",
+                            town.map.name,
+                            started.elapsed().as_secs_f64() * 1e3
+                        );
+                        for w in town.map.warnings.iter().take(20) {
+                            log_warn!("map {}: {}", town.map.name, w);
+                        }
+                        maps.town = town;
+                        req.succeed(0);
+                    }
+                    Err(e) => {
+                        log_warn!("{}: {}", req.call().name(), e);
+                        req.fail(&e);
+                    }
+                }
             }
         }
         // Is a tick due?

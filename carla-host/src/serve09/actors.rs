@@ -1,34 +1,26 @@
-//! The town's own actors as 0.9 clients see them: registered once per
-//! episode (blueprint ids and attributes) and reported every tick with
-//! their state (vehicles with the light ahead of them, pedestrians,
-//! traffic lights with their state and times).
+//! The world's own actors as 0.9 clients see them: registered once per
+//! episode (blueprint ids, attributes, the lights' trigger volumes and
+//! groups) and reported every tick with their state (vehicles with the
+//! light governing them, pedestrians, traffic lights with their state and
+//! times).
 
-use super::blueprints::{fitting_vehicle, SPEED_LIMITS, TRAFFIC_LIGHT, WALKERS};
-use crate::world::map::town::{
-    self, Light, LightSpot, GREEN_S, LANE_WIDTH, SPACING, WALK_HALF, YELLOW_S,
-};
-use crate::world::simulation::vehicle::EXTENT;
-use crate::world::{World, LIGHT_ID0, PLAYER_ID, SIGN_ID0};
+use super::blueprints::{fitting_vehicle, speed_limit, STOP, TRAFFIC_LIGHT, WALKERS, YIELD};
+use crate::world::ids::{LIGHT_ID0, PLAYER_ID, SIGN_ID0};
+use crate::world::map::signals::SignKind;
+use crate::world::math::Axes;
+use crate::world::simulation::lights::{Light, GREEN_S, YELLOW_S};
+use crate::world::simulation::vehicle::pose_transform;
+use crate::world::World;
 use carla_server::rpc::{
-    ActorState, VehicleControl09, CARLA_ACTOR_OTHER, CARLA_ACTOR_TRAFFIC_LIGHT,
+    ActorBox, ActorState, VehicleControl09, CARLA_ACTOR_OTHER, CARLA_ACTOR_TRAFFIC_LIGHT,
     CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER,
 };
 use carla_server::types::{ActorTransform, CBool, Transform, Vector3D};
 use carla_server::{log_warn, Server};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Speed limit every vehicle reports, km/h.
 const SPEED_LIMIT_KMH: f32 = 30.0;
-/// A light governs a vehicle (`is_at_traffic_light`, the state it reports)
-/// while the vehicle's origin is in a zone before its junction, as CARLA's
-/// trigger volumes do; a Traffic Manager brakes its car as soon as it is
-/// in the zone and the light is not green. The zone ends far enough from
-/// the junction (where the crossing road's far sidewalk begins) that a car
-/// at 30-40 km/h braking there halts with its front before the junction,
-/// and it is deep enough that no car passes it within one tick; a car
-/// nearer the junction when the light turns is committed and drives on.
-const TRIGGER_NEAR: f32 = WALK_HALF + 6.5;
-const TRIGGER_FAR: f32 = TRIGGER_NEAR + 5.0;
 
 fn at(t: &Transform) -> ActorTransform {
     ActorTransform {
@@ -37,15 +29,42 @@ fn at(t: &Transform) -> ActorTransform {
     }
 }
 
-/// Registers the town's vehicles, pedestrians, lights and (while a 0.8
-/// episode runs) the 0.8 player as `role_name = hero`.
+/// Light `i`'s trigger volume in its own frame (CARLA's `trigger_volume`).
+fn trigger_box(world: &World, i: usize) -> ActorBox {
+    let t = world.light_transform(i);
+    let Some(trig) = world.town_ref().ways.triggers.get(i) else {
+        return ActorBox::default();
+    };
+    let axes = Axes::from_rotation(&t.rotation);
+    let rel = Vector3D {
+        x: trig.centre[0] - t.location.x,
+        y: trig.centre[1] - t.location.y,
+        z: trig.centre[2] + 1.0 - t.location.z,
+    };
+    ActorBox {
+        location: axes.to_local(rel),
+        // The light's x axis runs across its lanes.
+        extent: Vector3D {
+            x: trig.half_across,
+            y: trig.half_along,
+            z: 1.0,
+        },
+    }
+}
+
+/// Registers the world's vehicles, pedestrians, lights and signs and
+/// (while a 0.8 episode runs) the 0.8 player as `role_name = hero`.
 pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, String>) {
-    let mut add = |id: u32, bp: &str, attrs: &[(&str, &str)]| {
+    let mut add = |id: u32, bp: &str, attrs: &[(&str, &str)], bbox: Option<ActorBox>| {
         let t = world
             .actor_transform(id)
             .map(|t| at(&t))
             .unwrap_or_default();
-        match server.rpc().and_then(|r| r.add_actor(id, bp, attrs, t)) {
+        let added = server.rpc().and_then(|r| match bbox {
+            Some(b) => r.add_actor_boxed(id, bp, attrs, t, b),
+            None => r.add_actor(id, bp, attrs, t),
+        });
+        match added {
             Ok(()) => {
                 types.insert(id, bp.to_owned());
             }
@@ -53,34 +72,42 @@ pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, 
         }
     };
     if world.player_active() {
-        let player = fitting_vehicle((EXTENT.x, EXTENT.y, EXTENT.z), 0);
+        let e = world.player().extent;
+        let player = fitting_vehicle((e.x, e.y, e.z), 0);
         add(
             PLAYER_ID,
             player,
             &[("role_name", "hero"), ("ros_name", "hero")],
+            None,
         );
     }
     for v in world.traffic() {
-        add(v.id, fitting_vehicle(v.extent, v.id), &[]);
+        add(v.id, fitting_vehicle(v.extent, v.id), &[], None);
     }
     for w in world.walkers() {
-        add(w.id, WALKERS[w.id as usize % WALKERS.len()], &[]);
+        add(w.id, WALKERS[w.id as usize % WALKERS.len()], &[], None);
     }
-    for i in 0..world.lights().len() {
-        add(LIGHT_ID0 + i as u32, TRAFFIC_LIGHT, &[]);
+    let lights = world.map().signs.lights().count().min(world.light_count());
+    for i in 0..lights {
+        let bbox = trigger_box(world, i);
+        add(LIGHT_ID0 + i as u32, TRAFFIC_LIGHT, &[], Some(bbox));
     }
-    for (i, s) in world.signs().iter().enumerate() {
-        let bp = if s.limit_kmh > 45.0 {
-            SPEED_LIMITS[1]
-        } else {
-            SPEED_LIMITS[0]
+    let kinds: Vec<SignKind> = world.sign_actors().map(|(k, _)| k).collect();
+    for (j, kind) in kinds.iter().enumerate() {
+        let bp = match kind {
+            SignKind::Stop => STOP,
+            SignKind::Yield => YIELD,
+            SignKind::SpeedLimit(v) => speed_limit(*v),
+            SignKind::Light { .. } => continue,
         };
-        add(SIGN_ID0 + i as u32, bp, &[]);
+        add(SIGN_ID0 + j as u32, bp, &[], None);
     }
-    // Each junction's lights cycle together: one group per junction.
-    let mut groups: HashMap<town::Node, Vec<u32>> = HashMap::new();
-    for (i, l) in world.lights().iter().enumerate() {
-        groups.entry(l.node).or_default().push(LIGHT_ID0 + i as u32);
+    // Each group's lights cycle together.
+    let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (i, (_, s)) in world.map().signs.lights().enumerate().take(lights) {
+        if let SignKind::Light { group, .. } = s.kind {
+            groups.entry(group).or_default().push(LIGHT_ID0 + i as u32);
+        }
     }
     for ids in groups.values() {
         if let Err(e) = server.rpc().and_then(|r| r.set_traffic_light_group(ids)) {
@@ -98,32 +125,6 @@ fn light_number(l: Light) -> u8 {
     }
 }
 
-/// The light (index into `lights`) governing a vehicle at `(x, y)` heading
-/// `yaw_deg`: on a lane of a road, approaching a junction within reach.
-fn light_ahead(lights: &[LightSpot], x: f32, y: f32, yaw_deg: f32) -> Option<usize> {
-    let d = ((yaw_deg / 90.0).round() as i32).rem_euclid(4) as u8;
-    let (dx, dy) = town::dir_vec(d);
-    // Along the travel axis: the next junction's coordinate; across it,
-    // the road the vehicle is on.
-    let (along, across) = if dx != 0.0 { (x * dx, y) } else { (y * dy, x) };
-    let road = (across / SPACING).round();
-    if (across - road * SPACING).abs() > LANE_WIDTH {
-        return None;
-    }
-    let next = ((along / SPACING).floor() + 1.0) * SPACING;
-    let gap = next - along;
-    if !(TRIGGER_NEAR..=TRIGGER_FAR).contains(&gap) {
-        return None;
-    }
-    let node_along = (next * if dx != 0.0 { dx } else { dy } / SPACING).round() as i32;
-    let node = if dx != 0.0 {
-        (node_along, road as i32)
-    } else {
-        (road as i32, node_along)
-    };
-    lights.iter().position(|l| l.node == node && l.dir == d)
-}
-
 /// A body's pose and motion this tick, as the episode state carries them.
 struct Motion {
     transform: Transform,
@@ -133,22 +134,26 @@ struct Motion {
     accel: Vector3D,
 }
 
-/// A body on the ground at `(x, y)` heading `yaw` (radians) at `speed`.
-fn planar(x: f32, y: f32, yaw: f32, speed: f32) -> (Transform, Vector3D) {
-    let velocity = Vector3D {
-        x: speed * yaw.cos(),
-        y: speed * yaw.sin(),
-        z: 0.0,
-    };
-    (town::ground_transform(x, y, yaw.to_degrees()), velocity)
+fn velocity(speed: f32, yaw: f32, pitch: f32) -> Vector3D {
+    let c = pitch.cos();
+    Vector3D {
+        x: speed * c * yaw.cos(),
+        y: speed * c * yaw.sin(),
+        z: speed * pitch.sin(),
+    }
 }
 
-fn vehicle(id: u32, world: &World, control: VehicleControl09, m: Motion) -> ActorState {
-    let t = m.transform;
+fn vehicle(
+    id: u32,
+    world: &World,
+    light: Option<usize>,
+    control: VehicleControl09,
+    m: Motion,
+) -> ActorState {
     let mut s = ActorState {
         id,
         kind: CARLA_ACTOR_VEHICLE,
-        transform: at(&t),
+        transform: at(&m.transform),
         velocity: m.velocity,
         angular_velocity: Vector3D {
             x: 0.0,
@@ -161,17 +166,15 @@ fn vehicle(id: u32, world: &World, control: VehicleControl09, m: Motion) -> Acto
         traffic_light_state: 2,
         ..Default::default()
     };
-    let lights = world.lights();
-    if let Some(i) = light_ahead(lights, t.location.x, t.location.y, t.rotation.yaw) {
-        let l = &lights[i];
+    if let Some(i) = light {
         s.has_traffic_light = CBool(1);
         s.traffic_light_id = LIGHT_ID0 + i as u32;
-        s.traffic_light_state = light_number(town::light_state(l.node, l.dir, world.time()));
+        s.traffic_light_state = light_number(world.light_state(i).0);
     }
     s
 }
 
-/// This tick's state of every town and client actor (and the spectator).
+/// This tick's state of every world and client actor (and the spectator).
 pub(crate) fn states(
     world: &World,
     controls: &HashMap<u32, VehicleControl09>,
@@ -187,44 +190,60 @@ pub(crate) fn states(
     });
     // Poses come from the objects iterated here, never from a look-up by
     // id (that would be quadratic in the number of actors).
-    let car = |c: &crate::world::simulation::vehicle::Car, angular_z: f32| {
-        let (transform, velocity) = planar(c.x, c.y, c.yaw, c.speed);
-        Motion {
-            transform,
-            velocity,
-            angular_z,
-            accel: c.accel,
-        }
+    let car = |c: &crate::world::simulation::vehicle::Car, angular_z: f32| Motion {
+        transform: c.transform(),
+        velocity: velocity(c.speed, c.yaw, c.pitch),
+        angular_z,
+        accel: c.accel,
     };
     if world.player_active() {
-        let m = car(world.player(), 0.0);
-        out.push(vehicle(PLAYER_ID, world, VehicleControl09::default(), m));
+        let c = world.player();
+        let light = world.light_governing(c.x, c.y, c.z, c.yaw);
+        let m = car(c, 0.0);
+        out.push(vehicle(
+            PLAYER_ID,
+            world,
+            light,
+            VehicleControl09::default(),
+            m,
+        ));
     }
     for d in world.fleet() {
         let control = controls.get(&d.id).copied().unwrap_or_default();
-        out.push(vehicle(d.id, world, control, car(&d.car, d.yaw_rate)));
+        let c = &d.car;
+        let light = world.light_governing(c.x, c.y, c.z, c.yaw);
+        out.push(vehicle(d.id, world, light, control, car(c, d.yaw_rate)));
     }
+    let ways = &world.town_ref().ways;
     for v in world.traffic() {
         let control = VehicleControl09 {
             throttle: if v.speed > 0.1 { 0.5 } else { 0.0 },
             ..Default::default()
         };
-        let (transform, velocity) = planar(v.x, v.y, v.yaw, v.speed);
+        let p = &v.pose;
         let m = Motion {
-            transform,
-            velocity,
+            transform: pose_transform(p.x, p.y, p.z, p.yaw, p.pitch, p.roll),
+            velocity: velocity(v.speed, p.yaw, p.pitch),
             angular_z: 0.0,
             accel: Vector3D::default(),
         };
-        out.push(vehicle(v.id, world, control, m));
+        let light = ways.light_at(v.lane, v.d);
+        out.push(vehicle(v.id, world, light, control, m));
     }
     for w in world.walkers() {
-        let (t, velocity) = planar(w.x, w.y, w.yaw, w.speed);
+        let t = pose_transform(
+            w.x,
+            w.y,
+            w.z + crate::world::simulation::pedestrians::HALF_HEIGHT,
+            w.yaw,
+            0.0,
+            0.0,
+        );
         out.push(ActorState {
             id: w.id,
             kind: CARLA_ACTOR_WALKER,
             transform: at(&t),
-            velocity,
+            velocity: velocity(w.speed, w.yaw, 0.0),
             walker_direction: Vector3D {
                 x: w.yaw.cos(),
                 y: w.yaw.sin(),
@@ -234,50 +253,37 @@ pub(crate) fn states(
             ..Default::default()
         });
     }
-    for (i, l) in world.lights().iter().enumerate() {
+    let lights = world.town_ref().lights.len();
+    for (i, (_, sign)) in world.map().signs.lights().enumerate().take(lights) {
         let id = LIGHT_ID0 + i as u32;
-        let (state, elapsed) = town::light_phase(l.node, l.dir, world.time());
+        let (state, elapsed) = world.light_state(i);
+        let red = world.town_ref().lights.red_seconds(i);
+        let pole = match sign.kind {
+            SignKind::Light { phase, .. } => phase,
+            _ => 0,
+        };
         let mut s = ActorState {
             id,
             kind: CARLA_ACTOR_TRAFFIC_LIGHT,
-            transform: at(&l.transform()),
+            transform: at(&world.light_transform(i)),
             traffic_light_state: light_number(state),
-            traffic_light_times: [GREEN_S, YELLOW_S, town::red_seconds(l.node), elapsed],
-            pole_index: l.dir.into(),
+            traffic_light_times: [GREEN_S, YELLOW_S, red, elapsed],
+            pole_index: pole,
             ..Default::default()
         };
-        let sign = format!("{}", 100 + i);
-        s.sign_id[..sign.len()].copy_from_slice(sign.as_bytes());
+        // The signal's OpenDRIVE id (`get_opendrive_id`), cut to fit.
+        let sign_id = sign.od_id.as_bytes();
+        let n = sign_id.len().min(s.sign_id.len() - 1);
+        s.sign_id[..n].copy_from_slice(&sign_id[..n]);
         out.push(s);
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_vehicle_before_a_junction_is_governed_by_that_junctions_light() {
-        let lights = town::light_spots();
-        // Heading +x on road j = 1, 15 m before node (2, 1).
-        let (x, y) = (2.0 * SPACING - 15.0, SPACING + town::LANE_OFFSET);
-        let i = light_ahead(&lights, x, y, 0.0).expect("a light");
-        assert_eq!((lights[i].node, lights[i].dir), ((2, 1), 0));
-        // Heading -y on road i = 3, 14 m before node (3, 2).
-        let (x, y) = (3.0 * SPACING - town::LANE_OFFSET, 2.0 * SPACING + 14.0);
-        let i = light_ahead(&lights, x, y, -90.0).expect("a light");
-        assert_eq!((lights[i].node, lights[i].dir), ((3, 2), 3));
-        // 8 m before it (committed: too near to stop before the junction)
-        // and 25 m before it (not yet in the zone): none.
-        for before in [8.0, 25.0] {
-            let y = 2.0 * SPACING + before;
-            let x = 3.0 * SPACING - town::LANE_OFFSET;
-            assert_eq!(light_ahead(&lights, x, y, -90.0), None, "{before} m");
-        }
-        // Mid-block, 40 m before the junction: none.
-        assert_eq!(
-            light_ahead(&lights, SPACING + 20.0, town::LANE_OFFSET, 0.0),
-            None
-        );
+    let signs: Vec<Transform> = world.sign_actors().map(|(_, t)| t).collect();
+    for (j, t) in signs.iter().enumerate() {
+        out.push(ActorState {
+            id: SIGN_ID0 + j as u32,
+            kind: CARLA_ACTOR_OTHER,
+            transform: at(t),
+            ..Default::default()
+        });
     }
 }

@@ -19,8 +19,36 @@ pub(crate) const WALKERS: [&str; 4] = [
 ];
 
 pub(crate) const TRAFFIC_LIGHT: &str = "traffic.traffic_light";
-/// CARLA's speed-limit sign blueprints of the limits the town has.
-pub(crate) const SPEED_LIMITS: [&str; 2] = ["traffic.speed_limit.30", "traffic.speed_limit.60"];
+/// CARLA's speed-limit sign blueprints.
+pub(crate) const SPEED_LIMITS: [&str; 8] = [
+    "traffic.speed_limit.30",
+    "traffic.speed_limit.40",
+    "traffic.speed_limit.50",
+    "traffic.speed_limit.60",
+    "traffic.speed_limit.90",
+    "traffic.speed_limit.100",
+    "traffic.speed_limit.120",
+    "traffic.speed_limit.130",
+];
+pub(crate) const STOP: &str = "traffic.stop";
+pub(crate) const YIELD: &str = "traffic.yield";
+
+/// The speed-limit blueprint nearest to `kmh`.
+pub(crate) fn speed_limit(kmh: f32) -> &'static str {
+    SPEED_LIMITS
+        .iter()
+        .min_by(|a, b| {
+            let value = |id: &&str| {
+                id.rsplit('.')
+                    .next()
+                    .and_then(|v| v.parse::<f32>().ok())
+                    .unwrap_or(0.0)
+            };
+            (value(a) - kmh).abs().total_cmp(&(value(b) - kmh).abs())
+        })
+        .copied()
+        .unwrap_or(SPEED_LIMITS[0])
+}
 
 fn attr(id: &str, kind: u8, value: &str) -> BlueprintAttribute {
     BlueprintAttribute {
@@ -172,9 +200,9 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
         }),
         library_sensor: false,
     });
-    for id in SPEED_LIMITS {
+    for id in SPEED_LIMITS.iter().chain(&[STOP, YIELD]) {
         out.push(Blueprint {
-            id: id.into(),
+            id: (*id).into(),
             attributes: vec![modifiable(attr("role_name", ATTR_STRING, ""))],
             bounding_box: boxed(Vector3D {
                 x: 0.35,

@@ -11,9 +11,10 @@ mod commands;
 pub(crate) mod sensors;
 mod vehicle_catalog;
 
+use crate::world::ids::PLAYER_ID;
 use crate::world::rendering::gbuffer::Output;
 use crate::world::simulation::vehicle;
-use crate::world::World;
+use crate::world::{Town, World};
 use carla_server::rpc::{ActorState, EngineCall, EngineRequest, EpisodeFrame, EpisodeSettings};
 use carla_server::sensor::models::gnss::GeoReference;
 use carla_server::types::{ActorTransform, Control, Transform, Vector3D};
@@ -95,8 +96,8 @@ fn colour(attributes: &[(String, String)]) -> [u8; 3] {
 }
 
 impl Serve09 {
-    /// Adds the town's blueprints and map to the library's endpoint.
-    pub(crate) fn setup(server: &Server, geo: GeoReference) -> Result<Serve09, Error> {
+    /// Adds the world's blueprints to the library's endpoint.
+    pub(crate) fn setup(server: &Server) -> Result<Serve09, Error> {
         let rpc = server.rpc()?;
         for bp in blueprints::all(Vector3D {
             x: 0.3,
@@ -105,19 +106,6 @@ impl Serve09 {
         }) {
             rpc.add_blueprint(bp);
         }
-        let spawn: Vec<ActorTransform> = crate::world::map::opendrive::spawn_points()
-            .iter()
-            .map(|t| ActorTransform {
-                location: t.location,
-                rotation: t.rotation,
-            })
-            .collect();
-        rpc.set_map(
-            "Carla/Maps/SyntheticTown",
-            &spawn,
-            &crate::world::map::opendrive::opendrive(),
-        );
-        rpc.set_navigation(&crate::world::map::navigation::walkable())?;
         Ok(Serve09 {
             sensors: Vec::new(),
             types: HashMap::new(),
@@ -126,11 +114,35 @@ impl Serve09 {
             camera_scratch: cameras::CameraScratch::default(),
             previous: HashMap::new(),
             frame: 0,
-            geo,
+            geo: crate::world::map::geo::DEFAULT,
             spectator: ActorTransform::default(),
             controls: HashMap::new(),
             no_effect: Default::default(),
         })
+    }
+
+    /// Shows 0.9 clients the map of `town`: its name, spawn points and
+    /// OpenDRIVE text, its walkers' navigation mesh; GNSS uses its origin.
+    pub(crate) fn show_town(&mut self, server: &Server, town: &Town) {
+        let map = &town.map;
+        self.geo = map.geo;
+        let Ok(rpc) = server.rpc() else {
+            return;
+        };
+        let spawn: Vec<ActorTransform> = map
+            .spawn_points
+            .iter()
+            .map(|t| ActorTransform {
+                location: t.location,
+                rotation: t.rotation,
+            })
+            .collect();
+        rpc.set_map(&format!("Carla/Maps/{}", map.name), &spawn, &map.opendrive);
+        if map.walkable.is_empty() {
+            log_warn!("map {}: no sidewalk or shoulder for walkers", map.name);
+        } else if let Err(e) = rpc.set_navigation(&map.walkable) {
+            log_warn!("map {}: no navigation mesh: {}", map.name, e);
+        }
     }
 
     /// A new world (a 0.8 episode began, or the server started): clients'
@@ -147,10 +159,8 @@ impl Serve09 {
 
     /// The 0.8 player's car left the world (its client left).
     pub(crate) fn player_left(&mut self, server: &Server) {
-        if self.types.remove(&crate::world::PLAYER_ID).is_some() {
-            let _ = server
-                .rpc()
-                .and_then(|r| r.remove_actor(crate::world::PLAYER_ID));
+        if self.types.remove(&PLAYER_ID).is_some() {
+            let _ = server.rpc().and_then(|r| r.remove_actor(PLAYER_ID));
         }
     }
 
@@ -167,7 +177,9 @@ impl Serve09 {
         req: EngineRequest,
     ) -> Option<EngineRequest> {
         match req.call().clone() {
-            EngineCall::Tick | EngineCall::LoadEpisode { .. } => return Some(req),
+            EngineCall::Tick
+            | EngineCall::LoadEpisode { .. }
+            | EngineCall::LoadOpenDrive { .. } => return Some(req),
             EngineCall::SpawnActor {
                 actor_id,
                 blueprint,
@@ -285,9 +297,6 @@ impl Serve09 {
             EngineCall::World(command) => {
                 commands::world_command(world, &command, &mut self.no_effect);
                 req.succeed(0)
-            }
-            EngineCall::LoadOpenDrive { .. } => {
-                req.fail("this world cannot build a world from OpenDRIVE text (not yet)")
             }
         }
         None

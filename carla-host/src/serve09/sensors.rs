@@ -6,9 +6,9 @@
 //! computed by the client from the map and the snapshots; the server only
 //! holds its actor.
 
-use crate::world::map::tags::{static_type_id, tag_0916};
 use crate::world::math::{sub, Axes};
 use crate::world::rendering::gbuffer::Output;
+use crate::world::scene::tags::{static_type_id, tag_0916};
 use crate::world::sensing::lidar::Mount;
 use crate::world::World;
 use carla_server::sensor::models::gnss::{to_geo, GeoReference};
@@ -257,7 +257,8 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
             t.world
                 .trace_from(&pose, &scratch.rays, range, s.parent, &mut scratch.hits);
             for h in &mut scratch.hits {
-                h.semantic_tag = u32::from(crate::world::map::tags::tag_0916(h.semantic_tag as u8));
+                h.semantic_tag =
+                    u32::from(crate::world::scene::tags::tag_0916(h.semantic_tag as u8));
             }
             sensor.send_lidar_hits(&ctx, &scratch.hits)
         }

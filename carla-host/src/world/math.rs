@@ -149,6 +149,11 @@ impl Rect {
     /// Separating-axis test of two rectangles.
     pub(crate) fn overlaps(&self, o: &Rect) -> bool {
         let (dx, dy) = (o.cx - self.cx, o.cy - self.cy);
+        // Farther apart than their circumscribed circles: no overlap.
+        let reach = self.hx + self.hy + o.hx + o.hy;
+        if dx * dx + dy * dy > reach * reach {
+            return false;
+        }
         [
             (self.cos, self.sin),
             (-self.sin, self.cos),

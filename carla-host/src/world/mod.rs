@@ -1,21 +1,22 @@
-//! The demo world the host serves, by concern:
-//! - [`map`]: the small procedural town ([`map::town`]), its static boxes,
-//!   semantic tags and its OpenDRIVE map;
-//! - [`simulation`]: seeded traffic, pedestrians, the player's car
-//!   ([`simulation::vehicle`]) and the vehicles 0.9 clients drive;
-//! - [`scene`]: ray queries against the town, shared by cameras, lidars
-//!   and collisions;
-//! - [`rendering`]: cameras (conventions in [`rendering::render`], drawn by
-//!   the rasterizer [`rendering::raster`] into a [`gbuffer::GBuffer`] each
-//!   output is written from);
-//! - [`sensing`]: lidar tracing and what the other 0.9 sensors ask of the
-//!   world;
-//! - [`math`]: small geometry helpers and the seeded generator.
+//! The demo world the host serves, in the order data flows through it:
+//! - [`map`]: OpenDRIVE text in, the lane graph, signals, spawn points and
+//!   walkable surfaces out (the built-in town is one generated text);
+//! - [`scene`]: the map's static triangles and boxes and this tick's
+//!   actors, one spatial index for every ray and overlap query;
+//! - [`simulation`]: traffic on the lane graph, walkers, the lights'
+//!   cycle, the player's car and the vehicles 0.9 clients drive;
+//! - [`rendering`] and [`sensing`]: cameras (a rasterizer filling a
+//!   G-buffer each output is written from), lidar tracing and what the
+//!   other sensors ask of the world;
+//! - [`math`] and [`ids`]: small geometry helpers, the seeded generator,
+//!   the actor id ranges.
 //!
-//! Per frame the host calls [`World::step`] with the client's control, then
-//! [`World::measurements`], [`World::render_gbuffer`] (or [`World::render`])
-//! for each camera and [`World::trace_lidar`] for each lidar.
+//! A [`Town`] is a loaded map with what every episode on it shares; a
+//! [`World`] is one episode: per frame the host calls [`World::step`]
+//! with the 0.8 player's control, then asks for measurements, renders
+//! cameras and traces lidars.
 
+pub(crate) mod ids;
 pub(crate) mod map;
 pub(crate) mod math;
 pub(crate) mod rendering;
@@ -23,35 +24,24 @@ pub(crate) mod scene;
 pub(crate) mod sensing;
 pub(crate) mod simulation;
 
-// The submodules by their short names, for the code and tests of this file.
-use map::{geometry, town};
-use rendering::gbuffer;
-#[cfg(test)]
-use rendering::render;
-use sensing::lidar;
-use simulation::{fleet, pedestrians, traffic, vehicle};
-
-#[allow(unused_imports)] // for the lidar's 0.9.16 tags
-pub(crate) use map::tags::tag_0916;
-pub(crate) use map::town::player_start_spots;
-
-use carla_server::sensor::{LidarHit, PlannedRay};
 use carla_server::types::*;
-use gbuffer::GBuffer;
-use lidar::Mount;
+use ids::{PEDESTRIAN_ID0, PLAYER_ID, VEHICLE_ID0};
+use map::{Map, Options};
 use math::{v3, Rect, Rng};
-use parking_lot::Mutex;
-use pedestrians::Walker;
-#[cfg(test)]
-use render::CameraSpec;
-use scene::ActorBox;
-use scene::Scene;
-use town::{Light, LightSpot, SignSpot};
-use traffic::{Obstacle, Vehicle};
-use vehicle::Car;
+use scene::tags::tag;
+use scene::{ActorBox, Scene};
+use simulation::fleet::{Contact, Driven};
+use simulation::lights::{Light, Lights};
+use simulation::pedestrians::{Paths, Walker};
+use simulation::traffic::{Obstacle, Road, Vehicle};
+use simulation::vehicle::Car;
+use simulation::ways::Ways;
+use std::sync::Arc;
 
 /// Most pedestrians spawned.
 pub(crate) const MAX_PEDESTRIANS: u32 = 1000;
+/// Most vehicles of the world's own traffic.
+pub(crate) const MAX_VEHICLES: u32 = 1000;
 /// Longest simulation sub-step, seconds.
 pub(crate) const MAX_SUBSTEP: f32 = 0.05;
 /// Most physics time a client vehicle gets per tick, seconds: CARLA's
@@ -62,14 +52,6 @@ pub(crate) const MAX_SUBSTEP: f32 = 0.05;
 /// rely on it: a control held for 3 s of motion would send a car in
 /// circles.
 pub(crate) const MAX_PHYSICS_DT: f32 = 0.333_33;
-
-/// Actor ids: the player, then ranges per kind.
-/// (Not 1: that is the 0.9 spectator's id.)
-pub(crate) const PLAYER_ID: u32 = 999;
-pub(crate) const VEHICLE_ID0: u32 = 1000;
-pub(crate) const PEDESTRIAN_ID0: u32 = 2000;
-pub(crate) const LIGHT_ID0: u32 = 3000;
-pub(crate) const SIGN_ID0: u32 = 4000;
 
 /// What the client's settings choose about the world.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,8 +74,49 @@ impl Default for WorldConfig {
     }
 }
 
+/// A loaded map and what every episode on it shares.
+pub(crate) struct Town {
+    pub map: Map,
+    pub fixed: Arc<scene::Fixed>,
+    pub ways: Ways,
+    pub paths: Paths,
+    pub lights: Lights,
+}
+
+impl Town {
+    /// The town of map `name` from OpenDRIVE `text`; an error names what
+    /// is wrong with the text.
+    pub(crate) fn load(name: &str, text: Arc<str>, options: Options) -> Result<Arc<Town>, String> {
+        let map = Map::load(name, text, options)?;
+        let fixed = Arc::new(scene::build::fixed(&map));
+        let ways = Ways::new(&map);
+        let paths = Paths::new(&map.lanes);
+        let lights = Lights::new(&map.signs);
+        Ok(Arc::new(Town {
+            map,
+            fixed,
+            ways,
+            paths,
+            lights,
+        }))
+    }
+
+    /// The built-in town.
+    pub(crate) fn builtin() -> Arc<Town> {
+        let text: Arc<str> = map::builtin::town_xodr().into();
+        Town::load(map::builtin::NAME, text, Options::default())
+            .expect("the built-in town loads (its tests say so)")
+    }
+
+    /// The start spots of a 0.8 player: the map's spawn points.
+    pub(crate) fn start_spots(&self) -> &[Transform] {
+        &self.map.spawn_points
+    }
+}
+
 /// The world of one episode.
 pub(crate) struct World {
+    town: Arc<Town>,
     /// Frames stepped since the episode started.
     pub frame: u64,
     /// Game time since the episode started, ms (sum of rounded ticks).
@@ -104,22 +127,19 @@ pub(crate) struct World {
     car: Car,
     vehicles: Vec<Vehicle>,
     walkers: Vec<Walker>,
-    lights: Vec<LightSpot>,
-    signs: Vec<SignSpot>,
     scene: Scene,
     obstacles: Vec<Obstacle>,
     actor_buf: Vec<ActorBox>,
+    /// By lane: the traffic vehicle on or entering a junction lane.
+    claims: Vec<u32>,
     /// Whether the 0.8 player's car is in the world (a 0.8 episode runs).
     player_active: bool,
     /// A replay holds the town's traffic and the walkers still.
     traffic_held: bool,
     /// Vehicles 0.9 clients spawned.
-    fleet: Vec<fleet::Driven>,
+    fleet: Vec<Driven>,
     /// This tick's collisions.
-    contacts: Vec<fleet::Contact>,
-    /// The G-buffer stripe of [`World::render`].
-    #[allow(dead_code)] // see `render`
-    scratch: Mutex<GBuffer>,
+    contacts: Vec<Contact>,
 }
 
 fn light_colour(l: Light) -> [u8; 3] {
@@ -131,43 +151,55 @@ fn light_colour(l: Light) -> [u8; 3] {
 }
 
 impl World {
-    /// The town with the player at start spot `start` (modulo the count)
-    /// and traffic from `config`. At most one vehicle per 10 m of lane
-    /// (about 400 in all) is spawned, none within 25 m of the player; at
-    /// most `MAX_PEDESTRIANS` pedestrians.
-    pub(crate) fn new(config: &WorldConfig, start: usize) -> World {
-        World::build(config, start, true)
+    /// `town` with the player at start spot `start` (modulo the count)
+    /// and traffic from `config`: at most one vehicle per 10 m of lane,
+    /// none within 25 m of the player; at most `MAX_PEDESTRIANS`
+    /// pedestrians.
+    pub(crate) fn new(town: &Arc<Town>, config: &WorldConfig, start: usize) -> World {
+        World::build(town, config, start, true)
     }
 
-    /// The town without the 0.8 player's car (what 0.9 clients see while no
-    /// 0.8 episode runs); traffic is spawned as if the player stood at
-    /// start spot 0.
-    pub(crate) fn town(config: &WorldConfig) -> World {
-        World::build(config, 0, false)
+    /// `town` without the 0.8 player's car (what 0.9 clients see while no
+    /// 0.8 episode runs); traffic keeps clear of start spot 0.
+    pub(crate) fn town(town: &Arc<Town>, config: &WorldConfig) -> World {
+        World::build(town, config, 0, false)
     }
 
-    fn build(config: &WorldConfig, start: usize, player_active: bool) -> World {
-        let spots = player_start_spots();
-        let spot = spots[start % spots.len()];
-        let car = Car::at(&spot);
+    fn build(town: &Arc<Town>, config: &WorldConfig, start: usize, player_active: bool) -> World {
+        let spots = town.start_spots();
+        let spot = spots
+            .get(start % spots.len().max(1))
+            .copied()
+            .unwrap_or_default();
+        let mut car = Car::at(&spot);
+        let scene = Scene::new(town.fixed.clone());
+        (car.z, _) = scene.ground_at(car.x, car.y, spot.location.z, 2.0);
+        let lanes = &town.map.lanes;
         let mut rng = Rng::new(config.seed_vehicles);
-        let mut slots = traffic::spawn_slots();
-        slots.retain(|&(n, d, u)| {
-            let (x, y) = town::lane_point(n, d, 4.0 + u * (town::SPACING - 8.0));
-            (x - car.x).hypot(y - car.y) > 25.0
-        });
+        let mut slots: Vec<(u32, f32)> = town.ways.slots.clone();
         rng.shuffle(&mut slots);
-        let vehicles = slots
-            .iter()
-            .take(config.vehicles as usize)
-            .enumerate()
-            .map(|(i, &(n, d, u))| Vehicle::new(VEHICLE_ID0 + i as u32, n, d, u, &mut rng))
-            .collect();
+        let mut vehicles: Vec<Vehicle> = Vec::new();
+        for &(lane, d) in &slots {
+            if vehicles.len() as u32 >= config.vehicles.min(MAX_VEHICLES) {
+                break;
+            }
+            let p = lanes.lane(lane).pose(d).position;
+            let near_player = (p[0] - car.x).hypot(p[1] - car.y) < 25.0;
+            let taken = vehicles.iter().any(|v| {
+                (v.pose.x - p[0]).hypot(v.pose.y - p[1]) < 10.0 && (v.pose.z - p[2]).abs() < 3.0
+            });
+            if near_player || taken {
+                continue;
+            }
+            let id = VEHICLE_ID0 + vehicles.len() as u32;
+            vehicles.push(Vehicle::new(id, lanes, lane, d, &mut rng));
+        }
         let mut rng = Rng::new(config.seed_pedestrians);
         let walkers = (0..config.pedestrians.min(MAX_PEDESTRIANS))
-            .map(|i| Walker::new(PEDESTRIAN_ID0 + i, &mut rng))
+            .map(|i| Walker::new(PEDESTRIAN_ID0 + i, lanes, &town.paths, &mut rng))
             .collect();
         let mut world = World {
+            town: town.clone(),
             frame: 0,
             game_ms: 0,
             last_dt: 0.0,
@@ -175,32 +207,39 @@ impl World {
             car,
             vehicles,
             walkers,
-            lights: town::light_spots(),
-            signs: town::sign_spots(),
-            scene: Scene::new(geometry::static_geometry(), scene::CELL),
+            scene,
             obstacles: Vec::new(),
             actor_buf: Vec::new(),
+            claims: vec![0; lanes.lanes.len()],
             player_active,
             traffic_held: false,
             fleet: Vec::new(),
             contacts: Vec::new(),
-            scratch: Mutex::new(GBuffer::new()),
         };
         world.refresh();
         world
     }
 
-    /// Seconds of game time since the episode started.
+    /// The town this world runs on.
+    pub(crate) fn town_ref(&self) -> &Arc<Town> {
+        &self.town
+    }
+
+    /// The map this world runs on.
+    pub(crate) fn map(&self) -> &Map {
+        &self.town.map
+    }
+
     /// The last step's length, seconds (0 before the first).
     pub(crate) fn last_step(&self) -> f32 {
         self.last_dt
     }
 
+    /// Seconds of game time since the episode started.
     pub(crate) fn time(&self) -> f32 {
         self.time
     }
-    /// The scene, for ray queries of the host's own.
-    #[allow(dead_code)]
+    /// The scene, for ray queries.
     pub(crate) fn scene(&self) -> &Scene {
         &self.scene
     }
@@ -231,19 +270,21 @@ impl World {
     fn substep(&mut self, control: &Control, dt: f32, physics: f32) {
         self.time += dt;
         if !self.traffic_held {
-            for v in &mut self.vehicles {
-                v.step(self.time, dt, &self.obstacles);
-            }
+            self.step_traffic(dt);
+            let town = &self.town;
+            let scene = &self.scene;
+            let ground = |x: f32, y: f32, z: f32| scene.ground_at(x, y, z, 0.6).0;
             for w in &mut self.walkers {
-                w.step(dt);
+                w.step(&town.map.lanes, &town.paths, dt, &ground);
             }
         }
         if self.player_active {
             let mut car = self.car;
             car.step(control, dt, |r| self.collision(r, PLAYER_ID));
+            self.settle(&mut car);
             self.car = car;
             if let Some((other, impulse, static_tag)) = car.hit {
-                self.contacts.push(fleet::Contact {
+                self.contacts.push(Contact {
                     actor: PLAYER_ID,
                     other,
                     impulse,
@@ -255,12 +296,53 @@ impl World {
         self.refresh();
     }
 
+    fn step_traffic(&mut self, dt: f32) {
+        let town = &self.town;
+        let lanes = &town.map.lanes;
+        self.claims.iter_mut().for_each(|c| *c = 0);
+        for v in &self.vehicles {
+            v.claim(lanes, &mut self.claims);
+        }
+        let mut road = Road {
+            lanes,
+            ways: &town.ways,
+            lights: &town.lights,
+            time: self.time,
+            obstacles: &self.obstacles,
+            claims: &mut self.claims,
+        };
+        for v in &mut self.vehicles {
+            v.step(&mut road, dt);
+        }
+    }
+
+    /// Puts a car on the ground under it: height, pitch and roll from the
+    /// surface under its four corners.
+    pub(crate) fn settle(&self, car: &mut Car) {
+        // Where it was settled last: the same ground, unless it moved.
+        let [sx, sy, syaw] = car.settled_at;
+        if (car.x - sx).abs() + (car.y - sy).abs() < 0.2 && (car.yaw - syaw).abs() < 0.02 {
+            return;
+        }
+        car.settled_at = [car.x, car.y, car.yaw];
+        let r = car.footprint();
+        let h = |a: f32, b: f32| {
+            let (x, y) = r.point(a * car.extent.x * 0.8, b * car.extent.y * 0.8);
+            self.scene.ground_at(x, y, car.z, 0.6).0
+        };
+        let (fl, fr, bl, br) = (h(1.0, -1.0), h(1.0, 1.0), h(-1.0, -1.0), h(-1.0, 1.0));
+        car.z = (fl + fr + bl + br) / 4.0;
+        let (lx, ly) = (1.6 * car.extent.x, 1.6 * car.extent.y);
+        car.pitch = ((fl + fr - bl - br) / 2.0).atan2(lx);
+        car.roll = ((fl + bl - fr - br) / 2.0).atan2(ly);
+    }
+
     /// Holds the town's own vehicles and the walkers still (a replay
     /// moves them), or lets them go on.
     pub(crate) fn hold_traffic(&mut self, hold: bool) {
         self.traffic_held = hold;
         if hold {
-            self.vehicles.iter_mut().for_each(|v| v.speed = 0.0);
+            self.vehicles.iter_mut().for_each(Vehicle::stop);
         }
     }
 
@@ -269,13 +351,16 @@ impl World {
         self.player_active
     }
 
+    /// The lights' state now, by light index.
+    pub(crate) fn light_state(&self, light: usize) -> (Light, f32) {
+        self.town.lights.phase(light, self.time)
+    }
+
     /// Rebuilds the scene's actors, lamp colours and the obstacle list.
     fn refresh(&mut self) {
         let t = self.time;
-        let colours = self
-            .lights
-            .iter()
-            .map(|l| light_colour(town::light_state(l.node, l.dir, t)));
+        let lights = &self.town.lights;
+        let colours = (0..lights.len()).map(|i| light_colour(lights.state(i, t)));
         self.scene.set_light_colours(colours);
         self.obstacles.clear();
         if self.player_active {
@@ -283,38 +368,55 @@ impl World {
                 rect: self.car.footprint(),
                 id: PLAYER_ID,
                 speed: self.car.speed.abs(),
+                walker: false,
             });
         }
         self.obstacles.extend(self.fleet.iter().map(|d| Obstacle {
             rect: d.car.footprint(),
             id: d.id,
             speed: d.car.speed.abs(),
+            walker: false,
         }));
         self.obstacles
             .extend(self.vehicles.iter().map(|v| Obstacle {
                 rect: v.rect(),
                 id: v.id,
                 speed: v.speed,
+                walker: false,
             }));
+        self.obstacles.extend(
+            self.walkers
+                .iter()
+                .filter(|w| !w.ghost && !w.on_its_walk())
+                .map(|w| Obstacle {
+                    rect: w.rect(),
+                    id: w.id,
+                    speed: w.speed,
+                    walker: true,
+                }),
+        );
         let b = &mut self.actor_buf;
         b.clear();
-        let e = vehicle::EXTENT;
         if self.player_active {
+            let c = &self.car;
             b.push(actor(
                 PLAYER_ID,
-                self.car.footprint(),
-                2.0 * e.z,
-                town::tag::VEHICLES,
+                c.footprint(),
+                c.z,
+                2.0 * c.extent.z,
+                tag::VEHICLES,
                 [200, 200, 205],
                 1.0,
             ));
         }
         for d in &self.fleet {
+            let c = &d.car;
             b.push(actor(
                 d.id,
-                d.car.footprint(),
-                2.0 * d.car.extent.z,
-                town::tag::VEHICLES,
+                c.footprint(),
+                c.z,
+                2.0 * c.extent.z,
+                tag::VEHICLES,
                 d.albedo,
                 1.0,
             ));
@@ -324,8 +426,9 @@ impl World {
             b.push(actor(
                 v.id,
                 v.rect(),
+                v.pose.z,
                 h,
-                town::tag::VEHICLES,
+                tag::VEHICLES,
                 v.albedo,
                 0.6 * h,
             ));
@@ -334,8 +437,9 @@ impl World {
             b.push(actor(
                 w.id,
                 w.rect(),
+                w.z,
                 1.8,
-                town::tag::PEDESTRIANS,
+                tag::PEDESTRIANS,
                 w.albedo,
                 f32::INFINITY,
             ));
@@ -353,9 +457,10 @@ impl World {
         agents: &mut Vec<Agent>,
     ) -> MeasurementsHeader {
         let c = &self.car;
-        let (otherlane, offroad) = c.lane_fractions();
-        let gap = traffic::gap_ahead(c.footprint(), PLAYER_ID, &self.obstacles);
-        let e = vehicle::EXTENT;
+        let lanes = &self.town.map.lanes;
+        let (otherlane, offroad) = c.lane_fractions(lanes);
+        let gap = simulation::traffic::gap_ahead(c.footprint(), PLAYER_ID, &self.obstacles);
+        let t = &self.town;
         agents.clear();
         if with_agents {
             self.agents(agents);
@@ -366,7 +471,7 @@ impl World {
             game_timestamp: self.game_ms as u32,
             player_measurements: PlayerMeasurements {
                 transform: c.transform(),
-                bounding_box: bbox(e.x, e.y, e.z),
+                bounding_box: bbox(c.extent.x, c.extent.y, c.extent.z),
                 acceleration: c.accel,
                 forward_speed: c.speed,
                 collision_vehicles: c.collision_vehicles,
@@ -374,18 +479,21 @@ impl World {
                 collision_other: c.collision_other,
                 intersection_otherlane: otherlane,
                 intersection_offroad: offroad,
-                autopilot_control: c.autopilot(self.time, gap),
+                autopilot_control: simulation::pilot::drive(
+                    c, lanes, &t.ways, &t.lights, self.time, gap,
+                ),
             },
         }
     }
 
     fn agents(&self, out: &mut Vec<Agent>) {
-        let deg = |yaw: f32| yaw.to_degrees();
+        use simulation::vehicle::pose_transform;
         for v in &self.vehicles {
+            let p = &v.pose;
             out.push(Agent {
                 id: v.id,
                 r#type: CARLA_SERVER_AGENT_VEHICLE,
-                transform: town::ground_transform(v.x, v.y, deg(v.yaw)),
+                transform: pose_transform(p.x, p.y, p.z, p.yaw, p.pitch, p.roll),
                 bounding_box: bbox(v.extent.0, v.extent.1, v.extent.2),
                 forward_speed: v.speed,
             });
@@ -394,59 +502,53 @@ impl World {
             out.push(Agent {
                 id: w.id,
                 r#type: CARLA_SERVER_AGENT_PEDESTRIAN,
-                transform: town::ground_transform(w.x, w.y, deg(w.yaw)),
+                transform: pose_transform(w.x, w.y, w.z, w.yaw, 0.0, 0.0),
                 bounding_box: bbox(0.3, 0.3, 0.9),
                 forward_speed: w.speed,
             });
         }
-        for (i, l) in self.lights.iter().enumerate() {
-            let kind = match town::light_state(l.node, l.dir, self.time) {
+        for (i, _) in self.town.map.signs.lights().enumerate() {
+            let kind = match self.light_state(i).0 {
                 Light::Green => CARLA_SERVER_AGENT_TRAFFICLIGHT_GREEN,
                 Light::Yellow => CARLA_SERVER_AGENT_TRAFFICLIGHT_YELLOW,
                 Light::Red => CARLA_SERVER_AGENT_TRAFFICLIGHT_RED,
             };
             out.push(Agent {
-                id: LIGHT_ID0 + i as u32,
+                id: ids::LIGHT_ID0 + i as u32,
                 r#type: kind,
-                transform: l.transform(),
+                transform: self.light_transform(i),
                 ..Default::default()
             });
         }
-        for (i, s) in self.signs.iter().enumerate() {
+        for (j, (limit, transform)) in self.speed_signs().enumerate() {
             out.push(Agent {
-                id: SIGN_ID0 + i as u32,
+                id: ids::SIGN_ID0 + j as u32,
                 r#type: CARLA_SERVER_AGENT_SPEEDLIMITSIGN,
-                transform: town::ground_transform(s.x, s.y, 90.0 * ((s.dir + 2) % 4) as f32),
-                forward_speed: s.limit_kmh / 3.6,
+                transform,
+                forward_speed: limit / 3.6,
                 ..Default::default()
             });
         }
-    }
-
-    /// Traces `rays` (a lidar plan, sensor frame) from a lidar mounted on the
-    /// player at `mount`, up to `range_m`; the player's own car is not hit.
-    /// `hits` gets one entry per ray, in order.
-    pub(crate) fn trace_lidar(
-        &self,
-        mount: &Mount,
-        rays: &[PlannedRay],
-        range_m: f32,
-        hits: &mut Vec<LidarHit>,
-    ) {
-        let sensor = mount.world(&self.car.transform());
-        lidar::trace(&self.scene, &sensor, rays, range_m, PLAYER_ID, hits);
     }
 }
 
-fn actor(id: u32, rect: Rect, height: f32, tag: u8, albedo: [u8; 3], window_z: f32) -> ActorBox {
+fn actor(
+    id: u32,
+    rect: Rect,
+    z0: f32,
+    height: f32,
+    tag: u8,
+    albedo: [u8; 3],
+    window: f32,
+) -> ActorBox {
     ActorBox {
         id,
         rect,
-        z0: 0.0,
-        z1: height,
+        z0,
+        z1: z0 + height,
         tag,
         albedo,
-        window_z,
+        window_z: z0 + window,
     }
 }
 
@@ -462,5 +564,7 @@ fn bbox(x: f32, y: f32, z: f32) -> BoundingBox {
     }
 }
 
+#[cfg(test)]
+pub(crate) mod testing;
 #[cfg(test)]
 mod tests;

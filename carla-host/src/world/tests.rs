@@ -1,11 +1,13 @@
-use super::geometry::{StaticBox, NO_LIGHT};
-use super::lidar::legacy_lidar_settings;
-use super::render::{decode_depth, pixel_ray, PostProcessing};
-use super::rendering::{raster, raycast};
-use super::town::ground_transform;
+use super::ids::PLAYER_ID;
+use super::map::lanes::LaneKind;
+use super::rendering::gbuffer::GBuffer;
+use super::rendering::raster;
+use super::rendering::render::{self, decode_depth, pixel_ray, CameraSpec, PostProcessing};
+use super::scene::tags::tag;
+use super::scene::{Material, StaticBox, Statics, NO_LIGHT};
+use super::simulation::vehicle::pose_transform;
+use super::testing;
 use super::*;
-use carla_server::legacy::lidar_record;
-use std::time::Instant;
 
 fn config(seed: u64) -> WorldConfig {
     WorldConfig {
@@ -23,10 +25,14 @@ fn run(world: &mut World, seconds: f32, mut each: impl FnMut(&World)) {
     }
 }
 
+fn new(config: &WorldConfig, start: usize) -> World {
+    World::new(&testing::town(), config, start)
+}
+
 #[test]
 fn the_town_and_its_traffic_are_deterministic_from_the_seeds() {
     let agents = |seed, start| {
-        let mut w = World::new(&config(seed), start);
+        let mut w = new(&config(seed), start);
         run(&mut w, 5.0, |_| {});
         let mut agents = Vec::new();
         w.measurements(0, true, &mut agents);
@@ -40,22 +46,30 @@ fn the_town_and_its_traffic_are_deterministic_from_the_seeds() {
     assert_eq!(kinds(CARLA_SERVER_AGENT_PEDESTRIAN), 30);
     assert_eq!(kinds(CARLA_SERVER_AGENT_SPEEDLIMITSIGN), 4);
     let lights = (41..=43).map(kinds).sum::<usize>();
-    assert_eq!(lights, town::light_spots().len());
-    assert_eq!(player_start_spots(), player_start_spots());
+    assert_eq!(lights, testing::town().map.signs.lights().count());
+    // The map itself: the same text, the same town.
+    let again = Town::builtin();
+    assert_eq!(again.map.spawn_points, testing::town().map.spawn_points);
+    assert_eq!(again.fixed.tris(), testing::town().fixed.tris());
 }
 
 #[test]
 fn the_player_starts_on_a_road_in_its_lane() {
-    let spots = player_start_spots();
+    let town = testing::town();
+    let spots = town.start_spots();
     assert!(spots.len() >= 10);
     for (i, s) in spots.iter().enumerate() {
-        let w = World::new(&WorldConfig::default(), i);
+        let w = new(&WorldConfig::default(), i);
         let m = w
             .measurements(0, false, &mut Vec::new())
             .player_measurements;
-        assert_eq!(m.transform.location, s.location);
+        let l = m.transform.location;
+        assert!((l.x - s.location.x).abs() < 1e-4 && (l.y - s.location.y).abs() < 1e-4);
+        // On the ground, not at the spawn point's height above it.
+        let on = town.map.lanes.at(l.x, l.y, l.z, 0.1).expect("on a lane");
+        assert!((on.z - l.z).abs() < 0.02, "spot {i}: {} vs {}", l.z, on.z);
+        assert!(town.map.lanes.lane(on.lane).kind.is_driving());
         assert!((m.transform.rotation.yaw - s.rotation.yaw).abs() < 1e-3);
-        assert!(town::surface(s.location.x, s.location.y).ground.is_road());
         assert_eq!(
             (m.intersection_otherlane, m.intersection_offroad),
             (0.0, 0.0),
@@ -67,8 +81,10 @@ fn the_player_starts_on_a_road_in_its_lane() {
 }
 
 #[test]
-fn traffic_stays_on_roads_and_sidewalks_and_the_lights_cycle() {
-    let mut w = World::new(&config(3), 0);
+fn traffic_stays_on_driving_lanes_walkers_on_sidewalks_and_the_lights_cycle() {
+    let town = testing::town();
+    let lanes = &town.map.lanes;
+    let mut w = new(&config(3), 0);
     let mut agents = Vec::new();
     let mut moved = 0.0;
     let mut states = std::collections::HashSet::new();
@@ -76,13 +92,17 @@ fn traffic_stays_on_roads_and_sidewalks_and_the_lights_cycle() {
         w.measurements(0, true, &mut agents);
         for a in &agents {
             let p = a.transform.location;
-            let g = town::surface(p.x, p.y).ground;
             match a.r#type {
                 CARLA_SERVER_AGENT_VEHICLE => {
-                    assert!(g.is_road(), "{a:?}");
+                    let on = lanes.at(p.x, p.y, p.z, 0.5).expect("a vehicle on a lane");
+                    assert!(lanes.lane(on.lane).kind.is_driving(), "{a:?}");
                     moved += a.forward_speed / 30.0;
                 }
-                CARLA_SERVER_AGENT_PEDESTRIAN => assert_eq!(g, town::Ground::Sidewalk, "{a:?}"),
+                CARLA_SERVER_AGENT_PEDESTRIAN => {
+                    let on = lanes.at(p.x, p.y, p.z - map::CURB_HEIGHT, 0.5);
+                    let kind = on.map(|o| lanes.lane(o.lane).kind);
+                    assert_eq!(kind, Some(LaneKind::Sidewalk), "{a:?}");
+                }
                 t => {
                     states.insert(t);
                 }
@@ -94,16 +114,28 @@ fn traffic_stays_on_roads_and_sidewalks_and_the_lights_cycle() {
 }
 
 #[test]
-fn vehicles_stop_at_red_lights() {
-    let mut w = World::new(&config(5), 0);
+fn vehicles_stop_at_red_lights_and_never_enter_a_junction_on_red() {
+    let town = testing::town();
+    let mut w = new(&config(5), 0);
     let mut stopped_at_red = 0;
     run(&mut w, 60.0, |w| {
-        for v in &w.vehicles {
-            let light = town::light_state(v.node(), v.dir(), w.time);
+        for v in w.traffic() {
+            // The light of the lane it was on before a junction.
+            let light = town
+                .map
+                .lanes
+                .lane(v.lane)
+                .predecessors
+                .iter()
+                .find_map(|&p| {
+                    town.ways.stops[p as usize].map(|s| town.lights.state(s.light, w.time()))
+                });
             if v.entered_junction() {
-                assert_ne!(light, Light::Red, "vehicle {} ran a red light", v.id);
+                assert_ne!(light, Some(Light::Red), "vehicle {} ran a red light", v.id);
             }
-            stopped_at_red += (v.speed == 0.0 && light == Light::Red) as u32;
+            let here =
+                town.ways.stops[v.lane as usize].map(|s| town.lights.state(s.light, w.time()));
+            stopped_at_red += (v.speed == 0.0 && here == Some(Light::Red)) as u32;
         }
     });
     assert!(stopped_at_red > 100, "{stopped_at_red}");
@@ -111,7 +143,7 @@ fn vehicles_stop_at_red_lights() {
 
 #[test]
 fn measurements_reuse_the_agents_buffer() {
-    let mut w = World::new(&config(1), 0);
+    let mut w = new(&config(1), 0);
     let mut agents = Vec::new();
     w.measurements(0, true, &mut agents);
     let (ptr, cap) = (agents.as_ptr(), agents.capacity());
@@ -128,7 +160,7 @@ fn measurements_reuse_the_agents_buffer() {
 
 #[test]
 fn a_throttle_moves_the_player_forward() {
-    let mut w = World::new(&WorldConfig::default(), 5);
+    let mut w = new(&WorldConfig::default(), 5);
     let start = w.player_transform();
     let c = Control {
         throttle: 0.8,
@@ -164,25 +196,22 @@ fn camera(w: u32, h: u32, post: PostProcessing) -> CameraSpec {
 #[test]
 fn depth_of_a_box_20_m_ahead_is_planar() {
     let wall = StaticBox {
-        min: Vector3D {
-            x: 120.0,
-            y: 40.0,
-            z: 0.0,
-        },
-        max: Vector3D {
-            x: 125.0,
-            y: 80.0,
-            z: 30.0,
-        },
-        tag: town::tag::BUILDINGS,
+        min: math::v3(120.0, 40.0, 0.0),
+        max: math::v3(125.0, 80.0, 30.0),
+        tag: tag::BUILDINGS,
         albedo: [9; 3],
         light: NO_LIGHT,
         actor: 0,
     };
-    let scene = Scene::new(vec![wall], scene::CELL);
-    let player = ground_transform(100.0, 60.0, 0.0);
+    let scene = scene::Scene::of(Statics {
+        boxes: vec![wall],
+        ground: Material::default(),
+        bounds: ((0.0, 0.0), (200.0, 200.0)),
+        ..Default::default()
+    });
+    let player = pose_transform(100.0, 60.0, 0.0, 0.0, 0.0, 0.0);
     let cam = camera(21, 15, PostProcessing::Depth);
-    let mut g = gbuffer::GBuffer::new();
+    let mut g = GBuffer::new();
     let pose = render::CameraPose::on_player(&cam, &player);
     let lens = raster::Lens {
         width: 21,
@@ -191,7 +220,7 @@ fn depth_of_a_box_20_m_ahead_is_planar() {
     };
     raster::rasterize(&scene, &pose, &lens, &mut g);
     let mut raycast = vec![0; 21 * 15 * 4];
-    raycast::render_with(&scene, &cam, &player, &mut raycast, true);
+    rendering::raycast::render(&scene, &cam, &player, &mut raycast);
     for img in [&raycast[..], &{
         let mut img = vec![0; 21 * 15 * 4];
         g.write_08(PostProcessing::Depth, &mut img);
@@ -207,12 +236,12 @@ fn depth_of_a_box_20_m_ahead_is_planar() {
     assert!(20.0 * math::length(d) > 25.0);
     assert!((g.depth()[7 * 21 + 10] - 20.0).abs() < 1e-4);
     assert!((g.depth()[3 * 21 + 1] - 20.0).abs() < 1e-4);
-    assert_eq!(g.tags()[7 * 21 + 10], town::tag::BUILDINGS);
+    assert_eq!(g.tags()[7 * 21 + 10], tag::BUILDINGS);
 }
 
 #[test]
 fn road_pixels_are_tagged_7_in_semantic_segmentation() {
-    let w = World::new(&WorldConfig::default(), 0);
+    let w = new(&WorldConfig::default(), 0);
     let cam = CameraSpec {
         position: Vector3D {
             x: 2.0,
@@ -222,14 +251,20 @@ fn road_pixels_are_tagged_7_in_semantic_segmentation() {
         ..camera(80, 60, PostProcessing::SemanticSegmentation)
     };
     let mut img = vec![0; 80 * 60 * 4];
-    w.render(&cam, &mut img);
+    let mut g = GBuffer::new();
+    w.render(&cam, &mut img, &mut g);
+    // Down the middle of the lane ahead: road (7), or its lane marks (6).
     for v in 36..60 {
         let px = &img[(v * 80 + 40) * 4..][..4];
-        assert_eq!(px, [0, 0, 7, 255], "row {v}");
+        assert!(
+            px == [0, 0, 7, 255] || px == [0, 0, 6, 255],
+            "row {v}: {px:?}"
+        );
     }
     let tags: std::collections::HashSet<u8> = img.chunks(4).map(|p| p[2]).collect();
     assert!(tags.contains(&0), "sky");
-    assert!(tags.contains(&town::tag::SIDEWALKS), "{tags:?}");
+    assert!(tags.contains(&tag::SIDEWALKS), "{tags:?}");
+    assert!(tags.contains(&tag::ROAD_LINES), "{tags:?}");
     let mut rgb = vec![0; 80 * 60 * 4];
     w.render(
         &CameraSpec {
@@ -237,150 +272,10 @@ fn road_pixels_are_tagged_7_in_semantic_segmentation() {
             ..cam
         },
         &mut rgb,
+        &mut g,
     );
     let distinct: std::collections::HashSet<&[u8]> = rgb.chunks(4).collect();
     assert!(distinct.len() > 50, "a shaded picture");
-}
-
-#[test]
-fn the_accelerated_render_matches_plain_ray_casts() {
-    let mut w = World::new(&config(9), 17);
-    run(&mut w, 1.0, |_| {});
-    let player = w.player_transform();
-    let views = [
-        (
-            Vector3D {
-                x: 2.0,
-                y: 0.0,
-                z: 1.4,
-            },
-            Rotation3D::default(),
-        ),
-        (
-            Vector3D {
-                x: -6.0,
-                y: 0.0,
-                z: 3.0,
-            },
-            Rotation3D {
-                pitch: -15.0,
-                yaw: 0.0,
-                roll: 0.0,
-            },
-        ),
-        (
-            Vector3D {
-                x: 0.0,
-                y: 0.5,
-                z: 1.4,
-            },
-            Rotation3D {
-                pitch: 5.0,
-                yaw: 90.0,
-                roll: 20.0,
-            },
-        ),
-        (
-            Vector3D {
-                x: 0.0,
-                y: 0.0,
-                z: 60.0,
-            },
-            Rotation3D {
-                pitch: -60.0,
-                yaw: 30.0,
-                roll: 0.0,
-            },
-        ),
-        (
-            Vector3D {
-                x: 0.0,
-                y: 0.0,
-                z: 1.0,
-            },
-            Rotation3D {
-                pitch: 0.0,
-                yaw: 180.0,
-                roll: 0.0,
-            },
-        ),
-    ];
-    for (i, (position, rotation)) in views.into_iter().enumerate() {
-        for post in [PostProcessing::SceneFinal, PostProcessing::Depth] {
-            let cam = CameraSpec {
-                position,
-                rotation,
-                ..camera(160, 120, post)
-            };
-            let (mut fast, mut slow) = (vec![0; 160 * 120 * 4], vec![0; 160 * 120 * 4]);
-            raycast::render_with(&w.scene, &cam, &player, &mut fast, true);
-            raycast::render_with(&w.scene, &cam, &player, &mut slow, false);
-            let differ = fast
-                .chunks(4)
-                .zip(slow.chunks(4))
-                .filter(|(a, b)| a != b)
-                .count();
-            assert_eq!(differ, 0, "view {i} {post:?}");
-        }
-    }
-}
-
-/// `cargo test --release --bin carla-host world::tests::bench -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn bench_render_and_lidar_per_frame() {
-    use carla_server::sensor::Lidar;
-    let mut w = World::new(&config(123_456_789), 0);
-    let cam = CameraSpec {
-        position: Vector3D {
-            x: 2.0,
-            y: 0.0,
-            z: 1.4,
-        },
-        ..camera(800, 600, PostProcessing::SceneFinal)
-    };
-    let mut img = vec![0; 800 * 600 * 4];
-    let mut lidar =
-        Lidar::new(legacy_lidar_settings(32, 50.0, 100_000, 10.0, 10.0, -30.0)).unwrap();
-    let mount = Mount {
-        position: Vector3D {
-            x: 0.0,
-            y: 0.0,
-            z: 2.5,
-        },
-        ..Default::default()
-    };
-    let (mut hits, mut header, mut data) = (Vec::new(), Vec::new(), Vec::new());
-    let frames = 90;
-    let (mut t_render, mut t_lidar, mut t_step) = (0.0, 0.0, 0.0);
-    for _ in 0..frames {
-        let t = Instant::now();
-        let c = w
-            .measurements(0, false, &mut Vec::new())
-            .player_measurements
-            .autopilot_control;
-        w.step(&c, 1.0 / 30.0);
-        t_step += t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        w.render(&cam, &mut img);
-        t_render += t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let plan = lidar.plan(1.0 / 30.0);
-        let range = plan.range_m();
-        let rays = plan.rays();
-        w.trace_lidar(&mount, rays, range, &mut hits);
-        lidar_record::build(w.frame, 0.0, 32, rays, &hits, &mut header, &mut data);
-        t_lidar += t.elapsed().as_secs_f64();
-    }
-    let ms = |s: f64| s * 1000.0 / frames as f64;
-    println!(
-        "per frame ({} threads): render 800x600 SceneFinal {:.2} ms, lidar {} rays {:.2} ms, step {:.3} ms",
-        render::threads(),
-        ms(t_render),
-        hits.len(),
-        ms(t_lidar),
-        ms(t_step)
-    );
 }
 
 #[test]
@@ -393,18 +288,19 @@ fn traffic_keeps_flowing_round_a_parked_player_without_pile_ups() {
         seed_vehicles: 4,
         seed_pedestrians: 0,
     };
-    let mut w = World::new(&config, 0);
+    let mut w = new(&config, 0);
     let (mut overlaps, mut last_minute) = (0, 0.0);
     let steps = 30 * 60 * 3;
     for step in 0..steps {
         w.step(&Control::default(), 1.0 / 30.0);
-        for (i, a) in w.vehicles.iter().enumerate() {
+        let traffic = w.traffic();
+        for (i, a) in traffic.iter().enumerate() {
             if step >= steps - 1800 {
                 last_minute += a.speed / 30.0;
             }
-            overlaps += w.vehicles[i + 1..]
+            overlaps += traffic[i + 1..]
                 .iter()
-                .filter(|b| a.rect().overlaps(&b.rect()))
+                .filter(|b| a.rect().overlaps(&b.rect()) && (a.pose.z - b.pose.z).abs() < 2.0)
                 .count();
         }
     }
@@ -418,6 +314,7 @@ fn traffic_keeps_flowing_round_a_parked_player_without_pile_ups() {
         .measurements(0, false, &mut Vec::new())
         .player_measurements;
     assert_eq!(m.collision_vehicles, 0.0);
+    assert!(w.actor_transform(PLAYER_ID).is_some());
 }
 
 #[test]
@@ -430,14 +327,17 @@ fn a_client_vehicle_gets_at_most_a_third_of_a_second_of_physics_per_tick() {
             pedestrians: 0,
             ..config(1)
         };
-        let mut w = World::new(&empty, 0);
-        let extent = carla_server::types::Vector3D {
+        let mut w = World::town(&testing::town(), &empty);
+        let extent = Vector3D {
             x: 2.4,
             y: 1.0,
             z: 0.75,
         };
-        let t = super::map::opendrive::spawn_points()
-            .into_iter()
+        let t = testing::town()
+            .map
+            .spawn_points
+            .iter()
+            .copied()
             .find(|t| w.spawn_car(900_000, t, [200, 0, 0], extent).is_ok())
             .expect("a free spawn point");
         let speed = |w: &mut World| w.driven_mut(900_000).unwrap().car.speed;
@@ -454,3 +354,67 @@ fn a_client_vehicle_gets_at_most_a_third_of_a_second_of_physics_per_tick() {
     assert!((long.1 - 3.0).abs() < 1e-4, "the clock took the whole step");
     assert!((short.2 - long.2).abs() < 1e-3);
 }
+
+#[test]
+fn a_car_on_a_slope_climbs_it_pitched() {
+    // A straight road rising 4 m over 100 m (4 %).
+    let town = testing::town_of(SLOPE);
+    let mut w = World::town(
+        &town,
+        &WorldConfig {
+            vehicles: 0,
+            pedestrians: 0,
+            ..config(1)
+        },
+    );
+    let extent = Vector3D {
+        x: 2.2,
+        y: 1.0,
+        z: 0.75,
+    };
+    // Given a spawn point 0.5 m above the road, the car stands on it.
+    let spot = pose_transform(30.0, 1.75, 1.7, 0.0, 0.0, 0.0);
+    w.spawn_car(500, &spot, [1, 2, 3], extent)
+        .expect("a free spot");
+    let t = w.actor_transform(500).unwrap();
+    assert!((t.location.z - 1.2).abs() < 0.02, "{t:?}");
+    let pitch = (4.0f32 / 100.0).atan().to_degrees();
+    assert!((t.rotation.pitch - pitch).abs() < 0.2, "{t:?}");
+    w.set_control(
+        500,
+        Control {
+            throttle: 0.7,
+            ..Default::default()
+        },
+    );
+    for _ in 0..60 {
+        w.step(&Control::default(), 0.05);
+    }
+    let t = w.actor_transform(500).unwrap();
+    assert!(t.location.x > 40.0, "{t:?}");
+    assert!((t.location.z - 0.04 * t.location.x).abs() < 0.05, "{t:?}");
+    assert!((t.rotation.pitch - pitch).abs() < 0.2, "{t:?}");
+    // Lidar and cameras meet the rising road.
+    let hit = w
+        .scene()
+        .raycast(math::v3(80.0, 1.75, 10.0), math::v3(0.0, 0.0, -1.0), 20.0)
+        .unwrap();
+    assert!((hit.point.z - 3.2).abs() < 0.05, "{hit:?}");
+    assert_eq!(hit.semantic_tag, tag::ROADS);
+}
+
+/// A straight road along x, 100 m, one lane each way and sidewalks,
+/// rising 4 %. OpenDRIVE's y is CARLA's −y: lane −1 (right of +x in
+/// OpenDRIVE) is at y = +1.75 in CARLA's frame, where +y is right.
+const SLOPE: &str = r#"<?xml version="1.0"?>
+<OpenDRIVE><header revMajor="1" revMinor="4"/>
+<road id="1" length="100" junction="-1"><link/>
+<planView><geometry s="0" x="0" y="0" hdg="0" length="100"><line/></geometry></planView>
+<elevationProfile><elevation s="0" a="0" b="0.04" c="0" d="0"/></elevationProfile>
+<lanes><laneSection s="0">
+<left><lane id="2" type="sidewalk"><width sOffset="0" a="3" b="0" c="0" d="0"/></lane>
+<lane id="1" type="driving"><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane></left>
+<center><lane id="0" type="none"/></center>
+<right><lane id="-1" type="driving"><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane>
+<lane id="-2" type="sidewalk"><width sOffset="0" a="3" b="0" c="0" d="0"/></lane></right>
+</laneSection></lanes></road></OpenDRIVE>"#;

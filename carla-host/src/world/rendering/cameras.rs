@@ -8,18 +8,17 @@ use crate::world::World;
 
 impl World {
     /// Renders 0.8 camera `camera` (mounted on the player) into `out`
-    /// (`width · height · 4` BGRA bytes), through a G-buffer of the
-    /// world's own, in stripes. To write several outputs of one view, use
-    /// [`World::render_stripes`] or [`World::render_gbuffer`] instead.
-    /// Panics if `out` has another length.
+    /// (`width · height · 4` BGRA bytes), through `scratch`, in stripes.
+    /// To write several outputs of one view, use [`World::render_stripes`]
+    /// or [`World::render_gbuffer`] instead. Panics if `out` has another
+    /// length.
     #[allow(dead_code)] // one camera at a time: the tests, simple hosts
-    pub(crate) fn render(&self, camera: &CameraSpec, out: &mut [u8]) {
+    pub(crate) fn render(&self, camera: &CameraSpec, out: &mut [u8], scratch: &mut GBuffer) {
         let (w, h) = (camera.width as usize, camera.height as usize);
         assert_eq!(out.len(), w * h * 4, "camera buffer size");
-        let pose = CameraPose::on_player(camera, &self.car.transform());
-        let mut g = self.scratch.lock();
+        let pose = CameraPose::on_player(camera, &self.player_transform());
         let (width, height, fov) = (camera.width, camera.height, camera.fov_deg);
-        self.render_stripes(&pose, width, height, fov, &mut g, |g| {
+        self.render_stripes(&pose, width, height, fov, scratch, |g| {
             g.write_08(camera.post, g.rows_of(out));
         });
     }
@@ -43,7 +42,7 @@ impl World {
             height,
             fov_deg,
         };
-        raster::rasterize(&self.scene, pose, &lens, out);
+        raster::rasterize(self.scene(), pose, &lens, out);
     }
 
     /// [`World::render_gbuffer`] in stripes of whole rows (at most
@@ -65,6 +64,6 @@ impl World {
             fov_deg,
         };
         let max = raster::STRIPE_PIXELS;
-        raster::rasterize_stripes(&self.scene, pose, &lens, max, scratch, emit);
+        raster::rasterize_stripes(self.scene(), pose, &lens, max, scratch, emit);
     }
 }

@@ -1,14 +1,13 @@
 //! The G-buffer: one camera's view, rendered once per tick by the
 //! rasterizer ([`super::raster`]), holding per pixel the planar depth, the
-//! internal semantic tag ([`crate::world::map::town::tag`]), the actor id and the shaded
+//! internal semantic tag ([`crate::world::scene::tags::tag`]), the actor id and the shaded
 //! colour. Every camera output is written from it into a caller's buffer,
 //! without allocating: the 0.8 post-processings and the 0.9.16 rgb, depth,
 //! semantic and instance segmentation images (encodings in
 //! [`super::render`]).
 
-use super::raster::Face;
 use super::render::{depth_word, PostProcessing};
-use crate::world::map::tags::{TAGS_08, TAGS_0916};
+use crate::world::scene::tags::{TAGS_08, TAGS_0916};
 
 /// An image derived from a G-buffer (BGRA bytes, alpha 255).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,8 +71,6 @@ pub(crate) struct GBuffer {
     pub(in crate::world) colour: Vec<[u8; 4]>,
     /// World normal, encoded as the normals camera sends it.
     pub(in crate::world) normal: Vec<[u8; 4]>,
-    /// The rasterizer's face list (kept to avoid allocating).
-    pub(in crate::world) faces: Vec<Face>,
 }
 
 impl GBuffer {
@@ -128,7 +125,7 @@ impl GBuffer {
     pub(crate) fn depth(&self) -> &[f32] {
         &self.depth
     }
-    /// Internal semantic tag ([`crate::world::map::town::tag`]) per pixel.
+    /// Internal semantic tag ([`crate::world::scene::tags::tag`]) per pixel.
     #[allow(dead_code)] // for 0.9 sensors of the host's own
     pub(crate) fn tags(&self) -> &[u8] {
         &self.tag
@@ -210,7 +207,7 @@ impl GBuffer {
 
 /// CARLA's Cosmos visualization colour (BGRA) of internal tag `t`.
 fn cosmos_colour(t: u8) -> [u8; 4] {
-    use crate::world::map::town::tag;
+    use crate::world::scene::tags::tag;
     let [r, g, b] = match t {
         tag::VEHICLES => [255, 0, 0],
         tag::PEDESTRIANS => [0, 255, 0],
@@ -227,7 +224,7 @@ fn cosmos_colour(t: u8) -> [u8; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::map::town::tag;
+    use crate::world::scene::tags::tag;
 
     #[test]
     fn outputs_encode_each_pixel() {

@@ -1,12 +1,11 @@
 //! The cameras: conventions and encodings ([`render`]), the rasterizer
 //! ([`raster`]) filling a G-buffer ([`gbuffer`]) every output is written
 //! from, the look both share ([`shade`]), the ray-cast reference camera
-//! ([`raycast`]) and its angular speed-up ([`horizon`]), optical flow
-//! ([`motion`]), and the world's camera calls ([`cameras`]).
+//! ([`raycast`]), optical flow ([`motion`]), and the world's camera calls
+//! ([`cameras`]).
 
 pub(crate) mod cameras;
 pub(crate) mod gbuffer;
-pub(crate) mod horizon;
 pub(crate) mod motion;
 pub(crate) mod raster;
 pub(crate) mod raycast;

@@ -131,7 +131,7 @@ fn a_point_that_was_behind_the_camera_has_no_flow() {
 #[test]
 fn normals_and_cosmos_outputs_encode_the_g_buffer() {
     use super::super::gbuffer::Output;
-    use crate::world::map::town::tag;
+    use crate::world::scene::tags::tag;
     let mut g = gbuffer(1.0, 0);
     g.normal
         .fill(super::super::shade::normal_bgra(v3(0.0, 0.0, 1.0)));

@@ -1,23 +1,23 @@
-//! The camera's rasterizer for a world of boxes: fills a [`GBuffer`] for a
-//! camera pose, image size and horizontal FOV (pixel rays as in
-//! [`super::render`]).
+//! The camera's rasterizer for a world of triangles and boxes: fills a
+//! [`GBuffer`] for a camera pose, image size and horizontal FOV (pixel
+//! rays as in [`super::render`]).
 //!
-//! 1. Set-up, once per image: each static box and actor box (but the one
-//!    the camera is in) outside the view frustum is culled; each face the
-//!    camera sees from outside (at most three per box) is clipped at the
-//!    near plane and projected to the screen: a convex polygon plus the
-//!    plane of its inverse planar depth `1/t`, which is affine in the pixel
-//!    coordinates.
+//! 1. Set-up, once per image: the scene's blocks outside the view frustum
+//!    are culled, then each triangle and box of the others and each actor
+//!    box (but the one the camera is in) outside it; each triangle, and
+//!    each face of a box the camera sees from outside (at most three), is
+//!    clipped at the near plane and projected to the screen: a convex
+//!    polygon plus the plane of its inverse planar depth `1/t`, which is
+//!    affine in the pixel coordinates.
 //! 2. Per stripe of rows (the whole image, or stripes of bounded size:
 //!    [`rasterize_stripes`]), per band of 16 rows, on up to [`threads`]
-//!    threads: every pixel starts as the flat ground (ray/ground-plane
+//!    threads: every pixel starts as the ground plane (ray/plane
 //!    intersection, affine along the row; seen from above only) or the
 //!    sky; each face overlapping the band is scanned row by row (the pixel
 //!    centres inside the polygon) with a z-test on `1/t` (a pixel's `1/t`
 //!    buffer starts at `1/FAR_M`: nothing beyond the far plane is drawn);
 //!    then each pixel is resolved once (`raster_resolve.rs`): depth, tag,
-//!    actor id and shaded colour of what it sees, the ground classified as
-//!    `town::surface` does.
+//!    actor id and shaded colour of what it sees.
 //!
 //! A pixel sees what the ray through its centre hits first, like the ray
 //! caster ([`super::raycast`]), which the tests compare it with.
@@ -25,13 +25,12 @@
 use super::gbuffer::GBuffer;
 use super::render::{threads, CameraPose, FAR_M};
 use super::shade;
-use crate::world::map::town::Ground;
 use crate::world::math::v3;
 use crate::world::scene::Scene;
 use faces::{Look, Solid, View};
 use parking_lot::Mutex;
 
-pub(crate) use faces::Face;
+use faces::{Face, Faces};
 
 /// Nearest planar depth drawn, metres: faces are clipped there.
 const NEAR: f32 = 1e-3;
@@ -87,46 +86,96 @@ pub(crate) fn rasterize_stripes(
         tan_v: tan * h as f32 / w as f32,
         step: 2.0 * tan / w as f32,
     };
-    let mut faces = std::mem::take(&mut g.faces);
-    faces.clear();
-    // A camera inside a car (the player's, typically) sees out of it.
-    view.add_scene(scene, scene.actor_containing(view.o), &mut faces);
-    let ground = [
-        Ground::Road,
-        Ground::LaneMark,
-        Ground::Sidewalk,
-        Ground::Grass,
-    ]
-    .map(|g| {
+    FRAME.with(|cell| {
+        let mut frame = cell.take();
+        frame.faces.clear();
+        // A camera inside a car (the player's, typically) sees out of it.
+        view.add_scene(scene, scene.actor_containing(view.o), &mut frame.faces);
+        frame.bin(h);
+        let (ground_z, m) = scene.ground();
         let solid = Solid {
-            tag: g.fine_tag(),
-            albedo: g.albedo(),
+            tag: m.tag,
+            albedo: m.albedo,
             id: 0,
             window_z: f32::INFINITY,
         };
-        Look::new(&solid, shade::UP)
+        let band = Band {
+            view: &view,
+            faces: &frame.faces.faces,
+            looks: &frame.faces.looks,
+            bins: (&frame.offsets, &frame.items),
+            ground: Look::new(&solid, shade::UP),
+            ground_z,
+        };
+        // Whole bands a stripe, so a stripe's bands are the image's.
+        let stripe = ((max_pixels / w) / BAND * BAND).max(BAND).min(h);
+        g.image_height = h;
+        for v0 in (0..h).step_by(stripe) {
+            g.resize(w, v0, stripe.min(h - v0));
+            band.stripe(v0, g);
+            emit(g);
+        }
+        cell.replace(frame);
     });
-    let band = Band {
-        view: &view,
-        faces: &faces,
-        ground,
-    };
-    let stripe = (max_pixels / w).max(BAND).min(h);
-    g.image_height = h;
-    for v0 in (0..h).step_by(stripe) {
-        g.resize(w, v0, stripe.min(h - v0));
-        band.stripe(v0, g);
-        emit(g);
+}
+
+/// One image's faces and the faces of each band of rows.
+#[derive(Default)]
+struct Frame {
+    faces: Faces,
+    /// CSR: `items[offsets[b]..offsets[b + 1]]` are the faces band `b`
+    /// (rows `b · BAND ..`) may cover, in face order.
+    offsets: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Frame {
+    /// Sorts the faces into the bands of an image `h` rows high.
+    fn bin(&mut self, h: usize) {
+        let bands = h.div_ceil(BAND);
+        let faces = &self.faces.faces;
+        self.offsets.clear();
+        self.offsets.resize(bands + 1, 0);
+        for f in faces {
+            for b in f.v0 / BAND..=(f.v1 / BAND).min(bands - 1) {
+                self.offsets[b + 1] += 1;
+            }
+        }
+        for b in 0..bands {
+            self.offsets[b + 1] += self.offsets[b];
+        }
+        self.items.clear();
+        self.items.resize(self.offsets[bands] as usize, 0);
+        // Fill in face order, with a cursor per band (the offsets, moved
+        // up one slot: they end at the next band's start).
+        self.offsets.rotate_right(1);
+        for (i, f) in faces.iter().enumerate() {
+            for b in f.v0 / BAND..=(f.v1 / BAND).min(bands - 1) {
+                let at = &mut self.offsets[b + 1];
+                self.items[*at as usize] = i as u32;
+                *at += 1;
+            }
+        }
+        self.offsets[0] = 0;
     }
-    g.faces = faces;
+}
+
+thread_local! {
+    /// The faces of the last image rendered on this thread (kept so
+    /// rendering allocates nothing once warmed up).
+    static FRAME: std::cell::Cell<Frame> = std::cell::Cell::new(Frame::default());
 }
 
 /// What the bands share.
 struct Band<'a> {
     view: &'a View,
     faces: &'a [Face],
-    /// Looks of the ground classes, in `Ground` order.
-    ground: [Look; 4],
+    looks: &'a [Look],
+    /// The faces of each band (see [`Frame`]).
+    bins: (&'a [u32], &'a [u32]),
+    /// The ground plane's look and height.
+    ground: Look,
+    ground_z: f32,
 }
 
 impl Band<'_> {
@@ -166,9 +215,9 @@ impl Band<'_> {
         let w = view.width;
         let rows = inv.len() / w;
         let far = 1.0 / FAR_M;
-        // The ground plane z = 0, seen from above only.
-        let ground = (view.o.z > 0.0)
-            .then(|| view.plane(shade::UP, v3(view.o.x, view.o.y, 0.0)))
+        // The ground plane, seen from above only.
+        let ground = (view.o.z > self.ground_z)
+            .then(|| view.plane(shade::UP, v3(view.o.x, view.o.y, self.ground_z)))
             .flatten();
         for r in 0..rows {
             let (zb, pr) = (&mut inv[r * w..][..w], &mut prim[r * w..][..w]);
@@ -190,11 +239,15 @@ impl Band<'_> {
             }
         }
         let last = v0 + rows - 1;
-        for (i, f) in self.faces.iter().enumerate() {
+        let (offsets, items) = self.bins;
+        let b = v0 / BAND;
+        let mine = &items[offsets[b] as usize..offsets[b + 1] as usize];
+        for &i in mine {
+            let f = &self.faces[i as usize];
             if f.v0 > last || f.v1 < v0 {
                 continue;
             }
-            let id = FIRST_FACE + i as u32;
+            let id = FIRST_FACE + i;
             for v in f.v0.max(v0)..=f.v1.min(last) {
                 let (u0, u1) = f.span(v, w);
                 if u0 >= u1 {

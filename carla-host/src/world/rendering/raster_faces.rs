@@ -1,5 +1,5 @@
-//! The rasterizer's set-up (see [`super`]): boxes to faces on the screen,
-//! each with its inverse-depth plane and its look.
+//! The rasterizer's set-up (see [`super`]): triangles and boxes to faces
+//! on the screen, each with its inverse-depth plane and its look.
 
 use super::{FAR_M, NEAR};
 use crate::world::math::{add, dot, scale, sub, v3, Axes};
@@ -61,7 +61,24 @@ pub(crate) struct Face {
     pub(super) v1: usize,
     pub(super) n: usize,
     pub(super) pts: [(f32, f32); 8],
-    pub(super) look: Look,
+}
+
+/// The faces of one image and their looks (in the same order).
+#[derive(Default)]
+pub(crate) struct Faces {
+    pub(super) faces: Vec<Face>,
+    pub(super) looks: Vec<Look>,
+}
+
+impl Faces {
+    pub(super) fn clear(&mut self) {
+        self.faces.clear();
+        self.looks.clear();
+    }
+    fn push(&mut self, f: Face, look: Look) {
+        self.faces.push(f);
+        self.looks.push(look);
+    }
 }
 
 impl Face {
@@ -136,24 +153,52 @@ impl View {
         ))
     }
 
-    /// Adds the faces seen of the static boxes and the actors but
-    /// `ignore` of `scene`.
-    pub(super) fn add_scene(&self, scene: &Scene, ignore: u32, faces: &mut Vec<Face>) {
-        for (i, b) in scene.static_bounds().iter().enumerate() {
-            let (tag, albedo) = scene.static_look(i);
-            let solid = Solid {
-                tag,
-                albedo,
-                id: scene.static_actor(i),
-                window_z: f32::INFINITY,
-            };
-            let p = v3(b[0], b[1], b[2]);
-            let e = [
-                v3(b[3] - b[0], 0.0, 0.0),
-                v3(0.0, b[4] - b[1], 0.0),
-                v3(0.0, 0.0, b[5] - b[2]),
-            ];
-            self.add_box(p, e, &solid, faces);
+    /// Adds the faces seen of the scene's triangles and static boxes (by
+    /// block, a block outside the frustum skipped whole) and its actors
+    /// but `ignore`.
+    pub(super) fn add_scene(&self, scene: &Scene, ignore: u32, faces: &mut Faces) {
+        for block in scene.blocks() {
+            let (lo, hi) = (block.min, block.max);
+            let corners: [Vector3D; 8] = std::array::from_fn(|i| {
+                let p = v3(
+                    if i & 1 == 0 { lo.x } else { hi.x },
+                    if i & 2 == 0 { lo.y } else { hi.y },
+                    if i & 4 == 0 { lo.z } else { hi.z },
+                );
+                self.axes.to_local(sub(p, self.o))
+            });
+            if self.culled(&corners) {
+                continue;
+            }
+            for &i in &block.tris {
+                let t = &scene.tris()[i as usize];
+                let m = scene.material(t.material);
+                let solid = Solid {
+                    tag: m.tag,
+                    albedo: m.albedo,
+                    id: 0,
+                    window_z: f32::INFINITY,
+                };
+                self.add_tri(t.corners(), t.normal, &solid, faces);
+            }
+            for &i in &block.boxes {
+                let i = i as usize;
+                let b = &scene.static_bounds()[i];
+                let (tag, albedo) = scene.static_look(i);
+                let solid = Solid {
+                    tag,
+                    albedo,
+                    id: scene.static_actor(i),
+                    window_z: f32::INFINITY,
+                };
+                let p = v3(b[0], b[1], b[2]);
+                let e = [
+                    v3(b[3] - b[0], 0.0, 0.0),
+                    v3(0.0, b[4] - b[1], 0.0),
+                    v3(0.0, 0.0, b[5] - b[2]),
+                ];
+                self.add_box(p, e, &solid, faces);
+            }
         }
         for a in scene.actors().iter().filter(|a| a.id != ignore) {
             let solid = Solid {
@@ -175,15 +220,42 @@ impl View {
         }
     }
 
+    /// Whether camera-space points all lie outside one plane of the view
+    /// frustum (or beyond the far plane).
+    fn culled(&self, qs: &[Vector3D]) -> bool {
+        let outside = |f: &dyn Fn(&Vector3D) -> bool| qs.iter().all(f);
+        let (tan, tan_v) = (self.tan, self.tan_v);
+        outside(&|q| q.x < NEAR)
+            || outside(&|q| q.x > FAR_M)
+            || outside(&|q| q.y > tan * q.x)
+            || outside(&|q| q.y < -tan * q.x)
+            || outside(&|q| q.z > tan_v * q.x)
+            || outside(&|q| q.z < -tan_v * q.x)
+    }
+
+    /// Adds triangle `c` (world corners, unit normal `n`) if seen.
+    pub(super) fn add_tri(&self, c: [Vector3D; 3], n: Vector3D, solid: &Solid, faces: &mut Faces) {
+        let q = c.map(|p| self.axes.to_local(sub(p, self.o)));
+        if self.culled(&q) {
+            return;
+        }
+        let Some(w) = self.plane(n, c[0]) else {
+            return;
+        };
+        // Lit from the side the camera sees.
+        let seen = if dot(n, sub(self.o, c[0])) < 0.0 {
+            scale(n, -1.0)
+        } else {
+            n
+        };
+        if let Some(f) = self.project(&q, w) {
+            faces.push(f, Look::new(solid, seen));
+        }
+    }
+
     /// Adds the faces seen of box `p + s·e[0] + t·e[1] + r·e[2]` (s, t,
     /// r in [0, 1], `e` orthogonal).
-    pub(super) fn add_box(
-        &self,
-        p: Vector3D,
-        e: [Vector3D; 3],
-        solid: &Solid,
-        faces: &mut Vec<Face>,
-    ) {
+    pub(super) fn add_box(&self, p: Vector3D, e: [Vector3D; 3], solid: &Solid, faces: &mut Faces) {
         let q0 = self.axes.to_local(sub(p, self.o));
         let qe = e.map(|v| self.axes.to_local(v));
         let corner = |i: usize| {
@@ -196,15 +268,7 @@ impl View {
             q
         };
         let qs: [Vector3D; 8] = std::array::from_fn(corner);
-        let outside = |f: &dyn Fn(&Vector3D) -> bool| qs.iter().all(f);
-        let (tan, tan_v) = (self.tan, self.tan_v);
-        if outside(&|q| q.x < NEAR)
-            || outside(&|q| q.x > FAR_M)
-            || outside(&|q| q.y > tan * q.x)
-            || outside(&|q| q.y < -tan * q.x)
-            || outside(&|q| q.z > tan_v * q.x)
-            || outside(&|q| q.z < -tan_v * q.x)
-        {
+        if self.culled(&qs) {
             return;
         }
         let rel = sub(self.o, p);
@@ -230,15 +294,15 @@ impl View {
             let Some((w0, wx, wy)) = self.plane(normal, on_face) else {
                 continue;
             };
-            let look = Look::new(solid, normal);
-            if let Some(f) = self.project(&quad, (w0, wx, wy), look) {
-                faces.push(f);
+            if let Some(f) = self.project(&quad, (w0, wx, wy)) {
+                faces.push(f, Look::new(solid, normal));
             }
         }
     }
 
-    /// Clips a camera-space quad at the near plane and projects it.
-    fn project(&self, quad: &[Vector3D; 4], w: (f32, f32, f32), look: Look) -> Option<Face> {
+    /// Clips a camera-space convex polygon (3 or 4 corners) at the near
+    /// plane and projects it.
+    fn project(&self, quad: &[Vector3D], w: (f32, f32, f32)) -> Option<Face> {
         let mut f = Face {
             w0: w.0,
             wx: w.1,
@@ -247,7 +311,6 @@ impl View {
             v1: 0,
             n: 0,
             pts: [(0.0, 0.0); 8],
-            look,
         };
         let mut push = |q: Vector3D| {
             let x = (q.y / q.x + self.tan) / self.step;
@@ -255,7 +318,7 @@ impl View {
             f.pts[f.n] = (x, y);
             f.n += 1;
         };
-        let mut a = quad[3];
+        let mut a = quad[quad.len() - 1];
         for &b in quad {
             let (ina, inb) = (a.x >= NEAR, b.x >= NEAR);
             if ina != inb {

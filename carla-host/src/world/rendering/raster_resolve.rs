@@ -2,9 +2,9 @@
 //! depth, tag, actor id and colour.
 
 use super::{Band, FIRST_FACE, GROUND, SKY};
-use crate::world::map::town::{self, tag};
 use crate::world::math::{add, length, scale, v3};
 use crate::world::rendering::shade::{self, Detail};
+use crate::world::scene::tags::tag;
 
 impl Band<'_> {
     /// Turns rows `v0..` of `1/t` and primitives into depth, tag, actor
@@ -46,18 +46,12 @@ impl Band<'_> {
                 }
                 let (tags, ids) = (&mut tags[at..at + n], &mut ids[at..at + n]);
                 let normals = &mut normals[at..at + n];
-                // The ground's class and details under every pixel of a
-                // chunk that shows ground: branch-free loops (vectorized),
-                // cheaper than pixel by pixel.
+                // The ground's grain under every pixel of a chunk that
+                // shows ground: a branch-free loop (vectorized), cheaper
+                // than pixel by pixel.
                 if ids.contains(&GROUND) {
                     for j in 0..n {
-                        s.class[j] = town::ground_index(s.x[j], s.y[j]);
-                    }
-                    for j in 0..n {
                         s.grain[j] = shade::grain(s.x[j], s.y[j]);
-                    }
-                    for j in 0..n {
-                        s.paving[j] = shade::paving(s.x[j], s.y[j]);
                     }
                 }
                 let pixels = tags.iter_mut().zip(ids.iter_mut()).zip(normals);
@@ -71,10 +65,9 @@ impl Band<'_> {
                         continue;
                     }
                     if prim == GROUND {
-                        let look = &self.ground[s.class[j] as usize];
+                        let look = &self.ground;
                         let k = match look.detail {
                             Detail::Grain => s.grain[j],
-                            Detail::Paving => s.paving[j],
                             _ => 1.0,
                         };
                         [s.r[j], s.g[j], s.b[j]] = look.lit.map(|c| (c * k).min(255.0));
@@ -82,7 +75,7 @@ impl Band<'_> {
                         continue;
                     }
                     let p = v3(s.x[j], s.y[j], s.z[j]);
-                    let look = &self.faces[(prim - FIRST_FACE) as usize].look;
+                    let look = &self.looks[(prim - FIRST_FACE) as usize];
                     let lit = if p.z > look.window_z {
                         look.glass
                     } else {
@@ -120,10 +113,8 @@ struct Scratch {
     dist: [f32; CHUNK],
     fog: [f32; CHUNK],
     sky: [f32; CHUNK],
-    /// The ground's class (`town::ground_index`) and details.
-    class: [u32; CHUNK],
+    /// The ground's grain.
     grain: [f32; CHUNK],
-    paving: [f32; CHUNK],
     /// Lit colour, before the fog.
     r: [f32; CHUNK],
     g: [f32; CHUNK],
@@ -139,9 +130,7 @@ impl Default for Scratch {
             dist: [0.0; CHUNK],
             fog: [0.0; CHUNK],
             sky: [0.0; CHUNK],
-            class: [0; CHUNK],
             grain: [0.0; CHUNK],
-            paving: [0.0; CHUNK],
             r: [0.0; CHUNK],
             g: [0.0; CHUNK],
             b: [0.0; CHUNK],

@@ -2,15 +2,71 @@
 //! its centre hits), and the G-buffer outputs of known scenes.
 
 use super::*;
-use crate::world::map::geometry::{StaticBox, NO_LIGHT};
-use crate::world::map::tags::tag_08;
-use crate::world::map::town::{ground_transform, tag};
 use crate::world::math::Rect;
 use crate::world::rendering::gbuffer::Output;
 use crate::world::rendering::render::{pixel_ray, CameraSpec, PostProcessing};
-use crate::world::scene::{ActorBox, CELL};
-use crate::world::{World, WorldConfig};
-use carla_server::types::{Control, Rotation3D, Transform};
+use crate::world::scene::surface::{mat, materials};
+use crate::world::scene::tags::tag;
+use crate::world::scene::{ActorBox, Material, StaticBox, Statics, Tri, NO_LIGHT};
+use crate::world::simulation::vehicle::pose_transform;
+use crate::world::testing;
+use carla_server::types::{Control, Rotation3D, Transform, Vector3D};
+
+fn ground_transform(x: f32, y: f32, yaw_deg: f32) -> Transform {
+    pose_transform(x, y, 0.0, yaw_deg.to_radians(), 0.0, 0.0)
+}
+
+/// A quad `a b c d` (in order round it) as two triangles.
+fn quad(a: Vector3D, b: Vector3D, c: Vector3D, d: Vector3D, m: u16, out: &mut Vec<Tri>) {
+    out.extend(Tri::new(a, b, c, m));
+    out.extend(Tri::new(a, c, d, m));
+}
+
+/// A street along x (0 to 60): asphalt for |y| < 3.5, a centre line, a
+/// sidewalk raised 0.15 m for 3.5 < y < 6.5; grass (the ground plane)
+/// beyond; and `boxes`.
+fn street(boxes: Vec<StaticBox>) -> Scene {
+    let mut tris = Vec::new();
+    let p = |x, y, z| v3(x, y, z);
+    let strip = |y0: f32, y1: f32, z: f32, m: u16, out: &mut Vec<Tri>| {
+        quad(
+            p(0.0, y0, z),
+            p(60.0, y0, z),
+            p(60.0, y1, z),
+            p(0.0, y1, z),
+            m,
+            out,
+        )
+    };
+    strip(-3.5, 3.5, 0.0, mat::ROAD, &mut tris);
+    strip(-0.08, 0.08, 0.02, mat::MARK_WHITE, &mut tris);
+    strip(3.5, 6.5, 0.15, mat::SIDEWALK, &mut tris);
+    Scene::of(Statics {
+        boxes,
+        tris,
+        materials: materials(),
+        ground_z: -0.05,
+        ground: Material {
+            tag: tag::TERRAIN,
+            albedo: [80, 128, 56],
+            solid: false,
+        },
+        bounds: ((-100.0, -100.0), (160.0, 100.0)),
+    })
+}
+
+fn boxes_only(boxes: Vec<StaticBox>) -> Scene {
+    Scene::of(Statics {
+        boxes,
+        ground: Material {
+            tag: tag::TERRAIN,
+            albedo: [80, 128, 56],
+            solid: false,
+        },
+        bounds: ((-100.0, -100.0), (160.0, 100.0)),
+        ..Default::default()
+    })
+}
 
 fn cam(x: f32, y: f32, z: f32, pitch: f32, yaw: f32, roll: f32) -> CameraSpec {
     CameraSpec {
@@ -48,8 +104,8 @@ fn agreement(scene: &Scene, c: &CameraSpec, base: &Transform) -> (f64, f64, usiz
             let hit = scene.raycast_ignoring(o, d, FAR_M, ignore);
             let i = v * w + u;
             let (t, id, z) = (g.tags()[i], g.actors()[i], g.depth()[i]);
-            let want = hit.map_or((0, 0), |h| (h.semantic_tag, h.actor_id));
-            same_tag += ((tag_08(t), id) == want) as usize;
+            let want = hit.map_or((tag::SKY, 0), |h| (h.semantic_tag, h.actor_id));
+            same_tag += ((t, id) == want) as usize;
             let near = match hit {
                 Some(h) => (z - h.distance).abs() <= (0.01 * h.distance).max(0.05),
                 None => z == f32::INFINITY && t == tag::SKY,
@@ -64,21 +120,25 @@ fn agreement(scene: &Scene, c: &CameraSpec, base: &Transform) -> (f64, f64, usiz
 
 #[test]
 fn the_rasterizer_sees_what_the_ray_caster_sees_round_the_town() {
-    let config = WorldConfig {
-        vehicles: 40,
-        pedestrians: 40,
-        seed_vehicles: 9,
-        seed_pedestrians: 10,
-    };
-    let mut w = World::new(&config, 17);
+    let mut w = testing::world(40, 40, 9, 17);
     for _ in 0..60 {
         w.step(&Control::default(), 1.0 / 30.0);
     }
     let player = w.player_transform();
     let near_vehicle = {
-        let v = &w.vehicles[0];
+        let v = &w.traffic()[0];
         let (x, y) = v.rect().point(-9.0, 0.5);
-        ground_transform(x, y, v.yaw.to_degrees())
+        pose_transform(x, y, v.pose.z, v.pose.yaw, 0.0, 0.0)
+    };
+    let building = {
+        let b = w
+            .scene()
+            .static_bounds()
+            .iter()
+            .find(|b| b[5] - b[2] > 8.0)
+            .copied()
+            .expect("a building");
+        ground_transform(b[0] - 12.0, (b[1] + b[4]) / 2.0 + 3.0, 0.0)
     };
     let views = [
         (
@@ -98,7 +158,7 @@ fn the_rasterizer_sees_what_the_ray_caster_sees_round_the_town() {
         ),
         (
             "next to a building",
-            ground_transform(90.0, 5.0, 70.0),
+            building,
             cam(0.0, 0.0, 1.7, 10.0, 0.0, 0.0),
         ),
         (
@@ -115,7 +175,7 @@ fn the_rasterizer_sees_what_the_ray_caster_sees_round_the_town() {
     ];
     let mut seen_actors = 0;
     for (name, base, c) in views {
-        let (tags, depth, actors) = agreement(&w.scene, &c, &base);
+        let (tags, depth, actors) = agreement(w.scene(), &c, &base);
         assert!(tags >= 0.99, "{name}: tags and ids agree on {tags}");
         assert!(depth >= 0.99, "{name}: depths agree on {depth}");
         seen_actors += actors;
@@ -128,14 +188,14 @@ fn the_rasterizer_sees_what_the_ray_caster_sees_round_the_town() {
 
 #[test]
 fn colours_match_the_ray_caster_to_a_few_levels() {
-    let mut w = World::new(&WorldConfig::default(), 3);
+    let mut w = testing::world(5, 15, 123_456_789, 3);
     w.step(&Control::default(), 0.5);
     let c = cam(0.3, 0.0, 1.3, 0.0, 0.0, 0.0);
     let player = w.player_transform();
-    let g = gbuffer(&w.scene, &c, &player);
+    let g = gbuffer(w.scene(), &c, &player);
     let (mut ours, mut reference) = (vec![0; 160 * 120 * 4], vec![0; 160 * 120 * 4]);
     g.write(Output::Rgb, &mut ours);
-    crate::world::rendering::raycast::render_with(&w.scene, &c, &player, &mut reference, true);
+    crate::world::rendering::raycast::render(w.scene(), &c, &player, &mut reference);
     let close = ours
         .chunks(4)
         .zip(reference.chunks(4))
@@ -186,7 +246,7 @@ fn pixel_over(c: &CameraSpec, base: &Transform, x: f32, y: f32) -> usize {
     for v in 0..c.height {
         for u in 0..c.width {
             let (o, d) = pixel_ray(c, base, u as f32, v as f32);
-            let t = -o.z / d.z;
+            let t = (0.05 - o.z) / d.z;
             let e = (o.x + d.x * t - x).hypot(o.y + d.y * t - y);
             if e < best.0 {
                 best = (e, (v * c.width + u) as usize);
@@ -198,7 +258,7 @@ fn pixel_over(c: &CameraSpec, base: &Transform, x: f32, y: f32) -> usize {
 
 #[test]
 fn outputs_name_roads_sidewalks_terrain_buildings_cars_and_sky_in_0_9_16() {
-    let mut scene = Scene::new(vec![building()], CELL);
+    let mut scene = street(vec![building()]);
     scene.set_actors(&[lone_car(0x0102)]);
     let (c, base) = looking_down();
     let g = gbuffer(&scene, &c, &base);
@@ -242,7 +302,7 @@ fn outputs_name_roads_sidewalks_terrain_buildings_cars_and_sky_in_0_9_16() {
 
 #[test]
 fn a_camera_inside_a_car_sees_out_of_it() {
-    let mut scene = Scene::new(vec![], CELL);
+    let mut scene = boxes_only(vec![]);
     scene.set_actors(&[lone_car(7)]);
     let inside = cam(0.0, 0.0, 1.2, -30.0, 0.0, 0.0);
     let g = gbuffer(&scene, &inside, &ground_transform(25.0, 1.75, 17.0));
@@ -257,21 +317,23 @@ fn a_camera_inside_a_car_sees_out_of_it() {
 
 #[test]
 fn cameras_on_other_actors_do_not_see_their_carrier() {
-    let mut w = World::new(&WorldConfig::default(), 0);
+    let mut w = testing::world(5, 15, 123_456_789, 0);
     w.step(&Control::default(), 0.1);
-    let v = &w.vehicles[2];
-    let (id, x, y, yaw) = (v.id, v.x, v.y, v.yaw.to_degrees());
+    let v = &w.traffic()[2];
+    let (id, x, y, yaw) = (v.id, v.pose.x, v.pose.y, v.pose.yaw.to_degrees());
+    let z = v.pose.z;
     let rot = Rotation3D {
         pitch: -20.0,
         yaw: yaw + 180.0,
         roll: 0.0,
     };
-    let pose = CameraPose::new(v3(x, y, 1.0), &rot);
+    let pose = CameraPose::new(v3(x, y, z + 1.0), &rot);
     let mut g = GBuffer::new();
     w.render_gbuffer(&pose, 64, 48, 90.0, &mut g);
     assert!(!g.actors().contains(&id));
     // Just outside its rear, looking at it: it fills the middle.
-    let back = v3(x - 4.0 * v.yaw.cos(), y - 4.0 * v.yaw.sin(), 1.0);
+    let yaw_rad = yaw.to_radians();
+    let back = v3(x - 4.0 * yaw_rad.cos(), y - 4.0 * yaw_rad.sin(), z + 1.0);
     let rot = Rotation3D {
         pitch: 0.0,
         yaw,
@@ -283,7 +345,7 @@ fn cameras_on_other_actors_do_not_see_their_carrier() {
 
 #[test]
 fn the_outputs_are_deterministic_and_the_0_8_render_is_the_gbuffers() {
-    let mut w = World::new(&WorldConfig::default(), 5);
+    let mut w = testing::world(5, 15, 123_456_789, 5);
     w.step(&Control::default(), 0.2);
     let spec = CameraSpec {
         post: PostProcessing::Depth,
@@ -308,13 +370,13 @@ fn the_outputs_are_deterministic_and_the_0_8_render_is_the_gbuffers() {
         assert_eq!(image(o), image(o), "{o:?}");
     }
     let mut old = vec![0; 160 * 120 * 4];
-    w.render(&spec, &mut old);
+    w.render(&spec, &mut old, &mut GBuffer::new());
     assert_eq!(old, image(Output::Depth));
 }
 
 #[test]
 fn odd_poses_and_lenses_render_without_panicking() {
-    let w = World::new(&WorldConfig::default(), 1);
+    let w = testing::world(5, 15, 123_456_789, 1);
     let mut g = GBuffer::new();
     let level = Rotation3D::default();
     let nan = CameraPose::new(v3(f32::NAN, 5.0, 1.0), &level);
@@ -322,8 +384,8 @@ fn odd_poses_and_lenses_render_without_panicking() {
     let below = CameraPose::new(v3(30.0, 30.0, -2.0), &level);
     w.render_gbuffer(&below, 40, 30, 90.0, &mut g);
     assert!(
-        g.tags().iter().all(|&t| t != tag::ROADS),
-        "no ground from below"
+        g.tags().iter().all(|&t| t != tag::TERRAIN),
+        "no ground plane from below"
     );
     let inside = CameraPose::new(v3(30.0, 1.75, 0.5), &level);
     for (width, height, fov) in [(1, 1, 90.0), (3, 200, 0.0), (200, 3, 180.0), (0, 5, 90.0)] {
@@ -335,7 +397,7 @@ fn odd_poses_and_lenses_render_without_panicking() {
 
 #[test]
 fn stripes_add_up_to_the_whole_image() {
-    let mut w = World::new(&WorldConfig::default(), 2);
+    let mut w = testing::world(5, 15, 123_456_789, 2);
     w.step(&Control::default(), 0.3);
     let spec = cam(0.3, 0.0, 1.3, -5.0, 10.0, 0.0);
     let pose = CameraPose::on_player(&spec, &w.player_transform());
@@ -345,7 +407,7 @@ fn stripes_add_up_to_the_whole_image() {
         fov_deg: 90.0,
     };
     let mut whole = GBuffer::new();
-    rasterize(&w.scene, &pose, &lens, &mut whole);
+    rasterize(w.scene(), &pose, &lens, &mut whole);
     for output in [Output::Rgb, Output::Depth, Output::Instance0916] {
         let mut want = vec![0; 160 * 120 * 4];
         whole.write(output, &mut want);
@@ -353,7 +415,7 @@ fn stripes_add_up_to_the_whole_image() {
         for max_pixels in [160 * 20, 1] {
             let mut got = vec![0; 160 * 120 * 4];
             let (mut g, mut next_row) = (GBuffer::new(), 0);
-            rasterize_stripes(&w.scene, &pose, &lens, max_pixels, &mut g, |g| {
+            rasterize_stripes(w.scene(), &pose, &lens, max_pixels, &mut g, |g| {
                 assert_eq!(g.first_row(), next_row);
                 next_row += g.height();
                 g.write(output, g.rows_of(&mut got));
@@ -392,7 +454,7 @@ fn faces_passing_right_by_the_camera_keep_their_edges() {
         (vec![tall], -2.9, (-40.0, 35.0, 5.0)),
     ];
     for (boxes, y, (yaw, pitch, roll)) in views {
-        let scene = Scene::new(boxes, CELL);
+        let scene = boxes_only(boxes);
         let c = CameraSpec {
             width: 800,
             height: 600,

@@ -1,13 +1,12 @@
 //! The ray-cast camera: one ray per pixel through the scene's grid, on all
 //! cores (row bands handed out from a shared queue, `std::thread::scope`).
 //! It was the demo world's camera before the rasterizer ([`super::raster`])
-//! and stays as its reference (tests) and baseline (`--bench-render`):
-//! about 25–30 ms of CPU for an 800x600 image against a few ms.
+//! and stays as its reference (tests) and baseline (`--bench-render`).
 
-use super::horizon::Horizon;
 use super::render::{camera_pose, depth_bgra, threads, CameraSpec, PostProcessing, FAR_M};
 use super::shade;
 use crate::world::math::{add, length, scale, sub, Axes};
+use crate::world::scene::tags::tag_08;
 use crate::world::scene::{Hit, Scene};
 use carla_server::types::{Transform, Vector3D};
 use parking_lot::Mutex;
@@ -16,16 +15,9 @@ use parking_lot::Mutex;
 const BAND: usize = 8;
 
 /// Renders `cam` on the player at `player` into `out` (`w · h · 4` BGRA
-/// bytes, the encodings of [`super::render`]) by ray casting, with or
-/// without the [`Horizon`] acceleration (the same image either way).
-/// Panics if `out` has another length.
-pub(crate) fn render_with(
-    scene: &Scene,
-    cam: &CameraSpec,
-    player: &Transform,
-    out: &mut [u8],
-    fast: bool,
-) {
+/// bytes, the encodings of [`super::render`]) by ray casting. Panics if
+/// `out` has another length.
+pub(crate) fn render(scene: &Scene, cam: &CameraSpec, player: &Transform, out: &mut [u8]) {
     let (w, h) = (cam.width as usize, cam.height as usize);
     assert_eq!(out.len(), w * h * 4, "camera buffer size");
     if w == 0 || h == 0 {
@@ -34,11 +26,9 @@ pub(crate) fn render_with(
     let (origin, axes) = camera_pose(cam, player);
     // A camera inside a car (the player's, typically) sees out of it.
     let ignore = scene.actor_containing(origin);
-    let horizon = fast.then(|| Horizon::new(scene, origin, ignore));
     let tan = (cam.fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
     let view = View {
         scene,
-        horizon,
         origin,
         ignore,
         axes,
@@ -67,7 +57,6 @@ pub(crate) fn render_with(
 
 struct View<'a> {
     scene: &'a Scene,
-    horizon: Option<Horizon>,
     origin: Vector3D,
     ignore: u32,
     axes: Axes,
@@ -85,12 +74,13 @@ impl View<'_> {
         let dr = scale(a.right, self.step);
         for (u, px) in out.chunks_exact_mut(4).enumerate() {
             let d = add(base, scale(dr, u as f32 + 0.5));
-            let start = self.horizon.as_ref().map_or(0.0, |z| z.start(d));
-            let hit = self.scene.cast(self.origin, d, start, FAR_M, self.ignore);
+            let hit = self
+                .scene
+                .raycast_ignoring(self.origin, d, FAR_M, self.ignore);
             let value = match self.post {
                 PostProcessing::Depth => depth_bgra(hit.map_or(FAR_M, |h| h.distance)),
                 PostProcessing::SemanticSegmentation => {
-                    [0, 0, hit.map_or(0, |h| h.semantic_tag), 255]
+                    [0, 0, hit.map_or(0, |h| tag_08(h.semantic_tag)), 255]
                 }
                 PostProcessing::None | PostProcessing::SceneFinal => shade_hit(hit.as_ref(), d),
             };

@@ -5,8 +5,8 @@
 //! distance; the sky is a gradient from the horizon to the zenith. Colours
 //! are BGRA bytes.
 
-use crate::world::map::town::tag;
 use crate::world::math::{dot, floor, floor_i32};
+use crate::world::scene::tags::tag;
 use carla_server::types::Vector3D;
 
 /// Unit vector towards the sun.

@@ -5,8 +5,10 @@
 //! `carla_server::legacy::lidar_record::build` for the 0.8 one, both from
 //! the same hits.
 
+use crate::world::ids::PLAYER_ID;
 use crate::world::math::{sub, Axes};
 use crate::world::scene::Scene;
+use crate::world::World;
 use carla_server::sensor::{compose, ActorTransform};
 use carla_server::sensor::{LidarHit, LidarSettings, PlannedRay};
 use carla_server::types::{Rotation3D, Transform, Vector3D};
@@ -20,8 +22,8 @@ pub(crate) struct Mount {
 }
 
 impl Mount {
-    /// The sensor's world transform on a level player at `player` (the
-    /// library's [`compose`]; the player never has pitch or roll).
+    /// The sensor's world transform on a parent at `player` (the library's
+    /// [`compose`]).
     pub(crate) fn world(&self, player: &Transform) -> ActorTransform {
         let parent = ActorTransform {
             location: player.location,
@@ -97,6 +99,35 @@ pub(crate) fn trace(
             },
         }
     }));
+}
+
+impl World {
+    /// Traces `rays` (sensor frame) from a sensor at world transform
+    /// `sensor`, passing through actor `ignore` (its parent).
+    pub(crate) fn trace_from(
+        &self,
+        sensor: &ActorTransform,
+        rays: &[PlannedRay],
+        range_m: f32,
+        ignore: u32,
+        hits: &mut Vec<LidarHit>,
+    ) {
+        trace(self.scene(), sensor, rays, range_m, ignore, hits);
+    }
+
+    /// Traces `rays` (a lidar plan, sensor frame) from a lidar mounted on
+    /// the 0.8 player at `mount`, up to `range_m`; the player's own car is
+    /// not hit. `hits` gets one entry per ray, in order.
+    pub(crate) fn trace_lidar(
+        &self,
+        mount: &Mount,
+        rays: &[PlannedRay],
+        range_m: f32,
+        hits: &mut Vec<LidarHit>,
+    ) {
+        let sensor = mount.world(&self.player_transform());
+        trace(self.scene(), &sensor, rays, range_m, PLAYER_ID, hits);
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,10 @@
 use super::*;
-use crate::world::{World, WorldConfig};
 use carla_server::legacy::lidar_record;
 use carla_server::sensor::Lidar;
 
 #[test]
 fn the_world_traces_a_library_lidar_plan() {
-    let mut world = World::new(&WorldConfig::default(), 0);
+    let mut world = crate::world::testing::world(5, 15, 123_456_789, 0);
     world.step(&Default::default(), 1.0 / 30.0);
     let settings = legacy_lidar_settings(32, 50.0, 100_000, 10.0, 10.0, -30.0);
     let mut lidar = Lidar::new(settings).unwrap();
@@ -41,7 +40,9 @@ fn the_world_traces_a_library_lidar_plan() {
         .fold(0.0, f32::max);
     assert!(ground < 1e-3, "{ground}");
     // Not the car carrying the lidar.
-    assert!(hits.iter().all(|h| h.actor_id != crate::world::PLAYER_ID));
+    assert!(hits
+        .iter()
+        .all(|h| h.actor_id != crate::world::ids::PLAYER_ID));
     // A hit point lies along its ray at its distance.
     for (h, r) in hits.iter().zip(&rays).filter(|(h, _)| h.hit != 0) {
         let p = h.point_sensor;
@@ -55,7 +56,14 @@ fn the_world_traces_a_library_lidar_plan() {
 
 #[test]
 fn the_mount_follows_the_players_yaw() {
-    let player = crate::world::map::town::ground_transform(10.0, 20.0, 90.0);
+    let player = crate::world::simulation::vehicle::pose_transform(
+        10.0,
+        20.0,
+        0.0,
+        90f32.to_radians(),
+        0.0,
+        0.0,
+    );
     let m = Mount {
         position: Vector3D {
             x: 1.0,

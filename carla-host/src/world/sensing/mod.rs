@@ -5,7 +5,7 @@
 pub(crate) mod lidar;
 
 use crate::world::math::{v3, Axes, Rect};
-use crate::world::simulation::fleet::ActorKind;
+use crate::world::simulation::actors::ActorKind;
 use crate::world::World;
 use carla_server::sensor::ActorTransform;
 use carla_server::types::{Transform, Vector3D};

@@ -3,11 +3,13 @@
 //! `set_transform` and `set_target_velocity`, colliding with everything
 //! else. Also the world's actor look-ups by id the 0.9 side needs.
 
+use super::pedestrians::HALF_HEIGHT;
+use super::pilot;
 use super::traffic;
 use super::vehicle::{self, Car};
-use crate::world::map::town;
+use crate::world::ids::PLAYER_ID;
 use crate::world::math::Rect;
-use crate::world::{World, PLAYER_ID};
+use crate::world::World;
 use carla_server::types::{Control, Transform};
 
 /// A vehicle a client spawned.
@@ -55,27 +57,49 @@ pub(crate) struct Contact {
     pub static_tag: u8,
 }
 
-/// What an actor id is in this world.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ActorKind {
-    Player,
-    Driven,
-    Traffic,
-    Walker,
-    Light,
-    /// A speed-limit sign.
-    Sign,
-}
-
 impl World {
-    /// Whether a car footprint at `t` would overlap anything.
-    fn spot_taken(&self, r: &Rect) -> bool {
-        self.obstacles.iter().any(|o| o.rect.overlaps(r))
-            || self.walkers.iter().any(|w| w.rect().overlaps(r))
+    /// Whether a footprint standing on `z` would overlap anything.
+    fn spot_taken(&self, r: &Rect, z: f32) -> bool {
+        let near = |oz: f32| (oz - z).abs() < 3.0;
+        self.obstacles
+            .iter()
+            .any(|o| o.rect.overlaps(r) && near(self.obstacle_z(o.id)))
+            || self
+                .walkers
+                .iter()
+                .any(|w| w.rect().overlaps(r) && near(w.z))
             || self
                 .scene
-                .static_overlap(r, 0.0, 2.0 * vehicle::EXTENT.z)
+                .static_overlap(r, z + 0.3, z + 2.0 * vehicle::EXTENT.z)
                 .is_some()
+    }
+
+    /// The ground height of an obstacle (a vehicle or a walker).
+    fn obstacle_z(&self, id: u32) -> f32 {
+        if let Some(d) = self.fleet.iter().find(|d| d.id == id) {
+            return d.car.z;
+        }
+        if let Some(v) = self.vehicles.iter().find(|v| v.id == id) {
+            return v.pose.z;
+        }
+        if let Some(w) = self.walkers.iter().find(|w| w.id == id) {
+            return w.z;
+        }
+        self.car.z
+    }
+
+    /// The ground under a client's transform: the surface under it (a
+    /// little above it counts, as a spawn point floats over the road), or
+    /// the highest one under the point when it is below every surface.
+    fn ground_under(&self, t: &Transform) -> f32 {
+        let (x, y, z) = (t.location.x, t.location.y, t.location.z);
+        let (g, _) = self.scene.ground_at(x, y, z, 1.0);
+        let (ground_z, _) = self.scene.ground();
+        if g <= ground_z + 1e-3 && z < ground_z + 1.0 {
+            self.scene.ground_at(x, y, 1.0e4, 0.0).0
+        } else {
+            g
+        }
     }
 
     /// Adds a client's vehicle `id` at `t` (on the ground, its yaw). Like
@@ -87,8 +111,10 @@ impl World {
         albedo: [u8; 3],
         extent: carla_server::types::Vector3D,
     ) -> Result<(), String> {
-        let car = Car::sized(t, extent);
-        if self.spot_taken(&car.footprint()) {
+        let mut car = Car::sized(t, extent);
+        car.z = self.ground_under(t);
+        self.settle(&mut car);
+        if self.spot_taken(&car.footprint(), car.z) {
             return Err("Spawn failed because of collision at spawn position".into());
         }
         self.fleet.push(Driven {
@@ -105,13 +131,18 @@ impl World {
 
     /// Adds a client's pedestrian `id` standing at `t`.
     pub(crate) fn spawn_walker(&mut self, id: u32, t: &Transform) -> Result<(), String> {
+        // A walker's origin is its capsule's centre: its feet are below.
+        let mut feet = *t;
+        feet.location.z -= HALF_HEIGHT;
+        let z = self.ground_under(&feet);
         let w = super::pedestrians::Walker::standing(
             id,
             t.location.x,
             t.location.y,
+            z,
             t.rotation.yaw.to_radians(),
         );
-        if self.spot_taken(&w.rect()) {
+        if self.spot_taken(&w.rect(), z) {
             return Err("Spawn failed because of collision at spawn position".into());
         }
         self.walkers.push(w);
@@ -177,19 +208,35 @@ impl World {
             .is_some()
     }
 
-    /// Moves a client vehicle, a traffic vehicle or a pedestrian.
+    /// Moves a client vehicle, a traffic vehicle or a pedestrian (onto the
+    /// ground under the transform).
     pub(crate) fn set_transform(&mut self, id: u32, t: &Transform) -> bool {
         let (x, y, yaw) = (t.location.x, t.location.y, t.rotation.yaw.to_radians());
-        let moved = if let Some(d) = self.driven_mut(id) {
-            (d.car.x, d.car.y, d.car.yaw) = (x, y, yaw);
+        let moved = if self.fleet.iter().any(|d| d.id == id) {
+            let z = self.ground_under(t);
+            let mut car = self
+                .fleet
+                .iter()
+                .find(|d| d.id == id)
+                .map(|d| d.car)
+                .unwrap_or(self.car);
+            (car.x, car.y, car.z, car.yaw) = (x, y, z, yaw);
+            self.settle(&mut car);
+            if let Some(d) = self.driven_mut(id) {
+                d.car = car;
+            }
             true
-        } else if let Some(w) = self.walkers.iter_mut().find(|w| w.id == id) {
-            (w.x, w.y, w.yaw) = (x, y, yaw);
+        } else if self.walkers.iter().any(|w| w.id == id) {
+            let mut feet = *t;
+            feet.location.z -= HALF_HEIGHT;
+            let z = self.ground_under(&feet);
+            let w = self.walker_mut(id).expect("a walker");
+            (w.x, w.y, w.z, w.yaw) = (x, y, z, yaw);
             true
         } else if let Some(v) = self.vehicles.iter_mut().find(|v| v.id == id) {
             // The town's own cars move by hand only while a replay holds
-            // the traffic (their route takes them back afterwards).
-            (v.x, v.y, v.yaw) = (x, y, yaw);
+            // the traffic (their lane takes them back afterwards).
+            (v.pose.x, v.pose.y, v.pose.z, v.pose.yaw) = (x, y, t.location.z, yaw);
             true
         } else {
             false
@@ -220,7 +267,8 @@ impl World {
             let mut car = self.fleet[i].car;
             let control = if modes.autopilot {
                 let gap = traffic::gap_ahead(car.footprint(), me, &self.obstacles);
-                car.autopilot(self.time, gap)
+                let t = &self.town;
+                pilot::drive(&car, &t.map.lanes, &t.ways, &t.lights, self.time, gap)
             } else if let Some((wheel, speed)) = modes.ackermann {
                 car.follow(wheel, speed)
             } else {
@@ -237,6 +285,7 @@ impl World {
             if let Some(v) = modes.constant_speed {
                 car.speed = v;
             }
+            self.settle(&mut car);
             let d = &mut self.fleet[i];
             let turn = (car.yaw - yaw0 + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
                 - std::f32::consts::PI;
@@ -276,121 +325,19 @@ impl World {
         {
             return Some(Collision::Pedestrian(w.id));
         }
+        let z = self
+            .fleet
+            .iter()
+            .find(|d| d.id == me)
+            .map_or(self.car.z, |d| d.car.z);
         self.scene
-            .static_overlap(r, 0.0, 2.0 * vehicle::EXTENT.z)
+            .static_overlap(r, z + 0.3, z + 2.0 * vehicle::EXTENT.z)
             .map(|(t, a)| Collision::Other(t, a))
     }
 
     /// This tick's contacts (cleared by each `step`).
     pub(crate) fn contacts(&self) -> &[Contact] {
         &self.contacts
-    }
-
-    /// What actor `id` is.
-    pub(crate) fn kind_of(&self, id: u32) -> Option<ActorKind> {
-        if id == PLAYER_ID && self.player_active {
-            Some(ActorKind::Player)
-        } else if self.fleet.iter().any(|d| d.id == id) {
-            Some(ActorKind::Driven)
-        } else if self.vehicles.iter().any(|v| v.id == id) {
-            Some(ActorKind::Traffic)
-        } else if self.walkers.iter().any(|w| w.id == id) {
-            Some(ActorKind::Walker)
-        } else if id >= crate::world::LIGHT_ID0
-            && ((id - crate::world::LIGHT_ID0) as usize) < self.lights.len()
-        {
-            Some(ActorKind::Light)
-        } else if id >= crate::world::SIGN_ID0
-            && ((id - crate::world::SIGN_ID0) as usize) < self.signs.len()
-        {
-            Some(ActorKind::Sign)
-        } else {
-            None
-        }
-    }
-
-    /// The world transform of actor `id`, if it is one of the world's.
-    pub(crate) fn actor_transform(&self, id: u32) -> Option<Transform> {
-        let deg = f32::to_degrees;
-        Some(match self.kind_of(id)? {
-            ActorKind::Player => self.car.transform(),
-            ActorKind::Driven => self.fleet.iter().find(|d| d.id == id)?.car.transform(),
-            ActorKind::Traffic => {
-                let v = self.vehicles.iter().find(|v| v.id == id)?;
-                town::ground_transform(v.x, v.y, deg(v.yaw))
-            }
-            ActorKind::Walker => {
-                // As CARLA's: the walker's origin is its capsule's centre.
-                let w = self.walkers.iter().find(|w| w.id == id)?;
-                let mut t = town::ground_transform(w.x, w.y, deg(w.yaw));
-                t.location.z += super::pedestrians::HALF_HEIGHT;
-                t
-            }
-            ActorKind::Light => self.lights[(id - crate::world::LIGHT_ID0) as usize].transform(),
-            ActorKind::Sign => {
-                let s = &self.signs[(id - crate::world::SIGN_ID0) as usize];
-                town::ground_transform(s.x, s.y, 90.0 * f32::from((s.dir + 2) % 4))
-            }
-        })
-    }
-}
-
-impl World {
-    /// The world velocity of actor `id` (m/s; zero for what does not move).
-    pub(crate) fn actor_velocity(&self, id: u32) -> carla_server::types::Vector3D {
-        use crate::world::math::v3;
-        let planar = |speed: f32, yaw: f32| v3(speed * yaw.cos(), speed * yaw.sin(), 0.0);
-        match self.kind_of(id) {
-            Some(ActorKind::Player) => planar(self.car.speed, self.car.yaw),
-            Some(ActorKind::Driven) => self
-                .fleet
-                .iter()
-                .find(|d| d.id == id)
-                .map_or(v3(0.0, 0.0, 0.0), |d| planar(d.car.speed, d.car.yaw)),
-            Some(ActorKind::Traffic) => self
-                .vehicles
-                .iter()
-                .find(|v| v.id == id)
-                .map_or(v3(0.0, 0.0, 0.0), |v| planar(v.speed, v.yaw)),
-            Some(ActorKind::Walker) => self
-                .walkers
-                .iter()
-                .find(|w| w.id == id)
-                .map_or(v3(0.0, 0.0, 0.0), |w| planar(w.speed, w.yaw)),
-            _ => v3(0.0, 0.0, 0.0),
-        }
-    }
-
-    /// Traffic vehicles, pedestrians and traffic lights, for the 0.9 side.
-    pub(crate) fn traffic(&self) -> &[super::traffic::Vehicle] {
-        &self.vehicles
-    }
-    pub(crate) fn walkers(&self) -> &[super::pedestrians::Walker] {
-        &self.walkers
-    }
-    pub(crate) fn lights(&self) -> &[town::LightSpot] {
-        &self.lights
-    }
-    /// The speed-limit signs.
-    pub(crate) fn signs(&self) -> &[town::SignSpot] {
-        &self.signs
-    }
-    /// The 0.8 player's car.
-    pub(crate) fn player(&self) -> &Car {
-        &self.car
-    }
-
-    /// Traces `rays` (sensor frame) from a sensor at world transform
-    /// `sensor`, passing through actor `ignore` (its parent).
-    pub(crate) fn trace_from(
-        &self,
-        sensor: &carla_server::sensor::ActorTransform,
-        rays: &[carla_server::sensor::PlannedRay],
-        range_m: f32,
-        ignore: u32,
-        hits: &mut Vec<carla_server::sensor::LidarHit>,
-    ) {
-        crate::world::sensing::lidar::trace(&self.scene, sensor, rays, range_m, ignore, hits);
     }
 }
 

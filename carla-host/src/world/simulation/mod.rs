@@ -1,9 +1,14 @@
-//! What moves: non-player traffic ([`traffic`]), pedestrians
-//! ([`pedestrians`]), the player's car model ([`vehicle`]) and the vehicles
-//! 0.9 clients spawn and drive, with the world's actor look-ups by id
-//! ([`fleet`]).
+//! What moves: the world's traffic on the lane graph ([`traffic`], with
+//! what it knows of the lanes: [`ways`]), its walkers ([`pedestrians`]),
+//! the lights' cycle ([`lights`]), the player's car ([`vehicle`]) and the
+//! autopilot ([`pilot`]), the vehicles 0.9 clients drive ([`fleet`]), and
+//! the world's actors by id ([`actors`]).
 
+pub(crate) mod actors;
 pub(crate) mod fleet;
+pub(crate) mod lights;
 pub(crate) mod pedestrians;
+pub(crate) mod pilot;
 pub(crate) mod traffic;
 pub(crate) mod vehicle;
+pub(crate) mod ways;

@@ -1,30 +1,59 @@
-//! Pedestrians: each walks round the sidewalk loop of its block, one way
-//! or the other, at its own pace (never crossing a road). Seeded.
+//! Pedestrians. The world's own walk along the map's walkable lanes
+//! (sidewalks; shoulders on a map without them), each at its own pace and
+//! offset from the lane's centre, on to the next walkable lane where one
+//! follows, turning round where none does. A client's walker stands where
+//! it was put until its client walks it (`apply_control`, or the client's
+//! crowd on the navigation mesh), on the ground under it. Seeded.
 
-use crate::world::map::town::{self, dir_vec, Node, ROAD_HALF};
+use crate::world::map::lanes::{LaneIx, LaneKind, Lanes};
+use crate::world::map::CURB_HEIGHT;
 use crate::world::math::{Rect, Rng};
 
 /// Half a pedestrian's height: its origin (the centre of its capsule, as
 /// CARLA's) is this far above the ground, metres.
 pub(crate) const HALF_HEIGHT: f32 = 0.9;
 
-/// Pedestrians walk this far from the road centre lines (mid-sidewalk).
-const WALK_OFFSET: f32 = ROAD_HALF + 1.75;
+/// Where the world's walkers walk: the walkable lanes and how high their
+/// surface stands above the lane.
+pub(crate) struct Paths {
+    pub lanes: Vec<LaneIx>,
+    pub lift: f32,
+    kind: LaneKind,
+}
 
-/// A pedestrian walking round the sidewalk loop of a block.
+impl Paths {
+    pub(crate) fn new(lanes: &Lanes) -> Paths {
+        let any = lanes.lanes.iter().any(|l| l.kind == LaneKind::Sidewalk);
+        let kind = if any {
+            LaneKind::Sidewalk
+        } else {
+            LaneKind::Shoulder
+        };
+        Paths {
+            lanes: (0u32..)
+                .zip(&lanes.lanes)
+                .filter(|(_, l)| l.kind == kind && l.length() > 1.0)
+                .map(|(i, _)| i)
+                .collect(),
+            lift: if any { CURB_HEIGHT } else { 0.0 },
+            kind,
+        }
+    }
+}
+
+/// A pedestrian.
 pub(crate) struct Walker {
     pub id: u32,
     pub x: f32,
     pub y: f32,
+    /// The ground it stands on.
+    pub z: f32,
     pub yaw: f32,
     pub speed: f32,
     pub albedo: [u8; 3],
-    block: Node,
-    s: f32,
-    sign: f32,
-    /// Placed by a client: stands where it was put, or walks as its
-    /// client's control says.
-    still: bool,
+    /// On its walk: the lane, distance along it, direction (±1) and offset
+    /// from its centre (a fraction of its half width).
+    walk: Option<(LaneIx, f32, f32, f32)>,
     /// A client's `WalkerControl`: unit direction (x, y) and m/s.
     pub control: Option<(f32, f32, f32)>,
     /// `set_collisions(False)`: vehicles pass through it (a client's
@@ -32,80 +61,137 @@ pub(crate) struct Walker {
     pub ghost: bool,
 }
 
+const CLOTHES: [[u8; 3]; 4] = [[60, 60, 140], [140, 50, 50], [50, 50, 50], [200, 180, 120]];
+
 impl Walker {
-    pub(crate) fn new(id: u32, rng: &mut Rng) -> Walker {
-        let n = (town::ROADS - 1) as usize;
-        let block = (rng.below(n) as i32, rng.below(n) as i32);
+    /// One of the world's walkers somewhere on `paths` (none: standing at
+    /// the origin).
+    pub(crate) fn new(id: u32, lanes: &Lanes, paths: &Paths, rng: &mut Rng) -> Walker {
         let mut w = Walker {
             id,
             x: 0.0,
             y: 0.0,
+            z: 0.0,
             yaw: 0.0,
             speed: rng.range(0.9, 1.6),
-            albedo: [[60, 60, 140], [140, 50, 50], [50, 50, 50], [200, 180, 120]][rng.below(4)],
-            block,
-            s: rng.range(0.0, 4.0 * Self::side()),
-            sign: if rng.unit() < 0.5 { 1.0 } else { -1.0 },
-            still: false,
+            albedo: CLOTHES[rng.below(CLOTHES.len())],
+            walk: None,
             control: None,
             ghost: false,
         };
-        w.step(0.0);
+        if !paths.lanes.is_empty() {
+            let lane = paths.lanes[rng.below(paths.lanes.len())];
+            let d = rng.range(0.0, lanes.lane(lane).length());
+            let dir = if rng.unit() < 0.5 { 1.0 } else { -1.0 };
+            w.walk = Some((lane, d, dir, rng.range(-0.5, 0.5)));
+            w.place(lanes, paths);
+        } else {
+            w.speed = 0.0;
+        }
         w
     }
 
-    fn side() -> f32 {
-        town::SPACING - 2.0 * WALK_OFFSET
-    }
-
-    /// A pedestrian a client placed at `(x, y)` facing `yaw` (radians).
-    pub(crate) fn standing(id: u32, x: f32, y: f32, yaw: f32) -> Walker {
+    /// A pedestrian a client placed at `(x, y, z)` (`z`: the ground) facing
+    /// `yaw` (radians).
+    pub(crate) fn standing(id: u32, x: f32, y: f32, z: f32, yaw: f32) -> Walker {
         Walker {
             id,
             x,
             y,
+            z,
             yaw,
             speed: 0.0,
             albedo: [90, 60, 40],
-            block: (0, 0),
-            s: 0.0,
-            sign: 1.0,
-            still: true,
+            walk: None,
             control: None,
             ghost: false,
         }
     }
 
     /// A client drives it from now on (`apply_control`, a controller, a
-    /// batch of walker states): it leaves its sidewalk loop.
+    /// batch of walker states): it leaves its walk.
     pub(crate) fn take_over(&mut self) {
-        self.still = true;
+        self.walk = None;
     }
 
-    pub(crate) fn step(&mut self, dt: f32) {
-        if self.still {
+    /// Whether it walks the world's paths.
+    pub(crate) fn on_its_walk(&self) -> bool {
+        self.walk.is_some()
+    }
+
+    fn place(&mut self, lanes: &Lanes, paths: &Paths) {
+        let Some((lane, d, dir, off)) = self.walk else {
+            return;
+        };
+        let p = lanes.lane(lane).pose(d);
+        let (rx, ry) = (-p.yaw.sin(), p.yaw.cos());
+        let k = off * p.half_width;
+        self.x = p.position[0] + rx * k;
+        self.y = p.position[1] + ry * k;
+        self.z = p.position[2] + paths.lift;
+        self.yaw = if dir > 0.0 {
+            p.yaw
+        } else {
+            p.yaw + std::f32::consts::PI
+        };
+    }
+
+    /// Walks `dt` seconds. A client's walker moves by its control and
+    /// `ground` (the height under a point) keeps it on the ground.
+    pub(crate) fn step(
+        &mut self,
+        lanes: &Lanes,
+        paths: &Paths,
+        dt: f32,
+        ground: &dyn Fn(f32, f32, f32) -> f32,
+    ) {
+        let Some((mut lane, mut d, mut dir, off)) = self.walk else {
             if let Some((dx, dy, speed)) = self.control {
                 self.x += dx * speed * dt;
                 self.y += dy * speed * dt;
                 self.speed = speed;
                 if speed > 0.0 && (dx != 0.0 || dy != 0.0) {
                     self.yaw = dy.atan2(dx);
+                    self.z = ground(self.x, self.y, self.z);
                 }
             }
             return;
+        };
+        d += dir * self.speed * dt;
+        for _ in 0..4 {
+            let len = lanes.lane(lane).length();
+            if (0.0..=len).contains(&d) {
+                break;
+            }
+            let l = lanes.lane(lane);
+            let (links, over) = if d > len {
+                (&l.successors, d - len)
+            } else {
+                (&l.predecessors, -d)
+            };
+            let on = links
+                .iter()
+                .copied()
+                .find(|&n| lanes.lane(n).kind == paths.kind && lanes.lane(n).length() > 1.0);
+            match on {
+                Some(n) => {
+                    lane = n;
+                    d = if dir > 0.0 {
+                        over
+                    } else {
+                        lanes.lane(n).length() - over
+                    };
+                }
+                None => {
+                    // Turn round.
+                    dir = -dir;
+                    d = if d > len { len - over } else { over };
+                }
+            }
+            d = d.clamp(0.0, lanes.lane(lane).length());
         }
-        let side = Self::side();
-        self.s = (self.s + self.sign * self.speed * dt).rem_euclid(4.0 * side);
-        let edge = ((self.s / side) as u8).min(3);
-        let along = self.s - edge as f32 * side;
-        let (bx, by) = town::node_pos(self.block);
-        let corners = [(0.0, 0.0), (side, 0.0), (side, side), (0.0, side)];
-        let (cx, cy) = corners[edge as usize];
-        let (hx, hy) = dir_vec(edge);
-        self.x = bx + WALK_OFFSET + cx + hx * along;
-        self.y = by + WALK_OFFSET + cy + hy * along;
-        let d = if self.sign > 0.0 { edge } else { edge + 2 };
-        self.yaw = (90.0 * d as f32).to_radians();
+        self.walk = Some((lane, d, dir, off));
+        self.place(lanes, paths);
     }
 
     pub(crate) fn rect(&self) -> Rect {

@@ -9,10 +9,9 @@
 //! never reverse it. Steer turns the front wheels up to `MAX_STEER_DEG`
 //! (positive: right, i.e. towards +y when heading +x).
 
-use super::traffic;
-use crate::world::map::town::{self, dir_vec, light_state, neighbour, right_vec, Light};
+use crate::world::map::lanes::Lanes;
 use crate::world::math::{v3, Rect};
-use carla_server::types::{CBool, Control, Transform, Vector3D};
+use carla_server::types::{CBool, Control, Rotation3D, Transform, Vector3D};
 
 pub(crate) const MASS_KG: f32 = 1500.0;
 pub(crate) const WHEELBASE_M: f32 = 2.9;
@@ -33,8 +32,6 @@ pub(crate) const EXTENT: Vector3D = Vector3D {
     y: 1.0,
     z: 0.75,
 };
-/// The autopilot's cruising speed (30 km/h).
-pub(crate) const AUTOPILOT_SPEED: f32 = 30.0 / 3.6;
 
 /// What a car ran into (with the other actor's id; static geometry: its
 /// internal tag and the actor it is part of, 0 for level geometry).
@@ -43,6 +40,23 @@ pub(crate) enum Collision {
     Vehicle(u32),
     Pedestrian(u32),
     Other(u8, u32),
+}
+
+/// A transform at `(x, y, z)` turned by yaw, pitch and roll (radians);
+/// the yaw reported in (−180°, 180°].
+pub(crate) fn pose_transform(x: f32, y: f32, z: f32, yaw: f32, pitch: f32, roll: f32) -> Transform {
+    let deg = yaw.to_degrees();
+    let deg = 180.0 - (180.0 - deg).rem_euclid(360.0);
+    let (cp, sp) = (pitch.cos(), pitch.sin());
+    Transform {
+        location: v3(x, y, z),
+        orientation: v3(cp * yaw.cos(), cp * yaw.sin(), sp),
+        rotation: Rotation3D {
+            pitch: pitch.to_degrees(),
+            yaw: deg,
+            roll: roll.to_degrees(),
+        },
+    }
 }
 
 fn sane(v: f32, lo: f32, hi: f32) -> f32 {
@@ -58,8 +72,13 @@ fn sane(v: f32, lo: f32, hi: f32) -> f32 {
 pub(crate) struct Car {
     pub x: f32,
     pub y: f32,
+    /// The ground under its centre.
+    pub z: f32,
     /// Heading, radians.
     pub yaw: f32,
+    /// Climb and roll from the ground under its wheels, radians.
+    pub pitch: f32,
+    pub roll: f32,
     /// Signed speed along the heading, m/s.
     pub speed: f32,
     /// Last step's acceleration, world frame, m/s².
@@ -76,6 +95,9 @@ pub(crate) struct Car {
     pub extent: Vector3D,
     /// The front wheels' angle at full steer, degrees.
     pub max_steer_deg: f32,
+    /// Where it stood when last put on the ground (x, y, yaw; infinite:
+    /// never).
+    pub settled_at: [f32; 3],
 }
 
 impl Car {
@@ -83,7 +105,10 @@ impl Car {
         Car {
             x: spot.location.x,
             y: spot.location.y,
+            z: spot.location.z,
             yaw: spot.rotation.yaw.to_radians(),
+            pitch: 0.0,
+            roll: 0.0,
             speed: 0.0,
             accel: Vector3D::default(),
             collision_vehicles: 0.0,
@@ -92,6 +117,7 @@ impl Car {
             hit: None,
             extent: EXTENT,
             max_steer_deg: MAX_STEER_DEG,
+            settled_at: [f32::INFINITY; 3],
         }
     }
 
@@ -110,10 +136,10 @@ impl Car {
         Rect::new(self.x, self.y, self.yaw, self.extent.x, self.extent.y)
     }
 
-    /// The car's transform: on the ground, level, `orientation` the unit
-    /// forward vector.
+    /// The car's transform: on the ground under it, pitched and rolled
+    /// with it, `orientation` the unit forward vector.
     pub(crate) fn transform(&self) -> Transform {
-        town::ground_transform(self.x, self.y, self.yaw.to_degrees())
+        pose_transform(self.x, self.y, self.z, self.yaw, self.pitch, self.roll)
     }
 
     /// Advances by `dt` under `c`. `collide` tells what a footprint would
@@ -200,20 +226,26 @@ impl Car {
     }
 
     /// `(intersection_otherlane, intersection_offroad)`: the fractions of the
-    /// footprint's sample points on a lane running against the car's
-    /// heading, and off the road. Junctions count as neither.
-    pub(crate) fn lane_fractions(&self) -> (f32, f32) {
+    /// footprint's sample points on a driving lane running against the
+    /// car's heading, and off the road (no lane, or a sidewalk or median).
+    /// Junctions count as neither.
+    pub(crate) fn lane_fractions(&self, lanes: &Lanes) -> (f32, f32) {
         let (hx, hy) = (self.yaw.cos(), self.yaw.sin());
         let (mut other, mut off, mut n) = (0, 0, 0);
         for (x, y) in self.samples() {
             n += 1;
-            let s = town::surface(x, y);
-            if !s.ground.is_road() {
-                off += 1;
-            } else if let Some(d) = s.lane {
-                let (lx, ly) = dir_vec(d);
-                if lx * hx + ly * hy < -0.1 {
-                    other += 1;
+            match lanes.at(x, y, self.z, 1.5) {
+                None => off += 1,
+                Some(on) => {
+                    let lane = lanes.lane(on.lane);
+                    if !lane.kind.is_road() {
+                        off += 1;
+                    } else if lane.kind.is_driving() && lane.junction.is_none() {
+                        let yaw = lane.pose(on.dist).yaw;
+                        if yaw.cos() * hx + yaw.sin() * hy < -0.1 {
+                            other += 1;
+                        }
+                    }
                 }
             }
         }
@@ -229,87 +261,6 @@ impl Car {
             throttle: (err * 0.5).clamp(0.0, 1.0),
             brake: if err < -0.3 {
                 (-err * 0.3).clamp(0.0, 1.0)
-            } else {
-                0.0
-            },
-            hand_brake: CBool::FALSE,
-            reverse: CBool::FALSE,
-        }
-    }
-
-    /// What the autopilot would do at time `t`: follow the right lane of the
-    /// nearest road in the direction closest to the heading (turning where
-    /// the road ends, slowing down for it), cruise at 30 km/h, stop at red and yellow lights and
-    /// behind whatever is `gap` metres ahead.
-    pub(crate) fn autopilot(&self, t: f32, gap: Option<f32>) -> Control {
-        let quarter = (self.yaw / std::f32::consts::FRAC_PI_2).round();
-        let d = (quarter as i32).rem_euclid(4) as u8;
-        let (hx, hy) = dir_vec(d);
-        let (rx, ry) = right_vec(d);
-        // The road along d nearest to the car, and the next junction on it.
-        let across = self.x * rx.abs() + self.y * ry.abs();
-        let k = (across / town::SPACING)
-            .round()
-            .clamp(0.0, (town::ROADS - 1) as f32);
-        let along = self.x * hx + self.y * hy; // signed position along d
-        let sign = hx + hy; // ±1: whether d runs up or down the grid
-        let last = (town::ROADS - 1) as f32;
-        let j = ((along / town::SPACING).ceil() * sign).clamp(0.0, last);
-        let node = if hx != 0.0 {
-            (j as i32, k as i32)
-        } else {
-            (k as i32, j as i32)
-        };
-        let to_node = j * town::SPACING * sign - along;
-        let lookahead = 4.0 + 0.3 * self.speed.max(0.0);
-        // A dead end: the route turns right (or left) through the node.
-        let turn = neighbour(node, d).is_none().then(|| {
-            let e = if neighbour(node, (d + 1) % 4).is_some() {
-                (d + 1) % 4
-            } else {
-                (d + 3) % 4
-            };
-            (e, traffic::turn(node, d, e))
-        });
-        // The point `lookahead` metres ahead along the route.
-        let to_mouth = to_node - traffic::MOUTH;
-        let target = match turn {
-            Some((e, leg)) if lookahead > to_mouth => {
-                let into = lookahead - to_mouth;
-                let len = leg.length();
-                if into < len {
-                    leg.point(into / len)
-                } else {
-                    town::lane_point(node, e, traffic::MOUTH + into - len)
-                }
-            }
-            _ => town::lane_point(node, d, lookahead - to_node),
-        };
-        let (tx, ty) = (target.0 - self.x, target.1 - self.y);
-        // Pure pursuit: the wheel angle whose arc passes through the target.
-        let (c, s) = (self.yaw.cos(), self.yaw.sin());
-        let alpha = (ty * c - tx * s).atan2(tx * c + ty * s);
-        let dist = (tx * tx + ty * ty).sqrt().max(1.0);
-        let wheel = (2.0 * WHEELBASE_M * alpha.sin() / dist).atan();
-        let steer = (wheel / self.max_steer_deg.to_radians()).clamp(-1.0, 1.0);
-        let mut want = AUTOPILOT_SPEED;
-        if turn.is_some() {
-            want = want.min(3.0 + 0.4 * to_mouth.max(0.0));
-        }
-        // Distance from the front bumper to the stop line.
-        let stop_at = to_node - (town::ROAD_HALF + 1.0) - self.extent.x;
-        if stop_at > 0.0 && light_state(node, d, t) != Light::Green {
-            want = want.min((2.0 * 3.0 * (stop_at - 1.0).max(0.0)).sqrt());
-        }
-        if let Some(g) = gap {
-            want = want.min((2.0 * 3.0 * (g - 3.0).max(0.0)).sqrt());
-        }
-        let err = want - self.speed;
-        Control {
-            steer,
-            throttle: (err * 0.5).clamp(0.0, 0.8),
-            brake: if err < -0.5 || want < 0.1 {
-                (-err * 0.3).clamp(0.3, 1.0)
             } else {
                 0.0
             },

@@ -1,9 +1,19 @@
 use super::*;
-use crate::world::map::geometry::{StaticBox, NO_LIGHT};
-use crate::world::map::town::{ground_transform, tag, LANE_OFFSET};
-use crate::world::scene::{Scene, CELL};
+use crate::world::scene::tags::tag;
+use crate::world::scene::{Material, Scene, StaticBox, Statics, NO_LIGHT};
+use crate::world::simulation::lights::Light;
+use crate::world::simulation::pilot::{self, AUTOPILOT_SPEED};
+use crate::world::testing;
 
 const DT: f32 = 1.0 / 30.0;
+/// The built-in town's lanes are 3.5 m wide, one each way: the lane
+/// heading +x of the road along y = 60 has its centre here.
+const LANE_OFFSET: f32 = 1.75;
+const ROAD_HALF: f32 = 3.5;
+
+fn ground_transform(x: f32, y: f32, yaw_deg: f32) -> Transform {
+    pose_transform(x, y, 0.0, yaw_deg.to_radians(), 0.0, 0.0)
+}
 
 fn car() -> Car {
     // Heading +x in the +x lane of road y = 60.
@@ -153,7 +163,12 @@ fn driving_into_a_building_accumulates_collision_other_and_stops() {
         light: NO_LIGHT,
         actor: 0,
     };
-    let scene = Scene::new(vec![wall], CELL);
+    let scene = Scene::of(Statics {
+        boxes: vec![wall],
+        ground: Material::default(),
+        bounds: ((0.0, 0.0), (100.0, 100.0)),
+        ..Default::default()
+    });
     let collide = |r: &Rect| {
         scene
             .static_overlap(r, 0.0, 1.5)
@@ -187,7 +202,9 @@ fn driving_into_a_building_accumulates_collision_other_and_stops() {
 
 #[test]
 fn lane_fractions_on_and_off_the_road() {
-    let at = |x, y, yaw| Car::at(&ground_transform(x, y, yaw)).lane_fractions();
+    let town = testing::town();
+    let lanes = &town.map.lanes;
+    let at = |x, y, yaw| Car::at(&ground_transform(x, y, yaw)).lane_fractions(lanes);
     let lane = 60.0 + LANE_OFFSET;
     assert_eq!(at(30.0, lane, 0.0), (0.0, 0.0));
     assert_eq!(
@@ -197,7 +214,7 @@ fn lane_fractions_on_and_off_the_road() {
     );
     assert_eq!(at(30.0, 60.0 - LANE_OFFSET, 180.0), (0.0, 0.0));
     assert_eq!(at(30.0, 90.0, 0.0), (0.0, 1.0), "in a block");
-    let (other, off) = at(30.0, 60.0 + town::ROAD_HALF, 0.0);
+    let (other, off) = at(30.0, 60.0 + ROAD_HALF, 0.0);
     assert!(
         (off - 1.0 / 3.0).abs() < 1e-6 && other == 0.0,
         "{other} {off}"
@@ -212,20 +229,22 @@ fn lane_fractions_on_and_off_the_road() {
 
 #[test]
 fn autopilot_follows_the_lanes_round_the_town() {
-    // From every start spot, 2 minutes with no traffic (lights honoured: each
-    // approach of a junction waits for its turn).
-    // Tight right turns swing a little wide (the car's turning circle is
-    // larger than the corner), so brief, small lane departures are allowed.
-    for spot in town::player_start_spots().iter() {
-        let mut c = Car::at(spot);
+    // From every 8th spawn point, 2 minutes with no traffic (lights
+    // honoured: each approach of a junction waits for its turn). Tight
+    // right turns swing a little wide (the car's turning circle is larger
+    // than the corner), so brief, small lane departures are allowed.
+    let town = testing::town();
+    let (lanes, ways, lights) = (&town.map.lanes, &town.ways, &town.lights);
+    for spot in town.map.spawn_points.iter().step_by(8) {
+        let mut c = Car::sized(spot, EXTENT);
         let (mut distance, mut outside, mut worst) = (0.0, 0, 0.0f32);
         let steps = 3600;
         for i in 0..steps {
-            let ctl = c.autopilot(i as f32 * DT, None);
+            let ctl = pilot::drive(&c, lanes, ways, lights, i as f32 * DT, None);
             let (x, y) = (c.x, c.y);
             c.step(&ctl, DT, |_| None);
             distance += (c.x - x).hypot(c.y - y);
-            let (other, off) = c.lane_fractions();
+            let (other, off) = c.lane_fractions(lanes);
             outside += (other + off > 0.0) as u32;
             worst = worst.max(other + off);
             assert!(c.speed <= AUTOPILOT_SPEED + 0.5);
@@ -240,21 +259,43 @@ fn autopilot_follows_the_lanes_round_the_town() {
 
 #[test]
 fn autopilot_stops_at_a_red_light() {
-    // Node (1, 1) heading +x: find a moment with red for at least 8 s.
-    let t0 = (0..300)
+    let town = testing::town();
+    let (lanes, ways, lights) = (&town.map.lanes, &town.ways, &town.lights);
+    // A lane with a light, and a moment it is red for at least 8 s.
+    let (lane, stop) = (0u32..)
+        .zip(&ways.stops)
+        .find_map(|(l, s)| s.map(|s| (l, s)))
+        .expect("a lane with a light");
+    let t0 = (0..600)
         .map(|k| k as f32 * 0.1)
-        .find(|&t| (0..80).all(|s| light_state((1, 1), 0, t + s as f32 * 0.1) == Light::Red))
+        .find(|&t| (0..80).all(|s| lights.state(stop.light, t + s as f32 * 0.1) == Light::Red))
         .expect("a long red");
-    let mut c = Car::at(&ground_transform(35.0, 60.0 + LANE_OFFSET, 0.0));
+    let start = lanes.lane(lane).pose((stop.dist - 30.0).max(0.0));
+    let mut c = Car::sized(
+        &pose_transform(
+            start.position[0],
+            start.position[1],
+            0.0,
+            start.yaw,
+            0.0,
+            0.0,
+        ),
+        EXTENT,
+    );
     c.speed = AUTOPILOT_SPEED;
     for i in 0..240 {
-        let ctl = c.autopilot(t0 + i as f32 * DT, None);
+        let ctl = pilot::drive(&c, lanes, ways, lights, t0 + i as f32 * DT, None);
         c.step(&ctl, DT, |_| None);
     }
     assert!(c.speed.abs() < 0.05, "{c:?}");
-    let front = c.x + EXTENT.x;
+    let on = lanes
+        .nearest_driving(c.x, c.y, 0.0, 3.0)
+        .expect("on its lane");
+    assert_eq!(on.lane, lane);
+    let front = on.dist + EXTENT.x;
     assert!(
-        front < 60.0 - town::ROAD_HALF && front > 45.0,
-        "held before the junction: {front}"
+        front < stop.dist && front > stop.dist - 15.0,
+        "held before the stop line at {}: front at {front}",
+        stop.dist
     );
 }

@@ -1,8 +1,20 @@
-//! Ray casting over the scene's grid (see the parent module).
+//! Ray casting over the scene's grid (see the parent module): cell by
+//! cell along the ray (Amanatides–Woo), a cell's static geometry tested
+//! only where the ray's height within the cell meets the cell's height
+//! range, stopping at the first cell that ends past the nearest hit, or
+//! where the ray has climbed above everything.
 
-use super::{town, ActorBox, Found, Hit, Scene, NO_LIGHT};
+use super::{ActorBox, Found, Hit, Scene, Tri, NO_LIGHT};
 use crate::world::math::{add, scale, v3};
 use carla_server::types::Vector3D;
+
+/// What a cast tests besides the static geometry.
+#[derive(Clone, Copy, PartialEq)]
+enum With {
+    /// The actors but `ignore`.
+    Actors(u32),
+    Statics,
+}
 
 impl Scene {
     /// The nearest hit within `max_dist` (in units of `|dir|`).
@@ -19,32 +31,28 @@ impl Scene {
         max_dist: f32,
         ignore: u32,
     ) -> Option<Hit> {
-        self.cast(o, d, 0.0, max_dist, ignore)
+        self.cast(o, d, max_dist, With::Actors(ignore))
     }
 
-    /// [`Scene::raycast_ignoring`] for a caller that knows no box is hit
-    /// before `t_start` (infinity: none at all, only the ground remains).
-    pub(crate) fn cast(
-        &self,
-        o: Vector3D,
-        d: Vector3D,
-        t_start: f32,
-        max_dist: f32,
-        ignore: u32,
-    ) -> Option<Hit> {
+    /// The nearest static surface (no actors).
+    pub(crate) fn cast_static(&self, o: Vector3D, d: Vector3D, max_dist: f32) -> Option<Hit> {
+        self.cast(o, d, max_dist, With::Statics)
+    }
+
+    fn cast(&self, o: Vector3D, d: Vector3D, max_dist: f32, with: With) -> Option<Hit> {
         let inv = [1.0 / d.x, 1.0 / d.y, 1.0 / d.z];
         let mut best = max_dist;
         let mut found = Found::Nothing;
-        if d.z < 0.0 && o.z >= 0.0 {
-            let t = -o.z * inv[2];
+        if d.z < 0.0 && o.z >= self.ground_z {
+            let t = (self.ground_z - o.z) * inv[2];
             if t < best {
                 (best, found) = (t, Found::Ground);
             }
         }
-        if t_start >= best {
-            return self.finish(o, d, best, found);
+        let mut top = self.static_top;
+        if matches!(with, With::Actors(_)) {
+            top = top.max(self.actor_top);
         }
-        let top = self.static_top.max(self.actor_top);
         let mut end = best;
         if o.z > top && d.z >= 0.0 {
             end = 0.0;
@@ -52,10 +60,11 @@ impl Scene {
             end = end.min((top - o.z) * inv[2]);
         }
         // Clip to the grid in the ground plane.
-        let (mut t0, mut t1) = (t_start.max(0.0), end);
+        let g = &self.grid;
+        let (mut t0, mut t1) = (0.0f32, end);
         let bounds = [
-            (o.x, inv[0], self.x0, self.x0 + self.nx as f32 * self.cell),
-            (o.y, inv[1], self.y0, self.y0 + self.ny as f32 * self.cell),
+            (o.x, inv[0], g.x0, g.x0 + g.nx as f32 * g.cell),
+            (o.y, inv[1], g.y0, g.y0 + g.ny as f32 * g.cell),
         ];
         for (p, iv, lo, hi) in bounds {
             let (a, b) = ((lo - p) * iv, (hi - p) * iv);
@@ -68,8 +77,8 @@ impl Scene {
             t0 = t0.max(a.min(b));
             t1 = t1.min(a.max(b));
         }
-        if t0 < t1 {
-            self.traverse(o, d, inv, t0, t1, ignore, &mut best, &mut found);
+        if t0 <= t1 && t1 >= 0.0 {
+            self.traverse(o, d, inv, (t0, t1), with, &mut best, &mut found);
         }
         self.finish(o, d, best, found)
     }
@@ -80,52 +89,49 @@ impl Scene {
         o: Vector3D,
         d: Vector3D,
         inv: [f32; 3],
-        t0: f32,
-        t1: f32,
-        ignore: u32,
+        (t0, t1): (f32, f32),
+        with: With,
         best: &mut f32,
         found: &mut Found,
     ) {
+        let g = &self.grid;
         let (px, py) = (o.x + d.x * t0, o.y + d.y * t0);
-        let mut ix = (((px - self.x0) / self.cell) as i32).clamp(0, self.nx - 1);
-        let mut iy = (((py - self.y0) / self.cell) as i32).clamp(0, self.ny - 1);
-        let axis = |i: i32, dc: f32, ic: f32, oc: f32, lo: f32| -> (i32, f32, f32) {
+        let (ix, iy) = g.cell_of(px, py);
+        let (mut ix, mut iy) = (ix as i64, iy as i64);
+        let axis = |i: i64, dc: f32, ic: f32, oc: f32, lo: f32| -> (i64, f32, f32) {
             if dc > 0.0 {
-                (
-                    1,
-                    (lo + (i + 1) as f32 * self.cell - oc) * ic,
-                    self.cell * ic,
-                )
+                (1, (lo + (i + 1) as f32 * g.cell - oc) * ic, g.cell * ic)
             } else if dc < 0.0 {
-                (-1, (lo + i as f32 * self.cell - oc) * ic, -self.cell * ic)
+                (-1, (lo + i as f32 * g.cell - oc) * ic, -g.cell * ic)
             } else {
                 (0, f32::INFINITY, f32::INFINITY)
             }
         };
-        let (sx, mut nx_t, dx_t) = axis(ix, d.x, inv[0], o.x, self.x0);
-        let (sy, mut ny_t, dy_t) = axis(iy, d.y, inv[1], o.y, self.y0);
+        let (sx, mut nx_t, dx_t) = axis(ix, d.x, inv[0], o.x, g.x0);
+        let (sy, mut ny_t, dy_t) = axis(iy, d.y, inv[1], o.y, g.y0);
         let oz = [o.x, o.y, o.z];
         let mut t_in = t0;
         loop {
             let t_out = nx_t.min(ny_t);
-            let c = (iy * self.nx + ix) as usize;
-            let (s0, s1) = (self.cells[c] as usize, self.cells[c + 1] as usize);
-            let (a0, a1) = (
-                self.actor_cells[c] as usize,
-                self.actor_cells[c + 1] as usize,
-            );
-            if s0 != s1 || a0 != a1 {
-                let seg_end = t_out.min(*best);
-                let z_low = (o.z + d.z * t_in).min(o.z + d.z * seg_end);
-                if z_low <= self.cell_top[c] {
-                    for &i in &self.items[s0..s1] {
-                        if let Some((t, axis)) = slab(&self.boxes[i as usize], oz, inv, *best) {
-                            (*best, *found) = (t, Found::Static(i, axis));
-                        }
+            let c = iy as usize * g.nx + ix as usize;
+            let seg_end = t_out.min(*best);
+            let (za, zb) = (o.z + d.z * t_in, o.z + d.z * seg_end);
+            let (z_low, z_high) = (za.min(zb), za.max(zb));
+            if z_low <= self.cell_top[c] && z_high >= self.cell_low[c] {
+                for &i in self.box_cells.items(c) {
+                    if let Some((t, axis)) = slab(&self.boxes[i as usize], oz, inv, *best) {
+                        (*best, *found) = (t, Found::Static(i, axis));
                     }
                 }
-                if a0 != a1 && z_low <= self.actor_top {
-                    for &i in &self.actor_items[a0..a1] {
+                for &i in self.tri_cells.items(c) {
+                    if let Some(t) = hit_tri(&self.tris[i as usize], o, d, *best) {
+                        (*best, *found) = (t, Found::Tri(i));
+                    }
+                }
+            }
+            if let With::Actors(ignore) = with {
+                if self.actor_cells.any(c) && z_low <= self.actor_top {
+                    for &i in self.actor_cells.items(c) {
                         let a = &self.actors[i as usize];
                         if a.id == ignore {
                             continue;
@@ -143,13 +149,13 @@ impl Scene {
             if nx_t < ny_t {
                 ix += sx;
                 nx_t += dx_t;
-                if ix < 0 || ix >= self.nx {
+                if ix < 0 || ix >= g.nx as i64 {
                     return;
                 }
             } else {
                 iy += sy;
                 ny_t += dy_t;
-                if iy < 0 || iy >= self.ny {
+                if iy < 0 || iy >= g.ny as i64 {
                     return;
                 }
             }
@@ -169,19 +175,29 @@ impl Scene {
         match found {
             Found::Nothing => return None,
             Found::Ground => {
-                let g = town::surface(point.x, point.y).ground;
-                (hit.semantic_tag, hit.albedo) = (g.tag(), g.albedo());
+                (hit.semantic_tag, hit.albedo) = (self.ground.tag, self.ground.albedo);
+            }
+            Found::Tri(i) => {
+                let tri = &self.tris[i as usize];
+                let m = &self.materials[tri.material as usize];
+                let n = tri.normal;
+                let facing = n.x * d.x + n.y * d.y + n.z * d.z;
+                hit.normal = if facing > 0.0 { scale(n, -1.0) } else { n };
+                hit.semantic_tag = m.tag;
+                hit.albedo = m.albedo;
             }
             Found::Static(i, axis) => {
                 let m = &self.meta[i as usize];
                 let mut n = [0.0; 3];
                 n[axis as usize] = -[d.x, d.y, d.z][axis as usize].signum();
                 hit.normal = v3(n[0], n[1], n[2]);
-                hit.semantic_tag = m.tag;
+                let (tag, albedo) = self.static_look(i as usize);
+                hit.semantic_tag = tag;
                 hit.actor_id = m.actor;
-                hit.albedo = match self.light_albedo.get(m.light as usize) {
-                    Some(&c) if m.light != NO_LIGHT => c,
-                    _ => m.albedo,
+                hit.albedo = if m.light != NO_LIGHT {
+                    albedo
+                } else {
+                    m.albedo
                 };
             }
             Found::Actor(i, axis) => {
@@ -206,18 +222,26 @@ impl Scene {
         Some(hit)
     }
 
-    /// Every box tested, no grid: the reference for the tests.
+    /// Every box and triangle tested, no grid: the reference for the tests.
     #[cfg(test)]
     pub(crate) fn raycast_brute(&self, o: Vector3D, d: Vector3D, max_dist: f32) -> Option<Hit> {
         let inv = [1.0 / d.x, 1.0 / d.y, 1.0 / d.z];
         let mut best = max_dist;
         let mut found = Found::Nothing;
-        if d.z < 0.0 && o.z >= 0.0 && -o.z * inv[2] < best {
-            (best, found) = (-o.z * inv[2], Found::Ground);
+        if d.z < 0.0 && o.z >= self.ground_z {
+            let t = (self.ground_z - o.z) * inv[2];
+            if t < best {
+                (best, found) = (t, Found::Ground);
+            }
         }
         for (i, b) in self.boxes.iter().enumerate() {
             if let Some((t, axis)) = slab(b, [o.x, o.y, o.z], inv, best) {
                 (best, found) = (t, Found::Static(i as u32, axis));
+            }
+        }
+        for (i, tri) in self.tris.iter().enumerate() {
+            if let Some(t) = hit_tri(tri, o, d, best) {
+                (best, found) = (t, Found::Tri(i as u32));
             }
         }
         for (i, a) in self.actors.iter().enumerate() {
@@ -246,6 +270,39 @@ fn slab(b: &[f32; 6], o: [f32; 3], inv: [f32; 3], best: f32) -> Option<(f32, u8)
         t_far = t_far.min(hi);
     }
     (t_near <= t_far && t_near > 0.0).then_some((t_near, axis))
+}
+
+/// Ray against a triangle (Möller–Trumbore, either side): the parameter
+/// when the ray meets it before `best`.
+#[inline(always)]
+fn hit_tri(t: &Tri, o: Vector3D, d: Vector3D, best: f32) -> Option<f32> {
+    let (e1, e2) = (t.e1, t.e2);
+    let p = v3(
+        d.y * e2.z - d.z * e2.y,
+        d.z * e2.x - d.x * e2.z,
+        d.x * e2.y - d.y * e2.x,
+    );
+    let det = e1.x * p.x + e1.y * p.y + e1.z * p.z;
+    if det.abs() < 1e-12 {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let s = v3(o.x - t.p0.x, o.y - t.p0.y, o.z - t.p0.z);
+    let u = (s.x * p.x + s.y * p.y + s.z * p.z) * inv;
+    if !(0.0..=1.0).contains(&u) {
+        return None;
+    }
+    let q = v3(
+        s.y * e1.z - s.z * e1.y,
+        s.z * e1.x - s.x * e1.z,
+        s.x * e1.y - s.y * e1.x,
+    );
+    let v = (d.x * q.x + d.y * q.y + d.z * q.z) * inv;
+    if v < 0.0 || u + v > 1.0 {
+        return None;
+    }
+    let dist = (e2.x * q.x + e2.y * q.y + e2.z * q.z) * inv;
+    (dist > 1e-6 && dist < best).then_some(dist)
 }
 
 /// Ray against a yaw-turned actor box, in the box's frame.

@@ -1,9 +1,35 @@
-//! The semantic tag tables: the town's internal tags (`town::tag`: CARLA
-//! 0.8's numbering plus finer classes of the demo world's own) to CARLA
-//! 0.8's and to CARLA 0.9.16's numbering. Every camera output and, through
-//! [`tag_0916`], the lidar use these.
+//! The semantic tags: the world's internal tags ([`tag`]: CARLA 0.8's
+//! numbering plus finer classes of the demo world's own) and their
+//! tables to CARLA 0.8's and CARLA 0.9.16's numbering. Every camera output
+//! and, through [`tag_0916`], the lidar use these.
 
-use super::town::tag;
+/// CARLA's semantic tags (the whole 0.8 table, some unused here) and the
+/// world's finer classes.
+#[allow(dead_code)]
+pub(crate) mod tag {
+    pub(crate) const NONE: u8 = 0;
+    pub(crate) const BUILDINGS: u8 = 1;
+    pub(crate) const FENCES: u8 = 2;
+    pub(crate) const OTHER: u8 = 3;
+    pub(crate) const PEDESTRIANS: u8 = 4;
+    pub(crate) const POLES: u8 = 5;
+    pub(crate) const ROAD_LINES: u8 = 6;
+    pub(crate) const ROADS: u8 = 7;
+    pub(crate) const SIDEWALKS: u8 = 8;
+    pub(crate) const VEGETATION: u8 = 9;
+    pub(crate) const VEHICLES: u8 = 10;
+    pub(crate) const WALLS: u8 = 11;
+    pub(crate) const TRAFFIC_SIGNS: u8 = 12;
+    // Finer classes of the demo world's own, beyond 0.8's table: 0.8
+    // outputs report them as the 0.8 tag named, 0.9.16 outputs as their
+    // own class.
+    /// No surface at all (0.8: NONE; 0.9.16: Sky).
+    pub(crate) const SKY: u8 = 13;
+    /// Grass and bare ground (0.8: VEGETATION; 0.9.16: Terrain).
+    pub(crate) const TERRAIN: u8 = 14;
+    /// Traffic-light lamp housings (0.8: TRAFFIC_SIGNS; 0.9.16: TrafficLight).
+    pub(crate) const TRAFFIC_LIGHTS: u8 = 15;
+}
 
 /// CARLA 0.8's tag of an internal tag ([`tag`]); unknown tags are 0.
 pub(crate) const fn tag_08(internal: u8) -> u8 {

@@ -1,0 +1,472 @@
+//! The scene: what cameras, lidars and collisions meet. Static triangles
+//! (road surfaces, curbs, sidewalks, lane marks, walls: [`surface`]),
+//! static axis-aligned boxes (buildings, trees, poles, lights and signs:
+//! [`props`]), the flat ground below everything, and this tick's moving
+//! actors (yaw-turned boxes).
+//!
+//! One spatial index serves every query: a uniform 2D grid over the map
+//! ([`grid`]) listing the triangles, the boxes and (rebuilt each tick)
+//! the actors in each cell, with the height range of each cell's static
+//! geometry. The ray caster ([`ray`]) walks it cell by cell; the
+//! rasterizer takes its blocks of cells (each item once, with the block's
+//! bounds) for frustum culling; spawn and collision checks look up the
+//! cells a footprint covers.
+//!
+//! A box that contains the ray's origin is not hit (a camera inside the
+//! player's car sees out of it).
+
+pub(crate) mod build;
+mod grid;
+pub(crate) mod props;
+mod ray;
+pub(crate) mod surface;
+pub(crate) mod tags;
+
+use super::math::{v3, Rect};
+use carla_server::types::Vector3D;
+use grid::{Csr, Grid};
+use std::sync::Arc;
+use tags::tag;
+
+/// The nearest surface along a ray.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Hit {
+    /// Ray parameter of the hit: metres when the direction is a unit vector.
+    pub distance: f32,
+    pub point: Vector3D,
+    /// Unit normal, facing the ray.
+    pub normal: Vector3D,
+    /// Internal semantic tag ([`tag`]).
+    pub semantic_tag: u8,
+    /// Actor id (vehicles, pedestrians, lights, signs), 0 for the map.
+    pub actor_id: u32,
+    /// Base colour, sRGB-ish.
+    pub albedo: [u8; 3],
+}
+
+/// A static axis-aligned box.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct StaticBox {
+    pub min: Vector3D,
+    pub max: Vector3D,
+    pub tag: u8,
+    pub albedo: [u8; 3],
+    /// Index of the traffic light whose state colours this box, or
+    /// [`NO_LIGHT`].
+    pub light: u16,
+    /// The actor the box is part of (a traffic light's pole and lamp, a
+    /// sign's post and board, as CARLA's light and sign actors carry their
+    /// meshes), 0 for level geometry.
+    pub actor: u32,
+}
+
+pub(crate) const NO_LIGHT: u16 = u16::MAX;
+
+/// What a triangle is made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Material {
+    pub tag: u8,
+    pub albedo: [u8; 3],
+    /// Whether vehicles collide with it (walls), or drive over it (roads,
+    /// curbs, marks).
+    pub solid: bool,
+}
+
+/// A static triangle: a corner, the two edges from it, the unit normal
+/// (facing up, or out of a wall) and its material.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Tri {
+    pub p0: Vector3D,
+    pub e1: Vector3D,
+    pub e2: Vector3D,
+    pub normal: Vector3D,
+    pub material: u16,
+}
+
+impl Tri {
+    /// The triangle `a, b, c`, or `None` when it has no area. The normal
+    /// faces up (a vertical one: to the left of `a → b` seen from above).
+    pub(crate) fn new(a: Vector3D, b: Vector3D, c: Vector3D, material: u16) -> Option<Tri> {
+        use super::math::{length, scale, sub};
+        let (e1, e2) = (sub(b, a), sub(c, a));
+        let n = v3(
+            e1.y * e2.z - e1.z * e2.y,
+            e1.z * e2.x - e1.x * e2.z,
+            e1.x * e2.y - e1.y * e2.x,
+        );
+        let len = length(n);
+        if len.is_nan() || len <= 1e-9 {
+            return None;
+        }
+        let mut n = scale(n, 1.0 / len);
+        if n.z < 0.0 || (n.z == 0.0 && (n.x * e1.y - n.y * e1.x) > 0.0) {
+            n = scale(n, -1.0);
+        }
+        Some(Tri {
+            p0: a,
+            e1,
+            e2,
+            normal: n,
+            material,
+        })
+    }
+
+    pub(crate) fn corners(&self) -> [Vector3D; 3] {
+        use super::math::add;
+        [self.p0, add(self.p0, self.e1), add(self.p0, self.e2)]
+    }
+}
+
+/// Everything static, before it is indexed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Statics {
+    pub boxes: Vec<StaticBox>,
+    pub tris: Vec<Tri>,
+    pub materials: Vec<Material>,
+    /// The ground plane's height (below every road).
+    pub ground_z: f32,
+    /// The ground plane's look.
+    pub ground: Material,
+    /// The area the grid covers, `(min, max)` in the ground plane.
+    pub bounds: ((f32, f32), (f32, f32)),
+}
+
+/// A moving actor: a box turned by its yaw, standing on `z0..z1`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ActorBox {
+    pub id: u32,
+    pub rect: Rect,
+    pub z0: f32,
+    pub z1: f32,
+    pub tag: u8,
+    pub albedo: [u8; 3],
+    /// Side faces above this height are drawn as windows (dark).
+    pub window_z: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Found {
+    Nothing,
+    Ground,
+    /// Static box index and the axis of the face hit.
+    Static(u32, u8),
+    /// Triangle index.
+    Tri(u32),
+    /// Actor index and the local axis of the face hit.
+    Actor(u32, u8),
+}
+
+/// Default grid cell, metres.
+pub(crate) const CELL: f32 = 8.0;
+
+/// Cells of a rendering block, per side.
+pub(crate) const BLOCK: usize = 8;
+
+/// A block of the grid for the rasterizer: the triangles and boxes whose
+/// centre lies in it, and their bounds.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Block {
+    pub min: Vector3D,
+    pub max: Vector3D,
+    pub tris: Vec<u32>,
+    pub boxes: Vec<u32>,
+}
+
+/// The scene's static part, shared by every episode of a map.
+pub(crate) struct Fixed {
+    grid: Grid,
+    boxes: Vec<[f32; 6]>,
+    meta: Vec<StaticBox>,
+    tris: Vec<Tri>,
+    materials: Vec<Material>,
+    ground_z: f32,
+    ground: Material,
+    /// Static boxes, triangles and solid triangles (walls) per cell.
+    box_cells: Csr,
+    tri_cells: Csr,
+    solid_cells: Csr,
+    /// Height range of each cell's static geometry.
+    cell_low: Vec<f32>,
+    cell_top: Vec<f32>,
+    static_top: f32,
+    blocks: Vec<Block>,
+}
+
+/// The scene: static geometry plus this tick's actors and light states.
+pub(crate) struct Scene {
+    fixed: Arc<Fixed>,
+    actors: Vec<ActorBox>,
+    actor_cells: Csr,
+    actor_top: f32,
+    /// Buffers of the per-tick rebuild (kept to avoid allocating).
+    spans: Vec<[usize; 4]>,
+    light_albedo: Vec<[u8; 3]>,
+}
+
+impl std::ops::Deref for Scene {
+    type Target = Fixed;
+    fn deref(&self) -> &Fixed {
+        &self.fixed
+    }
+}
+
+impl Fixed {
+    /// Indexes `statics` in a grid of `cell` metres.
+    pub(crate) fn new(statics: Statics, cell: f32) -> Fixed {
+        let ((x0, y0), (x1, y1)) = statics.bounds;
+        let grid = Grid::new((x0, y0), (x1, y1), cell);
+        let boxes: Vec<[f32; 6]> = statics
+            .boxes
+            .iter()
+            .map(|b| [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z])
+            .collect();
+        let box_spans: Vec<[usize; 4]> = boxes
+            .iter()
+            .map(|b| grid.span(b[0], b[1], b[3], b[4]))
+            .collect();
+        let tri_spans: Vec<[usize; 4]> = statics
+            .tris
+            .iter()
+            .map(|t| {
+                let c = t.corners();
+                let (lx, hx) = min_max([c[0].x, c[1].x, c[2].x]);
+                let (ly, hy) = min_max([c[0].y, c[1].y, c[2].y]);
+                grid.span(lx, ly, hx, hy)
+            })
+            .collect();
+        let box_cells = Csr::build(grid.cells(), &box_spans, grid.nx);
+        let tri_cells = Csr::build(grid.cells(), &tri_spans, grid.nx);
+        // Solid triangles only: what a vehicle's footprint may hit.
+        let no_cells = [usize::MAX, usize::MAX, 0, 0];
+        let solid_spans: Vec<[usize; 4]> = statics
+            .tris
+            .iter()
+            .zip(&tri_spans)
+            .map(|(t, span)| {
+                if statics.materials[t.material as usize].solid {
+                    *span
+                } else {
+                    no_cells
+                }
+            })
+            .collect();
+        let solid_cells = Csr::build(grid.cells(), &solid_spans, grid.nx);
+        let n = grid.cells();
+        let mut cell_low = vec![f32::INFINITY; n];
+        let mut cell_top = vec![f32::NEG_INFINITY; n];
+        for c in 0..n {
+            for &i in box_cells.items(c) {
+                cell_low[c] = cell_low[c].min(boxes[i as usize][2]);
+                cell_top[c] = cell_top[c].max(boxes[i as usize][5]);
+            }
+            for &i in tri_cells.items(c) {
+                for p in statics.tris[i as usize].corners() {
+                    cell_low[c] = cell_low[c].min(p.z);
+                    cell_top[c] = cell_top[c].max(p.z);
+                }
+            }
+        }
+        let static_top = cell_top.iter().copied().fold(statics.ground_z, f32::max);
+        let blocks = grid::blocks(&grid, &statics.tris, &boxes);
+        Fixed {
+            grid,
+            boxes,
+            meta: statics.boxes,
+            tris: statics.tris,
+            materials: statics.materials,
+            ground_z: statics.ground_z,
+            ground: statics.ground,
+            box_cells,
+            tri_cells,
+            solid_cells,
+            cell_low,
+            cell_top,
+            static_top,
+            blocks,
+        }
+    }
+
+    /// The static boxes, `[min x, min y, min z, max x, max y, max z]` each.
+    pub(crate) fn static_bounds(&self) -> &[[f32; 6]] {
+        &self.boxes
+    }
+
+    /// The static triangles and their materials.
+    pub(crate) fn tris(&self) -> &[Tri] {
+        &self.tris
+    }
+
+    /// The rendering blocks.
+    pub(crate) fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
+    /// The ground plane's height and look.
+    pub(crate) fn ground(&self) -> (f32, &Material) {
+        (self.ground_z, &self.ground)
+    }
+
+    /// The actor static box `i` is part of (0: level geometry).
+    pub(crate) fn static_actor(&self, i: usize) -> u32 {
+        self.meta[i].actor
+    }
+}
+
+impl Scene {
+    /// A scene of `fixed` with no actors yet.
+    pub(crate) fn new(fixed: Arc<Fixed>) -> Scene {
+        let mut s = Scene {
+            fixed,
+            actors: Vec::new(),
+            actor_cells: Csr::default(),
+            actor_top: f32::NEG_INFINITY,
+            spans: Vec::new(),
+            light_albedo: Vec::new(),
+        };
+        s.set_actors(&[]);
+        s
+    }
+
+    /// A scene of `statics` alone (tests, benchmarks).
+    #[allow(dead_code)]
+    pub(crate) fn of(statics: Statics) -> Scene {
+        Scene::new(Arc::new(Fixed::new(statics, CELL)))
+    }
+
+    /// Replaces the moving actors (no allocation once warmed up).
+    pub(crate) fn set_actors(&mut self, actors: &[ActorBox]) {
+        self.actors.clear();
+        self.actors.extend_from_slice(actors);
+        self.actor_top = actors
+            .iter()
+            .map(|a| a.z1)
+            .fold(f32::NEG_INFINITY, f32::max);
+        self.spans.clear();
+        let grid = self.fixed.grid;
+        self.spans.extend(actors.iter().map(|a| {
+            let (lo, hi) = a.rect.bounds();
+            grid.span(lo.0, lo.1, hi.0, hi.1)
+        }));
+        self.actor_cells.rebuild(grid.cells(), &self.spans, grid.nx);
+    }
+
+    /// This tick's moving actors.
+    pub(crate) fn actors(&self) -> &[ActorBox] {
+        &self.actors
+    }
+
+    pub(crate) fn material(&self, i: u16) -> &Material {
+        &self.materials[i as usize]
+    }
+
+    /// The finer internal tag (lamp housings are [`tag::TRAFFIC_LIGHTS`])
+    /// and the base colour (a lamp's: its light's) of static box `i`.
+    pub(crate) fn static_look(&self, i: usize) -> (u8, [u8; 3]) {
+        let m = &self.meta[i];
+        match self.light_albedo.get(m.light as usize) {
+            Some(&c) if m.light != NO_LIGHT => (tag::TRAFFIC_LIGHTS, c),
+            _ if m.light != NO_LIGHT => (tag::TRAFFIC_LIGHTS, m.albedo),
+            _ => (m.tag, m.albedo),
+        }
+    }
+
+    /// The id of an actor whose box contains `p`, or 0.
+    pub(crate) fn actor_containing(&self, p: Vector3D) -> u32 {
+        let inside = |a: &&ActorBox| {
+            let r = &a.rect;
+            let (dx, dy) = (p.x - r.cx, p.y - r.cy);
+            (dx * r.cos + dy * r.sin).abs() <= r.hx
+                && (-dx * r.sin + dy * r.cos).abs() <= r.hy
+                && (a.z0..=a.z1).contains(&p.z)
+        };
+        self.actors.iter().find(inside).map_or(0, |a| a.id)
+    }
+
+    /// Colours of the traffic-light lamps, by light index.
+    pub(crate) fn set_light_colours(&mut self, colours: impl Iterator<Item = [u8; 3]>) {
+        self.light_albedo.clear();
+        self.light_albedo.extend(colours);
+    }
+
+    /// What a ground rectangle standing on `z0..z1` overlaps of the static
+    /// boxes and solid triangles: (internal tag, actor).
+    pub(crate) fn static_overlap(&self, r: &Rect, z0: f32, z1: f32) -> Option<(u8, u32)> {
+        let (lo, hi) = r.bounds();
+        let [x0, y0, x1, y1] = self.grid.span(lo.0, lo.1, hi.0, hi.1);
+        for iy in y0..=y1 {
+            for ix in x0..=x1 {
+                let c = iy * self.grid.nx + ix;
+                for &i in self.box_cells.items(c) {
+                    let b = &self.boxes[i as usize];
+                    let aabb = Rect::axis_aligned((b[0], b[1]), (b[3], b[4]));
+                    if b[2] < z1 && b[5] > z0 && aabb.overlaps(r) {
+                        let m = &self.meta[i as usize];
+                        return Some((m.tag, m.actor));
+                    }
+                }
+                for &i in self.solid_cells.items(c) {
+                    let t = &self.tris[i as usize];
+                    if tri_meets(t, r, z0, z1) {
+                        return Some((self.materials[t.material as usize].tag, 0));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The height of the highest surface under `(x, y)` at most `reach`
+    /// above `z` (the ground plane if nothing else), and its normal.
+    pub(crate) fn ground_at(&self, x: f32, y: f32, z: f32, reach: f32) -> (f32, Vector3D) {
+        let top = z + reach;
+        let down = v3(0.0, 0.0, -1.0);
+        match self.cast_static(v3(x, y, top), down, f32::INFINITY) {
+            Some(h) => (h.point.z, h.normal),
+            None => (self.ground_z, v3(0.0, 0.0, 1.0)),
+        }
+    }
+}
+
+fn min_max(v: [f32; 3]) -> (f32, f32) {
+    (v[0].min(v[1]).min(v[2]), v[0].max(v[1]).max(v[2]))
+}
+
+/// Whether a solid (vertical) triangle crosses a ground rectangle within
+/// heights `z0..z1`: any of its edges, seen from above, meets the
+/// rectangle, and its height range overlaps.
+fn tri_meets(t: &Tri, r: &Rect, z0: f32, z1: f32) -> bool {
+    let c = t.corners();
+    let (lo, hi) = min_max([c[0].z, c[1].z, c[2].z]);
+    if hi <= z0 || lo >= z1 {
+        return false;
+    }
+    // In the rectangle's frame: a segment against a box, by clipping.
+    let local = |p: Vector3D| {
+        let (dx, dy) = (p.x - r.cx, p.y - r.cy);
+        (dx * r.cos + dy * r.sin, -dx * r.sin + dy * r.cos)
+    };
+    let pts = c.map(local);
+    (0..3).any(|k| {
+        let (a, b) = (pts[k], pts[(k + 1) % 3]);
+        segment_meets_box(a, b, r.hx, r.hy)
+    })
+}
+
+fn segment_meets_box(a: (f32, f32), b: (f32, f32), hx: f32, hy: f32) -> bool {
+    let (mut t0, mut t1) = (0.0f32, 1.0f32);
+    for (p, d, h) in [(a.0, b.0 - a.0, hx), (a.1, b.1 - a.1, hy)] {
+        if d.abs() < 1e-12 {
+            if p.abs() > h {
+                return false;
+            }
+            continue;
+        }
+        let (u, v) = ((-h - p) / d, (h - p) / d);
+        t0 = t0.max(u.min(v));
+        t1 = t1.min(u.max(v));
+    }
+    t0 <= t1
+}
+
+#[cfg(test)]
+mod tests;
