@@ -39,3 +39,19 @@ fn carla_towns() {
         carla_server::nav::build(&map.walkable).expect("a navigation mesh");
     }
 }
+
+#[test]
+fn the_builtin_towns_junctions_have_corners_floors_and_crosswalks() {
+    let text: Arc<str> = builtin::town_xodr().into();
+    let map = Map::load("x", text, Options::default()).unwrap();
+    let m = &map.mouths;
+    println!(
+        "{} crosswalks, {} corners, {} floors",
+        m.crosswalks.len(),
+        m.corners.len(),
+        m.floors.len()
+    );
+    for c in m.corners.iter().take(3) {
+        println!("{c:?}");
+    }
+}

@@ -13,6 +13,7 @@ pub(crate) mod import;
 pub(crate) mod lanes;
 pub(crate) mod limits;
 mod locate;
+pub(crate) mod mouths;
 pub(crate) mod signals;
 pub(crate) mod spawn;
 pub(crate) mod walkable;
@@ -70,6 +71,8 @@ pub(crate) struct Map {
     pub marks: Vec<MarkPiece>,
     pub signs: signals::Signs,
     pub spawn_points: Vec<Transform>,
+    /// Crosswalks and sidewalk corners at junctions.
+    pub mouths: mouths::Mouths,
     pub walkable: Vec<NavPolygon>,
     pub geo: GeoReference,
     /// What the load let pass (unknown elements, link gaps...).
@@ -101,8 +104,9 @@ impl Map {
             &mut warnings,
         );
         let spawn_points = spawn::spawn_points(&lanes);
+        let mouths = mouths::mouths(&lanes, CURB_HEIGHT);
         let walkable = if options.pedestrian_navigation {
-            walkable::walkable(&lanes)
+            walkable::walkable(&lanes, &mouths)
         } else {
             Vec::new()
         };
@@ -115,6 +119,7 @@ impl Map {
             marks: imported.marks,
             signs,
             spawn_points,
+            mouths,
             walkable,
             geo,
             warnings,

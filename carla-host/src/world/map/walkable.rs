@@ -1,20 +1,16 @@
 //! Where walkers walk, for the navigation mesh the 0.9 client loads (the
 //! library builds the file from these polygons): every sidewalk lane as a
-//! strip of quads at the sidewalk's height, and a crosswalk across the
-//! road where a road with sidewalks on both sides enters a junction, [`CROSSWALK`]
-//! metres deep, at the same height so it joins the sidewalks beside it
-//! (Detour joins polygons that share an edge). A map without sidewalks
-//! walks its walkers on its shoulders.
+//! strip of quads at the sidewalk's height, and at junctions the
+//! crosswalks and sidewalk corners of [`super::mouths`], at the same
+//! height so they join the sidewalks beside them (Detour joins polygons
+//! that share an edge: the strips are cut where a crosswalk begins). A map
+//! without sidewalks walks its walkers on its shoulders.
 
-use super::import::inward_is_left;
-use super::lanes::{Lane, LaneIx, LaneKind, Lanes};
+use super::lanes::{Lane, LaneKind, Lanes};
+use super::mouths::{Mouths, CROSSWALK};
 use super::CURB_HEIGHT;
 use carla_server::nav::{NavArea, NavPolygon, MAX_POLYGONS, MAX_VERTICES};
 use carla_server::types::Vector3D;
-use std::collections::HashMap;
-
-/// Depth of a crosswalk along its road, metres.
-pub(crate) const CROSSWALK: f32 = 3.0;
 
 fn v(p: [f32; 3]) -> Vector3D {
     Vector3D {
@@ -53,7 +49,7 @@ fn cuts(lane: &Lane) -> Vec<f32> {
 }
 
 /// The walkable polygons of `lanes`.
-pub(crate) fn walkable(lanes: &Lanes) -> Vec<NavPolygon> {
+pub(crate) fn walkable(lanes: &Lanes, mouths: &Mouths) -> Vec<NavPolygon> {
     let any_sidewalk = lanes.lanes.iter().any(|l| l.kind == LaneKind::Sidewalk);
     let walk = if any_sidewalk {
         LaneKind::Sidewalk
@@ -74,93 +70,21 @@ pub(crate) fn walkable(lanes: &Lanes) -> Vec<NavPolygon> {
         }
     }
     if any_sidewalk {
-        crosswalks(lanes, lift, &mut out);
-    }
-    fit(out)
-}
-
-/// A crosswalk at each road end that meets a junction with a sidewalk on
-/// each side: from the inner edge of one sidewalk to the other's, over the
-/// last [`CROSSWALK`] metres.
-fn crosswalks(lanes: &Lanes, lift: f32, out: &mut Vec<NavPolygon>) {
-    // Sidewalks by (road, section), with their |id| and side.
-    let mut by_section: HashMap<(u32, u32), Vec<LaneIx>> = HashMap::new();
-    for (i, l) in lanes.lanes.iter().enumerate() {
-        if l.kind == LaneKind::Sidewalk && l.junction.is_none() {
-            by_section
-                .entry((l.road, l.section))
-                .or_default()
-                .push(i as LaneIx);
-        }
-    }
-    let mut keys: Vec<_> = by_section.keys().copied().collect();
-    keys.sort();
-    for key in keys {
-        let walks = &by_section[&key];
-        // The innermost sidewalk on each side.
-        let side = |positive: bool| {
-            walks
-                .iter()
-                .copied()
-                .filter(|&i| (lanes.lane(i).od_lane > 0) == positive)
-                .min_by_key(|&i| lanes.lane(i).od_lane.abs())
-        };
-        let (Some(a), Some(b)) = (side(true), side(false)) else {
-            continue;
-        };
-        let (la, lb) = (lanes.lane(a), lanes.lane(b));
-        if la.length() < 2.0 * CROSSWALK + 0.5 {
-            continue;
-        }
-        // Each end of the road that a driving lane of this section leaves
-        // into, or arrives from, a junction.
-        let meets = |at_start: bool| {
-            lanes.lanes.iter().any(|l| {
-                l.road == key.0 && l.section == key.1 && l.kind == LaneKind::Driving && {
-                    // In s order: a reversed lane's start is the road's end.
-                    let toward_end = !l.reversed;
-                    let links = if at_start == toward_end {
-                        &l.predecessors
-                    } else {
-                        &l.successors
-                    };
-                    links.iter().any(|&n| lanes.in_junction(n))
-                }
-            })
-        };
-        for at_start in [true, false] {
-            if !meets(at_start) {
-                continue;
-            }
-            // Distances from the lane's own start for the road's start/end.
-            let ends = |l: &Lane| {
-                let road_start = if l.reversed { l.length() } else { 0.0 };
-                let inward = if l.reversed { -CROSSWALK } else { CROSSWALK };
-                if at_start {
-                    (road_start, road_start + inward)
-                } else {
-                    let road_end = l.length() - road_start;
-                    (road_end, road_end - inward)
-                }
-            };
-            // The inner edge: towards the road's centre line.
-            let inner = |l: &Lane, d: f32| {
-                let (left, right) = borders(l, d, lift);
-                if inward_is_left(l) {
-                    left
-                } else {
-                    right
-                }
-            };
-            let (a0, a1) = ends(la);
-            let (b0, b1) = ends(lb);
-            let poly = [inner(la, a0), inner(lb, b0), inner(lb, b1), inner(la, a1)];
+        let m = mouths;
+        for c in &m.crosswalks {
             out.push(NavPolygon {
                 area: NavArea::Crosswalk,
-                points: poly.iter().map(|&p| v(p)).collect(),
+                points: c.iter().map(|&p| v(p)).collect(),
+            });
+        }
+        for c in &m.corners {
+            out.push(NavPolygon {
+                area: NavArea::Sidewalk,
+                points: c.iter().map(|&p| v(p)).collect(),
             });
         }
     }
+    fit(out)
 }
 
 /// Keeps the mesh within Detour's limits: past them, neighbouring strip

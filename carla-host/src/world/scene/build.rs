@@ -25,6 +25,7 @@ pub(crate) fn statics(map: &Map) -> Statics {
     let mut tris = Vec::new();
     surface::road_surface(&map.lanes, &map.options, &mut tris);
     surface::marks(&map.marks, &mut tris);
+    surface::corners(&map.mouths, &mut tris);
     let mut boxes = props::signals(&map.signs);
     boxes.extend(props::scenery(&map.lanes, seed(&map.opendrive)));
     let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);

@@ -10,6 +10,7 @@
 use super::{Material, Tri};
 use crate::world::map::import::{MarkColour, MarkPiece};
 use crate::world::map::lanes::{Lane, LaneKind, Lanes};
+use crate::world::map::mouths::Mouths;
 use crate::world::map::{Options, CURB_HEIGHT};
 use crate::world::math::v3;
 use crate::world::scene::tags::tag;
@@ -21,6 +22,8 @@ pub(crate) const TOLERANCE: f32 = 0.02;
 /// How far lane marks float above the road (so the road never shows
 /// through them).
 pub(crate) const MARK_LIFT: f32 = 0.02;
+/// How far a junction's floor lies under its lanes.
+pub(crate) const FLOOR_BELOW: f32 = 0.01;
 
 /// The materials' indices.
 pub(crate) mod mat {
@@ -208,6 +211,32 @@ pub(crate) fn road_surface(lanes: &Lanes, options: &Options, out: &mut Vec<Tri>)
             }
             start = end;
         }
+    }
+}
+
+/// The sidewalk corners at junctions: paved at the sidewalks' height
+/// (their points are), with a curb face along the edge facing the road
+/// (from the last point back to the first).
+pub(crate) fn corners(mouths: &Mouths, out: &mut Vec<Tri>) {
+    let p = |q: [f32; 3]| v3(q[0], q[1], q[2]);
+    // Junction floors, just under the lanes crossing them.
+    for f in &mouths.floors {
+        let q = |k: usize| v3(f[k][0], f[k][1], f[k][2] - FLOOR_BELOW);
+        for k in 1..f.len() - 1 {
+            out.extend(Tri::new(q(0), q(k), q(k + 1), mat::ROAD));
+        }
+    }
+    for c in &mouths.corners {
+        for k in 1..c.len() - 1 {
+            out.extend(Tri::new(p(c[0]), p(c[k]), p(c[k + 1]), mat::SIDEWALK));
+        }
+        let (a, b) = (p(c[c.len() - 1]), p(c[0]));
+        let (a0, b0) = (
+            v3(a.x, a.y, a.z - CURB_HEIGHT),
+            v3(b.x, b.y, b.z - CURB_HEIGHT),
+        );
+        out.extend(Tri::new(a0, b0, b, mat::CURB));
+        out.extend(Tri::new(a0, b, a, mat::CURB));
     }
 }
 
