@@ -45,13 +45,37 @@ fn the_builtin_towns_junctions_have_corners_floors_and_crosswalks() {
     let text: Arc<str> = builtin::town_xodr().into();
     let map = Map::load("x", text, Options::default()).unwrap();
     let m = &map.mouths;
-    println!(
-        "{} crosswalks, {} corners, {} floors",
-        m.crosswalks.len(),
-        m.corners.len(),
-        m.floors.len()
-    );
-    for c in m.corners.iter().take(3) {
-        println!("{c:?}");
+    // A crosswalk at each of the 80 road ends (40 roads, both ends); a
+    // corner between each two neighbouring arms: 4 at each of the 9
+    // crossings, 3 at each of the 12 T-junctions (two round the corners,
+    // one along the straight side), 1 at each of the 4 corners of the
+    // town; a floor under each of the 25 junctions.
+    assert_eq!(m.crosswalks.len(), 80);
+    assert_eq!(m.corners.len(), 9 * 4 + 12 * 3 + 4);
+    assert_eq!(m.floors.len(), 25);
+    let lanes = &map.lanes;
+    for c in &m.corners {
+        // At the sidewalks' height, off every driving lane.
+        assert!(c.iter().all(|p| (p[2] - CURB_HEIGHT).abs() < 1e-4), "{c:?}");
+        let n = c.len() as f32;
+        let (x, y) = (
+            c.iter().map(|p| p[0]).sum::<f32>() / n,
+            c.iter().map(|p| p[1]).sum::<f32>() / n,
+        );
+        let on = lanes.at(x, y, 0.0, 1.0);
+        assert!(
+            on.is_none_or(|o| !lanes.lane(o.lane).kind.is_driving()),
+            "{c:?}"
+        );
     }
+    // The walkers' mesh holds them all, and builds.
+    assert_eq!(
+        map.walkable.len(),
+        map.walkable
+            .iter()
+            .filter(|p| p.area == carla_server::nav::NavArea::Sidewalk)
+            .count()
+            + 80
+    );
+    carla_server::nav::build(&map.walkable).expect("a navigation mesh");
 }

@@ -31,14 +31,15 @@ fn the_world_traces_a_library_lidar_plan() {
         n > rays.len() / 2,
         "the downward lasers see the ground: {n}"
     );
-    // Level ground seen from 2.5 m: z = −2.5 in the sensor frame, in range.
+    // Level road seen from 2.5 m: z = −2.5 in the sensor frame, in range;
+    // a junction's floor shows 1 cm lower between its lanes.
     let ground = hits
         .iter()
         .filter(|h| h.hit != 0 && h.semantic_tag == 7)
         .inspect(|h| assert!(h.distance_m <= 50.0))
         .map(|h| (h.point_sensor.z + 2.5).abs())
         .fold(0.0, f32::max);
-    assert!(ground < 1e-3, "{ground}");
+    assert!(ground < 0.011, "{ground}");
     // Not the car carrying the lidar.
     assert!(hits
         .iter()
