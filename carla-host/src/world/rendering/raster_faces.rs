@@ -61,6 +61,9 @@ pub(crate) struct Face {
     pub(super) v1: usize,
     pub(super) n: usize,
     pub(super) pts: [(f32, f32); 8],
+    /// `dx/dy` of the edge from point `i − 1` to point `i` (0 when
+    /// level), worked out once so rows need no division.
+    pub(super) slopes: [f32; 8],
 }
 
 /// The faces of one image and their looks (in the same order).
@@ -89,7 +92,7 @@ impl Face {
         let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
         let pts = &self.pts[..self.n];
         let mut a = pts[self.n - 1];
-        for &b in pts {
+        for (&b, &slope) in pts.iter().zip(&self.slopes) {
             if (a.1 <= y && y <= b.1) || (b.1 <= y && y <= a.1) {
                 let x = if a.1 == b.1 {
                     lo = lo.min(a.0);
@@ -98,12 +101,12 @@ impl Face {
                 } else {
                     // From the end nearer the row: a vertex clipped at the
                     // near plane may lie millions of pixels away.
-                    let (p, q) = if (y - a.1).abs() <= (y - b.1).abs() {
-                        (a, b)
+                    let p = if (y - a.1).abs() <= (y - b.1).abs() {
+                        a
                     } else {
-                        (b, a)
+                        b
                     };
-                    p.0 + (y - p.1) * (q.0 - p.0) / (q.1 - p.1)
+                    p.0 + (y - p.1) * slope
                 };
                 lo = lo.min(x);
                 hi = hi.max(x);
@@ -311,6 +314,7 @@ impl View {
             v1: 0,
             n: 0,
             pts: [(0.0, 0.0); 8],
+            slopes: [0.0; 8],
         };
         let mut push = |q: Vector3D| {
             let x = (q.y / q.x + self.tan) / self.step;
@@ -334,6 +338,16 @@ impl View {
         }
         if f.n < 3 {
             return None;
+        }
+        let mut a = f.pts[f.n - 1];
+        for i in 0..f.n {
+            let b = f.pts[i];
+            f.slopes[i] = if a.1 == b.1 {
+                0.0
+            } else {
+                (b.0 - a.0) / (b.1 - a.1)
+            };
+            a = b;
         }
         let pts = &f.pts[..f.n];
         let (ylo, yhi) = pts
