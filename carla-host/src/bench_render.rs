@@ -11,7 +11,7 @@ use crate::world::map::lanes::LaneKind;
 use crate::world::map::Options;
 use crate::world::rendering::gbuffer::{GBuffer, Output};
 use crate::world::rendering::raycast;
-use crate::world::rendering::render::{self, CameraPose, CameraSpec, PostProcessing};
+use crate::world::rendering::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::simulation::vehicle::pose_transform;
 use crate::world::{Town, World, WorldConfig};
 use carla_server::types::{Control, Rotation3D, Transform, Vector3D};
@@ -155,7 +155,7 @@ fn run(frames: usize, town: &Arc<Town>) {
     println!(
         "bench-render: {W}x{H} FOV 90, {frames} frames per view and method, {} threads, \
          map {} ({} triangles, {} boxes) with 20 vehicles and 30 pedestrians",
-        render::threads(),
+        crate::world::workers::threads(),
         town.map.name,
         town.fixed.tris().len(),
         town.fixed.static_bounds().len()

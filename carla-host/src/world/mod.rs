@@ -23,6 +23,7 @@ pub(crate) mod rendering;
 pub(crate) mod scene;
 pub(crate) mod sensing;
 pub(crate) mod simulation;
+pub(crate) mod workers;
 
 use carla_server::types::*;
 use ids::{PEDESTRIAN_ID0, PLAYER_ID, VEHICLE_ID0};

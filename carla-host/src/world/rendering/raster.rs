@@ -23,14 +23,15 @@
 //! caster ([`super::raycast`]), which the tests compare it with.
 
 use super::gbuffer::GBuffer;
-use super::render::{threads, CameraPose, FAR_M};
+use super::render::{CameraPose, FAR_M};
 use super::shade;
 use crate::world::math::v3;
 use crate::world::scene::Scene;
+use crate::world::workers::threads;
 use faces::{Look, Solid, View};
 use parking_lot::Mutex;
 
-use faces::{Face, Faces};
+use frame::Frame;
 
 /// Nearest planar depth drawn, metres: faces are clipped there.
 const NEAR: f32 = 1e-3;
@@ -40,7 +41,7 @@ const BAND: usize = 16;
 /// an 800x600 image is one stripe).
 pub(crate) const STRIPE_PIXELS: usize = 1 << 19;
 /// What a pixel sees, before it is resolved: the sky, the ground, or
-/// `FIRST_FACE +` an index in the face list.
+/// `FIRST_FACE +` a face's id ([`frame::FaceId`]).
 const SKY: u32 = 0;
 const GROUND: u32 = 1;
 const FIRST_FACE: u32 = 2;
@@ -88,10 +89,8 @@ pub(crate) fn rasterize_stripes(
     };
     FRAME.with(|cell| {
         let mut frame = cell.take();
-        frame.faces.clear();
         // A camera inside a car (the player's, typically) sees out of it.
-        view.add_scene(scene, scene.actor_containing(view.o), &mut frame.faces);
-        frame.bin(h);
+        frame.build(&view, scene, scene.actor_containing(view.o), h);
         let (ground_z, m) = scene.ground();
         let solid = Solid {
             tag: m.tag,
@@ -101,9 +100,7 @@ pub(crate) fn rasterize_stripes(
         };
         let band = Band {
             view: &view,
-            faces: &frame.faces.faces,
-            looks: &frame.faces.looks,
-            bins: (&frame.offsets, &frame.items),
+            frame: &frame,
             ground: Look::new(&solid, shade::UP),
             ground_z,
         };
@@ -119,47 +116,6 @@ pub(crate) fn rasterize_stripes(
     });
 }
 
-/// One image's faces and the faces of each band of rows.
-#[derive(Default)]
-struct Frame {
-    faces: Faces,
-    /// CSR: `items[offsets[b]..offsets[b + 1]]` are the faces band `b`
-    /// (rows `b · BAND ..`) may cover, in face order.
-    offsets: Vec<u32>,
-    items: Vec<u32>,
-}
-
-impl Frame {
-    /// Sorts the faces into the bands of an image `h` rows high.
-    fn bin(&mut self, h: usize) {
-        let bands = h.div_ceil(BAND);
-        let faces = &self.faces.faces;
-        self.offsets.clear();
-        self.offsets.resize(bands + 1, 0);
-        for f in faces {
-            for b in f.v0 / BAND..=(f.v1 / BAND).min(bands - 1) {
-                self.offsets[b + 1] += 1;
-            }
-        }
-        for b in 0..bands {
-            self.offsets[b + 1] += self.offsets[b];
-        }
-        self.items.clear();
-        self.items.resize(self.offsets[bands] as usize, 0);
-        // Fill in face order, with a cursor per band (the offsets, moved
-        // up one slot: they end at the next band's start).
-        self.offsets.rotate_right(1);
-        for (i, f) in faces.iter().enumerate() {
-            for b in f.v0 / BAND..=(f.v1 / BAND).min(bands - 1) {
-                let at = &mut self.offsets[b + 1];
-                self.items[*at as usize] = i as u32;
-                *at += 1;
-            }
-        }
-        self.offsets[0] = 0;
-    }
-}
-
 thread_local! {
     /// The faces of the last image rendered on this thread (kept so
     /// rendering allocates nothing once warmed up).
@@ -169,10 +125,8 @@ thread_local! {
 /// What the bands share.
 struct Band<'a> {
     view: &'a View,
-    faces: &'a [Face],
-    looks: &'a [Look],
-    /// The faces of each band (see [`Frame`]).
-    bins: (&'a [u32], &'a [u32]),
+    /// The faces, and those of each band.
+    frame: &'a Frame,
     /// The ground plane's look and height.
     ground: Look,
     ground_z: f32,
@@ -192,12 +146,18 @@ impl Band<'_> {
             .zip(g.normal.chunks_mut(n))
             .enumerate();
         let queue = Mutex::new(bands);
-        let work = || loop {
-            let Some((i, ((((depth, tags), ids), colour), normals))) = queue.lock().next() else {
-                return;
-            };
-            self.run(v0 + i * BAND, depth, ids);
-            self.resolve(v0 + i * BAND, depth, tags, ids, (colour, normals));
+        let work = || {
+            let mut scratch = resolve::Scratch::default();
+            loop {
+                // The lock is let go before the band is drawn.
+                let next = queue.lock().next();
+                let Some((i, ((((depth, tags), ids), colour), normals))) = next else {
+                    return;
+                };
+                self.run(v0 + i * BAND, depth, ids);
+                let out = (colour, normals);
+                self.resolve(v0 + i * BAND, depth, tags, ids, out, &mut scratch);
+            }
         };
         let extra = threads().min(g.height.div_ceil(BAND)) - 1;
         std::thread::scope(|s| {
@@ -239,37 +199,52 @@ impl Band<'_> {
             }
         }
         let last = v0 + rows - 1;
-        let (offsets, items) = self.bins;
+        let (offsets, items) = (&self.frame.offsets, &self.frame.items);
         let b = v0 / BAND;
         let mine = &items[offsets[b] as usize..offsets[b + 1] as usize];
+        let mut spans = [(0, 0); BAND];
         for &i in mine {
-            let f = &self.faces[i as usize];
+            let f = self.frame.face(i);
             if f.v0 > last || f.v1 < v0 {
                 continue;
             }
             let id = FIRST_FACE + i;
-            for v in f.v0.max(v0)..=f.v1.min(last) {
-                let (u0, u1) = f.span(v, w);
+            let (ra, rb) = (f.v0.max(v0), f.v1.min(last));
+            f.spans(ra, rb, w, &mut spans);
+            for (v, &(u0, u1)) in (ra..=rb).zip(&spans) {
+                let (u0, u1) = (u0 as usize, u1 as usize);
                 if u0 >= u1 {
                     continue;
                 }
                 let row = f.w0 + f.wy * (v as f32 + 0.5) + f.wx * (u0 as f32 + 0.5);
                 let at = (v - v0) * w;
                 let (zb, pr) = (&mut inv[at + u0..at + u1], &mut prim[at + u0..at + u1]);
-                // Branch-free (selects, vectorized): `wx·k` exact for k < 2²⁴.
-                for (k, (z, p)) in zb.iter_mut().zip(pr.iter_mut()).enumerate() {
-                    let wf = row + f.wx * k as i32 as f32;
-                    let nearer = wf > *z;
-                    *z = if nearer { wf } else { *z };
-                    *p = if nearer { id } else { *p };
-                }
+                depth_test(zb, pr, row, f.wx, id);
             }
         }
     }
 }
 
+/// The z-test of a span: pixel `k` of `zb` takes `row + wx·k` and `pr[k]`
+/// takes `id` where that is nearer (`1/t` greater). Every pixel is
+/// stored, through masks (vectorized; a select would become a branch and a
+/// store per pixel). `wx·k` is exact for k < 2²⁴.
+#[inline(always)]
+fn depth_test(zb: &mut [f32], pr: &mut [u32], row: f32, wx: f32, id: u32) {
+    let pr = &mut pr[..zb.len()];
+    for k in 0..zb.len() {
+        let wf = row + wx * k as i32 as f32;
+        let z = zb[k];
+        let m = 0u32.wrapping_sub(u32::from(wf > z));
+        zb[k] = wf.max(z);
+        pr[k] = id & m | pr[k] & !m;
+    }
+}
+
 #[path = "raster_faces.rs"]
 mod faces;
+#[path = "raster_frame.rs"]
+mod frame;
 #[path = "raster_resolve.rs"]
 mod resolve;
 

@@ -1,10 +1,11 @@
 //! The rasterizer's set-up (see [`super`]): triangles and boxes to faces
 //! on the screen, each with its inverse-depth plane and its look.
 
-use super::{FAR_M, NEAR};
-use crate::world::math::{add, dot, scale, sub, v3, Axes};
+use super::frame::MAX_PLACE;
+use super::{BAND, FAR_M, NEAR};
+use crate::world::math::{add, dot, floor_i32, scale, sub, v3, Axes};
 use crate::world::rendering::shade::{self, Detail};
-use crate::world::scene::Scene;
+use crate::world::scene::{Block, Scene};
 use carla_server::types::Vector3D;
 
 /// A box to draw: what it is and its colour.
@@ -78,49 +79,73 @@ impl Faces {
         self.faces.clear();
         self.looks.clear();
     }
+    /// Adds a face (none past [`MAX_PLACE`]: the rest are not drawn).
     fn push(&mut self, f: Face, look: Look) {
-        self.faces.push(f);
-        self.looks.push(look);
+        if self.faces.len() < MAX_PLACE {
+            self.faces.push(f);
+            self.looks.push(look);
+        }
     }
 }
 
 impl Face {
-    /// Pixel columns `u0..u1` whose centres on row `v` lie in the polygon.
-    #[inline]
-    pub(super) fn span(&self, v: usize, width: usize) -> (usize, usize) {
-        let y = v as f32 + 0.5;
-        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-        let pts = &self.pts[..self.n];
-        let mut a = pts[self.n - 1];
-        for (&b, &slope) in pts.iter().zip(&self.slopes) {
-            if (a.1 <= y && y <= b.1) || (b.1 <= y && y <= a.1) {
-                let x = if a.1 == b.1 {
-                    lo = lo.min(a.0);
-                    hi = hi.max(a.0);
-                    b.0
+    /// Pixel columns `u0..u1` whose centres lie in the polygon, for each
+    /// row `v` of `ra..=rb` (at most [`BAND`] rows) into `out[v − ra]`
+    /// (`u0 == u1` for none). Edge by edge, each over its own rows only:
+    /// no branch per row.
+    #[inline(always)]
+    pub(super) fn spans(&self, ra: usize, rb: usize, width: usize, out: &mut [(u32, u32); BAND]) {
+        let mut lo = [f32::INFINITY; BAND];
+        let mut hi = [f32::NEG_INFINITY; BAND];
+        let (top, bottom) = (ra as f32, rb as f32);
+        let mut a = self.pts[self.n - 1];
+        for (&b, &slope) in self.pts[..self.n].iter().zip(&self.slopes) {
+            let (ylo, yhi) = if a.1 <= b.1 { (a.1, b.1) } else { (b.1, a.1) };
+            // Rows whose centres `v + ½` lie in [ylo, yhi], clamped to
+            // the band first (the subtraction and `floor` are exact
+            // there). A level edge's rows are its neighbours' ends.
+            let first = -floor_i32(-within(ylo - 0.5, top, bottom + 1.0));
+            let last = floor_i32(within(yhi - 0.5, top - 1.0, bottom));
+            if a.1 != b.1 && first <= last {
+                // From the end nearer these rows: a vertex clipped at the
+                // near plane may lie millions of pixels away.
+                let mid = (first + last) as f32 * 0.5 + 0.5;
+                let p = if (mid - a.1).abs() <= (mid - b.1).abs() {
+                    a
                 } else {
-                    // From the end nearer the row: a vertex clipped at the
-                    // near plane may lie millions of pixels away.
-                    let p = if (y - a.1).abs() <= (y - b.1).abs() {
-                        a
-                    } else {
-                        b
-                    };
-                    p.0 + (y - p.1) * slope
+                    b
                 };
-                lo = lo.min(x);
-                hi = hi.max(x);
+                let y0 = top + 0.5 - p.1;
+                for i in (first as usize - ra)..=(last as usize - ra) {
+                    let x = p.0 + (y0 + i as i32 as f32) * slope;
+                    let i = i % BAND;
+                    lo[i] = if x < lo[i] { x } else { lo[i] };
+                    hi[i] = if x > hi[i] { x } else { hi[i] };
+                }
             }
             a = b;
         }
-        // Centres u + ½ in [lo, hi]; empty when lo > hi.
-        let u0 = (lo - 0.5).max(0.0).ceil();
-        let u1 = (hi + 0.5).min(width as f32).floor();
-        if u0 < u1 {
-            (u0 as usize, u1 as usize)
-        } else {
-            (0, 0)
+        let w = width as f32;
+        for ((o, &lo), &hi) in out.iter_mut().zip(&lo).zip(&hi).take(rb + 1 - ra) {
+            // Centres u + ½ in [lo, hi], clamped to the row first (where
+            // `floor_i32` is exact and needs no conversion); empty when
+            // lo > hi.
+            let u0 = -floor_i32(-within(lo - 0.5, 0.0, w));
+            let u1 = floor_i32(within(hi + 0.5, 0.0, w));
+            *o = (u0 as u32, u1.max(u0) as u32);
         }
+    }
+}
+
+/// `x` clamped to [lo, hi] with plain comparisons (one instruction each;
+/// `f32::clamp` also orders NaN, which cannot reach here: +-inf at most).
+#[inline(always)]
+fn within(x: f32, lo: f32, hi: f32) -> f32 {
+    let x = if x > lo { x } else { lo };
+    if x < hi {
+        x
+    } else {
+        hi
     }
 }
 
@@ -156,11 +181,10 @@ impl View {
         ))
     }
 
-    /// Adds the faces seen of the scene's triangles and static boxes (by
-    /// block, a block outside the frustum skipped whole) and its actors
-    /// but `ignore`.
-    pub(super) fn add_scene(&self, scene: &Scene, ignore: u32, faces: &mut Faces) {
-        for block in scene.blocks() {
+    /// Adds the faces seen of the triangles and static boxes of `blocks`
+    /// (a block outside the frustum skipped whole).
+    pub(super) fn add_blocks(&self, scene: &Scene, blocks: &[Block], faces: &mut Faces) {
+        for block in blocks {
             let (lo, hi) = (block.min, block.max);
             let corners: [Vector3D; 8] = std::array::from_fn(|i| {
                 let p = v3(
@@ -203,6 +227,10 @@ impl View {
                 self.add_box(p, e, &solid, faces);
             }
         }
+    }
+
+    /// Adds the faces seen of the scene's actors but `ignore`.
+    pub(super) fn add_actors(&self, scene: &Scene, ignore: u32, faces: &mut Faces) {
         for a in scene.actors().iter().filter(|a| a.id != ignore) {
             let solid = Solid {
                 tag: a.tag,
@@ -225,15 +253,19 @@ impl View {
 
     /// Whether camera-space points all lie outside one plane of the view
     /// frustum (or beyond the far plane).
+    #[inline]
     fn culled(&self, qs: &[Vector3D]) -> bool {
-        let outside = |f: &dyn Fn(&Vector3D) -> bool| qs.iter().all(f);
         let (tan, tan_v) = (self.tan, self.tan_v);
-        outside(&|q| q.x < NEAR)
-            || outside(&|q| q.x > FAR_M)
-            || outside(&|q| q.y > tan * q.x)
-            || outside(&|q| q.y < -tan * q.x)
-            || outside(&|q| q.z > tan_v * q.x)
-            || outside(&|q| q.z < -tan_v * q.x)
+        // A bit per plane the point lies outside of; the points share one.
+        let outside = |q: &Vector3D| {
+            u8::from(q.x < NEAR)
+                | u8::from(q.x > FAR_M) << 1
+                | u8::from(q.y > tan * q.x) << 2
+                | u8::from(q.y < -tan * q.x) << 3
+                | u8::from(q.z > tan_v * q.x) << 4
+                | u8::from(q.z < -tan_v * q.x) << 5
+        };
+        qs.iter().fold(0x3F, |all, q| all & outside(q)) != 0
     }
 
     /// Adds triangle `c` (world corners, unit normal `n`) if seen.
@@ -364,8 +396,10 @@ impl View {
         if xhi < 0.5 || xlo > w - 0.5 || yhi < 0.5 || ylo > h - 0.5 {
             return None;
         }
-        f.v0 = (ylo - 0.5).max(0.0).ceil() as usize;
-        f.v1 = ((yhi - 0.5).min(h - 1.0).floor() as usize).min(self.height - 1);
+        // Clamped to the image first (where `floor_i32` is exact and needs
+        // no libm call); yhi ≥ ½ and ylo ≤ h − ½ here.
+        f.v0 = -floor_i32(-within(ylo - 0.5, 0.0, h)) as usize;
+        f.v1 = floor_i32(within(yhi - 0.5, 0.0, h - 1.0)) as usize;
         (f.v0 <= f.v1).then_some(f)
     }
 }

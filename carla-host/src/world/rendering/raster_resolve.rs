@@ -2,15 +2,17 @@
 //! depth, tag, actor id and colour.
 
 use super::{Band, FIRST_FACE, GROUND, SKY};
-use crate::world::math::{add, length, scale, v3};
-use crate::world::rendering::shade::{self, Detail};
+use crate::world::math::{add, length, scale};
+use crate::world::rendering::shade;
 use crate::world::scene::tags::tag;
+use carla_server::types::Vector3D;
+use std::ops::Range;
 
 impl Band<'_> {
     /// Turns rows `v0..` of `1/t` and primitives into depth, tag, actor
     /// id and colour, in place, `CHUNK` pixels at a time: the arithmetic
     /// of every pixel in branch-free loops (vectorized by the compiler),
-    /// what it sees in a loop of its own.
+    /// then each run of pixels that see the same thing shaded at once.
     pub(super) fn resolve(
         &self,
         v0: usize,
@@ -18,72 +20,52 @@ impl Band<'_> {
         tags: &mut [u8],
         ids: &mut [u32],
         (colour, normals): (&mut [[u8; 4]], &mut [[u8; 4]]),
+        s: &mut Scratch,
     ) {
         let view = self.view;
         let w = view.width;
         let o = view.o;
         let dr = scale(view.axes.right, view.step);
         let rows = depth.len() / w;
-        let mut s = Scratch::default();
         for r in 0..rows {
             let row = view.ray(0.5, (v0 + r) as f32 + 0.5);
             for u0 in (0..w).step_by(CHUNK) {
                 let n = CHUNK.min(w - u0);
                 let at = r * w + u0;
                 let inv = &mut depth[at..at + n];
-                // Where each ray hits, how far, how foggy; the sky's shade.
-                for (j, &z) in inv.iter().enumerate() {
+                // Where each ray hits, how far, how foggy: the ray through
+                // pixel `u` is `row + dr·u`, component by component (the
+                // same arithmetic as `add(row, scale(dr, u))`, vectorized).
+                let (xs, ys, zs) = (&mut s.x[..n], &mut s.y[..n], &mut s.z[..n]);
+                let (dists, fogs) = (&mut s.dist[..n], &mut s.fog[..n]);
+                for j in 0..n {
                     let u = (u0 + j) as i32 as f32;
-                    let d = add(row, scale(dr, u));
-                    let len = length(d);
-                    let dist = 1.0 / z;
-                    s.x[j] = o.x + d.x * dist;
-                    s.y[j] = o.y + d.y * dist;
-                    s.z[j] = o.z + d.z * dist;
-                    s.dist[j] = dist;
-                    s.fog[j] = shade::fog(dist * len);
-                    s.sky[j] = 1.0 - (d.z / len).clamp(0.0, 1.0).sqrt();
+                    let (dx, dy, dz) = (row.x + dr.x * u, row.y + dr.y * u, row.z + dr.z * u);
+                    let len = (dx * dx + dy * dy + dz * dz).sqrt();
+                    let dist = 1.0 / inv[j];
+                    xs[j] = o.x + dx * dist;
+                    ys[j] = o.y + dy * dist;
+                    zs[j] = o.z + dz * dist;
+                    dists[j] = dist;
+                    fogs[j] = shade::fog(dist * len);
                 }
                 let (tags, ids) = (&mut tags[at..at + n], &mut ids[at..at + n]);
                 let normals = &mut normals[at..at + n];
-                // The ground's grain under every pixel of a chunk that
-                // shows ground: a branch-free loop (vectorized), cheaper
-                // than pixel by pixel.
-                if ids.contains(&GROUND) {
-                    for j in 0..n {
-                        s.grain[j] = shade::grain(s.x[j], s.y[j]);
-                    }
-                }
-                let pixels = tags.iter_mut().zip(ids.iter_mut()).zip(normals);
-                for (j, ((t, id), normal)) in pixels.enumerate() {
-                    let prim = *id;
-                    if prim == SKY {
-                        (*t, *id, *normal) = (tag::SKY, 0, SKY_NORMAL);
-                        [s.r[j], s.g[j], s.b[j]] = shade::ZENITH;
-                        s.fog[j] = s.sky[j];
-                        s.dist[j] = f32::INFINITY;
-                        continue;
-                    }
-                    if prim == GROUND {
-                        let look = &self.ground;
-                        let k = match look.detail {
-                            Detail::Grain => s.grain[j],
-                            _ => 1.0,
-                        };
-                        [s.r[j], s.g[j], s.b[j]] = look.lit.map(|c| (c * k).min(255.0));
-                        (*t, *id, *normal) = (look.tag, 0, look.normal);
-                        continue;
-                    }
-                    let p = v3(s.x[j], s.y[j], s.z[j]);
-                    let look = &self.looks[(prim - FIRST_FACE) as usize];
-                    let lit = if p.z > look.window_z {
-                        look.glass
-                    } else {
-                        look.lit
-                    };
-                    let k = look.detail.at(p);
-                    [s.r[j], s.g[j], s.b[j]] = lit.map(|c| (c * k).min(255.0));
-                    (*t, *id, *normal) = (look.tag, look.id, look.normal);
+                // Pixels seeing the same thing come in runs: each run is
+                // shaded in loops of its own (one look, one kind of detail).
+                let mut j = 0;
+                while j < n {
+                    let prim = ids[j];
+                    let e = j + ids[j..].iter().take_while(|&&p| p == prim).count();
+                    let run = j..e;
+                    self.shade_run(
+                        prim,
+                        s,
+                        (run.clone(), row, dr, u0),
+                        (&mut tags[run.clone()], &mut ids[run.clone()]),
+                        &mut normals[run],
+                    );
+                    j = e;
                 }
                 inv.copy_from_slice(&s.dist[..n]);
                 let [hr, hg, hb] = shade::HORIZON;
@@ -97,24 +79,82 @@ impl Band<'_> {
             }
         }
     }
+
+    /// Shades the pixels `run` of a chunk (its first pixel `u0` of the row
+    /// whose first ray is `row`, `dr` apart), which all see `prim`: tag,
+    /// actor id, normal, and the lit colour before the fog (the sky's
+    /// colour, fog and infinite depth for the sky).
+    fn shade_run(
+        &self,
+        prim: u32,
+        s: &mut Scratch,
+        (run, row, dr, u0): (Range<usize>, Vector3D, Vector3D, usize),
+        (tags, ids): (&mut [u8], &mut [u32]),
+        normals: &mut [[u8; 4]],
+    ) {
+        if prim == SKY {
+            tags.fill(tag::SKY);
+            ids.fill(0);
+            normals.fill(SKY_NORMAL);
+            let [r, g, b] = shade::ZENITH;
+            s.r[run.clone()].fill(r);
+            s.g[run.clone()].fill(g);
+            s.b[run.clone()].fill(b);
+            s.dist[run.clone()].fill(f32::INFINITY);
+            // The sky's shade (as the fog): the ray through pixel `u0 + j`
+            // is `row + dr·(u0 + j)`.
+            for j in run {
+                let d = add(row, scale(dr, (u0 + j) as i32 as f32));
+                s.fog[j] = 1.0 - (d.z / length(d)).clamp(0.0, 1.0).sqrt();
+            }
+            return;
+        }
+        let look = if prim == GROUND {
+            &self.ground
+        } else {
+            self.frame.look(prim - FIRST_FACE)
+        };
+        tags.fill(look.tag);
+        ids.fill(look.id);
+        normals.fill(look.normal);
+        let (x, y, z) = (&s.x[run.clone()], &s.y[run.clone()], &s.z[run.clone()]);
+        let k = &mut s.k[run.clone()];
+        look.detail.fill(x, y, z, k);
+        let (r, g, b) = (&mut s.r[run.clone()], &mut s.g[run.clone()], &mut s.b[run]);
+        let (lit, glass, window_z) = (look.lit, look.glass, look.window_z);
+        // Most looks have no windows: a loop of their own (vectorized).
+        if window_z == f32::INFINITY {
+            for j in 0..k.len() {
+                r[j] = (lit[0] * k[j]).min(255.0);
+                g[j] = (lit[1] * k[j]).min(255.0);
+                b[j] = (lit[2] * k[j]).min(255.0);
+            }
+            return;
+        }
+        for j in 0..k.len() {
+            let c = if z[j] > window_z { glass } else { lit };
+            r[j] = (c[0] * k[j]).min(255.0);
+            g[j] = (c[1] * k[j]).min(255.0);
+            b[j] = (c[2] * k[j]).min(255.0);
+        }
+    }
 }
 
 /// The sky's normal (none: the zero vector, encoded).
 const SKY_NORMAL: [u8; 4] = [128, 128, 128, 255];
 
 /// Pixels resolved at a time.
-const CHUNK: usize = 64;
+const CHUNK: usize = 256;
 
-/// Per-pixel values of one chunk.
-struct Scratch {
+/// Per-pixel values of one chunk (a thread's, for all its bands).
+pub(super) struct Scratch {
     x: [f32; CHUNK],
     y: [f32; CHUNK],
     z: [f32; CHUNK],
     dist: [f32; CHUNK],
     fog: [f32; CHUNK],
-    sky: [f32; CHUNK],
-    /// The ground's grain.
-    grain: [f32; CHUNK],
+    /// The detail's brightness factor.
+    k: [f32; CHUNK],
     /// Lit colour, before the fog.
     r: [f32; CHUNK],
     g: [f32; CHUNK],
@@ -129,8 +169,7 @@ impl Default for Scratch {
             z: [0.0; CHUNK],
             dist: [0.0; CHUNK],
             fog: [0.0; CHUNK],
-            sky: [0.0; CHUNK],
-            grain: [0.0; CHUNK],
+            k: [0.0; CHUNK],
             r: [0.0; CHUNK],
             g: [0.0; CHUNK],
             b: [0.0; CHUNK],

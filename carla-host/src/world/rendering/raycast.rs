@@ -3,11 +3,12 @@
 //! It was the demo world's camera before the rasterizer ([`super::raster`])
 //! and stays as its reference (tests) and baseline (`--bench-render`).
 
-use super::render::{camera_pose, depth_bgra, threads, CameraSpec, PostProcessing, FAR_M};
+use super::render::{camera_pose, depth_bgra, CameraSpec, PostProcessing, FAR_M};
 use super::shade;
 use crate::world::math::{add, length, scale, sub, Axes};
 use crate::world::scene::tags::tag_08;
 use crate::world::scene::{Hit, Scene};
+use crate::world::workers::threads;
 use carla_server::types::{Transform, Vector3D};
 use parking_lot::Mutex;
 

@@ -132,13 +132,6 @@ pub(crate) fn decode_depth(bgra: &[u8]) -> f32 {
     ((r + g * 256.0 + b * 65536.0) / 16_777_215.0 * FAR_M as f64) as f32
 }
 
-/// Worker threads used for an image: the available cores (at most 8).
-pub(crate) fn threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8)
-}
-
 /// The ray through pixel `(u, v)`, for the tests.
 #[cfg(test)]
 pub(crate) fn pixel_ray(
