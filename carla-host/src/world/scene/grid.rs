@@ -114,6 +114,27 @@ impl Csr {
         });
     }
 
+    /// Sorts each cell's items by `key`, greatest first.
+    pub(crate) fn sort_each_by_desc(&mut self, key: impl Fn(u32) -> f32) {
+        for c in self.offsets.windows(2) {
+            self.items[c[0] as usize..c[1] as usize].sort_by(|&a, &b| key(b).total_cmp(&key(a)));
+        }
+    }
+
+    /// All items, cell by cell (cell `c`'s at [`Csr::range`]).
+    pub(crate) fn all(&self) -> &[u32] {
+        &self.items
+    }
+
+    /// Where cell `c`'s items lie in [`Csr::all`] (empty for no cell).
+    #[inline]
+    pub(crate) fn range(&self, c: usize) -> std::ops::Range<usize> {
+        match (self.offsets.get(c), self.offsets.get(c + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        }
+    }
+
     /// What cell `c` holds.
     #[inline]
     pub(crate) fn items(&self, c: usize) -> &[u32] {

@@ -181,9 +181,13 @@ pub(crate) struct Fixed {
     materials: Vec<Material>,
     ground_z: f32,
     ground: Material,
-    /// Static boxes, triangles and solid triangles (walls) per cell.
+    /// Static boxes, triangles and solid triangles (walls) per cell; a
+    /// cell's triangles highest first, with their `[top, bottom]` heights
+    /// alongside (`tri_z`, in the order of `tri_cells.all()`), so a ray
+    /// passing above a cell's ground stops looking at its first low one.
     box_cells: Csr,
     tri_cells: Csr,
+    tri_z: Vec<[f32; 2]>,
     solid_cells: Csr,
     /// Height range of each cell's static geometry.
     cell_low: Vec<f32>,
@@ -235,7 +239,22 @@ impl Fixed {
             })
             .collect();
         let box_cells = Csr::build(grid.cells(), &box_spans, grid.nx);
-        let tri_cells = Csr::build(grid.cells(), &tri_spans, grid.nx);
+        let heights: Vec<[f32; 2]> = statics
+            .tris
+            .iter()
+            .map(|t| {
+                let c = t.corners();
+                let (low, top) = min_max([c[0].z, c[1].z, c[2].z]);
+                [top, low]
+            })
+            .collect();
+        let mut tri_cells = Csr::build(grid.cells(), &tri_spans, grid.nx);
+        tri_cells.sort_each_by_desc(|i| heights[i as usize][0]);
+        let tri_z = tri_cells
+            .all()
+            .iter()
+            .map(|&i| heights[i as usize])
+            .collect();
         // Solid triangles only: what a vehicle's footprint may hit.
         let no_cells = [usize::MAX, usize::MAX, 0, 0];
         let solid_spans: Vec<[usize; 4]> = statics
@@ -278,6 +297,7 @@ impl Fixed {
             ground: statics.ground,
             box_cells,
             tri_cells,
+            tri_z,
             solid_cells,
             cell_low,
             cell_top,

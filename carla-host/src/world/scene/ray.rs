@@ -8,6 +8,10 @@ use super::{ActorBox, Found, Hit, Scene, Tri, NO_LIGHT};
 use crate::world::math::{add, scale, v3};
 use carla_server::types::Vector3D;
 
+/// Height (metres) by which a ray's span in a cell may miss a triangle's
+/// heights and the triangle still be tested (rounding of both).
+const Z_SLACK: f32 = 1e-3;
+
 /// What a cast tests besides the static geometry.
 #[derive(Clone, Copy, PartialEq)]
 enum With {
@@ -123,7 +127,16 @@ impl Scene {
                         (*best, *found) = (t, Found::Static(i, axis));
                     }
                 }
-                for &i in self.tri_cells.items(c) {
+                let r = self.tri_cells.range(c);
+                let tris = self.tri_cells.all()[r.clone()].iter().zip(&self.tri_z[r]);
+                for (&i, &[top, bottom]) in tris {
+                    // Highest first: the rest are lower still.
+                    if top < z_low - Z_SLACK {
+                        break;
+                    }
+                    if bottom > z_high + Z_SLACK {
+                        continue;
+                    }
                     if let Some(t) = hit_tri(&self.tris[i as usize], o, d, *best) {
                         (*best, *found) = (t, Found::Tri(i));
                     }

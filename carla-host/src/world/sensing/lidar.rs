@@ -8,6 +8,7 @@
 use crate::world::ids::PLAYER_ID;
 use crate::world::math::{sub, Axes};
 use crate::world::scene::Scene;
+use crate::world::workers::{split, threads};
 use crate::world::World;
 use carla_server::sensor::{compose, ActorTransform};
 use carla_server::sensor::{LidarHit, LidarSettings, PlannedRay};
@@ -69,7 +70,8 @@ pub(crate) fn legacy_lidar_settings(
 /// Traces each ray (unit direction in the sensor frame) from `sensor` up to
 /// `range_m`, passing through actor `ignore` (the car carrying the sensor).
 /// `hits` is refilled with one entry per ray, `ray_index` = position; hit
-/// points and normals are in the sensor frame.
+/// points and normals are in the sensor frame. A long sweep is split over
+/// [`threads`].
 pub(crate) fn trace(
     scene: &Scene,
     sensor: &ActorTransform,
@@ -81,25 +83,37 @@ pub(crate) fn trace(
     let axes = Axes::from_rotation(&sensor.rotation);
     let origin = sensor.location;
     hits.clear();
-    hits.extend(rays.iter().enumerate().map(|(i, ray)| {
-        let dir = axes.to_world(ray.direction);
-        match scene.raycast_ignoring(origin, dir, range_m, ignore) {
-            Some(h) => LidarHit {
-                ray_index: i as u32,
-                hit: 1,
-                distance_m: h.distance,
-                point_sensor: axes.to_local(sub(h.point, origin)),
-                normal_sensor: axes.to_local(h.normal),
-                actor_id: h.actor_id,
-                semantic_tag: h.semantic_tag as u32,
-            },
-            None => LidarHit {
-                ray_index: i as u32,
-                ..Default::default()
-            },
-        }
-    }));
+    hits.resize(rays.len(), LidarHit::default());
+    let pieces = threads().min(rays.len().div_ceil(MIN_RAYS_A_THREAD)).max(1);
+    split(
+        rays,
+        hits,
+        rays.len().div_ceil(pieces),
+        |first, rays, out| {
+            for (k, (ray, out)) in rays.iter().zip(out).enumerate() {
+                let dir = axes.to_world(ray.direction);
+                *out = match scene.raycast_ignoring(origin, dir, range_m, ignore) {
+                    Some(h) => LidarHit {
+                        ray_index: (first + k) as u32,
+                        hit: 1,
+                        distance_m: h.distance,
+                        point_sensor: axes.to_local(sub(h.point, origin)),
+                        normal_sensor: axes.to_local(h.normal),
+                        actor_id: h.actor_id,
+                        semantic_tag: h.semantic_tag as u32,
+                    },
+                    None => LidarHit {
+                        ray_index: (first + k) as u32,
+                        ..Default::default()
+                    },
+                };
+            }
+        },
+    );
 }
+
+/// Rays below which a sweep is not worth another thread.
+const MIN_RAYS_A_THREAD: usize = 512;
 
 impl World {
     /// Traces `rays` (sensor frame) from a sensor at world transform
