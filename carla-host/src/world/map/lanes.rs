@@ -190,6 +190,14 @@ impl Lanes {
         self.locator.find(self, x, y, z, reach)
     }
 
+    /// Whether a driving lane lies under `(x, y)` within `reach` of `z`
+    /// in height (whatever other lane lies over it).
+    pub(crate) fn driving_under(&self, x: f32, y: f32, z: f32, reach: f32) -> bool {
+        self.locator
+            .find_with(self, (x, y, z, reach), |l, _| l.kind.is_driving())
+            .is_some()
+    }
+
     /// The driving lane under `(x, y)` nearest in height to `z` (within
     /// `reach`) running within 90° of `yaw` (radians).
     pub(crate) fn driving_at(

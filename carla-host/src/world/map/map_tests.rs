@@ -37,7 +37,114 @@ fn carla_towns() {
             map.warnings.len()
         );
         carla_server::nav::build(&map.walkable).expect("a navigation mesh");
+        let sizes = islands(&map.walkable);
+        println!(
+            "  walkable islands: {} (largest {} of {} polygons; {} of under 5); {} overlaps",
+            sizes.len(),
+            sizes[0],
+            map.walkable.len(),
+            sizes.iter().filter(|&&n| n < 5).count(),
+            overlaps(&map.walkable).len()
+        );
     }
+}
+
+/// Pairs of walkable polygons that overlap by more than a centimetre
+/// (the client's navigation queries misbehave where two do).
+fn overlaps(polygons: &[carla_server::nav::NavPolygon]) -> Vec<(usize, usize)> {
+    let flat: Vec<Vec<(f32, f32)>> = polygons
+        .iter()
+        .map(|p| p.points.iter().map(|q| (q.x, q.y)).collect())
+        .collect();
+    let bounds: Vec<[f32; 4]> = flat
+        .iter()
+        .map(|p| {
+            p.iter()
+                .fold([f32::MAX, f32::MAX, f32::MIN, f32::MIN], |b, q| {
+                    [b[0].min(q.0), b[1].min(q.1), b[2].max(q.0), b[3].max(q.1)]
+                })
+        })
+        .collect();
+    // Convex polygons overlap unless an edge normal of one separates them.
+    let separated = |a: &[(f32, f32)], b: &[(f32, f32)]| {
+        [a, b].iter().any(|p| {
+            (0..p.len()).any(|i| {
+                let (u, v) = (p[i], p[(i + 1) % p.len()]);
+                let (nx, ny) = (v.1 - u.1, u.0 - v.0);
+                let len = nx.hypot(ny).max(1e-9);
+                let proj = |q: &(f32, f32)| (q.0 * nx + q.1 * ny) / len;
+                let (alo, ahi) = a
+                    .iter()
+                    .map(proj)
+                    .fold((f32::MAX, f32::MIN), |r, x| (r.0.min(x), r.1.max(x)));
+                let (blo, bhi) = b
+                    .iter()
+                    .map(proj)
+                    .fold((f32::MAX, f32::MIN), |r, x| (r.0.min(x), r.1.max(x)));
+                ahi < blo + 0.01 || bhi < alo + 0.01
+            })
+        })
+    };
+    let mut out = Vec::new();
+    for i in 0..flat.len() {
+        for j in i + 1..flat.len() {
+            let (a, b) = (bounds[i], bounds[j]);
+            if a[0] > b[2] || b[0] > a[2] || a[1] > b[3] || b[1] > a[3] {
+                continue;
+            }
+            if !separated(&flat[i], &flat[j]) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+/// Polygon counts of the walkable areas' islands (polygons sharing an
+/// edge, as the navigation mesh joins them), largest first.
+fn islands(polygons: &[carla_server::nav::NavPolygon]) -> Vec<usize> {
+    use std::collections::HashMap;
+    let key = |p: &carla_server::types::Vector3D| [p.x, p.y, p.z].map(|c| (c * 1e3).round() as i64);
+    let mut parent: Vec<usize> = (0..polygons.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut edges: HashMap<([i64; 3], [i64; 3]), usize> = HashMap::new();
+    for (i, p) in polygons.iter().enumerate() {
+        let n = p.points.len();
+        for k in 0..n {
+            let (a, b) = (key(&p.points[k]), key(&p.points[(k + 1) % n]));
+            let e = if a < b { (a, b) } else { (b, a) };
+            if let Some(&j) = edges.get(&e) {
+                let (ri, rj) = (root(&mut parent, i), root(&mut parent, j));
+                parent[ri] = rj;
+            } else {
+                edges.insert(e, i);
+            }
+        }
+    }
+    let mut sizes: HashMap<usize, usize> = HashMap::new();
+    for i in 0..polygons.len() {
+        *sizes.entry(root(&mut parent, i)).or_default() += 1;
+    }
+    let mut v: Vec<usize> = sizes.into_values().collect();
+    v.sort_unstable_by(|a, b| b.cmp(a));
+    v
+}
+
+#[test]
+fn walkers_reach_every_sidewalk_of_the_builtin_town() {
+    let text: Arc<str> = builtin::town_xodr().into();
+    let map = Map::load("x", text, Options::default()).unwrap();
+    // One island: the crosswalks join the blocks' sidewalks (Detour joins
+    // polygons that share an edge, so a crosswalk's sides must be whole
+    // strip quads' edges).
+    assert_eq!(islands(&map.walkable), vec![map.walkable.len()]);
+    assert_eq!(overlaps(&map.walkable), vec![]);
 }
 
 #[test]

@@ -34,18 +34,44 @@ pub(crate) fn borders(lane: &Lane, d: f32, lift: f32) -> ([f32; 3], [f32; 3]) {
     )
 }
 
-/// The distances a strip of `lane` is cut at: its points, and the
-/// crosswalk depth from each end.
+/// The distances a strip of `lane` is cut at: its points, but within the
+/// crosswalk depth of each end only the depth itself (a crosswalk's side
+/// is then the edge of one quad, which Detour needs to join them).
 fn cuts(lane: &Lane) -> Vec<f32> {
     let len = lane.length();
     let mut d: Vec<f32> = lane.dist.clone();
     if len > 2.0 * CROSSWALK + 0.5 {
+        d.retain(|&x| {
+            x <= 0.0 || x >= len || (CROSSWALK + 0.05..len - CROSSWALK - 0.05).contains(&x)
+        });
         d.push(CROSSWALK);
         d.push(len - CROSSWALK);
     }
     d.sort_by(f32::total_cmp);
     d.dedup_by(|a, b| (*a - *b).abs() < 0.05);
     d
+}
+
+/// The borders of `lane` at `d` as its strip has them: at its end, the
+/// start of the one sidewalk it runs on into (the same points, so Detour
+/// joins the two strips whatever the file's rounding between roads).
+fn strip_borders(lanes: &Lanes, lane: &Lane, d: f32, lift: f32) -> ([f32; 3], [f32; 3]) {
+    if d >= lane.length() {
+        if let [next] = lane.successors[..] {
+            let next = lanes.lane(next);
+            if next.kind == lane.kind {
+                let (l, r) = borders(next, 0.0, lift);
+                let (l0, r0) = borders(lane, d, lift);
+                // Only where they nearly meet already (a link across a
+                // gap keeps its own ends).
+                let near = |a: [f32; 3], b: [f32; 3]| (a[0] - b[0]).hypot(a[1] - b[1]) < 0.1;
+                if near(l, l0) && near(r, r0) {
+                    return (l, r);
+                }
+            }
+        }
+    }
+    borders(lane, d, lift)
 }
 
 /// The walkable polygons of `lanes`.
@@ -62,7 +88,7 @@ pub(crate) fn walkable(lanes: &Lanes, mouths: &Mouths) -> Vec<NavPolygon> {
         let d = cuts(lane);
         for w in d.windows(2) {
             let (l0, r0) = borders(lane, w[0], lift);
-            let (l1, r1) = borders(lane, w[1], lift);
+            let (l1, r1) = strip_borders(lanes, lane, w[1], lift);
             out.push(NavPolygon {
                 area: NavArea::Sidewalk,
                 points: vec![v(l0), v(r0), v(r1), v(l1)],
