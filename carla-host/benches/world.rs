@@ -17,6 +17,10 @@
 //! (no sensors) next to the same loop without traffic: ticks/s, the server
 //! process's CPU per tick and the game loop's share of each tick
 //! (carla-host's exit line; the target is under 5 ms).
+//!
+//! On the built-in town by default; `CARLA_HOST_BENCH_MAP=path/Town03.xodr`
+//! runs every part on that map instead (served with `--maps` its folder
+//! and `--map` its name), e.g. one of CARLA's towns fetched by hand.
 
 use carla_server::client::Client;
 use carla_server::types::Control;
@@ -46,11 +50,22 @@ fn settings(sensors: &[&str], sections: &str) -> String {
     )
 }
 
+/// The map of `CARLA_HOST_BENCH_MAP`, if set: (its folder, its name).
+fn bench_map() -> Option<(std::path::PathBuf, String)> {
+    let path = std::path::PathBuf::from(std::env::var_os("CARLA_HOST_BENCH_MAP")?);
+    let name = path.file_stem()?.to_string_lossy().into_owned();
+    let dir = path.parent()?.to_path_buf();
+    Some((dir, name))
+}
+
 /// This build's `carla-host` on `port` (streaming on any free port), its
 /// standard output piped.
 fn spawn_host(port: u16) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_carla-host"))
-        .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_carla-host"));
+    if let Some((dir, name)) = bench_map() {
+        cmd.arg("--maps").arg(dir).args(["--map", &name]);
+    }
+    cmd.args(["--port", &port.to_string(), "--host", "127.0.0.1"])
         .args(["--stream-port", "0", "--release-ports", "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -211,12 +226,14 @@ fn traffic_09(python: &std::path::Path, port: u16) {
     let _ = (python, port);
 }
 
-/// Runs `carla-host --bench-render 60` and prints what it prints.
+/// Runs `carla-host --bench-render 60 [MAP]` and prints what it prints.
 fn render_bench() {
-    let out = Command::new(env!("CARGO_BIN_EXE_carla-host"))
-        .args(["--bench-render", "60"])
-        .output()
-        .expect("run carla-host --bench-render");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_carla-host"));
+    cmd.args(["--bench-render", "60"]);
+    if let Some(map) = std::env::var_os("CARLA_HOST_BENCH_MAP") {
+        cmd.arg(map);
+    }
+    let out = cmd.output().expect("run carla-host --bench-render");
     print!("{}", String::from_utf8_lossy(&out.stdout));
     assert!(out.status.success(), "carla-host --bench-render failed");
 }
