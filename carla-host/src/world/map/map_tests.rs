@@ -1,3 +1,4 @@
+use super::mouths::CROSSWALK_PIECES;
 use super::*;
 use std::time::Instant;
 
@@ -158,6 +159,7 @@ fn the_builtin_towns_junctions_have_corners_floors_and_crosswalks() {
     // one along the straight side), 1 at each of the 4 corners of the
     // town; a floor under each of the 25 junctions.
     assert_eq!(m.crosswalks.len(), 80);
+    assert_eq!(m.crosswalk_pieces.len(), 80 * CROSSWALK_PIECES);
     assert_eq!(m.corners.len(), 9 * 4 + 12 * 3 + 4);
     assert_eq!(m.floors.len(), 25);
     let lanes = &map.lanes;
@@ -182,7 +184,7 @@ fn the_builtin_towns_junctions_have_corners_floors_and_crosswalks() {
             .iter()
             .filter(|p| p.area == carla_server::nav::NavArea::Sidewalk)
             .count()
-            + 80
+            + 80 * CROSSWALK_PIECES
     );
     carla_server::nav::build(&map.walkable).expect("a navigation mesh");
 }

@@ -14,6 +14,10 @@ use std::f32::consts::PI;
 
 /// Depth of a crosswalk along its road, metres.
 pub(crate) const CROSSWALK: f32 = 3.0;
+/// The pieces a crosswalk (and the sidewalk beside it) is cut into along
+/// the road: their sides are chords of a curved sidewalk's edge, short
+/// enough to stay within a centimetre of it on a 10 m curve.
+pub(crate) const CROSSWALK_PIECES: usize = 4;
 /// How far out a corner may reach from its sidewalks' ends, metres.
 const CORNER_REACH: f32 = 25.0;
 
@@ -34,6 +38,10 @@ pub(crate) struct Mouths {
     /// Four corners each: the two sidewalks' inner edges, at the junction
     /// and `CROSSWALK` back.
     pub crosswalks: Vec<[[f32; 3]; 4]>,
+    /// The same crosswalks in [`CROSSWALK_PIECES`] quads each, from the
+    /// junction back, on the points the sidewalks beside them are cut at
+    /// (the walkers' mesh joins polygons that share an edge).
+    pub crosswalk_pieces: Vec<[[f32; 3]; 4]>,
     /// Convex polygons of 4 or 5 corners, running round from one
     /// sidewalk's end to the other's.
     pub corners: Vec<Vec<[f32; 3]>>,
@@ -105,6 +113,26 @@ pub(crate) fn mouths(lanes: &Lanes, lift: f32) -> Mouths {
                     edges(lb, b1, lift).0,
                     edges(la, a1, lift).0,
                 ]);
+                // The cuts of `walkable::cuts`: the same expression, so the
+                // same points.
+                let at = |l: &Lane, from: f32, to: f32, k: usize| {
+                    let d = if k == 0 {
+                        from
+                    } else if k == CROSSWALK_PIECES {
+                        to
+                    } else {
+                        piece_cut(from, to, k)
+                    };
+                    edges(l, d, lift).0
+                };
+                for k in 0..CROSSWALK_PIECES {
+                    out.crosswalk_pieces.push([
+                        at(la, a0, a1, k),
+                        at(lb, b0, b1, k),
+                        at(lb, b0, b1, k + 1),
+                        at(la, a0, a1, k + 1),
+                    ]);
+                }
             }
             for (i, d, _) in here {
                 let l = lanes.lane(i);
@@ -149,6 +177,12 @@ pub(crate) fn mouths(lanes: &Lanes, lift: f32) -> Mouths {
         }
     }
     out
+}
+
+/// Where the `k`-th of [`CROSSWALK_PIECES`] cuts between a crosswalk's
+/// ends `from` and `to` (distances along a sidewalk) lies.
+pub(crate) fn piece_cut(from: f32, to: f32, k: usize) -> f32 {
+    from + (to - from) * (k as f32 / CROSSWALK_PIECES as f32)
 }
 
 /// The junction the given end of a road section's driving lanes meets.
