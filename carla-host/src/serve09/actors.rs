@@ -71,18 +71,21 @@ pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, 
             Err(e) => log_warn!("actor {}: {}", id, e),
         }
     };
+    // A vehicle's box is the one the world moves, whichever blueprint
+    // comes nearest (the Traffic Manager keeps its cars off these boxes).
+    let own_box = |(x, y, z): (f32, f32, f32)| ActorBox {
+        location: Vector3D { x: 0.0, y: 0.0, z },
+        extent: Vector3D { x, y, z },
+    };
     if world.player_active() {
         let e = world.player().extent;
         let player = fitting_vehicle((e.x, e.y, e.z), 0);
-        add(
-            PLAYER_ID,
-            player,
-            &[("role_name", "hero"), ("ros_name", "hero")],
-            None,
-        );
+        let hero = [("role_name", "hero"), ("ros_name", "hero")];
+        add(PLAYER_ID, player, &hero, Some(own_box((e.x, e.y, e.z))));
     }
     for v in world.traffic() {
-        add(v.id, fitting_vehicle(v.extent, v.id), &[], None);
+        let bp = fitting_vehicle(v.extent, v.id);
+        add(v.id, bp, &[], Some(own_box(v.extent)));
     }
     for w in world.walkers() {
         add(w.id, WALKERS[w.id as usize % WALKERS.len()], &[], None);
