@@ -401,6 +401,12 @@ fn main() {
                 }
             }
         }
+        // The settings again: a switch to synchronous mode answered above
+        // must stop this loop's own ticks at once (the client's first
+        // tick_cue was promised the next frame).
+        let settings = Serve09::settings(&server);
+        let sync09 = settings.synchronous_mode.get()
+            && (server.rpc().map_or(0, |r| r.client_count()) > 0 || !ticks.is_empty());
         // Is a tick due?
         let mut control = Control::default();
         let due = if sync09 {

@@ -79,8 +79,19 @@ pub(crate) fn call(
         }
         ("set_episode_settings", 1) => {
             let settings = wire::as_settings(&a[0])?;
-            s.ask(EngineCall::SetEpisodeSettings(settings))?;
-            *s.world.settings.lock() = settings;
+            // Stored before the host is asked, so a host that has answered
+            // reads them: the frames it makes after its answer are of the
+            // new settings (an asynchronous frame made after the switch to
+            // synchronous mode would take the frame the first tick_cue
+            // promises). A refusal puts the old ones back.
+            let before = std::mem::replace(&mut *s.world.settings.lock(), settings);
+            if let Err(e) = s.ask(EngineCall::SetEpisodeSettings(settings)) {
+                let mut now = s.world.settings.lock();
+                if *now == settings {
+                    *now = before;
+                }
+                return Err(e);
+            }
             s.apply_delivery_mode();
             ok_uint(
                 out,

@@ -250,7 +250,9 @@ impl RpcServer {
         self.shared.clients.usage(|id| self.shared.held_by(id))
     }
 
-    /// The episode settings last applied.
+    /// The episode settings last applied: a `set_episode_settings` the
+    /// host is being asked about counts already (from the moment its
+    /// request is queued; a refusal puts the earlier settings back).
     pub fn settings(&self) -> EpisodeSettings {
         *self.shared.world.settings.lock()
     }

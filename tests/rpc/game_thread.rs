@@ -135,3 +135,38 @@ fn polling_ticks_and_sending_episode_states_allocates_nothing_per_tick() {
         "{counted} allocations on the game thread in {MEASURED} ticks"
     );
 }
+
+/// A host that answered a switch to synchronous mode reads it at once (the
+/// frames it makes after its answer are the client's ticks); a refusal
+/// puts the earlier settings back.
+#[test]
+fn the_host_reads_the_settings_it_answers_and_a_refusal_undoes_them() {
+    let server = Server::new();
+    let addr = server.listen_rpc(0).unwrap();
+    let client = std::thread::spawn(move || {
+        let mut rpc = RpcClient::connect(addr, Duration::from_secs(30)).unwrap();
+        let settings = rpc.call("get_episode_settings", &[]).unwrap();
+        let mut s = settings.as_array().unwrap().clone();
+        s[0] = Value::Boolean(true);
+        rpc.call("set_episode_settings", &[Value::Array(s.clone())])
+            .unwrap();
+        s[0] = Value::Boolean(false);
+        let refused = rpc.call("set_episode_settings", &[Value::Array(s)]);
+        assert!(refused.is_err(), "{refused:?}");
+    });
+    let rpc = server.rpc().unwrap();
+    let next = || loop {
+        if let Some(req) = rpc.poll(Duration::from_millis(50)) {
+            return req;
+        }
+    };
+    let req = next();
+    assert!(matches!(req.call(), EngineCall::SetEpisodeSettings(s) if s.synchronous_mode.get()));
+    assert!(rpc.settings().synchronous_mode.get());
+    req.succeed(0);
+    let req = next();
+    assert!(!rpc.settings().synchronous_mode.get());
+    req.fail("not now");
+    client.join().unwrap();
+    assert!(rpc.settings().synchronous_mode.get());
+}
