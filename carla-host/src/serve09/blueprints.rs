@@ -126,14 +126,16 @@ fn vehicle(m: &VehicleModel) -> Blueprint {
     }
 }
 
-/// The size of vehicle blueprint `id` (half extents), if it is one.
-pub(crate) fn vehicle_extent(id: &str) -> Option<Vector3D> {
+/// The size of vehicle blueprint `id` (half extents) and how far ahead of
+/// its origin its bounding box is centred, if it is one.
+pub(crate) fn vehicle_extent(id: &str) -> Option<(Vector3D, f32)> {
     let m = VEHICLES.iter().find(|m| m.id == id)?;
-    Some(Vector3D {
+    let extent = Vector3D {
         x: m.extent[0],
         y: m.extent[1],
         z: m.extent[2],
-    })
+    };
+    Some((extent, m.location[0]))
 }
 
 /// The blueprint that best fits a town vehicle of `extent` (the town's

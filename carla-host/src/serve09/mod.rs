@@ -208,9 +208,10 @@ impl Serve09 {
                         None => Err(format!("this world cannot produce {blueprint:?}")),
                     }
                 } else if blueprint.starts_with("vehicle.") {
-                    let extent = blueprints::vehicle_extent(&blueprint).unwrap_or(vehicle::EXTENT);
+                    let (extent, ahead) =
+                        blueprints::vehicle_extent(&blueprint).unwrap_or((vehicle::EXTENT, 0.0));
                     let t = to_transform(&transform);
-                    world.spawn_car(actor_id, &t, colour(&attributes), extent)
+                    world.spawn_car(actor_id, &t, colour(&attributes), extent, ahead)
                 } else if blueprint == "spectator" {
                     Ok(())
                 } else if blueprint.starts_with("walker.") {

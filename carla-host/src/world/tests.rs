@@ -338,7 +338,7 @@ fn a_client_vehicle_gets_at_most_a_third_of_a_second_of_physics_per_tick() {
             .spawn_points
             .iter()
             .copied()
-            .find(|t| w.spawn_car(900_000, t, [200, 0, 0], extent).is_ok())
+            .find(|t| w.spawn_car(900_000, t, [200, 0, 0], extent, 0.0).is_ok())
             .expect("a free spawn point");
         let speed = |w: &mut World| w.driven_mut(900_000).unwrap().car.speed;
         w.driven_mut(900_000).unwrap().car.speed = 10.0;
@@ -374,7 +374,7 @@ fn a_car_on_a_slope_climbs_it_pitched() {
     };
     // Given a spawn point 0.5 m above the road, the car stands on it.
     let spot = pose_transform(30.0, 1.75, 1.7, 0.0, 0.0, 0.0);
-    w.spawn_car(500, &spot, [1, 2, 3], extent)
+    w.spawn_car(500, &spot, [1, 2, 3], extent, 0.0)
         .expect("a free spot");
     let t = w.actor_transform(500).unwrap();
     assert!((t.location.z - 1.2).abs() < 0.02, "{t:?}");

@@ -110,8 +110,9 @@ impl World {
         t: &Transform,
         albedo: [u8; 3],
         extent: carla_server::types::Vector3D,
+        ahead: f32,
     ) -> Result<(), String> {
-        let mut car = Car::sized(t, extent);
+        let mut car = Car::sized(t, extent, ahead);
         car.z = self.ground_under(t);
         self.settle(&mut car);
         if self.spot_taken(&car.footprint(), car.z) {

@@ -93,6 +93,9 @@ pub(crate) struct Car {
     /// Half the body's size, metres ([`EXTENT`] unless spawned from a
     /// blueprint of another size).
     pub extent: Vector3D,
+    /// How far ahead of the car's origin its body's centre lies, metres
+    /// (a CARLA blueprint's bounding box is a few centimetres off it).
+    pub ahead: f32,
     /// The front wheels' angle at full steer, degrees.
     pub max_steer_deg: f32,
     /// Where it stood when last put on the ground (x, y, yaw; infinite:
@@ -116,24 +119,31 @@ impl Car {
             collision_other: 0.0,
             hit: None,
             extent: EXTENT,
+            ahead: 0.0,
             max_steer_deg: MAX_STEER_DEG,
             settled_at: [f32::INFINITY; 3],
         }
     }
 
-    /// A 0.9 client's car at `spot`: its blueprint's size, and CARLA's
-    /// steering ([`CARLA_MAX_STEER_DEG`], what a Traffic Manager's and an
-    /// agent's controllers are tuned for).
-    pub(crate) fn sized(spot: &Transform, extent: Vector3D) -> Car {
+    /// A 0.9 client's car at `spot`: its blueprint's size and box centre
+    /// (`ahead` of its origin), and CARLA's steering
+    /// ([`CARLA_MAX_STEER_DEG`], what a Traffic Manager's and an agent's
+    /// controllers are tuned for).
+    pub(crate) fn sized(spot: &Transform, extent: Vector3D, ahead: f32) -> Car {
         Car {
             extent,
+            ahead,
             max_steer_deg: CARLA_MAX_STEER_DEG,
             ..Car::at(spot)
         }
     }
 
+    /// The body's outline on the ground: the box a client reads, centred
+    /// `ahead` of the origin.
     pub(crate) fn footprint(&self) -> Rect {
-        Rect::new(self.x, self.y, self.yaw, self.extent.x, self.extent.y)
+        let (s, c) = self.yaw.sin_cos();
+        let (x, y) = (self.x + c * self.ahead, self.y + s * self.ahead);
+        Rect::new(x, y, self.yaw, self.extent.x, self.extent.y)
     }
 
     /// The car's transform: on the ground under it, pitched and rolled

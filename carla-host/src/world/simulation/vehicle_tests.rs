@@ -236,7 +236,7 @@ fn autopilot_follows_the_lanes_round_the_town() {
     let town = testing::town();
     let (lanes, ways, lights) = (&town.map.lanes, &town.ways, &town.lights);
     for spot in town.map.spawn_points.iter().step_by(8) {
-        let mut c = Car::sized(spot, EXTENT);
+        let mut c = Car::sized(spot, EXTENT, 0.0);
         let (mut distance, mut outside, mut worst) = (0.0, 0, 0.0f32);
         let steps = 3600;
         for i in 0..steps {
@@ -281,6 +281,7 @@ fn autopilot_stops_at_a_red_light() {
             0.0,
         ),
         EXTENT,
+        0.0,
     );
     c.speed = AUTOPILOT_SPEED;
     for i in 0..240 {
@@ -297,5 +298,32 @@ fn autopilot_stops_at_a_red_light() {
         front < stop.dist && front > stop.dist - 15.0,
         "held before the stop line at {}: front at {front}",
         stop.dist
+    );
+}
+
+#[test]
+fn a_blueprints_box_centre_ahead_of_the_origin_is_what_collides() {
+    // A car heading Unreal +y whose box is centred 0.2 m ahead of its
+    // origin (as CARLA's blueprints' boxes are, by up to 0.19 m).
+    let spot = ground_transform(10.0, 20.0, 90.0);
+    let c = Car::sized(&spot, EXTENT, 0.2);
+    let r = c.footprint();
+    assert!(
+        (r.cx - 10.0).abs() < 1e-5 && (r.cy - 20.2).abs() < 1e-5,
+        "{r:?}"
+    );
+    // Driving at a wall, its box's front stops at the wall, not its origin's.
+    let wall = Rect::new(10.0, 30.0, 0.0, 5.0, 0.5);
+    let mut c = Car::sized(&spot, EXTENT, 0.2);
+    for _ in 0..200 {
+        c.step(&throttle(1.0), DT, |r: &Rect| {
+            r.overlaps(&wall).then_some(Collision::Other(0, 0))
+        });
+    }
+    let front = c.footprint().cy + EXTENT.x;
+    assert!(
+        front <= 29.5 && front > 28.5,
+        "box front {front}, origin {}",
+        c.y
     );
 }
