@@ -8,7 +8,9 @@
 //! - [`hardening`]: descriptor floods, handshake deadlines, the log's
 //!   summaries and timestamps, per-client budgets (Linux: `/proc`);
 //! - [`town_09`]: the unmodified `carla==0.9.16` package and the examples
-//!   (Unix: the client is a Linux Python).
+//!   (Unix: the client is a Linux Python);
+//! - [`maps`]: the same package on any OpenDRIVE map as the world: the
+//!   built-in town and generated test maps, bad maps, a route drive.
 
 mod attacks;
 #[path = "../../../tests/common/basics.rs"]
@@ -18,4 +20,5 @@ mod hardening;
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod host_process;
 mod legacy;
+mod maps;
 mod town_09;

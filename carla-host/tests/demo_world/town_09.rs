@@ -16,9 +16,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-struct Host {
+pub(crate) struct Host {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Host {
@@ -26,7 +26,7 @@ impl Host {
         Host::start_with(&[])
     }
 
-    fn start_with(extra: &[&str]) -> Host {
+    pub(crate) fn start_with(extra: &[&str]) -> Host {
         let port = common::free_port_base();
         let mut child = Command::new(env!("CARGO_BIN_EXE_carla-host"))
             .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
@@ -101,6 +101,11 @@ const SCRIPT_LIMIT: std::time::Duration = std::time::Duration::from_secs(240);
 
 /// Runs `cmd` to its end, or kills it after [`SCRIPT_LIMIT`] (None).
 fn run_within(cmd: &mut Command) -> Option<std::process::Output> {
+    run_within_limit(cmd, SCRIPT_LIMIT)
+}
+
+/// Runs `cmd` to its end, or kills it after `limit` (None).
+pub(crate) fn run_within_limit(cmd: &mut Command, limit: Duration) -> Option<std::process::Output> {
     use std::process::Stdio;
     let mut child = cmd
         .stdout(Stdio::piped())
@@ -125,7 +130,7 @@ fn run_within(cmd: &mut Command) -> Option<std::process::Output> {
                 stderr: err.join().unwrap(),
             });
         }
-        if started.elapsed() > SCRIPT_LIMIT {
+        if started.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
             return None;
