@@ -220,6 +220,14 @@ check(len(topology) == expect["topology_segments"], "topology: %d segments, expe
 for a, b in topology:
     check(a.lane_type == DRIVING and b.lane_type == DRIVING, "topology off driving lanes")
     check(a.is_junction != b.is_junction, "a segment from %s to %s" % (where(a), where(b)))
+    # Where a junction lane meets the road ahead, get_waypoint answers that
+    # road, not a lane of the junction from another arm (ScenarioRunner's
+    # npc_agent maps its route's points so, and plans round the block from
+    # a wrong one).
+    if a.is_junction:
+        at = town.get_waypoint(b.transform.location)
+        check((at.road_id, at.lane_id) == (b.road_id, b.lane_id),
+              "the exit of %s is read as %s" % (where(a), where(at)))
 
 lat, lon = expect["geo"]
 g = town.transform_to_geolocation(carla.Location(0.0, 0.0, 0.0))

@@ -75,6 +75,16 @@ const LANE_WIDTH: f64 = 3.5;
 const SIDEWALK_WIDTH: f64 = 3.0;
 /// Junction areas reach this far from the node centre along each arm.
 const JUNCTION_HALF: f64 = LANE_WIDTH + SIDEWALK_WIDTH;
+/// A connecting road starts and ends this far inside its junction: a point
+/// where a road meets its junction is then on that road alone. Joined end
+/// to end, the road and every junction lane through that point are tied
+/// for nearest, and the client's `get_waypoint` picks among them as its
+/// R-tree happens to order them: half the junction exits came back as a
+/// lane from another arm, and ScenarioRunner's `npc_agent` (which maps
+/// every point of its route with `get_waypoint` and plans between them
+/// with `GlobalRoutePlanner`) planned a loop round the block there. Links
+/// join the lanes; 1 mm is far below anything a car or camera notices.
+const JUNCTION_GAP: f64 = 0.001;
 /// Signals stand this far from the reference line, on the sidewalk 1.5 m
 /// from the kerb.
 const SIGNAL_T: f64 = LANE_WIDTH + 1.5;
@@ -229,6 +239,18 @@ fn centre_point(n: Node, d: u8, s: f64) -> (f64, f64) {
     )
 }
 
+/// The point and heading `s` along a line (`curvature` 0) or arc that
+/// starts at `(x, y)` heading `hdg`, in the OpenDRIVE frame.
+fn along(x: f64, y: f64, hdg: f64, curvature: f64, s: f64) -> ((f64, f64), f64) {
+    if curvature == 0.0 {
+        return ((x + s * hdg.cos(), y + s * hdg.sin()), hdg);
+    }
+    let h = hdg + curvature * s;
+    let dx = (h.sin() - hdg.sin()) / curvature;
+    let dy = (hdg.cos() - h.cos()) / curvature;
+    ((x + dx, y + dy), h)
+}
+
 /// The road on arm `a` of node `n` (towards `neighbour(n, a)`) and whether
 /// its reference line starts at `n`.
 fn arm(between: &Between, n: Node, a: u8) -> Option<(u32, bool)> {
@@ -306,12 +328,15 @@ fn add_junction(net: &mut Network, between: &Between, n: Node) {
             let Some((outgoing, out_starts_here)) = arm(between, n, b) else {
                 continue;
             };
-            let (x, y) = centre_point(n, a, JUNCTION_HALF);
+            let (x0, y0) = centre_point(n, a, JUNCTION_HALF);
             let (length, curvature) = match (b + 4 - d_in) % 4 {
                 0 => (2.0 * JUNCTION_HALF, 0.0),
                 1 => (FRAC_PI_2 * JUNCTION_HALF, -1.0 / JUNCTION_HALF),
                 _ => (FRAC_PI_2 * JUNCTION_HALF, 1.0 / JUNCTION_HALF),
             };
+            // [`JUNCTION_GAP`] in from both ends.
+            let ((x, y), hdg) = along(x0, y0, heading(d_in), curvature, JUNCTION_GAP);
+            let length = length - 2.0 * JUNCTION_GAP;
             let from = if in_starts_here { 1 } else { -1 };
             let id = Network::first_road() + net.roads.len() as u32;
             net.roads.push(Road {
@@ -319,7 +344,7 @@ fn add_junction(net: &mut Network, between: &Between, n: Node) {
                 junction: Some(jid),
                 x,
                 y,
-                hdg: heading(d_in),
+                hdg,
                 length,
                 curvature,
                 predecessor: Link::Road {
