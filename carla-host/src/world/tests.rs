@@ -418,3 +418,39 @@ const SLOPE: &str = r#"<?xml version="1.0"?>
 <right><lane id="-1" type="driving"><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane>
 <lane id="-2" type="sidewalk"><width sOffset="0" a="3" b="0" c="0" d="0"/></lane></right>
 </laneSection></lanes></road></OpenDRIVE>"#;
+
+#[test]
+fn two_cars_put_on_one_line_do_not_stand_exactly_in_line() {
+    // CARLA's BasicAgent does not see a car exactly dead ahead (the angle
+    // between its heading and the other car is exactly 0, and it asks for
+    // more): a car rests a fraction of a millimetre aside, as after a
+    // physics engine's contact.
+    let town = testing::town_of(SLOPE);
+    let mut w = World::town(
+        &town,
+        &WorldConfig {
+            vehicles: 0,
+            pedestrians: 0,
+            ..config(1)
+        },
+    );
+    let extent = Vector3D {
+        x: 2.2,
+        y: 1.0,
+        z: 0.75,
+    };
+    let ys: Vec<f32> = (0..6)
+        .map(|i| {
+            let id = 500 + i;
+            let spot = pose_transform(10.0 + 8.0 * i as f32, 1.75, 1.0, 0.0, 0.0, 0.0);
+            w.spawn_car(id, &spot, [1, 2, 3], extent, 0.0)
+                .expect("a free spot");
+            w.actor_transform(id).unwrap().location.y
+        })
+        .collect();
+    for (i, y) in ys.iter().enumerate() {
+        let aside = (y - 1.75).abs();
+        assert!((4e-5..=5.1e-4).contains(&aside), "car {i} at y {y}");
+        assert!(ys[..i].iter().all(|o| o != y), "{ys:?}");
+    }
+}
