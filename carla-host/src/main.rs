@@ -130,7 +130,10 @@ fn clients_09(server: &Server) -> String {
     line
 }
 
-fn start(args: &Args, server: &Server, town: &str) -> Result<(), String> {
+/// Binds every port; returns the banner, which `main` prints once the
+/// world is set up (clients and scripts wait for it: a client served
+/// before would find no map or navigation mesh yet).
+fn start(args: &Args, server: &Server, town: &str) -> Result<Vec<String>, String> {
     if args.port > u16::MAX - 3 {
         return Err(format!(
             "--port {}: the ports after it (P+1, P+2, P+3) must be below 65536",
@@ -163,7 +166,7 @@ fn start(args: &Args, server: &Server, town: &str) -> Result<(), String> {
             .start_ros2(domain)
             .map_err(|e| format!("cannot publish on ROS 2 (DDS domain {domain}): {e}"))?;
     }
-    println!(
+    let mut banner = vec![format!(
         "carla-host: serving {} on {}:{} (CARLA 0.8.4{}; 0.9.16 clients on port {}, \
          0.9 streams on port {}{}{}; Ctrl-C to stop)",
         town,
@@ -182,11 +185,13 @@ fn start(args: &Args, server: &Server, town: &str) -> Result<(), String> {
             "; older 0.9 clients: "
         },
         older
-    );
+    )];
     if let Some(domain) = ros2 {
-        println!("carla-host: ROS 2 topics on DDS domain {domain} (rt/clock, rt/tf, rt/carla/...)");
+        banner.push(format!(
+            "carla-host: ROS 2 topics on DDS domain {domain} (rt/clock, rt/tf, rt/carla/...)"
+        ));
     }
-    Ok(())
+    Ok(banner)
 }
 
 /// The maps: the catalog, the town the world runs on, the last one a
@@ -275,10 +280,13 @@ fn main() {
             std::process::exit(1);
         }
     };
-    if let Err(e) = start(&args, &server, &town.map.name) {
-        log_error!("{}", e);
-        std::process::exit(1);
-    }
+    let banner = match start(&args, &server, &town.map.name) {
+        Ok(b) => b,
+        Err(e) => {
+            log_error!("{}", e);
+            std::process::exit(1);
+        }
+    };
     let mut serve = match Serve09::setup(&server) {
         Ok(s) => s,
         Err(e) => {
@@ -304,6 +312,10 @@ fn main() {
     };
     let mut world = World::town(&maps.town, &WorldConfig::default());
     serve.new_episode(&server, &world);
+    // Ready: the map, its navigation mesh and the town's actors are set.
+    for line in &banner {
+        println!("{line}");
+    }
     let mut episode: Option<Episode> = None;
     let mut previous = Settings::default();
     let mut awaiting_control: Option<Instant> = None;
