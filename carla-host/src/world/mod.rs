@@ -304,6 +304,18 @@ impl World {
         for v in &self.vehicles {
             v.claim(lanes, &mut self.claims);
         }
+        // A client's car (or the player's) in a junction holds the lane it
+        // is on there too: the world's own cars do not enter a lane
+        // crossing it (a client's Traffic Manager knows nothing of ours).
+        let clients = self.fleet.iter().map(|d| (d.id, &d.car));
+        let player = self.player_active.then_some((PLAYER_ID, &self.car));
+        for (id, c) in clients.chain(player) {
+            if let Some(on) = lanes.driving_at(c.x, c.y, c.z, c.yaw, 1.0) {
+                if lanes.in_junction(on.lane) {
+                    self.claims[on.lane as usize] = id;
+                }
+            }
+        }
         let mut road = Road {
             lanes,
             ways: &town.ways,

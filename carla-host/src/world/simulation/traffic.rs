@@ -208,7 +208,11 @@ impl Vehicle {
             let room = h - self.extent.0 - 0.5;
             target = target.min((2.0 * BRAKE * room.max(0.0)).sqrt());
         }
-        if let Some(gap) = gap_ahead(self.rect(), self.id, road.obstacles) {
+        let gap = [
+            gap_ahead(self.rect(), self.id, road.obstacles),
+            self.gap_along(road),
+        ];
+        if let Some(gap) = gap.into_iter().flatten().reduce(f32::min) {
             target = target.min((2.0 * BRAKE * (gap - 2.0).max(0.0)).sqrt());
         }
         self.speed = if self.speed < target {
@@ -246,6 +250,39 @@ impl Vehicle {
             }
         }
         self.place(lanes);
+    }
+
+    /// The free distance along the way ahead (this lane, then the next)
+    /// to a vehicle standing on it, up to [`ALONG`]: round a junction's
+    /// turn a straight look ahead ([`gap_ahead`]) misses the car queued at
+    /// its exit.
+    fn gap_along(&self, road: &Road) -> Option<f32> {
+        let lanes = road.lanes;
+        let (mut lane, mut d, mut next) = (self.lane, self.d, self.next);
+        let mut travelled = 0.0;
+        while travelled < ALONG {
+            d += 1.0;
+            travelled += 1.0;
+            let len = lanes.lane(lane).length();
+            if d > len {
+                let Some(n) = next else { break };
+                (lane, d) = (n, d - len);
+                next = lanes.lane(n).successors.first().copied();
+            }
+            let p = lanes.lane(lane).pose(d).position;
+            let on_it = road.obstacles.iter().any(|o| {
+                let r = &o.rect;
+                let (dx, dy) = (p[0] - r.cx, p[1] - r.cy);
+                o.id != self.id
+                    && !o.walker
+                    && (dx * r.cos + dy * r.sin).abs() <= r.hx
+                    && (-dx * r.sin + dy * r.cos).abs() <= r.hy + 0.3
+            });
+            if on_it {
+                return Some(travelled - self.extent.0);
+            }
+        }
+        None
     }
 
     /// Whether junction lane `n` may be entered: no other vehicle on or
@@ -339,6 +376,9 @@ fn choose(lanes: &Lanes, lane: LaneIx, rng: &mut Rng) -> Option<LaneIx> {
 /// to bumper), if any within 25 m. Vehicles coming head-on are ignored
 /// (they are in the other lane), walkers are not; when two vehicles each
 /// have the other ahead, the lower id goes first.
+/// How far along its way a vehicle looks for one standing on it, metres.
+const ALONG: f32 = 15.0;
+
 pub(crate) fn gap_ahead(me: Rect, my_id: u32, obstacles: &[Obstacle]) -> Option<f32> {
     let ahead = |a: &Rect, b: &Rect, walker: bool| -> Option<f32> {
         let (dx, dy) = (b.cx - a.cx, b.cy - a.cy);
