@@ -15,8 +15,9 @@
 //!
 //! Roads: each pair of adjacent nodes is joined by a straight road from the
 //! node with the smaller index to the other (direction 0 or 1), its ends
-//! [`JUNCTION_HALF`] from the node centres (the far edge of the crossing
-//! road's sidewalks). Lane −1 drives along the reference line, lane 1
+//! [`JUNCTION_HALF`] from the node centres (3.5 m past the far edge of the
+//! crossing road's sidewalks, so a right turn's lane curves as widely as in
+//! CARLA's towns). Lane −1 drives along the reference line, lane 1
 //! against it, each [`LANE_WIDTH`] wide; lanes ±2 are [`SIDEWALK_WIDTH`]
 //! sidewalks. Marks as CARLA's one-lane-each-way towns write them: a broken
 //! yellow centre line, solid white edges, none on sidewalks.
@@ -25,7 +26,11 @@
 //! L-bends at the corners) has one connecting road per legal movement
 //! (straight, right, left; no U-turn): a single driving lane −1 whose
 //! reference line follows the centre lines, a line or a quarter circle of
-//! radius [`JUNCTION_HALF`], linked to its lanes by `<laneLink>`s.
+//! radius [`JUNCTION_HALF`], linked to its lanes by `<laneLink>`s. A
+//! connecting road with no arm on its right (every right turn, the straight
+//! road along a T-junction's closed side, the left turn round the outside
+//! of a bend) has a sidewalk lane −2 there too, linked to the sidewalks it
+//! joins: the junction's corners are sidewalk lanes, as in CARLA's towns.
 //!
 //! Signals: every node with three or four arms has one traffic light
 //! (`type="1000001"`, dynamic) per incoming road, on that road's sidewalk
@@ -73,8 +78,13 @@ const ROADS: i32 = 5;
 const SPACING: f64 = 60.0;
 const LANE_WIDTH: f64 = 3.5;
 const SIDEWALK_WIDTH: f64 = 3.0;
-/// Junction areas reach this far from the node centre along each arm.
-const JUNCTION_HALF: f64 = LANE_WIDTH + SIDEWALK_WIDTH;
+/// Junction areas reach this far from the node centre along each arm: a
+/// right turn's lane then curves with a radius of 8.25 m, as in CARLA's
+/// towns (7 to 10 m in Town01). Ending the roads at the crossing road's
+/// sidewalks (6.5 m) left 4.75 m, tighter than a car at the town's speed
+/// can follow: ScenarioRunner's npc_agent swung 0.6 m out of every right
+/// turn, and its route failed OutsideRouteLanesTest.
+const JUNCTION_HALF: f64 = 10.0;
 /// A connecting road starts and ends this far inside its junction: a point
 /// where a road meets its junction is then on that road alone. Joined end
 /// to end, the road and every junction lane through that point are tied
@@ -160,6 +170,8 @@ struct Road {
     curvature: f64,
     predecessor: Link,
     successor: Link,
+    /// A connecting road's sidewalk lane −2, on its right.
+    sidewalk: bool,
     signals: Vec<Signal>,
 }
 
@@ -171,6 +183,9 @@ struct Connection {
     incoming: u32,
     connecting: u32,
     from: i32,
+    /// The connecting road's sidewalk continues the incoming road's on the
+    /// same side (lane `2 · from` to −2).
+    sidewalk: bool,
 }
 
 /// A junction.
@@ -302,6 +317,7 @@ fn network() -> Network {
                     curvature: 0.0,
                     predecessor: Link::Junction(junction_id(n)),
                     successor: Link::Junction(junction_id(m)),
+                    sidewalk: false,
                     signals: Vec::new(),
                 });
             }
@@ -329,7 +345,16 @@ fn add_junction(net: &mut Network, between: &Between, n: Node) {
                 continue;
             };
             let (x0, y0) = centre_point(n, a, JUNCTION_HALF);
-            let (length, curvature) = match (b + 4 - d_in) % 4 {
+            let turn = (b + 4 - d_in) % 4;
+            // A sidewalk on its right where no arm is: the corner of a
+            // right turn, the closed side of a T, the outside of a bend.
+            let arm_to = |d: u8| neighbour(n, d % 4).is_some();
+            let sidewalk = match turn {
+                0 => !arm_to(d_in + 1),
+                1 => true,
+                _ => !arm_to(d_in) && !arm_to(d_in + 1),
+            };
+            let (length, curvature) = match turn {
                 0 => (2.0 * JUNCTION_HALF, 0.0),
                 1 => (FRAC_PI_2 * JUNCTION_HALF, -1.0 / JUNCTION_HALF),
                 _ => (FRAC_PI_2 * JUNCTION_HALF, 1.0 / JUNCTION_HALF),
@@ -357,6 +382,7 @@ fn add_junction(net: &mut Network, between: &Between, n: Node) {
                     at_start: out_starts_here,
                     lane: if out_starts_here { -1 } else { 1 },
                 },
+                sidewalk,
                 signals: Vec::new(),
             });
             connections.push(Connection {
@@ -364,6 +390,7 @@ fn add_junction(net: &mut Network, between: &Between, n: Node) {
                 incoming,
                 connecting: id,
                 from,
+                sidewalk,
             });
         }
     }

@@ -18,6 +18,9 @@ const CROSSINGS: usize = (N - 2) * (N - 2);
 const TEES: usize = 4 * (N - 2);
 const MOVEMENTS: usize = CROSSINGS * 12 + TEES * 6 + 4 * 2;
 const LIGHTS: usize = CROSSINGS * 4 + TEES * 3;
+/// Sidewalk lanes of connecting roads: round each corner between two arms
+/// (4, 2 and 1), along a T's closed side (1) and round a bend's outside (1).
+const JUNCTION_SIDEWALKS: usize = CROSSINGS * 4 + TEES * 3 + 4 * 2;
 
 fn load() -> (RoadNetwork, Provenance) {
     xodr::load_str_with_provenance(&town_xodr()).expect("the xodr crate reads the town")
@@ -91,15 +94,25 @@ fn it_has_the_grids_roads_junctions_and_lanes() {
     assert_eq!(between.count(), ROADS_BETWEEN);
     let count = |kind| net.lanes().iter().filter(|l| l.kind == kind).count();
     assert_eq!(count(LaneType::Driving), 2 * ROADS_BETWEEN + MOVEMENTS);
-    assert_eq!(count(LaneType::Sidewalk), 2 * ROADS_BETWEEN);
-    assert_eq!(net.lanes().len(), 4 * ROADS_BETWEEN + MOVEMENTS);
-    // Each connecting road is one driving lane inside its junction, and
-    // each junction has one per movement of its arms.
+    assert_eq!(
+        count(LaneType::Sidewalk),
+        2 * ROADS_BETWEEN + JUNCTION_SIDEWALKS
+    );
+    assert_eq!(
+        net.lanes().len(),
+        4 * ROADS_BETWEEN + MOVEMENTS + JUNCTION_SIDEWALKS
+    );
+    // Each connecting road is one driving lane inside its junction (and
+    // where no arm is on its right, a sidewalk there), and each junction
+    // has one per movement of its arms.
     let mut per_junction = BTreeMap::<String, usize>::new();
     for lane in net.lanes() {
         if let (_, Some(j)) = place(&net, lane.id) {
-            assert_eq!(lane.kind, LaneType::Driving, "junction {j}");
-            *per_junction.entry(j).or_default() += 1;
+            if lane.kind == LaneType::Driving {
+                *per_junction.entry(j).or_default() += 1;
+            } else {
+                assert_eq!(lane.kind, LaneType::Sidewalk, "junction {j}");
+            }
         }
     }
     let mut sizes: Vec<usize> = per_junction.into_values().collect();
@@ -343,6 +356,7 @@ fn road_marks_are_written_as_carlas_towns_write_them() {
         ((false, -2), one("None white None")),
         ((true, 0), one("None white None")),
         ((true, -1), one("None white None")),
+        ((true, -2), one("None white None")),
     ]);
     assert_eq!(seen, expected);
 }

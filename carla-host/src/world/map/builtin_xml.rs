@@ -73,15 +73,22 @@ fn lanes_xml(out: &mut String, road: &Road) -> Result {
             Link::Road { lane, .. } => lane,
             Link::Junction(_) => unreachable!("connecting roads link to roads"),
         };
-        let links = format!(
-            r#"<predecessor id="{}"/><successor id="{}"/>"#,
-            lane_of(road.predecessor),
-            lane_of(road.successor)
-        );
+        let links = |k: i32| {
+            format!(
+                r#"<predecessor id="{}"/><successor id="{}"/>"#,
+                k * lane_of(road.predecessor),
+                k * lane_of(road.successor)
+            )
+        };
         out.push_str("        <center>\n");
         lane_xml(out, 0, "none", 0.0, "", NO_MARK)?;
         out.push_str("        </center>\n        <right>\n");
-        lane_xml(out, -1, "driving", LANE_WIDTH, &links, NO_MARK)?;
+        lane_xml(out, -1, "driving", LANE_WIDTH, &links(1), NO_MARK)?;
+        if road.sidewalk {
+            // The sidewalks on the same side of the roads it joins: the
+            // right of their traffic, ±2 beside ±1.
+            lane_xml(out, -2, "sidewalk", SIDEWALK_WIDTH, &links(2), NO_MARK)?;
+        }
     }
     out.push_str("        </right>\n      </laneSection>\n    </lanes>\n");
     Ok(())
@@ -214,9 +221,17 @@ fn write_network(out: &mut String, net: &Network) -> Result {
             writeln!(
                 out,
                 r#"    <connection id="{}" incomingRoad="{}" connectingRoad="{}" contactPoint="start">
-      <laneLink from="{}" to="-1"/>
+      <laneLink from="{}" to="-1"/>{}
     </connection>"#,
-                c.id, c.incoming, c.connecting, c.from
+                c.id,
+                c.incoming,
+                c.connecting,
+                c.from,
+                if c.sidewalk {
+                    format!("\n      <laneLink from=\"{}\" to=\"-2\"/>", 2 * c.from)
+                } else {
+                    String::new()
+                }
             )?;
         }
         for (turn, light) in j.lights.iter().enumerate() {

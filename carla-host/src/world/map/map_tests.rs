@@ -1,3 +1,4 @@
+use super::lanes::LaneKind;
 use super::mouths::CROSSWALK_PIECES;
 use super::*;
 use std::time::Instant;
@@ -149,18 +150,23 @@ fn walkers_reach_every_sidewalk_of_the_builtin_town() {
 }
 
 #[test]
-fn the_builtin_towns_junctions_have_corners_floors_and_crosswalks() {
+fn the_builtin_towns_junctions_have_sidewalk_corners_floors_and_crosswalks() {
     let text: Arc<str> = builtin::town_xodr().into();
     let map = Map::load("x", text, Options::default()).unwrap();
     let m = &map.mouths;
-    // A crosswalk at each of the 80 road ends (40 roads, both ends); a
-    // corner between each two neighbouring arms: 4 at each of the 9
-    // crossings, 3 at each of the 12 T-junctions (two round the corners,
-    // one along the straight side), 1 at each of the 4 corners of the
-    // town; a floor under each of the 25 junctions.
+    // A crosswalk at each of the 80 road ends (40 roads, both ends) and a
+    // floor under each of the 25 junctions. The junctions' corners are
+    // sidewalk lanes of their connecting roads (4 at each of the 9
+    // crossings, 3 at each of the 12 T-junctions: two round the corners,
+    // one along the closed side; 2 at each of the 4 bends of the town), so
+    // no corner of ours lies over them.
     assert_eq!(m.crosswalks.len(), 80);
     assert_eq!(m.crosswalk_pieces.len(), 80 * CROSSWALK_PIECES);
-    assert_eq!(m.corners.len(), 9 * 4 + 12 * 3 + 4);
+    let junction_sidewalks = (map.lanes.lanes.iter().enumerate())
+        .filter(|(i, l)| l.kind == LaneKind::Sidewalk && map.lanes.in_junction(*i as _))
+        .count();
+    assert_eq!(junction_sidewalks, 9 * 4 + 12 * 3 + 4 * 2);
+    assert_eq!(m.corners.len(), 0);
     assert_eq!(m.floors.len(), 25);
     let lanes = &map.lanes;
     for c in &m.corners {

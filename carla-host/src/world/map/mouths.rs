@@ -171,7 +171,9 @@ pub(crate) fn mouths(lanes: &Lanes, lift: f32) -> Mouths {
             if a.road == b.road || e.len() < 2 {
                 continue;
             }
-            if let Some(poly) = corner(&a, &b).filter(|p| off_the_lanes(lanes, p, lift)) {
+            let corner = corner(&a, &b)
+                .filter(|p| off_the_lanes(lanes, p, lift) && !on_a_sidewalk(lanes, p, lift));
+            if let Some(poly) = corner {
                 out.corners.push(poly);
             }
         }
@@ -278,6 +280,17 @@ fn off_the_lanes(lanes: &Lanes, p: &[[f32; 3]], lift: f32) -> bool {
         );
         !lanes.driving_under(x, y, q[2] - lift, 1.0)
     })
+}
+
+/// Whether a sidewalk lane of the map lies under the polygon's centre: a
+/// junction whose corners are sidewalk lanes of its own (CARLA's towns',
+/// the built-in town's) needs no corner of ours there.
+fn on_a_sidewalk(lanes: &Lanes, p: &[[f32; 3]], lift: f32) -> bool {
+    let n = p.len() as f32;
+    let [x, y, z] = [0, 1, 2].map(|k| p.iter().map(|q| q[k]).sum::<f32>() / n);
+    lanes
+        .at(x, y, z - lift, 1.0)
+        .is_some_and(|on| lanes.lane(on.lane).kind == LaneKind::Sidewalk)
 }
 
 /// Whether a polygon turns the same way at every corner, by more than a

@@ -132,7 +132,7 @@ for what, call in [
 light = world.get_actors().filter("traffic.traffic_light")[0]
 group = light.get_group_traffic_lights()
 check(2 <= len(group) <= 4 and light.id in [g.id for g in group], "a junction's lights: %d" % len(group))
-check(all(g.get_location().distance(light.get_location()) < 20 for g in group), "one junction")
+check(all(g.get_location().distance(light.get_location()) < 30 for g in group), "one junction")
 
 # Maps and episodes.
 maps = client.get_available_maps()

@@ -15,7 +15,7 @@ synchronous(world, 0.05)
 bl = world.get_blueprint_library()
 m = world.get_map()
 
-car, parked = car_and_parked_car(world, 30.0)
+car, parked = car_and_parked_car(world, 15.0)
 world.tick()
 
 data = {}
