@@ -54,8 +54,25 @@ impl Drop for Host {
 fn script(name: &str) -> Command {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/town");
     let mut cmd = Command::new(common::carla_python());
-    // The client caches downloaded files (the navigation mesh) there.
-    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("carla-cache");
+    // The client caches downloaded files (the navigation mesh) there: a
+    // folder per run, as scripts run side by side would read a file
+    // another is still writing (a new map's mesh, on a fresh machine).
+    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let caches = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("carla-cache");
+    let pid = std::process::id();
+    if run == 0 {
+        // Earlier test runs' folders.
+        let stale = std::fs::read_dir(&caches).into_iter().flatten().flatten();
+        for entry in stale.filter(|e| {
+            !e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{pid}-"))
+        }) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    let cache = caches.join(format!("{pid}-{run}"));
     cmd.arg(dir.join(name))
         .current_dir(dir)
         .env("CARLA_CACHE_DIR", cache);

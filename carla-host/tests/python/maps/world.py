@@ -347,10 +347,12 @@ def walker_ok(loc, half):
     if on_lane(m, ground, SIDEWALK):
         return True, "sidewalk", None
     # A junction's corner: where two sidewalks meet round a junction, which
-    # a map need not cover with a lane (the built-in town's junctions have
-    # driving lanes only), off every driving lane.
+    # a map need not cover with a lane (the world then joins them with a
+    # corner of its own), off every driving lane.
     drive = m.get_waypoint(ground, project_to_road=True, lane_type=DRIVING)
-    if (drive is not None and drive.is_junction and not on_lane(m, ground, DRIVING)
+    near = m.get_waypoint(ground, project_to_road=True, lane_type=carla.LaneType.Any)
+    if (drive is not None and (drive.is_junction or (near is not None and near.is_junction))
+            and not on_lane(m, ground, DRIVING)
             and drive.transform.location.distance(ground) <= CORNER_REACH):
         return True, "corner", None
     lanes = placement(m, ground)
@@ -632,7 +634,10 @@ need(len(points) == by_name_points, "the generated world has the by-name world's
      "points: %d" % (by_name_points, len(points)))
 graph = LaneGraph(m)
 drivers, bp = [], bl.find("vehicle.tesla.model3")
-for k, p in enumerate(points[::max(1, len(points) // 3)][:3]):
+# Spread over the map; a point the world's own traffic stands on is skipped.
+for k, p in enumerate(points[::max(1, len(points) // 9)]):
+    if len(drivers) == 3:
+        break
     car = world.try_spawn_actor(bp, p)
     if car is None:
         continue
