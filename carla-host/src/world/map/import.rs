@@ -316,7 +316,7 @@ pub(crate) fn import(text: &str) -> Result<Imported, String> {
             j.centre = sum.map(|s| (s / n as f64) as f32);
         }
     }
-    out.locator = Locator::build(&out);
+    out.locator = Locator::build(&out.lanes);
     let marks = marks(&net);
     let (signals, controllers) = signals(&net, &prov, &lane_index, &mut warnings);
     Ok(Imported {

@@ -4,139 +4,8 @@
 //! beside it, its road and junction; and the queries the world asks of it
 //! (a pose a distance along a lane, the lane under a point).
 
+pub(crate) use super::lane::{Lane, LaneIx, LaneKind, OnLane};
 use super::locate::Locator;
-
-/// What a lane is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum LaneKind {
-    /// Where traffic drives (OpenDRIVE driving, entry, exit, ramps, bus,
-    /// taxi, HOV, slip lanes).
-    Driving,
-    /// One lane carrying traffic both ways.
-    Bidirectional,
-    Sidewalk,
-    Shoulder,
-    Parking,
-    Biking,
-    /// Paved but not driven: border, stop, restricted, curb, none.
-    Border,
-    /// Between opposing carriageways: grass.
-    Median,
-    /// Rails, tram tracks, the vendor's special lanes, unknown types.
-    Other,
-}
-
-impl LaneKind {
-    /// Whether the map's own traffic and spawn points use it.
-    pub(crate) fn is_driving(self) -> bool {
-        self == LaneKind::Driving
-    }
-    /// Paved for vehicles (a car on it is on the road, not off it).
-    pub(crate) fn is_road(self) -> bool {
-        matches!(
-            self,
-            LaneKind::Driving
-                | LaneKind::Bidirectional
-                | LaneKind::Shoulder
-                | LaneKind::Parking
-                | LaneKind::Biking
-                | LaneKind::Border
-                | LaneKind::Other
-        )
-    }
-}
-
-/// A lane's index in [`Lanes::lanes`].
-pub(crate) type LaneIx = u32;
-
-/// One lane.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Lane {
-    /// Index in [`Lanes::roads`].
-    pub road: u32,
-    /// The lane section's index on its road and the `<lane id>`.
-    pub section: u32,
-    pub od_lane: i32,
-    pub kind: LaneKind,
-    /// Index in [`Lanes::junctions`] when its road is a junction's.
-    pub junction: Option<u32>,
-    /// Centre points in the order traffic drives (for lanes without a
-    /// direction: the road's `s` order), metres.
-    pub points: Vec<[f32; 3]>,
-    /// Distance along the centre line at each point, from 0.
-    pub dist: Vec<f32>,
-    /// Half the lane's width at each point.
-    pub half_width: Vec<f32>,
-    /// Cross slope at each point, radians; positive raises the left side
-    /// (looking along the points).
-    pub bank: Vec<f32>,
-    /// Lanes driven into from this lane's end / driving into its start.
-    pub successors: Vec<LaneIx>,
-    pub predecessors: Vec<LaneIx>,
-    /// The lane beside it to the left and right (looking along the
-    /// points), of the same section and direction.
-    pub left: Option<LaneIx>,
-    pub right: Option<LaneIx>,
-    /// Whether the centre line was reversed from the road's `s` order
-    /// (its traffic runs against `s`).
-    pub reversed: bool,
-}
-
-impl Lane {
-    /// Length of the centre line.
-    pub(crate) fn length(&self) -> f32 {
-        self.dist.last().copied().unwrap_or(0.0)
-    }
-
-    /// The segment holding distance `d` (clamped) and the fraction along it.
-    fn locate(&self, d: f32) -> (usize, f32) {
-        let last = self.points.len().saturating_sub(2);
-        let d = d.clamp(0.0, self.length());
-        let i = self
-            .dist
-            .partition_point(|&c| c <= d)
-            .saturating_sub(1)
-            .min(last);
-        let span = self.dist[i + 1] - self.dist[i];
-        let f = if span > 1e-6 {
-            (d - self.dist[i]) / span
-        } else {
-            0.0
-        };
-        (i, f)
-    }
-
-    /// The pose `d` metres along the centre line (clamped to the lane).
-    pub(crate) fn pose(&self, d: f32) -> LanePose {
-        let (i, f) = self.locate(d);
-        let (a, b) = (self.points[i], self.points[i + 1]);
-        let p = [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * f);
-        let (dx, dy, dz) = (b[0] - a[0], b[1] - a[1], b[2] - a[2]);
-        let run = dx.hypot(dy).max(1e-6);
-        let half = self.half_width[i] + (self.half_width[i + 1] - self.half_width[i]) * f;
-        let bank = self.bank[i] + (self.bank[i + 1] - self.bank[i]) * f;
-        LanePose {
-            position: p,
-            yaw: dy.atan2(dx),
-            pitch: dz.atan2(run),
-            bank,
-            half_width: half,
-        }
-    }
-}
-
-/// A point on a lane's centre line with its direction.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct LanePose {
-    pub position: [f32; 3],
-    /// Heading in the ground plane, radians (CARLA's yaw: x towards y).
-    pub yaw: f32,
-    /// Climb along the lane, radians (positive: uphill).
-    pub pitch: f32,
-    /// Cross slope, radians (positive raises the left side).
-    pub bank: f32,
-    pub half_width: f32,
-}
 
 /// A road of the map.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,18 +27,6 @@ pub(crate) struct Junction {
     pub centre: [f32; 3],
 }
 
-/// Where a point is on a lane.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct OnLane {
-    pub lane: LaneIx,
-    /// Distance along the lane's centre line.
-    pub dist: f32,
-    /// Signed distance from the centre line, positive to the right.
-    pub offset: f32,
-    /// The lane surface's height there.
-    pub z: f32,
-}
-
 /// Every lane, road and junction, and the point index.
 #[derive(Debug, Default)]
 pub(crate) struct Lanes {
@@ -187,14 +44,14 @@ impl Lanes {
     /// The lanes under `(x, y)` within `reach` metres of height `z`,
     /// nearest in height first (bridges: the deck over the road below).
     pub(crate) fn at(&self, x: f32, y: f32, z: f32, reach: f32) -> Option<OnLane> {
-        self.locator.find(self, x, y, z, reach)
+        self.locator.find(&self.lanes, x, y, z, reach)
     }
 
     /// Whether a driving lane lies under `(x, y)` within `reach` of `z`
     /// in height (whatever other lane lies over it).
     pub(crate) fn driving_under(&self, x: f32, y: f32, z: f32, reach: f32) -> bool {
         self.locator
-            .find_with(self, (x, y, z, reach), |l, _| l.kind.is_driving())
+            .find_with(&self.lanes, (x, y, z, reach), |l, _| l.kind.is_driving())
             .is_some()
     }
 
@@ -210,7 +67,7 @@ impl Lanes {
     ) -> Option<OnLane> {
         let (cx, cy) = (yaw.cos(), yaw.sin());
         self.locator
-            .find_with(self, (x, y, z, reach), |l, (dx, dy)| {
+            .find_with(&self.lanes, (x, y, z, reach), |l, (dx, dy)| {
                 l.kind.is_driving() && dx * cx + dy * cy > 0.0
             })
     }
@@ -219,7 +76,7 @@ impl Lanes {
     /// metres in the ground plane.
     pub(crate) fn nearest_driving(&self, x: f32, y: f32, z: f32, radius: f32) -> Option<OnLane> {
         self.locator
-            .nearest(self, x, y, z, radius, |l, _| l.kind.is_driving())
+            .nearest(&self.lanes, x, y, z, radius, |l, _| l.kind.is_driving())
     }
 
     /// [`Lanes::nearest_driving`] among lanes running within 90° of `yaw`
@@ -233,9 +90,10 @@ impl Lanes {
         radius: f32,
     ) -> Option<OnLane> {
         let (cx, cy) = (yaw.cos(), yaw.sin());
-        self.locator.nearest(self, x, y, z, radius, |l, (dx, dy)| {
-            l.kind.is_driving() && dx * cx + dy * cy > 0.0
-        })
+        self.locator
+            .nearest(&self.lanes, x, y, z, radius, |l, (dx, dy)| {
+                l.kind.is_driving() && dx * cx + dy * cy > 0.0
+            })
     }
 
     /// Driving lanes, by index.

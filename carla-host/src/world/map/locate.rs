@@ -5,7 +5,7 @@
 //! the half width there (so the ends are rounded: a bend's outer side has
 //! no gap between two segments).
 
-use super::lanes::{Lane, LaneIx, Lanes, OnLane};
+use super::lane::{Lane, LaneIx, OnLane};
 
 /// Grid cell, metres.
 const CELL: f32 = 8.0;
@@ -61,9 +61,9 @@ fn near(l: &Lane, i: usize, x: f32, y: f32) -> Near {
 
 impl Locator {
     /// The index of `lanes` (its own locator is ignored).
-    pub(crate) fn build(lanes: &Lanes) -> Locator {
+    pub(crate) fn build(lanes: &[Lane]) -> Locator {
         let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
-        for l in &lanes.lanes {
+        for l in lanes {
             for p in &l.points {
                 lo = [lo[0].min(p[0]), lo[1].min(p[1])];
                 hi = [hi[0].max(p[0]), hi[1].max(p[1])];
@@ -88,7 +88,7 @@ impl Locator {
             items: Vec::new(),
         };
         let spans: Vec<(LaneIx, u32, [usize; 4])> = (0u32..)
-            .zip(&lanes.lanes)
+            .zip(lanes)
             .flat_map(|(li, l)| {
                 (0..l.points.len().saturating_sub(1)).map(move |i| (li, i as u32, l))
             })
@@ -152,10 +152,17 @@ impl Locator {
 
     /// The lane under `(x, y)` whose surface is nearest in height to `z`,
     /// within `reach`.
-    pub(crate) fn find(&self, lanes: &Lanes, x: f32, y: f32, z: f32, reach: f32) -> Option<OnLane> {
+    pub(crate) fn find(
+        &self,
+        lanes: &[Lane],
+        x: f32,
+        y: f32,
+        z: f32,
+        reach: f32,
+    ) -> Option<OnLane> {
         let mut best: Option<(f32, OnLane)> = None;
         for &(li, i) in self.cell_items(x, y) {
-            let n = near(lanes.lane(li), i as usize, x, y);
+            let n = near(&lanes[li as usize], i as usize, x, y);
             let dz = (n.z - z).abs();
             if n.gap > n.half || dz > reach {
                 continue;
@@ -173,13 +180,13 @@ impl Locator {
     /// and the unit direction of its segment there).
     pub(crate) fn find_with(
         &self,
-        lanes: &Lanes,
+        lanes: &[Lane],
         (x, y, z, reach): (f32, f32, f32, f32),
         keep: impl Fn(&Lane, (f32, f32)) -> bool,
     ) -> Option<OnLane> {
         let mut best: Option<(f32, OnLane)> = None;
         for &(li, i) in self.cell_items(x, y) {
-            let lane = lanes.lane(li);
+            let lane = &lanes[li as usize];
             let n = near(lane, i as usize, x, y);
             let dz = (n.z - z).abs();
             if n.gap > n.half || dz > reach {
@@ -205,7 +212,7 @@ impl Locator {
     /// within 3 m of height `z`.
     pub(crate) fn nearest(
         &self,
-        lanes: &Lanes,
+        lanes: &[Lane],
         x: f32,
         y: f32,
         z: f32,
@@ -222,7 +229,7 @@ impl Locator {
             for ix in x0..=x1 {
                 let c = iy * self.nx + ix;
                 for &(li, i) in &self.items[self.cells[c] as usize..self.cells[c + 1] as usize] {
-                    let lane = lanes.lane(li);
+                    let lane = &lanes[li as usize];
                     let n = near(lane, i as usize, x, y);
                     if n.gap > r {
                         continue;

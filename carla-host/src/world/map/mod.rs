@@ -10,6 +10,7 @@
 pub(crate) mod builtin;
 pub(crate) mod geo;
 pub(crate) mod import;
+mod lane;
 pub(crate) mod lanes;
 pub(crate) mod limits;
 mod locate;

@@ -8,7 +8,6 @@
 
 use super::import::inward_is_left;
 use super::lanes::{Lane, LaneIx, LaneKind, Lanes};
-use super::walkable::borders;
 use std::collections::{BTreeMap, HashMap};
 use std::f32::consts::PI;
 
@@ -53,7 +52,7 @@ pub(crate) struct Mouths {
 
 /// A lane's inner (towards the road's centre) and outer border at `d`.
 fn edges(l: &Lane, d: f32, lift: f32) -> ([f32; 3], [f32; 3]) {
-    let (left, right) = borders(l, d, lift);
+    let (left, right) = l.borders(d, lift);
     if inward_is_left(l) {
         (left, right)
     } else {

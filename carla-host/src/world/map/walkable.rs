@@ -20,20 +20,6 @@ fn v(p: [f32; 3]) -> Vector3D {
     }
 }
 
-/// The two borders of `lane` at distance `d`: (left, right), raised by
-/// `lift`.
-pub(crate) fn borders(lane: &Lane, d: f32, lift: f32) -> ([f32; 3], [f32; 3]) {
-    let pose = lane.pose(d);
-    let (rx, ry) = (-pose.yaw.sin(), pose.yaw.cos());
-    let p = pose.position;
-    let h = pose.half_width;
-    let rise = pose.bank.tan() * h;
-    (
-        [p[0] - rx * h, p[1] - ry * h, p[2] + rise + lift],
-        [p[0] + rx * h, p[1] + ry * h, p[2] - rise + lift],
-    )
-}
-
 /// How far a strip's side may stray from its sidewalk's edge, metres:
 /// its quads are cut finer where the edge curves more.
 const CHORD_TOLERANCE: f32 = 0.01;
@@ -81,9 +67,9 @@ fn refine(lane: &Lane, a: f32, b: f32, lift: f32, depth: u32, out: &mut Vec<f32>
     }
     let m = (a + b) / 2.0;
     let ((la, ra), (lb, rb), (lm, rm)) = (
-        borders(lane, a, lift),
-        borders(lane, b, lift),
-        borders(lane, m, lift),
+        lane.borders(a, lift),
+        lane.borders(b, lift),
+        lane.borders(m, lift),
     );
     let off = |p: [f32; 3], q: [f32; 3], mid: [f32; 3]| {
         ((p[0] + q[0]) / 2.0 - mid[0]).hypot((p[1] + q[1]) / 2.0 - mid[1])
@@ -103,8 +89,8 @@ fn strip_borders(lanes: &Lanes, lane: &Lane, d: f32, lift: f32) -> ([f32; 3], [f
         if let [next] = lane.successors[..] {
             let next = lanes.lane(next);
             if next.kind == lane.kind {
-                let (l, r) = borders(next, 0.0, lift);
-                let (l0, r0) = borders(lane, d, lift);
+                let (l, r) = next.borders(0.0, lift);
+                let (l0, r0) = lane.borders(d, lift);
                 // Only where they nearly meet already (a link across a
                 // gap keeps its own ends).
                 let near = |a: [f32; 3], b: [f32; 3]| (a[0] - b[0]).hypot(a[1] - b[1]) < 0.1;
@@ -114,7 +100,7 @@ fn strip_borders(lanes: &Lanes, lane: &Lane, d: f32, lift: f32) -> ([f32; 3], [f
             }
         }
     }
-    borders(lane, d, lift)
+    lane.borders(d, lift)
 }
 
 /// The walkable polygons of `lanes`.
@@ -130,7 +116,7 @@ pub(crate) fn walkable(lanes: &Lanes, mouths: &Mouths) -> Vec<NavPolygon> {
     for lane in lanes.lanes.iter().filter(|l| l.kind == walk) {
         let d = cuts(lane, lift);
         for w in d.windows(2) {
-            let (l0, r0) = borders(lane, w[0], lift);
+            let (l0, r0) = lane.borders(w[0], lift);
             let (l1, r1) = strip_borders(lanes, lane, w[1], lift);
             out.push(NavPolygon {
                 area: NavArea::Sidewalk,
