@@ -355,23 +355,31 @@ fn a_client_vehicle_gets_at_most_a_third_of_a_second_of_physics_per_tick() {
     assert!((short.2 - long.2).abs() < 1e-3);
 }
 
-#[test]
-fn a_car_on_a_slope_climbs_it_pitched() {
-    // A straight road rising 4 m over 100 m (4 %).
+/// Half the size of the cars the slope tests put on it.
+const CAR: Vector3D = Vector3D {
+    x: 2.2,
+    y: 1.0,
+    z: 0.75,
+};
+
+/// The world of [`SLOPE`] with no traffic and no pedestrians.
+fn empty_slope() -> World {
     let town = testing::town_of(SLOPE);
-    let mut w = World::town(
+    World::town(
         &town,
         &WorldConfig {
             vehicles: 0,
             pedestrians: 0,
             ..config(1)
         },
-    );
-    let extent = Vector3D {
-        x: 2.2,
-        y: 1.0,
-        z: 0.75,
-    };
+    )
+}
+
+#[test]
+fn a_car_on_a_slope_climbs_it_pitched() {
+    // A straight road rising 4 m over 100 m (4 %).
+    let mut w = empty_slope();
+    let extent = CAR;
     // Given a spawn point 0.5 m above the road, the car stands on it.
     let spot = pose_transform(30.0, 1.75, 1.7, 0.0, 0.0, 0.0);
     w.spawn_car(500, &spot, [1, 2, 3], extent, 0.0)
@@ -425,20 +433,8 @@ fn two_cars_put_on_one_line_do_not_stand_exactly_in_line() {
     // between its heading and the other car is exactly 0, and it asks for
     // more): a car rests a fraction of a millimetre aside, as after a
     // physics engine's contact.
-    let town = testing::town_of(SLOPE);
-    let mut w = World::town(
-        &town,
-        &WorldConfig {
-            vehicles: 0,
-            pedestrians: 0,
-            ..config(1)
-        },
-    );
-    let extent = Vector3D {
-        x: 2.2,
-        y: 1.0,
-        z: 0.75,
-    };
+    let mut w = empty_slope();
+    let extent = CAR;
     let ys: Vec<f32> = (0..6)
         .map(|i| {
             let id = 500 + i;
