@@ -82,6 +82,9 @@ struct AgentShared {
     sessions: Mutex<[Option<Aborter>; 2]>,
     stream_clients: Arc<Rendezvous>,
     control_clients: Arc<Rendezvous>,
+    /// This episode's armings of the two handoffs (the handoffs outlive
+    /// episodes: only this episode's arming is cancelled by its end).
+    armed: [u64; 2],
     /// Set once, by the first `end`.
     ended: AtomicBool,
     /// The control thread has finished (no control can come any more).
@@ -118,6 +121,7 @@ impl AgentServer {
             sensor_index.entry(id).or_insert(next);
         }
         let sensor_slots = (0..sensor_index.len()).map(|_| Latest::new()).collect();
+        let armed = [stream_clients.arm(), control_clients.arm()];
         let shared = Arc::new(AgentShared {
             cfg,
             stop: AtomicBool::new(false),
@@ -133,6 +137,7 @@ impl AgentServer {
             sessions: Mutex::new([None, None]),
             stream_clients,
             control_clients,
+            armed,
             ended: AtomicBool::new(false),
             control_finished: AtomicBool::new(false),
             world_session: world.upgrade().map_or(0, |w| w.session_number()),
@@ -142,8 +147,6 @@ impl AgentServer {
             overwritten: AtomicU64::new(0),
             controls: AtomicU64::new(0),
         });
-        shared.stream_clients.arm();
-        shared.control_clients.arm();
         let spawn = |name: &str, body: fn(Arc<AgentShared>)| {
             let s = shared.clone();
             crate::threads::spawn(name, move || body(s)).map_err(|e| Error::from_io(&e))
@@ -319,8 +322,7 @@ impl AgentServer {
     pub(crate) fn shutdown(&self) {
         let s = &self.shared;
         s.stop.store(true, Ordering::Release);
-        s.stream_clients.cancel();
-        s.control_clients.cancel();
+        s.cancel_armings();
         for a in s.sessions.lock().iter().flatten() {
             a.abort();
         }
@@ -390,6 +392,12 @@ impl AgentShared {
         self.ended.load(Ordering::Acquire)
     }
 
+    /// Refuses clients on both agent ports until the next episode arms them.
+    fn cancel_armings(&self) {
+        self.stream_clients.cancel_armed(self.armed[0]);
+        self.control_clients.cancel_armed(self.armed[1]);
+    }
+
     /// Ends the episode (the first cause wins): one log line, every agent
     /// connection closed and refused from now on, the cause reported to the
     /// host once on each side (a side that failed itself reports its own
@@ -410,8 +418,7 @@ impl AgentShared {
             // The control connection is cut below: no control can come.
             self.control_finished.store(true, Ordering::Release);
         }
-        self.stream_clients.cancel();
-        self.control_clients.cancel();
+        self.cancel_armings();
         let sessions = self.sessions.lock();
         let cut = if drain_control { 1 } else { 2 };
         for a in sessions[..cut].iter().flatten() {
@@ -429,17 +436,30 @@ impl AgentShared {
     /// The one client of `port` for this episode, or the episode ends if
     /// none comes within the server time-out.
     fn first_client(&self, port: AgentPort) -> Option<Conn> {
-        let clients = match port {
-            AgentPort::Stream => &self.stream_clients,
-            AgentPort::Control => &self.control_clients,
+        let (clients, armed) = match port {
+            AgentPort::Stream => (&self.stream_clients, self.armed[0]),
+            AgentPort::Control => (&self.control_clients, self.armed[1]),
         };
-        match clients.take_until(Some(Instant::now() + self.cfg.timeout)) {
-            Ok(conn) => Some(conn),
-            Err(Missed::TimedOut) => {
-                self.end(EndCause::NotOpened(port));
-                None
+        let deadline = Instant::now() + self.cfg.timeout;
+        loop {
+            match clients.take_until(Some(armed), Some(deadline)) {
+                // A connection whose client already left: one that waited
+                // in the port's backlog while an earlier episode's client
+                // went away (its accept thread ran late). Taking it would
+                // end this episode on an end of file that is not its own.
+                Ok(conn) if conn.peer_closed() => crate::log_warn!(
+                    "{} port: {} had already closed its connection when this episode took it \
+                     (an earlier client's, accepted late); waiting for this episode's client",
+                    port.name(),
+                    conn.peer()
+                ),
+                Ok(conn) => return Some(conn),
+                Err(Missed::TimedOut) => {
+                    self.end(EndCause::NotOpened(port));
+                    return None;
+                }
+                Err(Missed::Cancelled) => return None,
             }
-            Err(Missed::Cancelled) => None,
         }
     }
 
@@ -584,3 +604,7 @@ fn control_loop(shared: Arc<AgentShared>) {
     s.control_finished.store(true, Ordering::Release);
     s.notify_control();
 }
+
+#[cfg(test)]
+#[path = "agent_tests.rs"]
+mod tests;

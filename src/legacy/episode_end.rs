@@ -22,7 +22,7 @@ pub(crate) enum AgentPort {
 }
 
 impl AgentPort {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             AgentPort::Stream => "stream",
             AgentPort::Control => "control",

@@ -169,6 +169,11 @@ impl Conn {
         self.peer
     }
 
+    /// Whether the client has already closed (or reset) this connection.
+    pub(crate) fn peer_closed(&self) -> bool {
+        super::tcp_info::peer_closed(&self.aborter.0.socket)
+    }
+
     /// A handle to abort this connection from another thread.
     pub(crate) fn aborter(&self) -> Aborter {
         self.aborter.clone()

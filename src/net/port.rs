@@ -39,11 +39,12 @@ struct RendezvousState {
 }
 
 impl RendezvousState {
-    fn arm(&mut self) {
+    fn arm(&mut self) -> u64 {
         self.cancelled = false;
         self.wanted = true;
         self.ready = None;
         self.generation += 1;
+        self.generation
     }
 
     fn cancel(&mut self) {
@@ -72,9 +73,13 @@ pub(crate) struct Rendezvous {
 impl Rendezvous {
     /// Re-arms the rendezvous for a new worker and marks a client as wanted
     /// right away (so a client that connects before the worker thread runs
-    /// is kept, not closed).
-    pub(crate) fn arm(&self) {
-        self.state.lock().arm();
+    /// is kept, not closed). Returns this arming's number, for
+    /// [`Rendezvous::cancel_armed`].
+    pub(crate) fn arm(&self) -> u64 {
+        let generation = self.state.lock().arm();
+        // Workers of an earlier arming give up (see `take_until`).
+        self.cv.notify_all();
+        generation
     }
 
     /// Makes waiting workers return `None`, closes a connection not yet
@@ -84,16 +89,38 @@ impl Rendezvous {
         self.cv.notify_all();
     }
 
+    /// [`Rendezvous::cancel`] if arming `generation` is still the current
+    /// one: a worker that ends late (an episode's teardown running after
+    /// the next episode armed the same ports) cannot refuse the clients of
+    /// the one after it.
+    pub(crate) fn cancel_armed(&self, generation: u64) {
+        let mut s = self.state.lock();
+        if s.generation == generation {
+            s.cancel();
+            drop(s);
+            self.cv.notify_all();
+        }
+    }
+
     /// Waits for the next client; `None` once cancelled.
     pub(crate) fn take(&self) -> Option<Conn> {
-        self.take_until(None).ok()
+        self.take_until(None, None).ok()
     }
 
     /// Waits for the next client until `deadline` (None: no deadline).
-    /// Past it, no client is wanted any more (a late one is surplus).
-    pub(crate) fn take_until(&self, deadline: Option<Instant>) -> Result<Conn, Missed> {
+    /// Past it, no client is wanted any more (a late one is surplus). A
+    /// worker of arming `armed` gives up (`Cancelled`) once the rendezvous
+    /// is armed again: that client is the next worker's.
+    pub(crate) fn take_until(
+        &self,
+        armed: Option<u64>,
+        deadline: Option<Instant>,
+    ) -> Result<Conn, Missed> {
         let mut s = self.state.lock();
         loop {
+            if armed.is_some_and(|g| g != s.generation) {
+                return Err(Missed::Cancelled);
+            }
             if s.cancelled {
                 s.wanted = false;
                 return Err(Missed::Cancelled);
@@ -122,7 +149,7 @@ impl Rendezvous {
     /// close. A connection offered under one arming is refused once the
     /// rendezvous is armed again: an episode's late connection (its client
     /// already gone) must not become the next episode's.
-    fn offer(&self, conn: Conn, grace: Duration) -> Result<(), Conn> {
+    pub(crate) fn offer(&self, conn: Conn, grace: Duration) -> Result<(), Conn> {
         let deadline = Instant::now() + grace;
         let mut s = self.state.lock();
         let generation = s.generation;
@@ -436,7 +463,7 @@ mod tests {
             s.arm();
         }
         r.cv.notify_all();
-        let taken = r.take_until(Some(Instant::now() + Duration::from_millis(300)));
+        let taken = r.take_until(None, Some(Instant::now() + Duration::from_millis(300)));
         assert!(taken.is_err(), "the next arming got the stale connection");
         assert!(!offer.join().unwrap(), "the stale connection was refused");
         // A connection offered under the current arming is taken.
@@ -444,7 +471,7 @@ mod tests {
         let r3 = r.clone();
         let offer = std::thread::spawn(move || r3.offer(fresh, Duration::from_secs(5)).is_ok());
         assert!(r
-            .take_until(Some(Instant::now() + Duration::from_secs(5)))
+            .take_until(None, Some(Instant::now() + Duration::from_secs(5)))
             .is_ok());
         assert!(offer.join().unwrap());
     }
