@@ -166,6 +166,7 @@ impl Rect {
 }
 
 /// The seeded generator used for the town and its traffic.
+#[derive(Clone)]
 pub(crate) struct Rng(SplitMix64);
 
 impl Rng {

@@ -382,6 +382,7 @@ impl World {
                 id: PLAYER_ID,
                 speed: self.car.speed.abs(),
                 walker: false,
+                traffic: false,
             });
         }
         self.obstacles.extend(self.fleet.iter().map(|d| Obstacle {
@@ -389,6 +390,7 @@ impl World {
             id: d.id,
             speed: d.car.speed.abs(),
             walker: false,
+            traffic: false,
         }));
         self.obstacles
             .extend(self.vehicles.iter().map(|v| Obstacle {
@@ -396,6 +398,7 @@ impl World {
                 id: v.id,
                 speed: v.speed,
                 walker: false,
+                traffic: true,
             }));
         self.obstacles.extend(
             self.walkers
@@ -406,6 +409,7 @@ impl World {
                     id: w.id,
                     speed: w.speed,
                     walker: true,
+                    traffic: false,
                 }),
         );
         let b = &mut self.actor_buf;

@@ -450,3 +450,67 @@ fn two_cars_put_on_one_line_do_not_stand_exactly_in_line() {
         assert!(ys[..i].iter().all(|o| o != y), "{ys:?}");
     }
 }
+
+#[test]
+fn the_towns_cars_never_drive_into_a_clients_car_across_their_way() {
+    // Clients' cars stand across the middle of junctions at 45° (a car
+    // that stalled while turning): the town's cars, which see them only
+    // partly (claims follow lanes, the look ahead a straight line), may
+    // come close but never move into one.
+    let town = testing::town();
+    let mut w = World::town(
+        &town,
+        &WorldConfig {
+            vehicles: 40,
+            pedestrians: 0,
+            ..config(6)
+        },
+    );
+    let lanes = &town.map.lanes;
+    let mut placed: Vec<(f32, f32)> = Vec::new();
+    for (i, lane) in lanes.lanes.iter().enumerate() {
+        if !lanes.in_junction(i as u32) || !lane.kind.is_driving() {
+            continue;
+        }
+        let p = lane.pose(lane.length() / 2.0);
+        let (x, y) = (p.position[0], p.position[1]);
+        if placed.len() == 6 || placed.iter().any(|(a, b)| (a - x).hypot(b - y) < 40.0) {
+            continue;
+        }
+        let id = 900 + placed.len() as u32;
+        let spot = pose_transform(x, y, p.position[2] + 0.5, p.yaw + 0.8, 0.0, 0.0);
+        if w.spawn_car(id, &spot, [1, 2, 3], CAR, 0.0).is_ok() {
+            placed.push((x, y));
+        }
+    }
+    assert_eq!(placed.len(), 6, "junctions blocked");
+    let overlapping = |w: &World| {
+        let mut pairs = Vec::new();
+        for v in w.traffic() {
+            for d in w.fleet() {
+                if v.rect().overlaps(&d.car.footprint()) {
+                    pairs.push((v.id, d.id));
+                }
+            }
+        }
+        pairs
+    };
+    let mut before = overlapping(&w);
+    let (mut entered, mut last_minute) = (Vec::new(), 0.0);
+    let mut step = 0;
+    run(&mut w, 120.0, |w| {
+        let now = overlapping(w);
+        entered.extend(now.iter().filter(|p| !before.contains(p)).copied());
+        before = now;
+        step += 1;
+        if step > 30 * 60 {
+            last_minute += w.traffic().iter().map(|v| v.speed / 30.0).sum::<f32>();
+        }
+    });
+    assert!(entered.is_empty(), "town car, client car: {entered:?}");
+    assert!(
+        last_minute / 40.0 > 30.0,
+        "{} m per car in the last minute: the rest of the town drives",
+        last_minute / 40.0
+    );
+}

@@ -30,6 +30,9 @@ pub(crate) struct Obstacle {
     pub speed: f32,
     /// A walker: in the way whichever way it faces.
     pub walker: bool,
+    /// One of the world's own vehicles (they keep apart by their claims
+    /// and gaps; this list has where they were before this step).
+    pub traffic: bool,
 }
 
 /// Where a body is: position, heading, climb and roll (radians).
@@ -44,6 +47,7 @@ pub(crate) struct Pose {
 }
 
 /// A vehicle of the world's traffic.
+#[derive(Clone)]
 pub(crate) struct Vehicle {
     pub id: u32,
     pub lane: LaneIx,
@@ -164,8 +168,30 @@ impl Vehicle {
         }
     }
 
-    /// Advances by `dt` on `road`.
+    /// Advances by `dt` on `road`, unless that drives it into a client's
+    /// vehicle, the player's or a walker it was clear of: then it stands
+    /// where it was (a client's car may stop or turn across its way
+    /// inside the gap it keeps; a kinematic car must not pass through it).
     pub(crate) fn step(&mut self, road: &mut Road, dt: f32) {
+        let before = self.clone();
+        let was = before.rect();
+        if self.advance(road, dt) {
+            let now = self.rect();
+            let hit = road.obstacles.iter().any(|o| {
+                o.id != self.id && !o.traffic && o.rect.overlaps(&now) && !o.rect.overlaps(&was)
+            });
+            if hit {
+                *self = Vehicle {
+                    speed: 0.0,
+                    waited: self.waited,
+                    ..before
+                };
+            }
+        }
+    }
+
+    /// One step along the lanes; false when it started again elsewhere.
+    fn advance(&mut self, road: &mut Road, dt: f32) -> bool {
         let lanes = road.lanes;
         let lane = lanes.lane(self.lane);
         let left = lane.length() - self.d;
@@ -245,11 +271,13 @@ impl Vehicle {
                 }
                 None => {
                     self.restart(road);
-                    break;
+                    self.place(lanes);
+                    return false;
                 }
             }
         }
         self.place(lanes);
+        true
     }
 
     /// The free distance along the way ahead (this lane, then the next)
