@@ -5,6 +5,7 @@ use super::rendering::raster;
 use super::rendering::render::{self, decode_depth, pixel_ray, CameraSpec, PostProcessing};
 use super::scene::tags::tag;
 use super::scene::{Material, StaticBox, Statics, NO_LIGHT};
+use super::simulation::traffic::Pose;
 use super::simulation::vehicle::pose_transform;
 use super::testing;
 use super::*;
@@ -513,4 +514,112 @@ fn the_towns_cars_never_drive_into_a_clients_car_across_their_way() {
         "{} m per car in the last minute: the rest of the town drives",
         last_minute / 40.0
     );
+}
+
+/// A world with a town car half way through a junction, and a client's
+/// car 990 just ahead of it facing it, pressing on: the town car's id,
+/// pose and half length.
+fn nose_to_nose(seed: u64) -> (World, u32, Pose, f32) {
+    let town = testing::town();
+    let lanes = &town.map.lanes;
+    let mut w = World::town(
+        &town,
+        &WorldConfig {
+            vehicles: 30,
+            pedestrians: 0,
+            ..config(seed)
+        },
+    );
+    let mut found = None;
+    for _ in 0..30 * 60 {
+        w.step(&Control::default(), 1.0 / 30.0);
+        found = w.traffic().iter().find_map(|v| {
+            let len = lanes.lane(v.lane).length();
+            (lanes.in_junction(v.lane) && v.speed > 1.0 && v.d > 5.0 && len - v.d > 3.0)
+                .then_some((v.id, v.pose, v.extent.0))
+        });
+        if found.is_some() {
+            break;
+        }
+    }
+    let (town_car, pose, hx) = found.expect("a town car half way through a junction");
+    let (sin, cos) = pose.yaw.sin_cos();
+    let ahead = hx + CAR.x + 0.4;
+    let (x, y) = (pose.x + cos * ahead, pose.y + sin * ahead);
+    let spot = pose_transform(
+        x,
+        y,
+        pose.z + 0.5,
+        pose.yaw + std::f32::consts::PI,
+        0.0,
+        0.0,
+    );
+    w.spawn_car(990, &spot, [1, 2, 3], CAR, 0.0)
+        .expect("room ahead of the town car");
+    w.set_control(
+        990,
+        Control {
+            throttle: 0.4,
+            ..Default::default()
+        },
+    );
+    (w, town_car, pose, hx)
+}
+
+#[test]
+fn a_town_car_nose_to_nose_with_a_clients_car_in_a_junction_backs_off() {
+    // A client's car drives at a town car inside a junction (it stops on
+    // contact, the town car stops for it): the town car backs off along
+    // its lane, so the client's car gets on; they never overlap.
+    let (mut w, town_car, _, _) = nose_to_nose(9);
+    let start = w.actor_transform(990).unwrap().location;
+    let mut overlaps = 0;
+    run(&mut w, 12.0, |w| {
+        let t = w.traffic().iter().find(|v| v.id == town_car).unwrap();
+        let c = w.fleet().iter().find(|d| d.id == 990).unwrap();
+        overlaps += usize::from(t.rect().overlaps(&c.car.footprint()));
+    });
+    let end = w.actor_transform(990).unwrap().location;
+    let moved = (end.x - start.x).hypot(end.y - start.y);
+    assert_eq!(overlaps, 0, "ticks the two cars overlapped");
+    assert!(moved > 1.5, "the client's car got {moved} m on");
+}
+
+#[test]
+fn a_town_car_wedged_between_clients_cars_starts_again_elsewhere() {
+    // As above, with a client's car parked right behind the town car: it
+    // cannot back off, and after a while starts again at a free place.
+    let (mut w, town_car, pose, hx) = nose_to_nose(9);
+    let (sin, cos) = pose.yaw.sin_cos();
+    let behind = hx + CAR.x + 0.3;
+    let spot = pose_transform(
+        pose.x - cos * behind,
+        pose.y - sin * behind,
+        pose.z + 0.5,
+        pose.yaw,
+        0.0,
+        0.0,
+    );
+    w.spawn_car(991, &spot, [1, 2, 3], CAR, 0.0)
+        .expect("room behind the town car");
+    let start = w.actor_transform(990).unwrap().location;
+    let mut overlaps = 0;
+    run(&mut w, 14.0, |w| {
+        let t = w.traffic().iter().find(|v| v.id == town_car).unwrap();
+        overlaps += w
+            .fleet()
+            .iter()
+            .filter(|d| t.rect().overlaps(&d.car.footprint()))
+            .count();
+    });
+    let t = w.traffic().iter().find(|v| v.id == town_car).unwrap();
+    let away = (t.pose.x - pose.x).hypot(t.pose.y - pose.y);
+    let end = w.actor_transform(990).unwrap().location;
+    let moved = (end.x - start.x).hypot(end.y - start.y);
+    assert_eq!(overlaps, 0, "ticks the town car overlapped a client's car");
+    assert!(
+        away > 10.0,
+        "the town car is {away} m from where it was wedged"
+    );
+    assert!(moved > 1.5, "the client's car got {moved} m on");
 }

@@ -19,6 +19,21 @@ const DECIDE: f32 = 15.0;
 /// Seconds a vehicle waits at a junction before it goes anyway (a stuck
 /// junction must not stop the town for ever).
 const PATIENCE: f32 = 20.0;
+/// A vehicle standing in a junction nose to nose with a client's car that
+/// stands too (each waits for the other, or neither can pass: a client's
+/// car stops on contact) backs off along its lane after this many
+/// seconds, ...
+const BACK_OFF_AFTER: f32 = 2.0;
+/// ... at this speed (m/s), by at most this many metres, ...
+const BACK_OFF_SPEED: f32 = 1.0;
+const BACK_OFF_MAX: f32 = 3.0;
+/// ... and stands until this many seconds have passed since it first
+/// stood (the client's car drives past meanwhile). Still held up by a
+/// client's car after this many seconds (it does not pass, or another car
+/// stands behind), it starts again at a free place of the map, as at a
+/// dead end.
+const BACK_OFF_UNTIL: f32 = 6.0;
+const WEDGED: f32 = 12.0;
 
 /// Something a vehicle must not drive into: its ground rectangle (whose x
 /// axis is its heading) and its id.
@@ -67,6 +82,10 @@ pub(crate) struct Vehicle {
     waited: f32,
     /// The last step drove into a junction lane.
     entered: bool,
+    /// Seconds stood nose to nose with a client's standing car.
+    stuck: f32,
+    /// Metres backed off since it last drove on.
+    backed: f32,
     rng: Rng,
 }
 
@@ -114,6 +133,8 @@ impl Vehicle {
             cleared: false,
             waited: 0.0,
             entered: false,
+            stuck: 0.0,
+            backed: 0.0,
             rng: Rng::new(0),
         };
         v.next = choose(lanes, lane, &mut own);
@@ -172,10 +193,17 @@ impl Vehicle {
     /// vehicle, the player's or a walker it was clear of: then it stands
     /// where it was (a client's car may stop or turn across its way
     /// inside the gap it keeps; a kinematic car must not pass through it).
+    /// Standing in a junction nose to nose with a client's car that stands
+    /// too, it backs off a little to let that car pass; wedged there, it
+    /// starts again elsewhere.
     pub(crate) fn step(&mut self, road: &mut Road, dt: f32) {
         let before = self.clone();
         let was = before.rect();
-        if self.advance(road, dt) {
+        // Backing off, it lets the client's car pass before it drives on.
+        let backing = self.stuck > BACK_OFF_AFTER && self.stuck <= BACK_OFF_UNTIL;
+        if backing {
+            self.speed = 0.0;
+        } else if self.advance(road, dt) {
             let now = self.rect();
             let hit = road.obstacles.iter().any(|o| {
                 o.id != self.id && !o.traffic && o.rect.overlaps(&now) && !o.rect.overlaps(&was)
@@ -187,6 +215,65 @@ impl Vehicle {
                     ..before
                 };
             }
+        }
+        let held = if backing {
+            true
+        } else if self.speed > 1.0 || !road.lanes.in_junction(self.lane) {
+            false
+        } else {
+            // Before backing off: a client's car that stands too; after:
+            // any client's car still at its front.
+            self.facing_a_client(road, self.stuck <= BACK_OFF_AFTER)
+        };
+        if !held {
+            (self.stuck, self.backed) = (0.0, 0.0);
+            return;
+        }
+        self.stuck += dt;
+        if self.stuck > WEDGED {
+            self.restart(road);
+            self.place(road.lanes);
+            (self.stuck, self.backed) = (0.0, 0.0);
+        } else if backing && self.backed < BACK_OFF_MAX {
+            self.back_off(road, dt);
+        }
+    }
+
+    /// Whether a client's car (or the player's) is within a metre of its
+    /// front half; with `standing`, one that stands (or creeps into it:
+    /// a car pressing on stops on contact at every step). Once backing
+    /// off, it backs off from the car following it.
+    fn facing_a_client(&self, road: &Road, standing: bool) -> bool {
+        let me = self.rect();
+        let near = Rect::new(me.cx, me.cy, self.pose.yaw, me.hx + 1.0, me.hy + 1.0);
+        road.obstacles.iter().any(|o| {
+            let along = (o.rect.cx - me.cx) * me.cos + (o.rect.cy - me.cy) * me.sin;
+            !o.traffic
+                && !o.walker
+                && (!standing || o.speed < 0.5)
+                && along > 0.0
+                && o.rect.overlaps(&near)
+        })
+    }
+
+    /// Moves back along its lane by one step's worth, if that is free.
+    fn back_off(&mut self, road: &Road, dt: f32) {
+        let step = (BACK_OFF_SPEED * dt).min(self.d);
+        if step <= 0.0 {
+            return;
+        }
+        let (d, pose) = (self.d, self.pose);
+        self.d -= step;
+        self.place(road.lanes);
+        let r = self.rect();
+        if road
+            .obstacles
+            .iter()
+            .any(|o| o.id != self.id && o.rect.overlaps(&r))
+        {
+            (self.d, self.pose) = (d, pose);
+        } else {
+            self.backed += step;
         }
     }
 
