@@ -24,7 +24,8 @@ map code:
   than 2 m from where they were, and every tick stand on a sidewalk, a
   crosswalk (a lane of the road within CROSSWALK m of where it enters a
   junction) or a junction's corner (off its driving lanes, within
-  CORNER_REACH m of them); the world's own traffic is on the client's lane centres (x,
+  CORNER_REACH m of their centre or the nearest sidewalk's width and
+  CORNER_SLACK m of their edge); the world's own traffic is on the client's lane centres (x,
   y and z within 2 cm) every tick. On a map with lights the run goes on,
   at most one light cycle more, until every vehicle has driven its 20 m
   and every light has changed: a car that starts at the back of a queue
@@ -66,6 +67,7 @@ CENTRE_TOL = 0.02  # metres: spawn points and the world's traffic on lane centre
 CROSSWALK = 4.0  # metres from a road's end into a junction
 EDGE = 0.02  # metres: a point this near a crosswalk counts as on it
 CORNER_REACH = 6.0  # metres a junction's corner reaches from its driving lanes
+CORNER_SLACK = 0.5  # ... or past their edge, beyond the nearest sidewalk's width
 STOP_AHEAD = 12.0  # a stop waypoint's lane enters the junction within this
 OVERLAP_TOL = 0.001  # metres: boxes closer than this to touching count as touching (f32)
 SpawnActor, SetAutopilot, FutureActor, DestroyActor = (
@@ -351,9 +353,15 @@ def walker_ok(loc, half):
     # corner of its own), off every driving lane.
     drive = m.get_waypoint(ground, project_to_road=True, lane_type=DRIVING)
     near = m.get_waypoint(ground, project_to_road=True, lane_type=carla.LaneType.Any)
+    side = m.get_waypoint(ground, project_to_road=True, lane_type=SIDEWALK)
+    if drive is not None:
+        off_centre = drive.transform.location.distance(ground)
+        # Or as far past the driving lane's edge as the map's sidewalk is
+        # wide (Town01: 4 m sidewalks go on along a T junction's closed side).
+        reach = max(CORNER_REACH, drive.lane_width / 2 + (side.lane_width if side else 0.0)
+                    + CORNER_SLACK)
     if (drive is not None and (drive.is_junction or (near is not None and near.is_junction))
-            and not on_lane(m, ground, DRIVING)
-            and drive.transform.location.distance(ground) <= CORNER_REACH):
+            and not on_lane(m, ground, DRIVING) and off_centre <= reach):
         return True, "corner", None
     lanes = placement(m, ground)
     if not lanes:
