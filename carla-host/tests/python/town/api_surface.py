@@ -7,7 +7,7 @@ import sys
 import time
 
 import carla
-from common import connect, check, synchronous, asynchronous, free_spawn, watched
+from common import done, connect, check, synchronous, asynchronous, free_spawn, watched
 
 client, world = connect()
 watcher = carla.Client("127.0.0.1", int(sys.argv[1]))
@@ -19,11 +19,22 @@ points = world.get_map().get_spawn_points()
 
 
 # Destroy right after spawn (asynchronous mode, no tick between): the
-# spawn answers once the world stream carries the actor.
+# spawn answers once the world stream carries the actor, so the client
+# can destroy it at once, unless its stream thread has not read that
+# state yet (a busy client: docs/compatibility.md); then it can one tick
+# later. Most must go at once.
+at_once = spawned = 0
 for i in range(6):
     v = world.try_spawn_actor(bl.find("vehicle.audi.tt"), points[i])
     if v is not None:
-        check(v.destroy(), "destroy right after spawn %d" % i)
+        spawned += 1
+        if v.destroy():
+            at_once += 1
+        else:
+            world.wait_for_tick()
+            check(v.destroy(), "destroy one tick after spawn %d" % i)
+check(spawned >= 4 and at_once * 2 > spawned,
+      "destroyed right after spawn: %d of %d" % (at_once, spawned))
 
 synchronous(world, 0.05)
 car = free_spawn(world, bl.find("vehicle.tesla.model3"), points)
@@ -150,4 +161,4 @@ check(world.get_actor(car.id) is None, "the client's actors are gone")
 check(not world.get_settings().synchronous_mode, "settings reset")
 world = client.load_world("SyntheticTown", reset_settings=False)
 check(len(world.get_actors().filter("vehicle.*")) >= 1, "the town's traffic is back")
-print("OK")
+done()
