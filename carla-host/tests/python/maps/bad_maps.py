@@ -43,7 +43,7 @@ if len(sys.argv) == 3 and sys.argv[1] == "--write-broken":
     sys.exit(0)
 
 import carla  # noqa: E402
-from common import done, check, synchronous  # noqa: E402
+from common import end_ok, check, synchronous  # noqa: E402
 
 HEADER = ('<?xml version="1.0" encoding="utf-8"?>\n<OpenDRIVE>\n'
           '  <header revMajor="1" revMinor="4" name="Bad" version="1.0">'
@@ -185,4 +185,4 @@ s.synchronous_mode = False
 s.fixed_delta_seconds = None
 world.apply_settings(s)
 print("RESULT " + json.dumps(result), flush=True)
-done()
+end_ok()

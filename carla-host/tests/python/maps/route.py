@@ -34,7 +34,7 @@ import time
 
 import carla
 from agent import Driver, LaneGraph, check, free_port, on_driving_lane, route_length, ticker
-from common import done, stop_sensors, synchronous
+from common import end_ok, stop_sensors, synchronous
 
 parser = argparse.ArgumentParser()
 parser.add_argument("port", type=int)
@@ -223,4 +223,4 @@ s = world.get_settings()
 s.synchronous_mode = False
 s.fixed_delta_seconds = None
 world.apply_settings(s)
-done()
+end_ok()

@@ -55,7 +55,7 @@ import time
 import carla
 from agent import (BOUNDARY, DRIVING, Driver, LaneGraph, check, corners, free_port, lane_centre,
                    offsets, on_driving_lane, on_lane, outside, overlap_depth, placement, ticker)
-from common import done, stop_sensors, synchronous
+from common import end_ok, stop_sensors, synchronous
 
 SIDEWALK = carla.LaneType.Sidewalk
 LIGHT = "1000001"
@@ -684,4 +684,4 @@ s.synchronous_mode = False
 s.fixed_delta_seconds = None
 world.apply_settings(s)
 print("RESULT " + json.dumps(result), flush=True)
-done()
+end_ok()

@@ -2,7 +2,7 @@
 import math
 
 import carla
-from common import done, connect, check, synchronous, asynchronous, free_spawn
+from common import end_ok, connect, check, synchronous, asynchronous, free_spawn
 
 client, world = connect()
 synchronous(world, 0.05)
@@ -81,4 +81,4 @@ check(abs(got.precipitation - w.precipitation) < 1e-3, "weather reported back")
 car.destroy()
 world.tick()
 asynchronous(world)
-done()
+end_ok()

@@ -7,7 +7,7 @@ import sys
 import time
 
 import carla
-from common import done, connect, check, synchronous, asynchronous, free_spawn, watched
+from common import end_ok, connect, check, synchronous, asynchronous, free_spawn, watched
 
 client, world = connect()
 watcher = carla.Client("127.0.0.1", int(sys.argv[1]))
@@ -161,4 +161,4 @@ check(world.get_actor(car.id) is None, "the client's actors are gone")
 check(not world.get_settings().synchronous_mode, "settings reset")
 world = client.load_world("SyntheticTown", reset_settings=False)
 check(len(world.get_actors().filter("vehicle.*")) >= 1, "the town's traffic is back")
-done()
+end_ok()

@@ -2,7 +2,7 @@
 import math
 
 import carla
-from common import done, connect, check, synchronous, asynchronous
+from common import end_ok, connect, check, synchronous, asynchronous
 
 client, world = connect()
 synchronous(world, 0.05)
@@ -54,4 +54,4 @@ check(other.get_location().distance(start) > 1.0, "world still runs")
 other.destroy()
 world.tick()
 asynchronous(world)
-done()
+end_ok()

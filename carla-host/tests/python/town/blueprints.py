@@ -2,7 +2,7 @@
 import time
 
 import carla
-from common import done, connect, check, synchronous, asynchronous, stop_sensors
+from common import end_ok, connect, check, synchronous, asynchronous, stop_sensors
 
 client, world = connect()
 bl = world.get_blueprint_library()
@@ -99,4 +99,4 @@ check(3 <= len(got) <= 5, "sensor_tick 0.5 s over 2 s: %d images" % len(got))
 stop_sensors([cam])
 world.tick()
 asynchronous(world)
-done()
+end_ok()

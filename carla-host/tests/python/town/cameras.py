@@ -7,7 +7,7 @@ names what was hit as CARLA does (id 0, "static.<tag>")."""
 import time
 
 import carla
-from common import done, connect, check, synchronous, asynchronous, stop_sensors, car_and_parked_car
+from common import end_ok, connect, check, synchronous, asynchronous, stop_sensors, car_and_parked_car
 
 W, H = 160, 120
 client, world = connect()
@@ -181,4 +181,4 @@ check(hits and hits[0].other_actor.id == light.id and hits[0].other_actor.type_i
 car.destroy()
 world.tick()
 asynchronous(world)
-done()
+end_ok()

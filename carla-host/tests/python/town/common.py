@@ -1,5 +1,5 @@
 """Shared by the town scripts: connect to the demo world (port in argv[1]),
-synchronous mode, a check helper that names what failed, and done()."""
+synchronous mode, a check helper that names what failed, and end_ok()."""
 import os
 import sys
 import time
@@ -13,7 +13,7 @@ def connect():
     return client, client.get_world()
 
 
-def done():
+def end_ok():
     """Prints OK and ends the script at once, skipping the interpreter's
     teardown: there the stock 0.9.16 client can abort on one of its own
     threads ("trying to operate on a destroyed actor", SIGABRT) after every

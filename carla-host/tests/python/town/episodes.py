@@ -3,7 +3,7 @@ test runs a 0.8 episode on the same port, then checks the new episode."""
 import sys
 import time
 
-from common import done, connect, check
+from common import end_ok, connect, check
 
 client, world = connect()
 first = world.id
@@ -22,4 +22,4 @@ check(world2.id != first, "a 0.8 episode is a new 0.9 episode: %d -> %d" % (firs
 hero = world2.get_actors().filter("vehicle.*")
 check(any(a.attributes.get("role_name") == "hero" for a in hero), "the 0.8 player is listed as hero")
 check(car.id not in {a.id for a in world2.get_actors()}, "the old episode's actors are gone")
-done()
+end_ok()

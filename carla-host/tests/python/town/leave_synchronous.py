@@ -1,8 +1,8 @@
 """Switches the world to synchronous mode, ticks once and leaves without
 switching back (a script that crashed)."""
-from common import done, connect, synchronous
+from common import end_ok, connect, synchronous
 
 client, world = connect()
 synchronous(world, 0.05)
 world.tick()
-done()
+end_ok()

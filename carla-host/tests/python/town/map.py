@@ -1,6 +1,6 @@
 """Item 3: the map of the town, used by the client's own map code."""
 import carla
-from common import done, connect, check
+from common import end_ok, connect, check
 
 client, world = connect()
 m = world.get_map()
@@ -28,4 +28,4 @@ check(len(topology) > 100, "topology: %d segments" % len(topology))
 check(any(w.is_junction for w in wps), "junctions")
 left = m.get_waypoint(points[0].location).get_left_lane()
 check(left is not None and left.lane_id * m.get_waypoint(points[0].location).lane_id < 0, "left lane is the opposite direction")
-done()
+end_ok()

@@ -2,7 +2,7 @@
 import time
 
 import carla
-from common import done, connect, check, synchronous, asynchronous, stop_sensors
+from common import end_ok, connect, check, synchronous, asynchronous, stop_sensors
 
 client, world = connect()
 # Asynchronous: the world ticks by itself.
@@ -55,4 +55,4 @@ time.sleep(0.2)
 s3 = world.wait_for_tick()
 s4 = world.wait_for_tick()
 check(s4.frame > s3.frame, "back to asynchronous")
-done()
+end_ok()

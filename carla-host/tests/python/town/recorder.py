@@ -14,7 +14,7 @@ import time
 
 import carla
 
-from common import done, asynchronous, check, connect, stop_sensors, synchronous, watched
+from common import end_ok, asynchronous, check, connect, stop_sensors, synchronous, watched
 
 folder = sys.argv[2]
 client, world = connect()
@@ -305,4 +305,4 @@ client.set_replayer_ignore_hero(False)
 snap = watched(world, world.tick())
 check(snap.find(cars[1].id) is None, "stop_replayer(False) removed the replayed cars")
 asynchronous(world)
-done()
+end_ok()

@@ -7,7 +7,7 @@ import math
 import sys
 
 import carla
-from common import done, connect, check, synchronous, asynchronous, free_spawn, watched
+from common import end_ok, connect, check, synchronous, asynchronous, free_spawn, watched
 
 client, world = connect()
 watcher = carla.Client("127.0.0.1", int(sys.argv[1]))
@@ -68,4 +68,4 @@ check(off_lane < 20, "the hero kept to driving lanes")
 hero.destroy()
 world.tick()
 asynchronous(world)
-done()
+end_ok()

@@ -4,7 +4,7 @@ import time
 import struct
 
 import carla
-from common import done, connect, check, synchronous, asynchronous, stop_sensors, car_and_parked_car
+from common import end_ok, connect, check, synchronous, asynchronous, stop_sensors, car_and_parked_car
 
 client, world = connect()
 synchronous(world, 0.05)
@@ -102,4 +102,4 @@ car.destroy()
 parked.destroy()
 world.tick()
 asynchronous(world)
-done()
+end_ok()

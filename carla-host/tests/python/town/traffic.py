@@ -17,7 +17,7 @@ import random
 import socket
 
 import carla
-from common import done, check, stop_sensors
+from common import end_ok, check, stop_sensors
 
 parser = argparse.ArgumentParser()
 parser.add_argument("port", type=int)
@@ -207,4 +207,4 @@ world.apply_settings(settings)
 # one running can abort at exit ("terminate called without an active
 # exception", also with CARLA's own server: its issue 7597).
 tm.shut_down()
-done()
+end_ok()
