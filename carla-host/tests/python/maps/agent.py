@@ -22,6 +22,9 @@ DRIVING = carla.LaneType.Driving
 # The steer law's gains: the cross-track gain (1/s), and how far ahead of
 # the front axle the route's heading is taken (m, and s of speed).
 STANLEY_K, STEER_AHEAD, STEER_AHEAD_GAIN = 2.0, 1.0, 0.2
+# A crash in the client (a segmentation fault seen once in CI, 2 s into
+# route.py, with no output) prints where Python was.
+faulthandler.enable()
 TICK_LIMIT = 60.0  # seconds one world.tick() may take before the run is called hung
 # Seconds a tick waits before it is sent: the stock Traffic Manager's worker
 # asks the server for the episode settings after each step and only then
