@@ -4,6 +4,7 @@
 
 use super::actor_commands;
 use super::actors::{self, destroy, spawn_actor, unknown_actor};
+use super::data::ActorBox;
 use super::engine::EngineCall;
 use super::maps;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
@@ -173,9 +174,16 @@ pub(crate) fn call(
         ("get_actor_bounding_box", 1) => {
             let id = as_u32(&a[0], "actor id")?;
             let actors = s.world.actors.read();
-            let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
             wire::ok_head(out);
-            wire::bounding_box(out, &actor.bounding_box, id);
+            match actors.get(&id) {
+                Some(actor) => wire::bounding_box(out, &actor.bounding_box, id),
+                // As CARLA's server: an empty box, not an error. The
+                // Traffic Manager reads the box of every vehicle in the
+                // client's last episode state on its own thread, which
+                // does not catch an error: a vehicle destroyed since
+                // aborted the client (ScenarioRunner's teardown).
+                None => wire::bounding_box(out, &ActorBox::default(), 0),
+            }
         }
         ("get_actors_by_id", 1) => {
             let ids = as_array(&a[0], "actor ids")?;

@@ -36,6 +36,20 @@ for i in range(6):
 check(spawned >= 4 and at_once * 2 > spawned,
       "destroyed right after spawn: %d of %d" % (at_once, spawned))
 
+# The box of a vehicle destroyed behind the client's back (as the Traffic
+# Manager's thread reads the boxes of the vehicles in its last state) is
+# empty, as from CARLA's server, not an error that thread would not catch.
+v = world.try_spawn_actor(bl.find("vehicle.audi.tt"), points[7])
+check(v is not None, "a car to destroy by batch")
+check(not client.apply_batch_sync([carla.command.DestroyActor(v.id)], False)[0].error,
+      "destroyed by batch")
+try:
+    extent = v.bounding_box.extent
+    check(extent.x == 0.0 and extent.y == 0.0 and extent.z == 0.0,
+          "a destroyed car's box is empty: %s" % extent)
+except RuntimeError as e:
+    check(False, "a destroyed car's box raised %s" % e)
+
 synchronous(world, 0.05)
 car = free_spawn(world, bl.find("vehicle.tesla.model3"), points)
 # Positions as the watcher sees them in the snapshot of a given frame (its
