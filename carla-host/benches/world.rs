@@ -202,10 +202,18 @@ fn traffic_run(
         .lines()
         .filter(|l| l.starts_with("traffic") || l.starts_with("server CPU"))
         .collect();
-    (
-        script_lines.join("; "),
-        exit_line.join().unwrap_or_default(),
-    )
+    let mut script = script_lines.join("; ");
+    if script.is_empty() {
+        // Say why instead of an empty line (a run once printed nothing).
+        let errors = String::from_utf8_lossy(&out.stderr);
+        let last = errors.lines().rev().find(|l| !l.trim().is_empty());
+        script = format!(
+            "no result ({}): {}",
+            out.status,
+            last.unwrap_or("no output")
+        );
+    }
+    (script, exit_line.join().unwrap_or_default())
 }
 
 /// The Traffic Manager workload next to its no-traffic baseline.
