@@ -11,10 +11,10 @@
 //!   unread bytes come before the end of file; elsewhere a peek says it
 //!   when nothing is left to read.
 
-/// Bytes of `stream` the peer has acknowledged, or None if the system does
-/// not say.
+/// The kernel's `TCP_INFO` of `stream` and how many of its bytes it
+/// filled (older kernels fill fewer fields), or None if it failed.
 #[cfg(target_os = "linux")]
-pub(crate) fn bytes_acked(stream: &std::net::TcpStream) -> Option<u64> {
+fn read_tcp_info(stream: &std::net::TcpStream) -> Option<(libc::tcp_info, usize)> {
     use std::os::fd::AsRawFd;
     // SAFETY: `tcp_info` is plain integers; all zeroes is a valid value.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
@@ -30,8 +30,16 @@ pub(crate) fn bytes_acked(stream: &std::net::TcpStream) -> Option<u64> {
             &mut len,
         )
     };
+    (rc == 0).then_some((info, len as usize))
+}
+
+/// Bytes of `stream` the peer has acknowledged, or None if the system does
+/// not say.
+#[cfg(target_os = "linux")]
+pub(crate) fn bytes_acked(stream: &std::net::TcpStream) -> Option<u64> {
+    let (info, len) = read_tcp_info(stream)?;
     let known = std::mem::offset_of!(libc::tcp_info, tcpi_bytes_acked) + 8;
-    (rc == 0 && len as usize >= known).then_some(info.tcpi_bytes_acked)
+    (len >= known).then_some(info.tcpi_bytes_acked)
 }
 
 /// Bytes of `stream` the peer has acknowledged: unknown on this system.
@@ -60,25 +68,12 @@ pub(crate) fn peer_closed(stream: &std::net::TcpStream) -> bool {
 /// (`include/net/tcp_states.h`: CLOSE 7, CLOSE_WAIT 8, LAST_ACK 9).
 #[cfg(target_os = "linux")]
 fn closed_state(stream: &std::net::TcpStream) -> bool {
-    use std::os::fd::AsRawFd;
     const CLOSE: u8 = 7;
     const CLOSE_WAIT: u8 = 8;
     const LAST_ACK: u8 = 9;
-    // SAFETY: `tcp_info` is plain integers; all zeroes is a valid value.
-    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
-    // SAFETY: `info` and `len` are valid for the call and the kernel
-    // writes at most `len` bytes.
-    let rc = unsafe {
-        libc::getsockopt(
-            stream.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_INFO,
-            (&mut info as *mut libc::tcp_info).cast(),
-            &mut len,
-        )
-    };
-    rc == 0 && len > 0 && matches!(info.tcpi_state, CLOSE | CLOSE_WAIT | LAST_ACK)
+    read_tcp_info(stream).is_some_and(|(info, len)| {
+        len > 0 && matches!(info.tcpi_state, CLOSE | CLOSE_WAIT | LAST_ACK)
+    })
 }
 
 /// Elsewhere the state is not asked (the peek decides).

@@ -280,6 +280,18 @@ def route_length(wps):
 # -------------------------------------------------------------- driver
 
 
+def _project(p, q, x, y):
+    """Segment p-q against the point (x, y): (its length, metres along it
+    of its point nearest (x, y), the distance to that point); None for a
+    segment of no length."""
+    dx, dy = q.x - p.x, q.y - p.y
+    n = math.hypot(dx, dy)
+    if n < 1e-6:
+        return None
+    u = max(0.0, min(n, ((x - p.x) * dx + (y - p.y) * dy) / n))
+    return n, u, math.hypot(x - p.x - dx * u / n, y - p.y - dy * u / n)
+
+
 class Driver:
     """Follows a list of waypoints: a Stanley law for the steer, a PID on
     speed for throttle and brake. It slows in curves, keeps its distance to
@@ -322,17 +334,14 @@ class Driver:
         best = None
         for k in range(max(self.i - 3, 0), min(self.i + 6, len(self.points) - 1)):
             p, q = self.points[k], self.points[k + 1]
-            dx, dy = q.x - p.x, q.y - p.y
-            n = math.hypot(dx, dy)
-            if n < 1e-6:
+            seg = _project(p, q, x, y)
+            if seg is None:
                 continue
-            u = max(0.0, min(n, ((x - p.x) * dx + (y - p.y) * dy) / n))
-            cx, cy = p.x + dx * u / n, p.y + dy * u / n
-            d = math.hypot(x - cx, y - cy)
+            n, u, d = seg
             if best is None or d < best[0]:
                 # CARLA's y runs to the right of x: a positive cross product
                 # of the way on and the offset puts the point on the right.
-                side = (dx * (y - p.y) - dy * (x - p.x)) / n
+                side = ((q.x - p.x) * (y - p.y) - (q.y - p.y) * (x - p.x)) / n
                 best = (d, k, u, -side)
         if best is None:
             return max(min(self.i, len(self.points) - 2), 0), 0.0, 0.0
@@ -357,13 +366,9 @@ class Driver:
         """Metres from the route's polyline near the car."""
         best = math.inf
         for k in range(max(self.i - 3, 0), min(self.i + 3, len(self.points) - 1)):
-            p, q = self.points[k], self.points[k + 1]
-            dx, dy = q.x - p.x, q.y - p.y
-            n = math.hypot(dx, dy)
-            if n < 1e-6:
-                continue
-            u = max(0.0, min(n, ((loc.x - p.x) * dx + (loc.y - p.y) * dy) / n))
-            best = min(best, math.hypot(loc.x - p.x - dx * u / n, loc.y - p.y - dy * u / n))
+            seg = _project(self.points[k], self.points[k + 1], loc.x, loc.y)
+            if seg is not None:
+                best = min(best, seg[2])
         return best
 
     def _curve_speed(self, horizon):

@@ -43,7 +43,7 @@ if len(sys.argv) == 3 and sys.argv[1] == "--write-broken":
     sys.exit(0)
 
 import carla  # noqa: E402
-from common import end_ok, check, synchronous  # noqa: E402
+from common import end_ok, asynchronous, check, synchronous  # noqa: E402
 
 HEADER = ('<?xml version="1.0" encoding="utf-8"?>\n<OpenDRIVE>\n'
           '  <header revMajor="1" revMinor="4" name="Bad" version="1.0">'
@@ -180,9 +180,6 @@ check(world.get_map().name == "Carla/Maps/OpenDriveMap" and world.get_map().to_o
 synchronous(world, 0.05)
 frame = world.get_snapshot().frame
 check(world.tick() == frame + 1, "the minimal map's world ticks")
-s = world.get_settings()
-s.synchronous_mode = False
-s.fixed_delta_seconds = None
-world.apply_settings(s)
+asynchronous(world)
 print("RESULT " + json.dumps(result), flush=True)
 end_ok()

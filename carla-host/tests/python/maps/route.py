@@ -34,7 +34,7 @@ import time
 
 import carla
 from agent import Driver, LaneGraph, check, free_port, on_driving_lane, route_length, ticker
-from common import end_ok, stop_sensors, synchronous
+from common import end_ok, asynchronous, stop_sensors, synchronous
 
 parser = argparse.ArgumentParser()
 parser.add_argument("port", type=int)
@@ -219,8 +219,5 @@ client.apply_batch_sync([carla.command.DestroyActor(i) for i in vehicle_ids], Fa
 tm.shut_down()
 hero.destroy()
 step()
-s = world.get_settings()
-s.synchronous_mode = False
-s.fixed_delta_seconds = None
-world.apply_settings(s)
+asynchronous(world)
 end_ok()

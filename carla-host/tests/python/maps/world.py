@@ -55,7 +55,7 @@ import time
 import carla
 from agent import (BOUNDARY, DRIVING, Driver, LaneGraph, check, corners, free_port, lane_centre,
                    offsets, on_driving_lane, on_lane, outside, overlap_depth, placement, ticker)
-from common import end_ok, stop_sensors, synchronous
+from common import end_ok, asynchronous, stop_sensors, synchronous
 
 SIDEWALK = carla.LaneType.Sidewalk
 LIGHT = "1000001"
@@ -679,9 +679,6 @@ expect(gen_off == 0, "the cars stay on driving lanes on the generated map: %d ti
 if failures:
     print("RESULT " + json.dumps(result), flush=True)
     sys.exit(1)
-s = world.get_settings()
-s.synchronous_mode = False
-s.fixed_delta_seconds = None
-world.apply_settings(s)
+asynchronous(world)
 print("RESULT " + json.dumps(result), flush=True)
 end_ok()
