@@ -69,20 +69,31 @@ def lane_centre(m, loc, wp=None):
     get_waypoint's own answer lies on the lane's centre line but up to a few
     decimetres along it from the nearest point on curves (LibCarla finds it
     between samples of the lane); next()/previous() by the distance along
-    the lane to `loc` take it to the foot of the perpendicular."""
+    the lane to `loc` take it to the foot of the perpendicular. They count
+    the road's reference line, which on a curve is longer or shorter than a
+    lane away from it, so each step is scaled by how far the last one went."""
     best = wp if wp is not None else m.get_waypoint(loc)
     if best is None:
         return None
-    for _ in range(4):
-        t = best.transform
+
+    def along_of(w):
+        t = w.transform
         f = t.get_forward_vector()
-        along = (loc.x - t.location.x) * f.x + (loc.y - t.location.y) * f.y
+        return (loc.x - t.location.x) * f.x + (loc.y - t.location.y) * f.y
+
+    scale = 1.0
+    along = along_of(best)
+    for _ in range(12):
         if abs(along) < 0.002:
             break
-        ahead = best.next(along) if along > 0 else best.previous(-along)
+        move = along * scale
+        ahead = best.next(move) if move > 0 else best.previous(-move)
         if not ahead:
             break
         best = min(ahead, key=lambda w: w.transform.location.distance(loc))
+        gone, along = along - along_of(best), along_of(best)
+        if abs(gone) > 1e-4 and 0.2 < move / gone < 5.0:
+            scale = move / gone
     return best
 
 

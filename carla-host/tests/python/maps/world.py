@@ -428,6 +428,14 @@ def check_town(snap, tick):
         town_raw = max(town_raw, loc.distance(wp.transform.location))
         c = lane_centre(m, loc, wp)
         d = offsets(loc, c)
+        if max(d) > CENTRE_TOL and wp.is_junction:
+            # Where a junction's lanes overlap as they fork, get_waypoint may
+            # answer a neighbour of the car's own lane: measure to the
+            # nearest of the junction's lane centres.
+            for start, _ in wp.get_junction().get_waypoints(carla.LaneType.Driving):
+                c2 = lane_centre(m, loc, start)
+                if c2 is not None and max(offsets(loc, c2)) < max(d):
+                    c, d = c2, offsets(loc, c2)
         for k in range(3):
             town_worst[k] = max(town_worst[k], d[k])
         if max(d) > CENTRE_TOL:
