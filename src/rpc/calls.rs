@@ -51,10 +51,15 @@ pub(crate) fn call(
             let raw = as_u32(&a[0], "stream id")?;
             // The id in a token this endpoint gave, tagged with its release.
             let id = Release::library_stream_id(raw);
-            if id != s.observer.id() && s.sensors.get_quiet(id).is_none() {
-                return Err(format!(
-                    "no stream with id {id} (its sensor was destroyed or never spawned)"
-                ));
+            if id != s.observer.id() {
+                let Some(sensor) = s.sensors.get_quiet(id) else {
+                    return Err(format!(
+                        "no stream with id {id} (its sensor was destroyed or never spawned)"
+                    ));
+                };
+                // The client subscribes right after this answer: a frame
+                // sent before it joins is held for it.
+                sensor.instance.stream().expect_subscriber();
             }
             wire::ok_head(out);
             wire::token(out, &s.token(id, release));

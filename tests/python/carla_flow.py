@@ -231,6 +231,31 @@ third = carla.Client(host, port)
 third.set_timeout(10.0)
 check(third.get_world().get_snapshot().frame >= 0, "a new client after the kill")
 
+# 0.9.14+ ask for a sensor's token before connecting to its stream: the
+# tick right after listen() delivers its frame to the new listener (a
+# synchronous agent waits for exactly that frame: ScenarioRunner's), and a
+# listener that joins after a tick gets the next tick's frame first.
+if minor >= 14:
+    for _ in range(30):
+        extra = world.spawn_actor(cam_bp, carla.Transform(carla.Location(z=3)), attach_to=hero)
+        got = queue.Queue()
+        extra.listen(got.put)
+        frame = world.tick()
+        check(got.get(timeout=10).frame == frame, "the tick right after listen() delivers its frame")
+        extra.stop()
+        extra.destroy()
+    extra = world.spawn_actor(cam_bp, carla.Transform(carla.Location(z=3)), attach_to=hero)
+    world.tick()
+    got = queue.Queue()
+    extra.listen(got.put)
+    time.sleep(0.3)  # the stream connection is made meanwhile
+    frame = world.tick()
+    check(got.get(timeout=10).frame == frame, "a listener after a tick starts at the next tick")
+    extra.stop()
+    extra.destroy()
+    while images.get(timeout=10).frame < frame:
+        pass
+
 # Destroy; one tick later the actors are gone from the snapshot.
 camera.stop()
 lidar.stop()

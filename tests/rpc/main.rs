@@ -2,7 +2,8 @@
 //! hostile clients on the RPC port ([`bad_input`]), the game thread's side
 //! allocating nothing per tick ([`game_thread`]), the unmodified `carla`
 //! package of each release 0.9.12 – 0.9.16 against a Rust and a C host
-//! ([`python`]) and loading maps ([`maps`]), the older releases' ports
+//! ([`python`]) and loading maps ([`maps`]), a listener joining after its
+//! tick ([`listen`]), the older releases' ports
 //! through the Rust API ([`releases`]) and the recorder under load
 //! ([`recorder`]).
 //!
@@ -25,6 +26,7 @@ mod bad_input;
 mod budgets;
 mod commands;
 mod game_thread;
+mod listen;
 mod maps;
 mod python;
 mod recorder;

@@ -34,7 +34,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One message: length prefix, sensor header, pooled payload.
 pub(crate) struct Message {
@@ -112,7 +112,39 @@ struct StreamState {
     /// Whether `tap` is set (a send reads it without a lock when not).
     tapped: AtomicBool,
     tap: parking_lot::RwLock<Option<Tap>>,
+    /// Whether `awaited` is set (a send reads it without a lock when not).
+    /// Invariant: announcing, sending and joining read or change
+    /// `awaiting` and `awaited` only while holding `sessions`, so a send
+    /// comes wholly before or after an announcement, and a message is
+    /// either offered to a session by its send or held for it, never both.
+    awaiting: AtomicBool,
+    /// Subscribers a client announced; locked after `sessions`, never
+    /// before.
+    awaited: Mutex<Option<Awaited>>,
 }
+
+/// Subscribers announced but not yet joined (`Stream::expect_subscriber`),
+/// and the newest message sent while they were on their way.
+///
+/// A 0.9.14+ client asks for a sensor's token (an RPC it waits for) and only
+/// then connects to the streaming port, on its own thread; a synchronous
+/// client's next call, the tick, often reaches the world first, so the
+/// frame it renders would go to no one and the client, waiting for that
+/// frame, stalls (ScenarioRunner: "A sensor took too long to send its
+/// data"). CARLA's cameras arrive a frame late and so lose this race
+/// rarely. A message sent after the announcement is held for the
+/// announced subscribers; one sent before it never is, so a client that
+/// listens after a tick does not get that tick's frame, as in CARLA.
+struct Awaited {
+    /// Announced joins still to come.
+    joins: u32,
+    /// Past this, a join is no longer waited for and nothing is held.
+    until: Instant,
+    held: Option<Arc<Message>>,
+}
+
+/// How long an announced subscriber is waited for.
+const AWAIT_JOIN: Duration = Duration::from_secs(2);
 
 struct Shared {
     streams: Mutex<HashMap<u32, Arc<StreamState>>>,
@@ -182,6 +214,8 @@ impl StreamServer {
             messages: AtomicU64::new(0),
             tapped: AtomicBool::new(false),
             tap: parking_lot::RwLock::new(None),
+            awaiting: AtomicBool::new(false),
+            awaited: Mutex::new(None),
         });
         streams.insert(id, state.clone());
         Stream {
@@ -208,6 +242,36 @@ impl StreamState {
             }
         }
         self.shells.clear();
+        self.awaiting.store(false, Ordering::Release);
+        *self.awaited.lock() = None;
+    }
+
+    /// Holds `msg` for the announced subscribers, or forgets them once
+    /// their time is up. The caller holds `sessions`.
+    fn hold_for_awaited(&self, msg: &Arc<Message>) {
+        let mut awaited = self.awaited.lock();
+        match awaited.as_mut() {
+            Some(a) if Instant::now() < a.until => a.held = Some(msg.clone()),
+            _ => {
+                *awaited = None;
+                self.awaiting.store(false, Ordering::Release);
+            }
+        }
+    }
+
+    /// The message held for an announced subscriber that joins now, if
+    /// any. The caller holds `sessions`.
+    fn join_awaited(&self) -> Option<Arc<Message>> {
+        let mut awaited = self.awaited.lock();
+        let a = awaited.as_mut()?;
+        let live = Instant::now() < a.until;
+        let held = if live { a.held.clone() } else { None };
+        a.joins = a.joins.saturating_sub(1);
+        if a.joins == 0 || !live {
+            *awaited = None;
+            self.awaiting.store(false, Ordering::Release);
+        }
+        held
     }
 }
 
@@ -321,6 +385,9 @@ impl Stream {
                     waiting.push((session.clone(), m));
                 }
             }
+            if s.awaiting.load(Ordering::Acquire) {
+                s.hold_for_awaited(&msg);
+            }
         }
         drop(msg);
         let mut result = Ok(());
@@ -334,6 +401,30 @@ impl Stream {
         }
         *s.waiting.lock() = waiting;
         result
+    }
+
+    /// A client is about to subscribe (it asked for the stream's token):
+    /// until it joins, or for [`AWAIT_JOIN`], the newest message sent is
+    /// held for it and written to it first when it joins.
+    pub(crate) fn expect_subscriber(&self) {
+        let s = &self.state;
+        let _sessions = s.sessions.lock();
+        let mut awaited = s.awaited.lock();
+        let until = Instant::now() + AWAIT_JOIN;
+        match awaited.as_mut() {
+            Some(a) if Instant::now() < a.until => {
+                a.joins = a.joins.saturating_add(1);
+                a.until = until;
+            }
+            _ => {
+                *awaited = Some(Awaited {
+                    joins: 1,
+                    until,
+                    held: None,
+                });
+            }
+        }
+        s.awaiting.store(true, Ordering::Release);
     }
 
     /// Sets (or removes) the tap that sees every message from now on.
@@ -434,6 +525,13 @@ fn subscriber(
             return;
         }
         sessions.push(session.clone());
+        if state.awaiting.load(Ordering::Acquire) {
+            if let Some(held) = state.join_awaited() {
+                // A new session's slot is empty: this is queued, never full.
+                let delivery = Delivery::decode(state.delivery.load(Ordering::Relaxed));
+                let _ = session.offer(&held, delivery);
+            }
+        }
     }
     crate::log_info!(
         "streaming: {} subscribed to stream {}{}",
@@ -450,5 +548,7 @@ fn subscriber(
     }
 }
 
+#[cfg(test)]
+mod awaited_tests;
 #[cfg(test)]
 mod tests;

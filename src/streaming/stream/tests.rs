@@ -9,13 +9,13 @@ use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
-const T: Duration = Duration::from_secs(3);
+pub(super) const T: Duration = Duration::from_secs(3);
 
-fn server() -> StreamServer {
+pub(super) fn server() -> StreamServer {
     StreamServer::bind("127.0.0.1".parse().unwrap(), 0, T).unwrap()
 }
 
-fn header(frame: u64) -> [u8; 48] {
+pub(super) fn header(frame: u64) -> [u8; 48] {
     let mut h = [0u8; 48];
     h[..8].copy_from_slice(&23u64.to_le_bytes());
     h[8..16].copy_from_slice(&frame.to_le_bytes());
@@ -23,13 +23,13 @@ fn header(frame: u64) -> [u8; 48] {
     h
 }
 
-fn send(stream: &Stream, frame: u64, payload: &[u8]) -> Result<(), Error> {
+pub(super) fn send(stream: &Stream, frame: u64, payload: &[u8]) -> Result<(), Error> {
     let mut buf = stream.pop_buffer();
     buf.copy_from(0, payload);
     stream.send(&header(frame), buf)
 }
 
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+pub(super) fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let started = Instant::now();
     while !cond() {
         assert!(
