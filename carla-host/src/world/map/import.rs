@@ -108,6 +108,86 @@ fn mirror(p: xodr::Point) -> [f32; 3] {
     [p.x, -p.y + 0.0, p.z]
 }
 
+/// A sideways move of a lane's last step, metres, past which it is read as
+/// a jump ([`mend_end_jump`]) when it also turns more than [`END_TURN`].
+const END_JUMP: f32 = 0.1;
+/// Radians; a lane turns at most 0.05 between two samples of a curve.
+const END_TURN: f32 = 0.5;
+
+/// Mends a lane's last sample taken past its section's end. The xodr crate
+/// evaluates a lane section's end with the `<laneOffset>` record that
+/// starts there, the next section's, so where the offset changes at a
+/// section boundary the lane's last step jumps sideways by the change
+/// (CARLA's Town05, road 927: 3.5 m); the client's map ends the lane on
+/// its own offset. Such a last step (sideways more than [`END_JUMP`],
+/// turning more than [`END_TURN`] from the step before) is replaced by the
+/// step before carried straight on by its length along. Whether it did.
+fn mend_end_jump(points: &mut [[f32; 3]]) -> bool {
+    let [.., a, b, c] = points else {
+        return false;
+    };
+    let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
+    let run = ux.hypot(uy);
+    if run < 1e-4 {
+        return false;
+    }
+    let (ux, uy) = (ux / run, uy / run);
+    let (vx, vy) = (c[0] - b[0], c[1] - b[1]);
+    let along = vx * ux + vy * uy;
+    let side = (vx * uy - vy * ux).abs();
+    if side <= END_JUMP || side <= along.abs() * END_TURN.tan() {
+        return false;
+    }
+    let along = along.max(0.0);
+    *c = [b[0] + ux * along, b[1] + uy * along, c[2]];
+    true
+}
+
+/// [`mend_end_jump`] for a lane of one step (a short section), which has no
+/// step before to go by: the lane it continues gives the direction (its
+/// predecessor, where the jump is at its end; for a lane that runs against
+/// `s`, whose jump is at its start, its successor). Whether it did.
+fn mend_short_jump(lanes: &mut [Lane], ix: usize) -> bool {
+    let lane = &lanes[ix];
+    if lane.points.len() != 2 {
+        return false;
+    }
+    let (p0, p1) = (lane.points[0], lane.points[1]);
+    let meets = |a: &[f32; 3], b: &[f32; 3]| (a[0] - b[0]).hypot(a[1] - b[1]) < 0.01;
+    let (by, at) = if lane.reversed {
+        let by = lane
+            .successors
+            .iter()
+            .find_map(|&s| match &lanes[s as usize].points[..] {
+                [a, b, ..] if meets(a, &p1) => Some((*b, *a)),
+                _ => None,
+            });
+        (by, 0)
+    } else {
+        let by = lane
+            .predecessors
+            .iter()
+            .find_map(|&s| match &lanes[s as usize].points[..] {
+                [.., a, b] if meets(b, &p0) => Some((*a, *b)),
+                _ => None,
+            });
+        (by, 1)
+    };
+    let Some((a, b)) = by else {
+        return false;
+    };
+    let mut steps = [a, b, lane.points[at]];
+    if !mend_end_jump(&mut steps) {
+        return false;
+    }
+    let lane = &mut lanes[ix];
+    lane.points[at] = steps[2];
+    let (q0, q1) = (lane.points[0], lane.points[1]);
+    lane.dist[1] =
+        ((q1[0] - q0[0]).powi(2) + (q1[1] - q0[1]).powi(2) + (q1[2] - q0[2]).powi(2)).sqrt();
+    true
+}
+
 /// `text` without the elements CARLA reads but does not build with: a
 /// road's `<lateralProfile>` (superelevation, crossfall, shape) and lanes'
 /// `<height>`s. CARLA's client places waypoints, and its worlds built
@@ -202,6 +282,7 @@ pub(crate) fn import(text: &str) -> Result<Imported, String> {
         }
         let reversed = lane.direction == Direction::Backward;
         let mut points: Vec<[f32; 3]> = pts.iter().map(|&p| mirror(p)).collect();
+        mend_end_jump(&mut points);
         let mut half: Vec<f32> = (0..pts.len())
             .map(|i| {
                 lane.widths
@@ -301,6 +382,17 @@ pub(crate) fn import(text: &str) -> Result<Imported, String> {
         let l = &mut out.lanes[ix as usize];
         l.left = left;
         l.right = right;
+    }
+    // One-step lanes follow the lanes they continue, which may be one-step
+    // lanes too (Town05's road 413: three sections of 2.4 cm).
+    for _ in 0..4 {
+        let mut mended = false;
+        for ix in 0..out.lanes.len() {
+            mended |= mend_short_jump(&mut out.lanes, ix);
+        }
+        if !mended {
+            break;
+        }
     }
     for j in &mut out.junctions {
         let (mut sum, mut n) = ([0.0f64; 3], 0usize);

@@ -194,3 +194,66 @@ fn the_builtin_towns_junctions_have_sidewalk_corners_floors_and_crosswalks() {
     );
     carla_server::nav::build(&map.walkable).expect("a navigation mesh");
 }
+
+/// A road of lane -1 (3.5 m wide) whose `<laneOffset>` goes from 0 to
+/// 3.5 m at s = 10, with lane sections starting at `sections`.
+fn shifting_road(sections: &[&str]) -> Map {
+    let section = |s: &&str| {
+        format!(
+            r#"<laneSection s="{s}"><center><lane id="0" type="none"/></center>
+<right><lane id="-1" type="driving"><link><predecessor id="-1"/><successor id="-1"/></link>
+<width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane></right></laneSection>"#
+        )
+    };
+    let sections: String = sections.iter().map(section).collect();
+    let text = format!(
+        r#"<?xml version="1.0"?>
+<OpenDRIVE><header revMajor="1" revMinor="4"/><road id="1" length="20" junction="-1"><link/>
+<planView><geometry s="0" x="0" y="0" hdg="0" length="20"><line/></geometry></planView>
+<lanes><laneOffset s="0" a="0" b="0" c="0" d="0"/><laneOffset s="10" a="3.5" b="0" c="0" d="0"/>
+{sections}</lanes></road></OpenDRIVE>"#
+    );
+    Map::load("x", text.into(), Options::default()).unwrap()
+}
+
+fn lane_of(map: &Map, section: u32) -> &super::lanes::Lane {
+    map.lanes
+        .lanes
+        .iter()
+        .find(|l| l.section == section && l.od_lane == -1)
+        .expect("the section's lane")
+}
+
+/// Where a road's `<laneOffset>` changes at a lane section's start, the
+/// lanes of the section before end on their own offset, as the client's
+/// map has them (the xodr crate took their last sample with the next
+/// record: a 3.5 m sideways jump in CARLA's Town05, road 927).
+#[test]
+fn a_lane_ends_on_its_own_offset_where_the_next_section_shifts() {
+    let map = shifting_road(&["0", "10"]);
+    let first = lane_of(&map, 0);
+    // CARLA's y is OpenDRIVE's mirrored: lane -1 on offset 0 is at y 1.75.
+    for p in &first.points {
+        assert!((p[1] - 1.75).abs() < 1e-3, "{:?}", first.points);
+    }
+    assert!((first.length() - 10.0).abs() < 0.01, "{}", first.length());
+    let second = lane_of(&map, 1);
+    assert!(
+        (second.points[0][1] + 1.75).abs() < 1e-3,
+        "{:?}",
+        second.points
+    );
+}
+
+/// The same where the section before the shift is 2 cm long, a lane of
+/// one step with no step before it of its own (Town05's road 413).
+#[test]
+fn a_one_step_lane_ends_on_its_own_offset_too() {
+    let map = shifting_road(&["0", "9.98", "10"]);
+    let short = lane_of(&map, 1);
+    assert_eq!(short.points.len(), 2, "{:?}", short.points);
+    for p in &short.points {
+        assert!((p[1] - 1.75).abs() < 1e-3, "{:?}", short.points);
+    }
+    assert!((short.length() - 0.02).abs() < 1e-3, "{}", short.length());
+}

@@ -21,7 +21,7 @@ map code:
   and walkers can wait for each other, in CARLA too; at most a third
   of them), is on a driving lane every tick, and no two vehicles' oriented
   boxes overlap (the world's own included); 16 AI walkers each get more
-  than 2 m from where they were, and every tick stand on a sidewalk, a
+  than 2 m from where they were, and every tick stand on a sidewalk (a map without: a shoulder), a
   crosswalk (a lane of the road within CROSSWALK m of where it enters a
   junction) or a junction's corner (off its driving lanes, within
   CORNER_REACH m of their centre or the nearest sidewalk's width and
@@ -114,6 +114,9 @@ need("/Game/Carla/Maps/" + name in client.get_available_maps(),
 world = client.load_world(name)
 step = ticker(world)
 m = world.get_map()
+# The lanes walkers walk: sidewalks, or on a map without any (CARLA's
+# Town06 file) its shoulders, as the world's navigation mesh has them.
+WALK = SIDEWALK if 'type="sidewalk"' in m.to_opendrive() else carla.LaneType.Shoulder
 need(m.name == "Carla/Maps/" + name, "the map's name: %r" % m.name)
 # The world's own traffic: what is there before anything is spawned.
 town_ids = [a.id for a in world.get_actors().filter("vehicle.*")]
@@ -346,14 +349,14 @@ def walker_ok(loc, half):
     sidewalk, within CROSSWALK m of the road's end into a junction): (ok,
     where, metres off every lane or None)."""
     ground = carla.Location(loc.x, loc.y, loc.z - half)
-    if on_lane(m, ground, SIDEWALK):
+    if on_lane(m, ground, WALK):
         return True, "sidewalk", None
     # A junction's corner: where two sidewalks meet round a junction, which
     # a map need not cover with a lane (the world then joins them with a
     # corner of its own), off every driving lane.
     drive = m.get_waypoint(ground, project_to_road=True, lane_type=DRIVING)
     near = m.get_waypoint(ground, project_to_road=True, lane_type=carla.LaneType.Any)
-    side = m.get_waypoint(ground, project_to_road=True, lane_type=SIDEWALK)
+    side = m.get_waypoint(ground, project_to_road=True, lane_type=WALK)
     if drive is not None:
         off_centre = drive.transform.location.distance(ground)
         # Or as far past the driving lane's edge as the map's sidewalk is
@@ -383,7 +386,7 @@ def walker_ok(loc, half):
         wp = m.get_waypoint(nudged, project_to_road=False, lane_type=DRIVING)
         if wp is not None and near_junction_end(wp):
             return True, "crosswalk", None
-    gap = outside(m, ground, SIDEWALK)
+    gap = outside(m, ground, WALK)
     return False, "%s road %d lane %d%s, %s m from a sidewalk" % (
         lane.lane_type, lane.road_id, lane.lane_id, " (junction)" if lane.is_junction else "",
         "?" if gap is None else "%.3f" % gap), None
