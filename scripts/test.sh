@@ -76,5 +76,4 @@ echo "== release-mode stress test of the lock-free slot"
 cargo test --release --lib sync::slot
 
 echo "== loom models of the slot, the buffer pool and the subscriber hand-off"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-  cargo test --release --lib loom_models
+cargo test --release --features loom --lib loom_models

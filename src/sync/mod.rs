@@ -1,5 +1,5 @@
 //! Synchronisation primitives, swapped for loom's model-checked versions
-//! under `--cfg loom` (see the models in `loom_models/`):
+//! with the internal `loom` feature (see the models in `loom_models/`):
 //! - atomics and `UnsafeCell` for the lock-free slot (`slot.rs`);
 //! - `AtomicU64` and `BoundedQueue` for the buffer pool (`streaming/pool.rs`);
 //! - `Mutex` and `Condvar` for the subscriber hand-off, a bounded FIFO
@@ -8,22 +8,22 @@
 //! Each shim has the same API in both builds, so the code under test is
 //! the code that ships.
 
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 pub(crate) use loom::cell::UnsafeCell;
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 use std::time::Instant;
 
 /// `std::cell::UnsafeCell` with loom's `with`/`with_mut` access API.
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 #[derive(Debug)]
 pub(crate) struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
 
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 impl<T> UnsafeCell<T> {
     pub(crate) fn new(value: T) -> Self {
         UnsafeCell(std::cell::UnsafeCell::new(value))
@@ -42,10 +42,10 @@ impl<T> UnsafeCell<T> {
 
 /// A bounded multi-producer multi-consumer queue: crossbeam's lock-free
 /// `ArrayQueue` in real builds.
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 pub(crate) struct BoundedQueue<T>(crossbeam_queue::ArrayQueue<T>);
 
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 impl<T> BoundedQueue<T> {
     pub(crate) fn new(capacity: usize) -> Self {
         BoundedQueue(crossbeam_queue::ArrayQueue::new(capacity))
@@ -69,13 +69,13 @@ impl<T> BoundedQueue<T> {
 /// (loom cannot see inside crossbeam's queue, so the model checks the
 /// pool's use of a bounded queue, not crossbeam itself). The full check
 /// and the push are one critical section, as `ArrayQueue::push` is atomic.
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 pub(crate) struct BoundedQueue<T> {
     items: loom::sync::Mutex<std::collections::VecDeque<T>>,
     capacity: usize,
 }
 
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 impl<T> BoundedQueue<T> {
     pub(crate) fn new(capacity: usize) -> Self {
         assert!(capacity > 0, "a bounded queue needs room for one item");
@@ -105,14 +105,14 @@ impl<T> BoundedQueue<T> {
 
 // ------------------------------------------------------ mutex, condvar
 
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 pub(crate) use parking_lot::MutexGuard;
 
 /// A mutex (parking_lot's in real builds; it cannot be poisoned).
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 pub(crate) struct Mutex<T>(parking_lot::Mutex<T>);
 
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 impl<T> Mutex<T> {
     pub(crate) fn new(value: T) -> Self {
         Mutex(parking_lot::Mutex::new(value))
@@ -124,10 +124,10 @@ impl<T> Mutex<T> {
 }
 
 /// A condition variable for [`Mutex`], with by-value guards (std's style).
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 pub(crate) struct Condvar(parking_lot::Condvar);
 
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 impl Condvar {
     pub(crate) fn new() -> Self {
         Condvar(parking_lot::Condvar::new())
@@ -153,15 +153,15 @@ impl Condvar {
     }
 }
 
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 pub(crate) use loom::sync::MutexGuard;
 
 /// Under loom: loom's mutex (a panic while holding it aborts the model, so
 /// poisoning never needs handling).
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 pub(crate) struct Mutex<T>(loom::sync::Mutex<T>);
 
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 impl<T> Mutex<T> {
     pub(crate) fn new(value: T) -> Self {
         Mutex(loom::sync::Mutex::new(value))
@@ -174,10 +174,10 @@ impl<T> Mutex<T> {
 
 /// Under loom: loom's condvar. Its timed wait never times out, so a model
 /// proves that every wait ends by a notification (no lost wake-up).
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 pub(crate) struct Condvar(loom::sync::Condvar);
 
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 impl Condvar {
     pub(crate) fn new() -> Self {
         Condvar(loom::sync::Condvar::new())
@@ -205,5 +205,5 @@ impl Condvar {
 pub(crate) mod handoff;
 pub(crate) mod slot;
 
-#[cfg(all(test, loom))]
+#[cfg(all(test, feature = "loom"))]
 mod loom_models;

@@ -182,7 +182,7 @@ impl<T> Drop for Reader<'_, T> {
     }
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(all(test, not(feature = "loom")))]
 mod tests {
     use super::*;
     use std::sync::Arc;
