@@ -247,7 +247,7 @@ fn a_hero_drives_a_planned_route_among_traffic_without_infractions() {
 }
 
 /// Whether the client process was killed by a signal (a crash of its own).
-fn crashed(out: &Output) -> bool {
+pub(super) fn crashed(out: &Output) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
