@@ -107,6 +107,18 @@ impl RpcHost {
     }
 }
 
+/// Switches the world of `rpc` to synchronous mode with a fixed `dt`, as
+/// `world.apply_settings` does (its first call only).
+pub(crate) fn synchronous(rpc: &mut carla_server::client::RpcClient, dt: f64) {
+    use rmpv::Value;
+    let settings = rpc.call("get_episode_settings", &[]).unwrap();
+    let mut s = settings.as_array().unwrap().clone();
+    s[0] = Value::Boolean(true);
+    s[2] = Value::Array(vec![Value::Boolean(true), Value::F64(dt)]);
+    rpc.call("set_episode_settings", &[Value::Array(s)])
+        .unwrap();
+}
+
 /// The identity transform as msgpack (`[[0, 0, 0], [0, 0, 0]]`).
 pub(crate) fn origin() -> rmpv::Value {
     let v = || rmpv::Value::Array(vec![rmpv::Value::F32(0.0); 3]);

@@ -58,12 +58,7 @@ fn polling_ticks_and_sending_episode_states_allocates_nothing_per_tick() {
         let token = info[1][0].as_slice().unwrap().to_vec();
         let id = u32::from_le_bytes(token[..4].try_into().unwrap());
         let mut world = StreamClient::subscribe(stream, id, Duration::from_secs(30)).unwrap();
-        let settings = rpc.call("get_episode_settings", &[]).unwrap();
-        let mut s = settings.as_array().unwrap().clone();
-        s[0] = Value::Boolean(true);
-        s[2] = Value::Array(vec![Value::Boolean(true), Value::F64(0.05)]);
-        rpc.call("set_episode_settings", &[Value::Array(s)])
-            .unwrap();
+        crate::common::rpc_host::synchronous(&mut rpc, 0.05);
         // The server registers the subscription asynchronously: tick until
         // the stream carries a state (a busy machine may take a while).
         let mut ticks = 0;

@@ -4,22 +4,13 @@
 //! that tick still reaches the new listener; a listener whose token came
 //! after a tick starts at the next tick, as in CARLA.
 
-use crate::common::rpc_host::{origin, RpcHost};
+use crate::common::rpc_host::{origin, synchronous, RpcHost};
 use carla_server::client::{RpcClient, StreamClient};
 use rmpv::Value;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 const PATIENCE: Duration = Duration::from_secs(10);
-
-fn synchronous(rpc: &mut RpcClient) {
-    let settings = rpc.call("get_episode_settings", &[]).unwrap();
-    let mut s = settings.as_array().unwrap().clone();
-    s[0] = Value::Boolean(true);
-    s[2] = Value::Array(vec![Value::Boolean(true), Value::F64(0.05)]);
-    rpc.call("set_episode_settings", &[Value::Array(s)])
-        .unwrap();
-}
 
 /// A new camera and its stream id.
 fn camera(host: &RpcHost, rpc: &mut RpcClient) -> u32 {
@@ -51,7 +42,7 @@ fn the_tick_right_after_listen_reaches_the_new_listener() {
     let host = RpcHost::start();
     let stream = host.server.streaming_addr().unwrap();
     let mut rpc = host.client();
-    synchronous(&mut rpc);
+    synchronous(&mut rpc, 0.05);
     let id = camera(&host, &mut rpc);
     // listen(): the token, then (late) the connection; the tick between.
     rpc.call("get_sensor_token", &[id.into()]).unwrap();
@@ -83,7 +74,7 @@ fn a_listener_whose_token_came_after_a_tick_starts_at_the_next_tick() {
     let host = RpcHost::start();
     let stream = host.server.streaming_addr().unwrap();
     let mut rpc = host.client();
-    synchronous(&mut rpc);
+    synchronous(&mut rpc, 0.05);
     let id = camera(&host, &mut rpc);
     let before = tick(&host, &mut rpc);
     rpc.call("get_sensor_token", &[id.into()]).unwrap();
