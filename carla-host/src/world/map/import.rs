@@ -108,84 +108,115 @@ fn mirror(p: xodr::Point) -> [f32; 3] {
     [p.x, -p.y + 0.0, p.z]
 }
 
-/// A sideways move of a lane's last step, metres, past which it is read as
-/// a jump ([`mend_end_jump`]) when it also turns more than [`END_TURN`].
-const END_JUMP: f32 = 0.1;
-/// Radians; a lane turns at most 0.05 between two samples of a curve.
-const END_TURN: f32 = 0.5;
-
-/// Mends a lane's last sample taken past its section's end. The xodr crate
+/// Mends a lane's last sample, taken at its section's end. The xodr crate
 /// evaluates a lane section's end with the `<laneOffset>` record that
 /// starts there, the next section's, so where the offset changes at a
-/// section boundary the lane's last step jumps sideways by the change
-/// (CARLA's Town05, road 927: 3.5 m); the client's map ends the lane on
-/// its own offset. Such a last step (sideways more than [`END_JUMP`],
-/// turning more than [`END_TURN`] from the step before) is replaced by the
-/// step before carried straight on by its length along. Whether it did.
-fn mend_end_jump(points: &mut [[f32; 3]]) -> bool {
-    let [.., a, b, c] = points else {
+/// section boundary the lane's last point jumps sideways by the change
+/// (CARLA's Town05, road 927: 3.5 m; Town03's junction road 733, a lane
+/// of one 1 m step: 0.64 m); the client's map ends the lane on its own
+/// offset. The end is taken again from just inside the section, carried
+/// on to the end along the lane. Whether it moved.
+fn mend_section_end(net: &RoadNetwork, lane: &xodr::Lane, points: &mut [[f32; 3]]) -> bool {
+    let pts = lane.center.points();
+    let (Some(on), [.., before, _]) = (net.road_lane(lane.id), pts) else {
         return false;
     };
-    let (ux, uy) = (b[0] - a[0], b[1] - a[1]);
-    let run = ux.hypot(uy);
-    if run < 1e-4 {
+    let (Some(road), Some(from)) = (net.road(on.road), net.road_position_on(on.road, *before))
+    else {
+        return false;
+    };
+    let at = |s: f64| {
+        net.lane_point(xodr::LanePosition {
+            lane: lane.id,
+            s,
+            offset: 0.0,
+        })
+    };
+    // The section's end: the last `s` the lane has a point at, past its
+    // last point but one (the last may have jumped onto another part of a
+    // curving road, so its own `s` is no guide).
+    // (The last point but one's `s` comes back from its position a hair
+    // before the section's start, in rounding.)
+    let Some(mut start) = [0.0, 1e-5, 1e-4, 1e-3]
+        .map(|d| from.s + d)
+        .into_iter()
+        .find(|&s| at(s).is_some())
+    else {
+        return false;
+    };
+    let mut end = road.length();
+    while end - start > 1e-7 {
+        let mid = (start + end) / 2.0;
+        if at(mid).is_some() {
+            start = mid;
+        } else {
+            end = mid;
+        }
+    }
+    let end = start;
+    // Two points inside the section near its end (Town05's road 413 has
+    // sections of 2.4 cm), the end carried on from them.
+    let run = (0.05f64).min((end - from.s) / 2.0);
+    if run <= 0.0 {
         return false;
     }
-    let (ux, uy) = (ux / run, uy / run);
-    let (vx, vy) = (c[0] - b[0], c[1] - b[1]);
-    let along = vx * ux + vy * uy;
-    let side = (vx * uy - vy * ux).abs();
-    if side <= END_JUMP || side <= along.abs() * END_TURN.tan() {
+    let inside = run * 0.05;
+    let (Some(a), Some(b)) = (at(end - inside), at(end - inside - run)) else {
         return false;
+    };
+    let k = (inside / run) as f32;
+    let carried = mirror(xodr::Point {
+        x: a.x + (a.x - b.x) * k,
+        y: a.y + (a.y - b.y) * k,
+        z: a.z + (a.z - b.z) * k,
+    });
+    let Some(tail) = points.last_mut() else {
+        return false;
+    };
+    let moved = (carried[0] - tail[0]).hypot(carried[1] - tail[1]) > 1e-3;
+    if moved {
+        *tail = carried;
     }
-    let along = along.max(0.0);
-    *c = [b[0] + ux * along, b[1] + uy * along, c[2]];
-    true
+    moved
 }
 
-/// [`mend_end_jump`] for a lane of one step (a short section), which has no
-/// step before to go by: the lane it continues gives the direction (its
-/// predecessor, where the jump is at its end; for a lane that runs against
-/// `s`, whose jump is at its start, its successor). Whether it did.
-fn mend_short_jump(lanes: &mut [Lane], ix: usize) -> bool {
-    let lane = &lanes[ix];
-    if lane.points.len() != 2 {
-        return false;
-    }
-    let (p0, p1) = (lane.points[0], lane.points[1]);
-    let meets = |a: &[f32; 3], b: &[f32; 3]| (a[0] - b[0]).hypot(a[1] - b[1]) < 0.01;
-    let (by, at) = if lane.reversed {
-        let by = lane
-            .successors
-            .iter()
-            .find_map(|&s| match &lanes[s as usize].points[..] {
-                [a, b, ..] if meets(a, &p1) => Some((*b, *a)),
-                _ => None,
-            });
-        (by, 0)
-    } else {
-        let by = lane
-            .predecessors
-            .iter()
-            .find_map(|&s| match &lanes[s as usize].points[..] {
-                [.., a, b] if meets(b, &p0) => Some((*a, *b)),
-                _ => None,
-            });
-        (by, 1)
+/// Below this, metres, a segment's middle counts as on its chord.
+const SAG_FLOOR: f32 = 5e-4;
+
+/// [`Lane::sag`] of a lane whose points (CARLA's frame, in `s` order) are
+/// `points`: the xodr crate samples a lane where it turns, so a straight
+/// road over a crest or through a dip is sampled metres apart (CARLA's
+/// Town03, road 49: its middle 2.6 cm off the chord), while the client's
+/// map takes the height at every `s` from the elevation profile.
+fn sags(net: &RoadNetwork, lane: &xodr::Lane, points: &[[f32; 3]]) -> Vec<f32> {
+    let Some(on) = net.road_lane(lane.id) else {
+        return Vec::new();
     };
-    let Some((a, b)) = by else {
-        return false;
-    };
-    let mut steps = [a, b, lane.points[at]];
-    if !mend_end_jump(&mut steps) {
-        return false;
+    if points.iter().all(|p| (p[2] - points[0][2]).abs() < 1e-4) {
+        return Vec::new();
     }
-    let lane = &mut lanes[ix];
-    lane.points[at] = steps[2];
-    let (q0, q1) = (lane.points[0], lane.points[1]);
-    lane.dist[1] =
-        ((q1[0] - q0[0]).powi(2) + (q1[1] - q0[1]).powi(2) + (q1[2] - q0[2]).powi(2)).sqrt();
-    true
+    let sag: Vec<f32> = points
+        .windows(2)
+        .map(|w| {
+            let mid = xodr::Point {
+                x: (w[0][0] + w[1][0]) / 2.0,
+                y: -(w[0][1] + w[1][1]) / 2.0,
+                z: (w[0][2] + w[1][2]) / 2.0,
+            };
+            let on_lane = net.road_position_on(on.road, mid).and_then(|at| {
+                net.lane_point(xodr::LanePosition {
+                    lane: lane.id,
+                    s: at.s,
+                    offset: 0.0,
+                })
+            });
+            on_lane.map_or(0.0, |p| p.z - mid.z)
+        })
+        .collect();
+    if sag.iter().all(|s| s.abs() < SAG_FLOOR) {
+        return Vec::new();
+    }
+    sag
 }
 
 /// `text` without the elements CARLA reads but does not build with: a
@@ -282,7 +313,8 @@ pub(crate) fn import(text: &str) -> Result<Imported, String> {
         }
         let reversed = lane.direction == Direction::Backward;
         let mut points: Vec<[f32; 3]> = pts.iter().map(|&p| mirror(p)).collect();
-        mend_end_jump(&mut points);
+        mend_section_end(&net, lane, &mut points);
+        let mut sag = sags(&net, lane, &points);
         let mut half: Vec<f32> = (0..pts.len())
             .map(|i| {
                 lane.widths
@@ -307,6 +339,7 @@ pub(crate) fn import(text: &str) -> Result<Imported, String> {
             half.reverse();
             bank.reverse();
             bank.iter_mut().for_each(|b| *b = -*b);
+            sag.reverse();
         }
         let mut dist = Vec::with_capacity(points.len());
         let mut d = 0.0f32;
@@ -333,6 +366,7 @@ pub(crate) fn import(text: &str) -> Result<Imported, String> {
             dist,
             half_width: half,
             bank,
+            sag,
             successors: Vec::new(),
             predecessors: Vec::new(),
             left: None,
@@ -382,17 +416,6 @@ pub(crate) fn import(text: &str) -> Result<Imported, String> {
         let l = &mut out.lanes[ix as usize];
         l.left = left;
         l.right = right;
-    }
-    // One-step lanes follow the lanes they continue, which may be one-step
-    // lanes too (Town05's road 413: three sections of 2.4 cm).
-    for _ in 0..4 {
-        let mut mended = false;
-        for ix in 0..out.lanes.len() {
-            mended |= mend_short_jump(&mut out.lanes, ix);
-        }
-        if !mended {
-            break;
-        }
     }
     for j in &mut out.junctions {
         let (mut sum, mut n) = ([0.0f64; 3], 0usize);

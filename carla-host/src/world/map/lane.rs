@@ -67,6 +67,12 @@ pub(crate) struct Lane {
     /// Cross slope at each point, radians; positive raises the left side
     /// (looking along the points).
     pub bank: Vec<f32>,
+    /// Per segment between points, how far the lane's height at its middle
+    /// lies above the chord, metres (the road bulges above the straight
+    /// line between two samples over a crest and dips below it in a sag):
+    /// heights between points follow the parabola through both ends and
+    /// that middle. Empty on a lane that needs none.
+    pub sag: Vec<f32>,
     /// Lanes driven into from this lane's end / driving into its start.
     pub successors: Vec<LaneIx>,
     pub predecessors: Vec<LaneIx>,
@@ -116,12 +122,24 @@ impl Lane {
         (i, f)
     }
 
+    /// The height a fraction `f` along segment `i`, and its rise per unit
+    /// of `f` there.
+    pub(crate) fn height(&self, i: usize, f: f32) -> (f32, f32) {
+        let (a, b) = (self.points[i][2], self.points[i + 1][2]);
+        let sag = self.sag.get(i).copied().unwrap_or(0.0);
+        (
+            a + (b - a) * f + 4.0 * sag * f * (1.0 - f),
+            b - a + 4.0 * sag * (1.0 - 2.0 * f),
+        )
+    }
+
     /// The pose `d` metres along the centre line (clamped to the lane).
     pub(crate) fn pose(&self, d: f32) -> LanePose {
         let (i, f) = self.locate(d);
         let (a, b) = (self.points[i], self.points[i + 1]);
-        let p = [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * f);
-        let (dx, dy, dz) = (b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+        let (z, dz) = self.height(i, f);
+        let p = [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, z];
+        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
         let run = dx.hypot(dy).max(1e-6);
         let half = self.half_width[i] + (self.half_width[i + 1] - self.half_width[i]) * f;
         let bank = self.bank[i] + (self.bank[i + 1] - self.bank[i]) * f;

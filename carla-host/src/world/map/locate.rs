@@ -54,7 +54,7 @@ fn near(l: &Lane, i: usize, x: f32, y: f32) -> Near {
         dist: l.dist[i] + (l.dist[i + 1] - l.dist[i]) * t,
         offset,
         gap,
-        z: a[2] + (b[2] - a[2]) * t,
+        z: l.height(i, t).0,
         half: l.half_width[i] + (l.half_width[i + 1] - l.half_width[i]) * t,
     }
 }

@@ -257,3 +257,64 @@ fn a_one_step_lane_ends_on_its_own_offset_too() {
     }
     assert!((short.length() - 0.02).abs() < 1e-3, "{}", short.length());
 }
+
+/// On a curve, a one-step lane's end mended from its own section: a
+/// 20 m-radius arc whose offset shifts at s = 10 after a 1 m section
+/// (CARLA's Town03, junction road 733). Carried on straight from the lane
+/// before it, its end missed the client's by 2.5 cm.
+#[test]
+fn a_one_step_lane_on_a_curve_ends_on_the_curve() {
+    let text = r#"<?xml version="1.0"?>
+<OpenDRIVE><header revMajor="1" revMinor="4"/><road id="1" length="20" junction="-1"><link/>
+<planView><geometry s="0" x="0" y="0" hdg="0" length="20"><arc curvature="0.05"/></geometry></planView>
+<lanes><laneOffset s="0" a="0" b="0" c="0" d="0"/><laneOffset s="10" a="3.5" b="0" c="0" d="0"/>
+<laneSection s="0"><center><lane id="0" type="none"/></center><right><lane id="-1" type="driving">
+<link><successor id="-1"/></link><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane></right></laneSection>
+<laneSection s="9"><center><lane id="0" type="none"/></center><right><lane id="-1" type="driving">
+<link><predecessor id="-1"/><successor id="-1"/></link><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane></right></laneSection>
+<laneSection s="10"><center><lane id="0" type="none"/></center><right><lane id="-1" type="driving">
+<link><predecessor id="-1"/></link><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane></right></laneSection>
+</lanes></road></OpenDRIVE>"#;
+    let map = Map::load("x", text.into(), Options::default()).unwrap();
+    // Lane -1's centre runs 1.75 m outside the arc: radius 21.75 about
+    // (0, 20) in OpenDRIVE, whose y CARLA mirrors.
+    let on_curve = |s: f32| {
+        let a = s / 20.0;
+        [21.75 * a.sin(), -(20.0 - 21.75 * a.cos())]
+    };
+    let short = lane_of(&map, 1);
+    let end = short.points[short.points.len() - 1];
+    let want = on_curve(10.0);
+    let off = (end[0] - want[0]).hypot(end[1] - want[1]);
+    assert!(off < 2e-3, "{off} m off: {:?} vs {want:?}", short.points);
+    let before = lane_of(&map, 0);
+    let want = on_curve(9.0);
+    let last = before.points[before.points.len() - 1];
+    assert!((last[0] - want[0]).hypot(last[1] - want[1]) < 2e-3);
+}
+
+/// Over a crest, heights between a lane's samples follow the road's
+/// elevation, not the chord between them: the xodr crate samples a
+/// straight road only where its profile needs it (CARLA's Town03, road 49:
+/// the world's cars rode 2.6 cm above the client's lane there).
+#[test]
+fn a_lane_over_a_crest_is_as_high_as_the_road_between_samples() {
+    let text = r#"<?xml version="1.0"?>
+<OpenDRIVE><header revMajor="1" revMinor="4"/><road id="1" length="100" junction="-1"><link/>
+<planView><geometry s="0" x="0" y="0" hdg="0" length="100"><line/></geometry></planView>
+<elevationProfile><elevation s="0" a="0" b="0.2" c="-0.004" d="0"/></elevationProfile>
+<lanes><laneSection s="0"><center><lane id="0" type="none"/></center><right>
+<lane id="-1" type="driving"><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane></right>
+</laneSection></lanes></road></OpenDRIVE>"#;
+    let map = Map::load("x", text.into(), Options::default()).unwrap();
+    let lane = lane_of(&map, 0);
+    let road = |x: f32| 0.2 * x - 0.004 * x * x;
+    let mut worst = 0.0f32;
+    let mut d = 0.0;
+    while d < lane.length() {
+        let p = lane.pose(d).position;
+        worst = worst.max((p[2] - road(p[0])).abs());
+        d += 0.25;
+    }
+    assert!(worst < 1e-3, "{worst} m off the road's height");
+}
