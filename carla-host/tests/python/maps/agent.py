@@ -191,7 +191,28 @@ def on_lane(m, loc, lane_type):
     if m.get_waypoint(loc, project_to_road=False, lane_type=lane_type) is not None:
         return True
     d = outside(m, loc, lane_type)
-    return d is not None and d <= BOUNDARY
+    if d is not None and d <= BOUNDARY:
+        return True
+    # Where roads overlap (Town07's rural roads run beside each other), the
+    # client's get_waypoint may answer with another road's lane than the
+    # one that holds the point, even when asked for the nearest lane of
+    # this type: the lanes of this type it finds from points around, each
+    # measured from the foot of its centre line.
+    seen = set()
+    for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (2, 0), (-2, 0), (0, 2), (0, -2)):
+        near = m.get_waypoint(carla.Location(loc.x + dx, loc.y + dy, loc.z),
+                              project_to_road=True, lane_type=lane_type)
+        if near is None or (near.road_id, near.section_id, near.lane_id) in seen:
+            continue
+        seen.add((near.road_id, near.section_id, near.lane_id))
+        c = lane_centre(m, loc, near)
+        t = c.transform
+        f = t.get_forward_vector()
+        ex, ey = loc.x - t.location.x, loc.y - t.location.y
+        along, lateral = ex * f.x + ey * f.y, -ex * f.y + ey * f.x
+        if abs(along) < 0.05 and abs(lateral) <= c.lane_width / 2 + BOUNDARY:
+            return True
+    return False
 
 
 def on_driving_lane(m, loc):

@@ -24,8 +24,9 @@ map code:
   than 2 m from where they were, and every tick stand on a sidewalk (a map without: a shoulder), a
   crosswalk (a lane of the road within CROSSWALK m of where it enters a
   junction) or a junction's corner (off its driving lanes, within
-  CORNER_REACH m of their centre or the nearest sidewalk's width and
-  CORNER_SLACK m of their edge); the world's own traffic is on the client's lane centres (x,
+  CORNER_REACH m of their centre, or out to the nearest sidewalk's outer
+  edge as far as it lies from the driving lane centre nearest it, and
+  CORNER_SLACK m more); the world's own traffic is on the client's lane centres (x,
   y and z within 2 cm) every tick. On a map with lights the run goes on,
   at most one light cycle more, until every vehicle has driven its 20 m
   and every light has changed: a car that starts at the back of a queue
@@ -359,10 +360,17 @@ def walker_ok(loc, half):
     side = m.get_waypoint(ground, project_to_road=True, lane_type=WALK)
     if drive is not None:
         off_centre = drive.transform.location.distance(ground)
-        # Or as far past the driving lane's edge as the map's sidewalk is
-        # wide (Town01: 4 m sidewalks go on along a T junction's closed side).
+        # Or out to the nearest sidewalk's outer edge, as far from a driving
+        # lane's centre as it is from the driving lane nearest it (a T
+        # junction's closed side: Town01's 4 m sidewalks, Town03's and
+        # Town05's behind parking lanes and shoulders, go on along it).
         reach = max(CORNER_REACH, drive.lane_width / 2 + (side.lane_width if side else 0.0)
                     + CORNER_SLACK)
+        own = side and m.get_waypoint(side.transform.location, project_to_road=True,
+                                      lane_type=DRIVING)
+        if own is not None:
+            band = own.transform.location.distance(side.transform.location)
+            reach = max(reach, band + side.lane_width / 2 + CORNER_SLACK)
     if (drive is not None and (drive.is_junction or (near is not None and near.is_junction))
             and not on_lane(m, ground, DRIVING) and off_centre <= reach):
         return True, "corner", None
