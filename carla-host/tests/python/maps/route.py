@@ -215,6 +215,9 @@ check(crossings >= 1 or not stop_lines, "the hero crossed a light's stop line")
 check(len(off_lane) <= OFF_LANE_ALLOWED, "on driving lanes: %d ticks off, first %s"
       % (len(off_lane), off_lane[:5]))
 
+# The Traffic Manager lets go of its cars first (see town/traffic.py).
+client.apply_batch_sync([carla.command.SetAutopilot(i, False, tm_port) for i in vehicle_ids],
+                        False)
 client.apply_batch_sync([carla.command.DestroyActor(i) for i in vehicle_ids], False)
 tm.shut_down()
 hero.destroy()

@@ -631,6 +631,10 @@ result["lights_changed"] = len(lights) - len(unchanged)
 # ticked with no vehicles.)
 for c in world.get_actors(controller_ids):
     c.stop()
+# The Traffic Manager lets go of its cars first (see town/traffic.py: the
+# stock client's, left with cars destroyed under it, can overflow its
+# thread's stack).
+client.apply_batch_sync([SetAutopilot(i, False, tm_port) for i in vehicle_ids], False)
 client.apply_batch_sync([DestroyActor(i) for i in controller_ids + walker_ids + vehicle_ids], False)
 tm.shut_down()
 step()

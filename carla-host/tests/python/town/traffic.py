@@ -198,6 +198,12 @@ stop_sensors(sensors, then_destroy=False)
 # callbacks, need that lock to deliver the tick (a client-side deadlock,
 # see docs/compatibility.md).
 client.apply_batch_sync([carla.command.DestroyActor(i) for i in controller_ids], False)
+# The Traffic Manager lets go of its cars before they are destroyed: the
+# stock 0.9.16 client's Traffic Manager, left to plan for cars destroyed
+# under it, overflowed its thread's stack in Map::GetSignalsInDistance
+# (22,000 frames deep, a SIGSEGV at exit) in about 1 run in 6, against
+# this server's builds of before and after 2026-11-29 alike.
+client.apply_batch_sync([SetAutopilot(i, False, tm_port) for i in vehicle_ids], False)
 client.apply_batch_sync([carla.command.DestroyActor(i) for i in vehicle_ids + walker_ids], False)
 tm.set_synchronous_mode(False)
 settings.synchronous_mode = False
