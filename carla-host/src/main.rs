@@ -474,10 +474,17 @@ fn main() {
             tick.succeed(serve.frame);
         }
         if !sync09 {
-            next_tick += Duration::from_secs_f32(period);
+            let step = Duration::from_secs_f32(period);
+            next_tick += step;
             let now = Instant::now();
-            if next_tick + Duration::from_secs_f32(period) < now {
+            if next_tick + step < now {
                 next_tick = now;
+            } else if next_tick > now + step {
+                // Ticks a synchronous 0.8 client drove faster than real
+                // time: once it goes, the world runs on from now (it stood
+                // as long as the client had run ahead, and a new episode's
+                // first frame waited for it).
+                next_tick = now + step;
             }
         }
         print_status(&server, &world, episode.as_ref(), &mut status, &mut times);

@@ -7,6 +7,8 @@
 //! - [`attacks`]: requests that ask too much (Linux: peak memory from `/proc`);
 //! - [`hardening`]: descriptor floods, handshake deadlines, the log's
 //!   summaries and timestamps, per-client budgets (Linux: `/proc`);
+//! - [`flood_episode`]: a new 0.8 episode after a synchronous one, under
+//!   a second descriptor flood (Linux: `ulimit`);
 //! - [`town_09`]: the unmodified `carla==0.9.16` package and the examples
 //!   (Unix: the client is a Linux Python);
 //! - [`maps`]: the same package on any OpenDRIVE map as the world: the
@@ -15,6 +17,7 @@
 mod attacks;
 #[path = "../../../tests/common/basics.rs"]
 mod common;
+mod flood_episode;
 mod hardening;
 // Its /proc readers and log helpers serve the Linux-only modules.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
