@@ -16,7 +16,8 @@
 //! A port whose class is out of tickets stops accepting: new connections
 //! wait in the kernel's backlog (they complete their TCP handshake there)
 //! and are taken as soon as tickets come back, when connections close or
-//! their handshake deadline passes. The budget is the soft limit, less the
+//! their handshake deadline passes, or when a new connection takes over
+//! the ticket of one that has sent nothing ([`super::reactor`]). The budget is the soft limit, less the
 //! descriptors open when the library first needed it (the host's own) and
 //! [`HOST_MARGIN`] for what the host opens later.
 
@@ -70,6 +71,17 @@ fn reserve_of(budget: usize) -> usize {
 /// Descriptors reserved for the world class.
 pub(crate) fn reserve() -> usize {
     reserve_of(budget())
+}
+
+/// Connections one port may hold waiting for their first bytes: half of
+/// its class's share, so a flood on one port (an older release's RPC port,
+/// say) leaves the other ports of the class room to take their clients.
+pub(crate) fn pending_share(class: Class) -> usize {
+    let cap = match class {
+        Class::World => budget(),
+        Class::Streams => budget() - reserve(),
+    };
+    (cap / 2 / CONN_FDS).max(1)
 }
 
 /// Descriptors the library's connections hold now.

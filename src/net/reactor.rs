@@ -6,12 +6,16 @@
 //! A connection waiting for its first bytes costs one descriptor and a few
 //! bytes of memory, and has one deadline for the whole handshake, counted
 //! from its accept: a client that sends one byte at a time cannot stretch
-//! it. At most [`MAX_PENDING`] wait per port; past that, or past the
-//! budget, new connections wait in the kernel's backlog, so a flood of
-//! idle connections delays a real client (until the flood's deadlines
-//! pass) instead of making it fail.
+//! it. A port holds at most [`MAX_PENDING`] such connections, and at most
+//! half of its class's descriptors ([`pending_share`]). Past that, or past
+//! the budget, a new connection takes over the place of the oldest one that
+//! has sent nothing for [`IDLE_EVICT`] (closed at once): a flood of idle
+//! connections cycles through the port in a fraction of a second, and a
+//! real client behind it, whose first bytes come with its connection, is
+//! served instead of waiting for the flood's deadlines. With no such idle
+//! connection, new connections wait in the kernel's backlog.
 
-use super::fds::{Class, Ticket, CONN_FDS};
+use super::fds::{pending_share, Class, Ticket, CONN_FDS};
 use super::Conn;
 use mio::{Events, Interest, Poll, Token};
 use std::collections::HashMap;
@@ -21,6 +25,11 @@ use std::time::{Duration, Instant};
 
 /// Connections waiting for their first bytes on one port, at most.
 pub(crate) const MAX_PENDING: usize = 1024;
+
+/// How long a pending connection must have sent nothing before a new one
+/// may take its place (a real client's first bytes are on their way by
+/// then).
+const IDLE_EVICT: Duration = Duration::from_millis(100);
 
 /// How often a port that is out of descriptors (or whose `accept` failed)
 /// tries again.
@@ -139,11 +148,19 @@ impl<A: Acceptor> Reactor<A> {
     /// it stopped for lack of descriptors (try again soon).
     fn accept_queued(&mut self) -> bool {
         loop {
-            if self.pending.len() >= MAX_PENDING {
-                return true;
-            }
-            let Some(ticket) = Ticket::take(self.class, CONN_FDS) else {
-                return true;
+            let full = self.pending.len() >= MAX_PENDING.min(pending_share(self.class));
+            let ticket = if full {
+                None
+            } else {
+                Ticket::take(self.class, CONN_FDS)
+            };
+            // Out of room: the oldest idle connection's place, if any.
+            let victim = match ticket {
+                Some(_) => None,
+                None => match self.oldest_idle(Instant::now()) {
+                    Some(token) => Some(token),
+                    None => return true,
+                },
             };
             let (stream, peer) = match self.listener.accept() {
                 Ok(pair) => pair,
@@ -157,6 +174,9 @@ impl<A: Acceptor> Reactor<A> {
                     crate::log_warn!("{} port {}: accept failed: {}", self.name, self.port, e);
                     return true;
                 }
+            };
+            let Some(ticket) = ticket.or_else(|| victim.and_then(|v| self.take_over(v))) else {
+                return true;
             };
             match self.acceptor.handshake() {
                 None => self.hand_over(stream, peer, ticket, None, None),
@@ -244,6 +264,30 @@ impl<A: Acceptor> Reactor<A> {
         let _ = self.poll.registry().deregister(&mut p.stream);
         let keep = p.handshake.keep.then_some(p.got);
         self.hand_over(p.stream, p.peer, p.ticket, Some(p.first), keep);
+    }
+
+    /// The pending connection that has sent nothing for the longest, if
+    /// that is [`IDLE_EVICT`] or more.
+    fn oldest_idle(&self, now: Instant) -> Option<Token> {
+        self.pending
+            .iter()
+            .filter(|(_, p)| p.got == 0 && now.duration_since(p.since) >= IDLE_EVICT)
+            .min_by_key(|(_, p)| p.since)
+            .map(|(t, _)| *t)
+    }
+
+    /// Closes pending connection `token` for a new one; its ticket.
+    fn take_over(&mut self, token: Token) -> Option<Ticket> {
+        let mut p = self.pending.remove(&token)?;
+        let _ = self.poll.registry().deregister(&mut p.stream);
+        crate::log_debug!(
+            "{} port {}: {} closed: sent nothing for {} ms while the port was full; a new connection takes its place",
+            self.name,
+            self.port,
+            p.peer,
+            p.since.elapsed().as_millis()
+        );
+        Some(p.ticket)
     }
 
     fn drop_pending(&mut self, token: Token) {

@@ -15,6 +15,9 @@ pub(crate) struct HostProcess {
     pub(crate) port: u16,
     /// The 0.9 streaming port (from the banner).
     pub(crate) stream_port: u16,
+    /// The banner line (the ports of the older releases).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub(crate) banner: String,
     pub(crate) log: Arc<Mutex<Vec<String>>>,
 }
 
@@ -77,6 +80,7 @@ impl HostProcess {
             child,
             port,
             stream_port,
+            banner,
             log,
         }
     }
