@@ -12,32 +12,13 @@
 #![cfg(target_os = "linux")]
 
 use crate::common;
+use crate::hardening::{addr, raise_own_fd_limit};
 use crate::host_process::{camera, HostProcess};
 use carla_server::types::Control;
-use std::net::{SocketAddr, TcpStream};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 const TIMEOUT_MS: u32 = 3000;
-
-fn addr(port: u16) -> SocketAddr {
-    SocketAddr::from(([127, 0, 0, 1], port))
-}
-
-/// Lets this process open `n` sockets (up to the hard limit).
-fn raise_own_fd_limit(n: u64) {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: get/setrlimit read and write one struct we own.
-    unsafe {
-        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim), 0);
-        if lim.rlim_cur < n {
-            lim.rlim_cur = n.min(lim.rlim_max);
-            assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &lim), 0);
-        }
-    }
-}
 
 /// 1100 idle connections to `port` (the kernel's backlog takes those the
 /// server does not accept yet).
@@ -78,7 +59,7 @@ fn status_lines(host: &HostProcess) -> Vec<(f64, f64)> {
 
 /// The scenario with the floods on the port `target` picks.
 fn a_new_episode_after_a_flood_gets_its_frames(target: impl Fn(&HostProcess) -> u16) {
-    raise_own_fd_limit(8192);
+    raise_own_fd_limit(4096);
     let host = HostProcess::start_with(TIMEOUT_MS, Some(1024), &[]);
     let port = target(&host);
     let ini = common::ini(true, &["Cam"], &camera("Cam", 32, 24));

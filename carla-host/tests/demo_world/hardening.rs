@@ -25,7 +25,7 @@ fn closed(s: &mut TcpStream) -> bool {
     gone
 }
 
-fn addr(port: u16) -> SocketAddr {
+pub(super) fn addr(port: u16) -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], port))
 }
 
@@ -62,7 +62,7 @@ fn world_stream_serves(host: &HostProcess, within: Duration) -> Duration {
 }
 
 /// Lets this process open `n` more sockets.
-fn raise_own_fd_limit(n: u64) {
+pub(super) fn raise_own_fd_limit(n: u64) {
     let mut lim = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
