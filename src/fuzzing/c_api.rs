@@ -51,6 +51,10 @@ pub(super) enum Kind {
     Camera {
         width: u32,
         height: u32,
+        /// 4 (BGRA, and the DVS camera's input), 8 (optical flow).
+        pixel_bytes: u32,
+        /// Mirrors to the 0.8 port (BGRA images, not the DVS camera).
+        mirrors: bool,
     },
     Lidar {
         rays: u32,
@@ -300,6 +304,12 @@ fn create_known(server: CarlaServerPtr, input: &mut Input<'_>, run: &mut Run) {
         Kind::Camera {
             width: camera.0,
             height: camera.1,
+            pixel_bytes: if kind == SensorType::OpticalFlowCamera {
+                8
+            } else {
+                4
+            },
+            mirrors: !matches!(kind, SensorType::OpticalFlowCamera | SensorType::DvsCamera),
         }
     } else if def.id.starts_with("sensor.lidar") {
         Kind::Lidar { rays: 0 }

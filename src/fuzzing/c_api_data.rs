@@ -48,8 +48,9 @@ pub(super) fn queries(server: CarlaServerPtr, input: &mut Input<'_>, run: &Run) 
             carla_sensor_set_synchronous(server, id, input.u32() % 50),
             found
         );
-        let mirrors = on_sensor(kind, |k| {
-            matches!(k, Kind::Camera { .. } | Kind::Lidar { .. })
+        let mirrors = on_sensor(kind, |k| match k {
+            Kind::Camera { mirrors, .. } => mirrors,
+            k => matches!(k, Kind::Lidar { .. }),
         });
         assert_eq!(
             carla_sensor_mirror_to_legacy(server, id, input.u32()),
@@ -90,7 +91,12 @@ pub(super) fn send_image(server: CarlaServerPtr, input: &mut Input<'_>, run: &Ru
     let (id, kind) = run.sensor(input);
     let ctx = context(input);
     let exact = match kind {
-        Some(Kind::Camera { width, height }) => (width * height * 4) as usize,
+        Some(Kind::Camera {
+            width,
+            height,
+            pixel_bytes,
+            ..
+        }) => (width * height * pixel_bytes) as usize,
         _ => 64,
     };
     let size = match input.u8() % 3 {
@@ -170,8 +176,17 @@ pub(super) fn images(server: CarlaServerPtr, input: &mut Input<'_>, run: &mut Ru
         return;
     }
     assert_eq!(code, on_sensor(kind, |k| matches!(k, Kind::Camera { .. })));
-    if let (0, Some(Kind::Camera { width, height })) = (code, kind) {
-        assert_eq!(size, width * height * 4);
+    if let (
+        0,
+        Some(Kind::Camera {
+            width,
+            height,
+            pixel_bytes,
+            ..
+        }),
+    ) = (code, kind)
+    {
+        assert_eq!(size, width * height * pixel_bytes);
         // SAFETY: the library hands out `size` writable bytes until commit.
         unsafe { std::ptr::write_bytes(pixels as *mut u8, input.u8(), size as usize) };
         run.images.push((image, id));
