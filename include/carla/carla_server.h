@@ -224,7 +224,7 @@
  (its AI vehicles and walkers) still while the replayer moves the
  recorded actors.
  */
-#define CARLA_RPC_HOLD_TRAFFIC 43
+#define CARLA_RPC_HOLD_TRAFFIC 45
 
 /*
  `load_world` / `reload_world`: build a new episode of map `map_name`

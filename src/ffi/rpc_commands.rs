@@ -56,7 +56,7 @@ pub const CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS: u32 = 41;
 /// A replay started (`enabled`) or ended: hold the world's own traffic
 /// (its AI vehicles and walkers) still while the replayer moves the
 /// recorded actors.
-pub const CARLA_RPC_HOLD_TRAFFIC: u32 = 43;
+pub const CARLA_RPC_HOLD_TRAFFIC: u32 = 45;
 
 /// `load_world` / `reload_world`: build a new episode of map `map_name`
 /// (if it is another map than the current one, describe it with

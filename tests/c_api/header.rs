@@ -30,3 +30,29 @@ fn committed_header_matches_cbindgen_output() {
         "include/carla/carla_server.h is out of date; run `UPDATE_HEADER=1 cargo test --test c_api header::`"
     );
 }
+
+/// Every request kind a host switches on has a value of its own (the
+/// attribute types are another enumeration and may share values).
+#[test]
+fn request_kinds_are_distinct() {
+    let header = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("include/carla/carla_server.h"),
+    )
+    .expect("header");
+    let mut seen = std::collections::BTreeMap::new();
+    for line in header.lines() {
+        let mut words = line.split_whitespace();
+        let (Some("#define"), Some(name), Some(value)) = (words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
+        if !name.starts_with("CARLA_RPC_") || name.starts_with("CARLA_RPC_ATTRIBUTE_") {
+            continue;
+        }
+        let value: u32 = value.parse().expect("a number");
+        if let Some(other) = seen.insert(value, name) {
+            panic!("{name} and {other} are both {value}");
+        }
+    }
+    assert!(seen.len() > 30, "{} kinds found", seen.len());
+}
