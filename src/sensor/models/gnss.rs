@@ -94,6 +94,26 @@ pub fn to_geo(reference: &GeoReference, location: Vector3D) -> (f64, f64, f64) {
     (latitude, longitude, reference.altitude + z)
 }
 
+/// The conversion of CARLA 0.9.16 (`GeoLocation::Transform`, the client's
+/// `map.transform_to_geolocation` and the 0.9.16 engine's V2X messages): a
+/// spherical transverse Mercator projection (scale 0.9996, radius
+/// 6 378 137 m) centred on the reference, with the location's x east and
+/// its y taken as north (unlike the formula of [`to_geo`]). The altitude is
+/// the reference's plus z (0.9.16 adds the reference's twice).
+pub fn to_geo_0916(reference: &GeoReference, location: Vector3D) -> (f64, f64, f64) {
+    const K0: f64 = 0.9996;
+    let r = EARTH_RADIUS_EQUATOR_M;
+    let d = f64::from(location.x) / (K0 * r);
+    let e = f64::from(location.y) / (K0 * r) + reference.latitude.to_radians();
+    let latitude = (e.sin() / d.cosh()).asin().to_degrees();
+    let longitude = reference.longitude + d.sinh().atan2(e.cos()).to_degrees();
+    (
+        latitude,
+        longitude,
+        reference.altitude + f64::from(location.z),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +151,24 @@ mod tests {
         assert!(lat.abs() < 1e-12);
         let (_, lon, _) = to_geo(&GeoReference::default(), at(-1000.0, 0.0, 0.0));
         assert!((lon + KM_DEG).abs() < 1e-9, "{lon}");
+    }
+
+    #[test]
+    fn the_0916_projection_is_metric_near_the_reference_with_y_north() {
+        let r = GeoReference {
+            latitude: 49.0,
+            longitude: 8.0,
+            altitude: 10.0,
+        };
+        let (lat, lon, alt) = to_geo_0916(&r, at(0.0, 0.0, 2.0));
+        assert!((lat - 49.0).abs() < 1e-12 && (lon - 8.0).abs() < 1e-12 && alt == 12.0);
+        // 100 m "north" (+y) and east: a degree is R·π/180 on the sphere.
+        let (lat, lon, _) = to_geo_0916(&r, at(100.0, 100.0, 0.0));
+        let north = (lat - 49.0) * EARTH_RADIUS_EQUATOR_M.to_radians() * 0.9996;
+        let east =
+            (lon - 8.0) * EARTH_RADIUS_EQUATOR_M.to_radians() * 0.9996 * 49f64.to_radians().cos();
+        assert!((north - 100.0).abs() < 0.05, "{north}");
+        assert!((east - 100.0).abs() < 0.05, "{east}");
     }
 
     #[test]

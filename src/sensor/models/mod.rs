@@ -5,3 +5,4 @@ pub mod dvs;
 pub mod gnss;
 pub mod lidar;
 pub mod safe_distance;
+pub mod v2x;
