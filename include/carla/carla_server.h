@@ -227,6 +227,16 @@
 #define CARLA_RPC_HOLD_TRAFFIC 45
 
 /*
+ `sensor.other.v2x_custom`: a client's `sensor.send(message)`: the
+ text is in `opendrive` (`opendrive_length` bytes of UTF-8, not
+ NUL-terminated, at most 99: what the client's message field holds),
+ readable until the next `carla_rpc_poll`.
+ The sensor sends it once, at the next tick, to the other custom V2X
+ sensors in reach.
+ */
+#define CARLA_RPC_V2X_SEND 46
+
+/*
  `load_world` / `reload_world`: build a new episode of map `map_name`
  (if it is another map than the current one, describe it with
  `carla_rpc_set_map` first), call `carla_rpc_new_episode`, add the
@@ -1449,7 +1459,9 @@ int32_t carla_rpc_listen(CarlaServerPtr server,
 /*
  Takes the next request for the engine, waiting up to `timeout_ms` (0:
  only what is queued now). `CARLA_SERVER_SUCCESS` fills `request`;
- `CARLA_SERVER_TRY_AGAIN`: none came. Allocates nothing for ticks.
+ `CARLA_SERVER_TRY_AGAIN`: none came. Allocates nothing for ticks. The
+ request's pointers stay valid until it is answered (requests that
+ expect an answer) or until the next poll (the others).
 
  # Safety
  `server` NULL or live; `request` writable.

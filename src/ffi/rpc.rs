@@ -111,6 +111,9 @@ unsafe impl Send for Strings {}
 pub(crate) struct Pending {
     next: AtomicU64,
     waiting: Mutex<BTreeMap<u64, (EngineRequest, Option<Strings>)>>,
+    /// The last request polled that expects no answer, kept until the
+    /// next poll: its text (`CARLA_RPC_V2X_SEND`) stays readable till then.
+    last: Mutex<Option<EngineRequest>>,
 }
 
 /// Requests waiting for a C host's answer, at most; the oldest is failed
@@ -248,7 +251,9 @@ pub unsafe extern "C" fn carla_rpc_listen(
 
 /// Takes the next request for the engine, waiting up to `timeout_ms` (0:
 /// only what is queued now). `CARLA_SERVER_SUCCESS` fills `request`;
-/// `CARLA_SERVER_TRY_AGAIN`: none came. Allocates nothing for ticks.
+/// `CARLA_SERVER_TRY_AGAIN`: none came. Allocates nothing for ticks. The
+/// request's pointers stay valid until it is answered (requests that
+/// expect an answer) or until the next poll (the others).
 ///
 /// # Safety
 /// `server` NULL or live; `request` writable.
@@ -271,7 +276,10 @@ pub unsafe extern "C" fn carla_rpc_poll(
         let strings = fill(out, req.call());
         out.expects_answer = req.expects_answer();
         if !req.expects_answer() {
-            return Ok(()); // nothing to keep: no pointers, no answer
+            // No answer; what its pointers point into lives till the next
+            // poll (this one dropped the one before).
+            *h.rpc.last.lock() = Some(req);
+            return Ok(());
         }
         let id = h.rpc.next.fetch_add(1, Ordering::Relaxed) + 1;
         out.request_id = id;

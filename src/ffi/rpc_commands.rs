@@ -6,6 +6,7 @@
 
 use super::rpc::carla_rpc_request;
 use crate::rpc::{ActorCommand, WorldCommand};
+use std::ffi::c_char;
 
 /// `enabled`: simulate physics (false freezes the body).
 pub const CARLA_RPC_SIMULATE_PHYSICS: u32 = 20;
@@ -57,6 +58,14 @@ pub const CARLA_RPC_RESET_ALL_TRAFFIC_LIGHTS: u32 = 41;
 /// (its AI vehicles and walkers) still while the replayer moves the
 /// recorded actors.
 pub const CARLA_RPC_HOLD_TRAFFIC: u32 = 45;
+
+/// `sensor.other.v2x_custom`: a client's `sensor.send(message)`: the
+/// text is in `opendrive` (`opendrive_length` bytes of UTF-8, not
+/// NUL-terminated, at most 99: what the client's message field holds),
+/// readable until the next `carla_rpc_poll`.
+/// The sensor sends it once, at the next tick, to the other custom V2X
+/// sensors in reach.
+pub const CARLA_RPC_V2X_SEND: u32 = 46;
 
 /// `load_world` / `reload_world`: build a new episode of map `map_name`
 /// (if it is another map than the current one, describe it with
@@ -153,6 +162,11 @@ pub(super) fn fill_actor(out: &mut carla_rpc_request, actor_id: u32, command: &A
             CARLA_RPC_TRAFFIC_LIGHT_TIME
         }
         C::ResetTrafficLightGroup => CARLA_RPC_RESET_TRAFFIC_LIGHT_GROUP,
+        C::V2xSend(ref text) => {
+            out.opendrive = text.as_ptr().cast::<c_char>();
+            out.opendrive_length = text.len();
+            CARLA_RPC_V2X_SEND
+        }
     };
 }
 

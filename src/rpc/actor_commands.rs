@@ -6,7 +6,8 @@
 //! carries out (`EngineCall::Actor`).
 
 use super::physics::VehiclePhysicsControl;
-use super::wire::{as_array, as_bool, as_f32, as_transform, as_u32, as_vector, ArgResult};
+use super::wire::{as_array, as_bool, as_f32, as_str, as_transform, as_u32, as_vector, ArgResult};
+use crate::sensor::models::v2x::cam::fit_text;
 use crate::types::{ActorTransform, Vector3D};
 use rmpv::Value;
 
@@ -80,6 +81,9 @@ pub enum ActorCommand {
     FreezeTrafficLight(bool),
     /// Restart the cycle of this light's group.
     ResetTrafficLightGroup,
+    /// `sensor.send(message)` on a `sensor.other.v2x_custom`: the text, cut
+    /// to the 99 bytes a custom V2X message holds.
+    V2xSend(String),
 }
 
 /// A command for the whole world's traffic lights.
@@ -153,6 +157,7 @@ fn parse_rpc(method: &str, a: &[Value]) -> ArgResult<Option<(u32, ActorCommand)>
         ("set_traffic_light_red_time", 2) => phase_time(2, arg(1)?)?,
         ("freeze_traffic_light", 2) => C::FreezeTrafficLight(flag(1)?),
         ("reset_traffic_light_group", 1) => C::ResetTrafficLightGroup,
+        ("send", 2) => C::V2xSend(fit_text(as_str(arg(1)?, "message")?).to_owned()),
         _ => return Ok(None),
     };
     Ok(Some((as_u32(arg(0)?, "actor id")?, command)))
@@ -232,6 +237,7 @@ impl ActorCommand {
             C::TrafficLightTime { .. } => "traffic light time",
             C::FreezeTrafficLight(_) => "freeze traffic light",
             C::ResetTrafficLightGroup => "reset traffic light group",
+            C::V2xSend(_) => "send (V2X)",
         }
     }
 
@@ -249,6 +255,7 @@ impl ActorCommand {
             | C::TrafficLightTime { .. }
             | C::FreezeTrafficLight(_)
             | C::ResetTrafficLightGroup => Some("traffic.traffic_light"),
+            C::V2xSend(_) => Some("sensor.other.v2x_custom"),
             _ => None,
         }
     }

@@ -252,6 +252,10 @@ int main(void) {
                    (unsigned)req.actor_id, req.enabled ? 1 : 0, (unsigned)req.value,
                    (double)req.scalar, (double)req.velocity.x, (double)req.velocity.y,
                    (double)req.velocity.z);
+            if (req.kind == CARLA_RPC_V2X_SEND) {
+              printf("V2X %u %.*s\n", (unsigned)req.actor_id, (int)req.opendrive_length,
+                     req.opendrive);
+            }
             if (req.kind == CARLA_RPC_PHYSICS_CONTROL) {
               /* numbers: max steer, drag, max rpm, final ratio, friction */
               printf("PHYSICS %g %g %g %g\n", (double)req.numbers[0],

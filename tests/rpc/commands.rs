@@ -242,13 +242,31 @@ fn a_c_host_gets_actor_commands_with_their_values() {
     *at(&mut physics, 11) = Value::F32(2200.0);
     *at(&mut physics, 13) = Value::Array(vec![Value::F32(0.0), Value::F32(0.0), Value::F32(-0.25)]);
     rpc.call("apply_physics_control", &[id, physics]).unwrap();
+    // A custom V2X sensor's `send`: the text, cut to the 99 bytes the
+    // client's message field holds.
+    let radio = Value::Array(vec![
+        Value::from(0),
+        Value::from("sensor.other.v2x_custom"),
+        Value::Array(vec![]),
+    ]);
+    let radio = rpc.call("spawn_actor", &[radio, origin()]).unwrap()[0]
+        .as_u64()
+        .unwrap();
+    let text = format!("hello {}", "x".repeat(200));
+    rpc.call("send", &[Value::from(radio), Value::from(text.as_str())])
+        .unwrap();
     let mut lines = Vec::new();
-    while lines.len() < 5 {
+    while lines.len() < 7 {
         let line = host.next_line();
-        if line.starts_with("COMMAND ") || line.starts_with("PHYSICS ") {
+        if ["COMMAND ", "PHYSICS ", "V2X "]
+            .iter()
+            .any(|p| line.starts_with(p))
+        {
             lines.push(line);
         }
     }
+    assert_eq!(lines[5], format!("COMMAND 46 {radio} 0 0 0 0 0 0"));
+    assert_eq!(lines[6], format!("V2X {radio} {}", &text[..99]));
     // kind actor enabled value scalar x y z
     assert_eq!(lines[0], format!("COMMAND 20 {car} 0 0 0 0 0 0"));
     assert_eq!(lines[1], format!("COMMAND 26 {car} 0 0 0 100 -2 0.5"));
