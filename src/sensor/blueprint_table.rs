@@ -193,6 +193,49 @@ static RADAR: [Def; 6] = [
     NOISE_SEED,
 ];
 
+// ------------------------------------------------------------------- V2X --
+
+/// The radio attributes both V2X sensors have (CARLA's order).
+macro_rules! v2x {
+    ($($extra:expr,)*) => {[
+        SENSOR_TICK, NOISE_SEED,
+        any("transmit_power", "21.5", "transmit power, dBm"),
+        any("receiver_sensitivity", "-99.0", "weakest power received, dBm"),
+        float("frequency_ghz", "5.9", Exc(0.0), Inc(300.0), "carrier frequency, GHz"),
+        any("combined_antenna_gain", "10.0", "transmit and receive antenna gains together, dBi"),
+        string("scenario", "highway", &["highway", "rural", "urban"], "propagation scenario (fading, WINNER+ variant)"),
+        string("path_loss_model", "winner", &["winner", "geometric"], "WINNER+ B1, or two-ray / log-distance"),
+        non_negative("path_loss_exponent", "2.7", "log-distance exponent when buildings block the path"),
+        positive("d_ref", "1.0", "reference distance of the log-distance model, metres"),
+        non_negative("filter_distance", "500.0", "farthest station considered, metres"),
+        boolean("use_etsi_fading", "true", "shadow fading with ETSI's standard deviations"),
+        non_negative("custom_fading_stddev", "0.0", "shadow fading standard deviation otherwise, dB"),
+        $($extra,)*
+    ]};
+}
+
+static V2X: [Def; 30] = v2x!(
+    positive("gen_cam_min", "0.1", "shortest interval between CAMs, seconds"),
+    positive("gen_cam_max", "1.0", "longest interval between CAMs, seconds"),
+    boolean("fixed_rate", "false", "send at gen_cam_min whatever the vehicle does"),
+    non_negative("noise_lat_stddev", "0.0", "latitude noise: standard deviation, degrees"),
+    any("noise_lat_bias", "0.0", "latitude noise: mean, degrees"),
+    non_negative("noise_lon_stddev", "0.0", "longitude noise: standard deviation, degrees"),
+    any("noise_lon_bias", "0.0", "longitude noise: mean, degrees"),
+    non_negative("noise_alt_stddev", "0.0", "altitude noise: standard deviation, metres"),
+    any("noise_alt_bias", "0.0", "altitude noise: mean, metres"),
+    non_negative("noise_head_stddev", "0.0", "heading noise: standard deviation, degrees"),
+    any("noise_head_bias", "0.0", "heading noise: mean, degrees"),
+    non_negative("noise_accel_stddev_x", "0.0", "acceleration noise, x: standard deviation, m/s²"),
+    non_negative("noise_accel_stddev_y", "0.0", "acceleration noise, y: standard deviation, m/s²"),
+    non_negative("noise_accel_stddev_z", "0.0", "acceleration noise, z: standard deviation, m/s²"),
+    non_negative("noise_yawrate_stddev", "0.0", "yaw-rate noise: standard deviation, rad/s"),
+    any("noise_yawrate_bias", "0.0", "yaw-rate noise: mean, rad/s"),
+    non_negative("noise_vel_stddev_x", "0.0", "speed noise: standard deviation, m/s"),
+);
+
+static V2X_CUSTOM: [Def; 13] = v2x!();
+
 /// Every sensor blueprint this server knows (new ones are appended: the
 /// position is the blueprint's uid in the RPC blueprint library).
 pub static DEFINITIONS: &[SensorDefinition] = &[
@@ -213,4 +256,6 @@ pub static DEFINITIONS: &[SensorDefinition] = &[
     SensorDefinition { id: "sensor.camera.optical_flow", attributes: &BASIC_CAMERA },
     SensorDefinition { id: "sensor.camera.normals", attributes: &BASIC_CAMERA },
     SensorDefinition { id: "sensor.camera.cosmos_visualization", attributes: &BASIC_CAMERA },
+    SensorDefinition { id: "sensor.other.v2x", attributes: &V2X },
+    SensorDefinition { id: "sensor.other.v2x_custom", attributes: &V2X_CUSTOM },
 ];

@@ -58,7 +58,7 @@ const DVS_0_9_16: &str = "positive_threshold:f=0.3 negative_threshold:f=0.3 \
     sigma_positive_threshold:f=0.0 sigma_negative_threshold:f=0.0 refractory_period_ns:i=0 \
     use_log:b=true log_eps:f=0.001";
 
-const OTHER_0_9_16: [(&str, &str); 7] = [
+const OTHER_0_9_16: [(&str, &str); 9] = [
     (
         "sensor.other.gnss",
         "sensor_tick:f=0.0 noise_seed:i=0 noise_lat_stddev:f=0.0 noise_lat_bias:f=0.0 \
@@ -86,6 +86,25 @@ const OTHER_0_9_16: [(&str, &str); 7] = [
     (
         "sensor.other.safe_distance",
         "safe_distance_front:f=1.0 safe_distance_back:f=0.5 safe_distance_lateral:f=0.5 client_stream:b=false",
+    ),
+    (
+        "sensor.other.v2x",
+        "sensor_tick:f=0.0 noise_seed:i=0 transmit_power:f=21.5 receiver_sensitivity:f=-99.0 \
+         frequency_ghz:f=5.9 combined_antenna_gain:f=10.0 scenario:s=highway \
+         path_loss_model:s=winner path_loss_exponent:f=2.7 d_ref:f=1.0 filter_distance:f=500.0 \
+         use_etsi_fading:b=true custom_fading_stddev:f=0.0 gen_cam_min:f=0.1 gen_cam_max:f=1.0 \
+         fixed_rate:b=false noise_lat_stddev:f=0.0 noise_lat_bias:f=0.0 noise_lon_stddev:f=0.0 \
+         noise_lon_bias:f=0.0 noise_alt_stddev:f=0.0 noise_alt_bias:f=0.0 noise_head_stddev:f=0.0 \
+         noise_head_bias:f=0.0 noise_accel_stddev_x:f=0.0 noise_accel_stddev_y:f=0.0 \
+         noise_accel_stddev_z:f=0.0 noise_yawrate_stddev:f=0.0 noise_yawrate_bias:f=0.0 \
+         noise_vel_stddev_x:f=0.0",
+    ),
+    (
+        "sensor.other.v2x_custom",
+        "sensor_tick:f=0.0 noise_seed:i=0 transmit_power:f=21.5 receiver_sensitivity:f=-99.0 \
+         frequency_ghz:f=5.9 combined_antenna_gain:f=10.0 scenario:s=highway \
+         path_loss_model:s=winner path_loss_exponent:f=2.7 d_ref:f=1.0 filter_distance:f=500.0 \
+         use_etsi_fading:b=true custom_fading_stddev:f=0.0",
     ),
 ];
 
@@ -338,7 +357,7 @@ fn errors_and_messages() {
     let msg = err.to_string();
     let head = "unknown sensor blueprint \"sensor.camera.thermal\" (known: sensor.other";
     assert!(msg.starts_with(head), "{msg}");
-    assert_tail(&msg, " sensor.camera.cosmos_visualization)");
+    assert_tail(&msg, " sensor.other.v2x sensor.other.v2x_custom)");
 
     let sensor = "sensor.lidar.ray_cast_semantic";
     let err = one(sensor, "noise_stddev", "0.1").unwrap_err();

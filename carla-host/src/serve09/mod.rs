@@ -9,13 +9,16 @@ pub(crate) mod blueprints;
 mod cameras;
 mod commands;
 pub(crate) mod sensors;
+mod v2x;
 mod vehicle_catalog;
 
 use crate::world::ids::PLAYER_ID;
 use crate::world::rendering::gbuffer::Output;
 use crate::world::simulation::vehicle;
 use crate::world::{Town, World};
-use carla_server::rpc::{ActorState, EngineCall, EngineRequest, EpisodeFrame, EpisodeSettings};
+use carla_server::rpc::{
+    ActorCommand, ActorState, EngineCall, EngineRequest, EpisodeFrame, EpisodeSettings,
+};
 use carla_server::sensor::models::gnss::GeoReference;
 use carla_server::types::{ActorTransform, Control, Transform, Vector3D};
 use carla_server::{log_info, log_warn, Error, Server};
@@ -65,6 +68,8 @@ pub(crate) struct Serve09 {
     spectator: ActorTransform,
     /// Client vehicles' last control, reported in the episode state.
     controls: HashMap<u32, carla_server::rpc::VehicleControl09>,
+    /// Vehicles' light flags a client set (V2X reports them).
+    lights: HashMap<u32, u32>,
     no_effect: commands::NoEffect,
 }
 
@@ -117,6 +122,7 @@ impl Serve09 {
             geo: crate::world::map::geo::DEFAULT,
             spectator: ActorTransform::default(),
             controls: HashMap::new(),
+            lights: HashMap::new(),
             no_effect: Default::default(),
         })
     }
@@ -238,6 +244,7 @@ impl Serve09 {
                 if gone {
                     self.types.remove(&actor_id);
                     self.controls.remove(&actor_id);
+                    self.lights.remove(&actor_id);
                     // Sensors on it go too (CARLA destroys only the actor;
                     // ours would have nothing to follow).
                     self.sensors.retain(|s| s.parent != actor_id);
@@ -290,7 +297,20 @@ impl Serve09 {
                 }
                 req.succeed(0)
             }
+            EngineCall::Actor {
+                actor_id,
+                command: ActorCommand::V2xSend(text),
+            } => {
+                let radio = self.sensors.iter_mut().find(|s| s.actor == actor_id);
+                if let Some(r) = radio.and_then(|s| s.radio.as_deref_mut()) {
+                    r.send(&text);
+                }
+                req.succeed(0)
+            }
             EngineCall::Actor { actor_id, command } => {
+                if let ActorCommand::LightState(flags) = command {
+                    self.lights.insert(actor_id, flags);
+                }
                 let dt = world.last_step();
                 commands::actor(world, actor_id, &command, dt, &mut self.no_effect);
                 req.succeed(0)
@@ -327,6 +347,8 @@ impl Serve09 {
         }
         let previous = &self.previous;
         let previous = |id: u32| previous.get(&id).copied();
+        let lights = &self.lights;
+        let lights_of = |id: u32| lights.get(&id).copied().unwrap_or(0);
         let tick = Tick {
             server,
             world,
@@ -337,8 +359,10 @@ impl Serve09 {
             geo: &self.geo,
             type_of: &type_of,
             previous: &previous,
+            lights_of: &lights_of,
         };
         cameras::capture_all(&mut self.sensors, &tick, &mut self.camera_scratch);
+        v2x::transmit(&mut self.sensors, &tick, &mut self.scratch.air);
         for s in &mut self.sensors {
             sensors::capture(s, &tick, &mut self.scratch);
         }

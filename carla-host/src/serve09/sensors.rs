@@ -6,6 +6,7 @@
 //! computed by the client from the map and the snapshots; the server only
 //! holds its actor.
 
+use super::v2x::{Air, Radio};
 use crate::world::math::{sub, Axes};
 use crate::world::rendering::gbuffer::Output;
 use crate::world::scene::tags::{static_type_id, tag_0916};
@@ -40,6 +41,8 @@ pub(crate) enum Kind {
         pps: f32,
     },
     SafeDistance,
+    /// `sensor.other.v2x` / `v2x_custom` (state in `radio`).
+    V2x,
     /// Client-side (lane invasion): nothing to send.
     Passive,
 }
@@ -57,6 +60,8 @@ pub(crate) struct Sensor09 {
     pub next: f32,
     /// Image pixels (cameras), 0 otherwise.
     pub pixels: u64,
+    /// V2X sensors' own state.
+    pub radio: Option<Box<Radio>>,
     rng: SplitMix64,
 }
 
@@ -121,8 +126,11 @@ impl Sensor09 {
             },
             "sensor.other.safe_distance" => Kind::SafeDistance,
             "sensor.other.lane_invasion" => Kind::Passive,
+            "sensor.other.v2x" | "sensor.other.v2x_custom" => Kind::V2x,
             _ => return None,
         };
+        let radio = (kind == Kind::V2x)
+            .then(|| Box::new(Radio::new(blueprint.ends_with("custom"), pairs, actor)));
         Some(Sensor09 {
             actor,
             stream,
@@ -133,6 +141,7 @@ impl Sensor09 {
             period: a("sensor_tick", 0.0).max(0.0),
             next: 0.0,
             pixels: camera_pixels(blueprint, pairs),
+            radio,
             rng: SplitMix64::new(0x9E37_79B9_7F4A_7C15 ^ u64::from(actor)),
         })
     }
@@ -151,6 +160,8 @@ pub(crate) struct Scratch {
     payload: Vec<u8>,
     ids: Vec<u32>,
     detections: Vec<RadarDetection>,
+    /// This tick's V2X messages (filled by [`super::v2x::transmit`]).
+    pub air: Air,
 }
 
 /// Everything one capture needs to know about the tick.
@@ -166,6 +177,8 @@ pub(crate) struct Tick<'a> {
     pub type_of: &'a dyn Fn(u32) -> String,
     /// An actor's transform one tick ago (optical flow).
     pub previous: &'a dyn Fn(u32) -> Option<ActorTransform>,
+    /// A vehicle's `carla.VehicleLightState` flags.
+    pub lights_of: &'a dyn Fn(u32) -> u32,
 }
 
 fn description(id: u32, type_id: String) -> ActorDescription {
@@ -374,6 +387,12 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
             t.world
                 .vehicles_in_box(&parent, centre, half, s.parent, &mut scratch.ids);
             sensor.send_actor_ids(&ctx, s.parent, &scratch.ids)
+        }
+        Kind::V2x => {
+            if !super::v2x::receive(s, t, &mut scratch.air, &mut scratch.payload) {
+                return;
+            }
+            sensor.send_raw(&ctx, &scratch.payload)
         }
     };
     if let Err(e) = sent {

@@ -146,6 +146,34 @@ impl Rect {
         let ry = self.radius(0.0, 1.0);
         ((self.cx - rx, self.cy - ry), (self.cx + rx, self.cy + ry))
     }
+    /// Where the segment from `a` to `b` enters the rectangle, as a
+    /// fraction of the segment (0 if `a` is inside), None if it misses.
+    pub(crate) fn segment_entry(&self, a: (f32, f32), b: (f32, f32)) -> Option<f32> {
+        // Into the rectangle's frame, then a slab test per axis.
+        let local = |p: (f32, f32)| {
+            let (dx, dy) = (p.0 - self.cx, p.1 - self.cy);
+            (
+                dx * self.cos + dy * self.sin,
+                -dx * self.sin + dy * self.cos,
+            )
+        };
+        let (p, q) = (local(a), local(b));
+        let (mut t0, mut t1) = (0.0f32, 1.0f32);
+        for (from, to, half) in [(p.0, q.0, self.hx), (p.1, q.1, self.hy)] {
+            let d = to - from;
+            if d.abs() < 1e-9 {
+                if from.abs() > half {
+                    return None;
+                }
+                continue;
+            }
+            let (u, v) = ((-half - from) / d, (half - from) / d);
+            t0 = t0.max(u.min(v));
+            t1 = t1.min(u.max(v));
+        }
+        (t0 <= t1).then_some(t0)
+    }
+
     /// Separating-axis test of two rectangles.
     pub(crate) fn overlaps(&self, o: &Rect) -> bool {
         let (dx, dy) = (o.cx - self.cx, o.cy - self.cy);
@@ -226,6 +254,21 @@ mod tests {
             assert_eq!(floor(x), x.floor(), "{x}");
             assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
         }
+    }
+
+    #[test]
+    fn a_segment_enters_a_rectangle_where_it_crosses_its_edge() {
+        let r = Rect::new(10.0, 0.0, std::f32::consts::FRAC_PI_2, 2.0, 1.0);
+        // Turned 90°: 2 m half length along y, 1 m along x.
+        let t = r.segment_entry((0.0, 0.0), (20.0, 0.0)).unwrap();
+        assert!((t - 0.45).abs() < 1e-5, "{t}");
+        assert_eq!(r.segment_entry((0.0, 3.0), (20.0, 3.0)), None);
+        assert_eq!(r.segment_entry((0.0, 0.0), (8.0, 0.0)), None, "stops short");
+        assert_eq!(
+            r.segment_entry((10.0, 0.0), (20.0, 0.0)),
+            Some(0.0),
+            "starts inside"
+        );
     }
 
     #[test]

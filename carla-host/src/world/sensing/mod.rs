@@ -3,6 +3,7 @@
 //! ahead, the vehicles inside a box.
 
 pub(crate) mod lidar;
+pub(crate) mod radio;
 
 use crate::world::math::{v3, Axes, Rect};
 use crate::world::simulation::actors::ActorKind;

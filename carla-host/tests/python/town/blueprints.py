@@ -51,7 +51,7 @@ sensors = ["sensor.camera.rgb", "sensor.camera.depth", "sensor.camera.semantic_s
            "sensor.other.collision", "sensor.other.obstacle", "sensor.other.radar",
            "sensor.other.lane_invasion", "sensor.other.safe_distance", "sensor.camera.dvs",
            "sensor.camera.optical_flow", "sensor.camera.normals",
-           "sensor.camera.cosmos_visualization"]
+           "sensor.camera.cosmos_visualization", "sensor.other.v2x", "sensor.other.v2x_custom"]
 for s in sensors:
     check(s in ids, "%s listed" % s)
 listed = {i for i in ids if i.startswith("sensor.")}
@@ -68,8 +68,8 @@ check(world.get_spectator().type_id == "spectator", "spectator")
 # An unknown blueprint is a clear RuntimeError.
 fake = bl.find("vehicle.tesla.model3")
 try:
-    world.spawn_actor(bl.find("sensor.other.v2x"), carla.Transform())
-    check(False, "V2X is not listed")
+    world.spawn_actor(bl.find("sensor.other.rss"), carla.Transform())
+    check(False, "RSS is not listed")
 except IndexError:
     pass
 
