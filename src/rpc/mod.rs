@@ -22,6 +22,7 @@ mod actors;
 mod batch;
 mod calls;
 mod clients;
+mod components;
 pub mod data;
 mod endpoint;
 mod engine;

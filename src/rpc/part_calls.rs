@@ -1,11 +1,13 @@
 //! Calls about a part of one actor: a vehicle's physics control and
 //! wheels ([`super::physics`]), an RGB camera's G-buffer streams
-//! ([`crate::sensor::gbuffer`]).
+//! ([`crate::sensor::gbuffer`]), its components and sockets
+//! ([`super::components`]).
 
 use super::actors::unknown_actor;
 use super::calls::void;
+use super::components::{self, Part};
 use super::wire::{self, as_u32, ArgResult};
-use super::world::Actor;
+use super::world::{Actor, World};
 use super::RpcShared;
 use crate::release::Release;
 use crate::sensor::gbuffer::GBufferStreams;
@@ -47,6 +49,42 @@ pub(crate) fn call(
                 control.encode(out);
             })
         }
+        ("get_actor_component_names", 1) => parts(s, &a[0], components::components).map(|p| {
+            wire::ok_head(out);
+            wire::array(out, p.len());
+            p.iter().for_each(|(name, _)| wire::string(out, name));
+        }),
+        ("get_actor_socket_names", 1) => parts(s, &a[0], components::sockets).map(|p| {
+            wire::ok_head(out);
+            wire::array(out, p.len());
+            p.iter().for_each(|(name, _)| wire::string(out, name));
+        }),
+        ("get_actor_socket_relative_transforms", 1) => {
+            parts(s, &a[0], components::sockets).map(|p| {
+                wire::ok_head(out);
+                wire::array(out, p.len());
+                p.iter().for_each(|(_, t)| wire::transform(out, t));
+            })
+        }
+        ("get_actor_socket_world_transforms", 1) => {
+            world_parts(s, &a[0], components::sockets).map(|p| {
+                wire::ok_head(out);
+                wire::array(out, p.len());
+                p.iter().for_each(|(_, t)| wire::transform(out, t));
+            })
+        }
+        ("get_actor_component_relative_transform", 2) => {
+            named(a, parts(s, &a[0], components::components)).map(|t| {
+                wire::ok_head(out);
+                wire::transform(out, &t);
+            })
+        }
+        ("get_actor_component_world_transform", 2) => {
+            named(a, world_parts(s, &a[0], components::components)).map(|t| {
+                wire::ok_head(out);
+                wire::transform(out, &t);
+            })
+        }
         ("get_wheel_steer_angle", 2) => {
             let actors = s.world.actors.read();
             wheel_angle(&actors, a).map(|deg| {
@@ -56,6 +94,44 @@ pub(crate) fn call(
         }
         _ => return None,
     })
+}
+
+/// Actor `v`'s parts (components or sockets) in its own frame.
+fn parts(s: &RpcShared, v: &Value, which: fn(&Actor) -> Vec<Part>) -> ArgResult<Vec<Part>> {
+    let id = as_u32(v, "actor id")?;
+    let actors = s.world.actors.read();
+    actors.get(&id).map(which).ok_or_else(|| unknown_actor(id))
+}
+
+/// Actor `v`'s parts in the world, where its last episode state put it.
+fn world_parts(s: &RpcShared, v: &Value, which: fn(&Actor) -> Vec<Part>) -> ArgResult<Vec<Part>> {
+    let id = as_u32(v, "actor id")?;
+    let actors = s.world.actors.read();
+    let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
+    let lookup = |i: u32| actors.get(&i).and_then(|p| p.last.get().map(|(t, _)| t));
+    let at = match actor.parent {
+        0 => actor.current_transform(),
+        _ => World::world_transform(&actors, actor, &lookup),
+    };
+    let mut parts = which(actor);
+    for (_, t) in &mut parts {
+        *t = components::in_world(&at, t);
+    }
+    Ok(parts)
+}
+
+/// The transform of the part named by `a[1]` among `parts`.
+fn named(a: &[Value], parts: ArgResult<Vec<Part>>) -> ArgResult<crate::types::ActorTransform> {
+    let name = wire::as_str(&a[1], "component name")?;
+    let parts = parts?;
+    parts
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, t)| t)
+        .ok_or_else(|| {
+            let id = as_u32(&a[0], "actor id").unwrap_or_default();
+            format!("actor {id} has no component {name:?} (get_component_names lists them)")
+        })
 }
 
 /// Runs `with` on the G-buffer streams of RGB camera `v`.

@@ -112,7 +112,7 @@ fn sensor_blueprints() -> Vec<Blueprint> {
 }
 
 /// A live actor.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Actor {
     pub(crate) id: u32,
     pub(crate) parent: u32,
@@ -179,17 +179,23 @@ impl Actor {
     /// Its physics control now: the applied one or the defaults, wheels
     /// placed in the world.
     pub(crate) fn physics_control(&self) -> VehiclePhysicsControl {
+        self.local_physics_control()
+            .placed(&self.current_transform())
+    }
+
+    /// [`Actor::physics_control`] with the wheels where the library keeps
+    /// them: metres, from the box's centre, in the vehicle's frame.
+    pub(crate) fn local_physics_control(&self) -> VehiclePhysicsControl {
         let wheels = self
             .attributes
             .iter()
             .find(|(k, _, _)| k == "number_of_wheels")
             .and_then(|(_, _, v)| v.parse().ok())
             .unwrap_or(4);
-        let control = match &self.physics {
+        match &self.physics {
             Some(c) => (**c).clone(),
             None => VehiclePhysicsControl::default_for(self.bounding_box.extent, wheels),
-        };
-        control.placed(&self.current_transform())
+        }
     }
 }
 

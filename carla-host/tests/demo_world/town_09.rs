@@ -594,3 +594,8 @@ fn bad_dds_input_and_a_stalled_reader_leave_the_ros2_topics_served() {
 fn v2x_cams_and_custom_messages_reach_the_stock_client() {
     run("v2x.py");
 }
+
+#[test]
+fn vehicle_components_and_sockets_follow_the_car() {
+    run("components.py");
+}
