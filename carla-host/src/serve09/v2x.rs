@@ -199,6 +199,11 @@ pub(crate) fn receive(s: &mut Sensor09, t: &Tick, air: &mut Air, payload: &mut V
         if m.owner == s.parent || m.message.custom() != radio.custom {
             continue;
         }
+        let distance = length(sub(rx, m.antenna));
+        let propagation = &radio.settings.propagation;
+        if distance.is_nan() || distance >= propagation.filter_distance {
+            continue; // out of reach: no ray cast
+        }
         let state = t
             .world
             .radio_path(m.antenna, rx, (m.owner, s.parent), &mut air.obstructions);
@@ -209,12 +214,11 @@ pub(crate) fn receive(s: &mut Sensor09, t: &Tick, air: &mut Air, payload: &mut V
         };
         let base = m.ground.min(rx_ground);
         let link = Link {
-            distance: length(sub(rx, m.antenna)),
+            distance,
             tx_height: m.antenna.z - base,
             rx_height: rx.z - base,
             path,
         };
-        let propagation = &radio.settings.propagation;
         let Some(power) = propagation.received_power(m.power, &link, &mut radio.fading) else {
             continue;
         };
