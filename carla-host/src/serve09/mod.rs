@@ -359,10 +359,18 @@ impl Serve09 {
             geo: &self.geo,
             type_of: &type_of,
             previous: &previous,
-            lights_of: &lights_of,
         };
         cameras::capture_all(&mut self.sensors, &tick, &mut self.camera_scratch);
-        v2x::transmit(&mut self.sensors, &tick, &mut self.scratch.air);
+        let now = v2x::Now {
+            world,
+            time: tick.time,
+            geo: &self.geo,
+            type_of: &type_of,
+            lights_of: &lights_of,
+        };
+        let radios = self.sensors.iter_mut();
+        let radios = radios.filter_map(|s| Some((s.parent, s.radio.as_deref_mut()?)));
+        v2x::transmit(radios, &now, &mut self.scratch.air);
         for s in &mut self.sensors {
             sensors::capture(s, &tick, &mut self.scratch);
         }

@@ -177,8 +177,6 @@ pub(crate) struct Tick<'a> {
     pub type_of: &'a dyn Fn(u32) -> String,
     /// An actor's transform one tick ago (optical flow).
     pub previous: &'a dyn Fn(u32) -> Option<ActorTransform>,
-    /// A vehicle's `carla.VehicleLightState` flags.
-    pub lights_of: &'a dyn Fn(u32) -> u32,
 }
 
 fn description(id: u32, type_id: String) -> ActorDescription {
@@ -389,7 +387,11 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
             sensor.send_actor_ids(&ctx, s.parent, &scratch.ids)
         }
         Kind::V2x => {
-            if !super::v2x::receive(s, t, &mut scratch.air, &mut scratch.payload) {
+            let Some(radio) = s.radio.as_deref_mut() else {
+                return;
+            };
+            let (air, payload) = (&mut scratch.air, &mut scratch.payload);
+            if !super::v2x::receive((s.parent, radio), t.world, air, payload) {
                 return;
             }
             sensor.send_raw(&ctx, &scratch.payload)

@@ -5,12 +5,12 @@
 //! stations, by the library's path loss model over the world's
 //! [`radio_path`](crate::world::World::radio_path).
 
-use super::sensors::{Sensor09, Tick};
 use super::vehicle_catalog::VEHICLES;
 use crate::world::math::{dot, length, sub, v3, Axes};
 use crate::world::sensing::radio::PathState;
 use crate::world::simulation::actors::ActorKind;
 use crate::world::World;
+use carla_server::sensor::models::gnss::GeoReference;
 use carla_server::sensor::models::v2x::cam::{self, station, PduHeader};
 use carla_server::sensor::models::v2x::{
     CaService, Cam, Link, Obstruction, Path, StationKind, StationState, V2xSettings,
@@ -138,15 +138,27 @@ fn station_kind(type_id: &str) -> StationKind {
     }
 }
 
-/// Step 1: every V2X sensor's station sends what it has this tick (one
-/// message per station and kind, as CARLA keys them by station).
-pub(crate) fn transmit(sensors: &mut [Sensor09], t: &Tick, air: &mut Air) {
+/// What the stations' messages depend on this tick besides the world.
+pub(crate) struct Now<'a> {
+    pub world: &'a World,
+    pub time: f32,
+    pub geo: &'a GeoReference,
+    /// Blueprint id of an actor.
+    pub type_of: &'a dyn Fn(u32) -> String,
+    /// A vehicle's `carla.VehicleLightState` flags.
+    pub lights_of: &'a dyn Fn(u32) -> u32,
+}
+
+/// Step 1: every V2X sensor's station (`(parent, radio)`) sends what it
+/// has this tick (one message per station and kind, as CARLA keys them by
+/// station).
+pub(crate) fn transmit<'r>(
+    radios: impl Iterator<Item = (u32, &'r mut Radio)>,
+    t: &Now,
+    air: &mut Air,
+) {
     air.sent.clear();
-    for s in sensors.iter_mut() {
-        let Some(radio) = s.radio.as_deref_mut() else {
-            continue;
-        };
-        let owner = s.parent;
+    for (owner, radio) in radios {
         let twin = |m: &Sent| m.owner == owner && m.message.custom() == radio.custom;
         if owner == 0 || air.sent.iter().any(twin) {
             continue;
@@ -185,18 +197,21 @@ pub(crate) fn transmit(sensors: &mut [Sensor09], t: &Tick, air: &mut Air) {
     }
 }
 
-/// Step 2: what sensor `s` receives this tick, written to `payload` as the
-/// client's records; false if nothing (nothing is sent then, as CARLA).
-pub(crate) fn receive(s: &mut Sensor09, t: &Tick, air: &mut Air, payload: &mut Vec<u8>) -> bool {
+/// Step 2: what the sensor `radio` on actor `parent` receives this tick,
+/// written to `payload` as the client's records; false if nothing
+/// (nothing is sent then, as CARLA).
+pub(crate) fn receive(
+    (parent, radio): (u32, &mut Radio),
+    world: &World,
+    air: &mut Air,
+    payload: &mut Vec<u8>,
+) -> bool {
     payload.clear();
-    let Some(radio) = s.radio.as_deref_mut() else {
-        return false;
-    };
-    let Some((rx, rx_ground, _)) = station(t.world, s.parent, 0) else {
+    let Some((rx, rx_ground, _)) = station(world, parent, 0) else {
         return false;
     };
     for m in &air.sent {
-        if m.owner == s.parent || m.message.custom() != radio.custom {
+        if m.owner == parent || m.message.custom() != radio.custom {
             continue;
         }
         let distance = length(sub(rx, m.antenna));
@@ -204,9 +219,7 @@ pub(crate) fn receive(s: &mut Sensor09, t: &Tick, air: &mut Air, payload: &mut V
         if distance.is_nan() || distance >= propagation.filter_distance {
             continue; // out of reach: no ray cast
         }
-        let state = t
-            .world
-            .radio_path(m.antenna, rx, (m.owner, s.parent), &mut air.obstructions);
+        let state = world.radio_path(m.antenna, rx, (m.owner, parent), &mut air.obstructions);
         let path = match state {
             PathState::Clear => Path::Clear,
             PathState::Vehicles => Path::Vehicles(&air.obstructions),
