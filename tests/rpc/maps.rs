@@ -276,7 +276,8 @@ fn run_maps_script(release: Release, mode: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && stdout.lines().last() == Some("OK"),
-        "{release} maps.py failed:\n{stdout}\n{stderr}"
+        "{release} maps.py failed ({}):\n{stdout}\n{stderr}",
+        out.status
     );
     assert!(
         !stdout.contains("WARNING") && !stderr.contains("WARNING"),
