@@ -94,6 +94,8 @@ struct State {
     sensors: HashMap<u32, (Arc<SensorNames>, Stream)>,
     /// Hero vehicles: actor id → ros name.
     vehicles: HashMap<u32, String>,
+    /// The map's OpenDRIVE text (`/carla/map`), once the host gave one.
+    map: Option<Arc<str>>,
 }
 
 /// The library's ROS 2 publishing, one per server. Sensors can be enabled
@@ -142,6 +144,9 @@ impl Hub {
         }
         for (id, name) in &st.vehicles {
             running.push(Job::Vehicle(*id, Some(name.clone())), &self.counters);
+        }
+        if let Some(text) = &st.map {
+            running.push(Job::Map(text.clone()), &self.counters);
         }
         crate::log_info!("ros2: publishing on DDS domain {}", domain_id);
         st.running = Some(running);
@@ -228,6 +233,17 @@ impl Hub {
     /// Where controls read from DDS go from now on.
     pub(crate) fn set_control_sink(&self, sink: ControlSink) {
         *self.sink.lock() = Some(sink);
+    }
+
+    /// The map's OpenDRIVE text, published on `/carla/map` (now, if
+    /// publishing, and whenever publishing starts or rejoins).
+    pub(crate) fn set_map(&self, text: &str) {
+        let text: Arc<str> = Arc::from(text);
+        let mut st = self.state.lock();
+        if let Some(r) = &st.running {
+            r.push(Job::Map(text.clone()), &self.counters);
+        }
+        st.map = Some(text);
     }
 
     /// `/clock` for a tick at `seconds` of simulation time.

@@ -332,6 +332,13 @@ pub(crate) fn nav_sat_fix(stamp: Stamp, frame_id: &str, payload: &[u8]) -> Optio
     Some(w.out)
 }
 
+/// `std_msgs/String`.
+pub(crate) fn string(text: &str) -> Vec<u8> {
+    let mut w = Writer::with_capacity(text.len() + 5);
+    w.string(text);
+    w.out
+}
+
 /// `rosgraph_msgs/Clock`.
 pub(crate) fn clock(stamp: Stamp) -> Vec<u8> {
     let mut w = Writer::with_capacity(8);

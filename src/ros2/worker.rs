@@ -20,6 +20,8 @@ pub(super) enum Job {
     /// A sensor's message; the counter is its messages waiting.
     Sensor(Arc<SensorNames>, u32, Arc<Message>, Arc<AtomicUsize>),
     Clock(f64),
+    /// The map's OpenDRIVE text, for `/carla/map`.
+    Map(Arc<str>),
     Vehicle(u32, Option<String>),
     Forget(u32),
 }
@@ -66,26 +68,43 @@ struct Joined {
     sensors: HashMap<u32, SensorWriters>,
     readers: HashMap<u32, Vec<ControlReader>>,
     clock: Option<TopicWriter>,
+    /// `/carla/map` (transient local: a reader that joins later gets the
+    /// last text).
+    map: Option<TopicWriter>,
 }
 
 impl Joined {
-    /// Writers and readers on `dds`: `/clock`, and a control reader per
-    /// vehicle of `vehicles` (sensors get theirs on their next message).
-    fn on(mut dds: Dds, vehicles: &HashMap<u32, String>) -> Joined {
-        let clock = dds
-            .writer("rt/clock", CLOCK)
-            .map_err(|e| crate::log_error!("ros2: {}", e))
-            .ok();
+    /// Writers and readers on `dds`: `/clock`, `/carla/map` (with `map`,
+    /// the text known so far), and a control reader per vehicle of
+    /// `vehicles` (sensors get theirs on their next message).
+    fn on(mut dds: Dds, vehicles: &HashMap<u32, String>, map: Option<&str>) -> Joined {
+        let mut writer = |topic: &str, type_name: &str| {
+            dds.writer(topic, type_name)
+                .map_err(|e| crate::log_error!("ros2: {}", e))
+                .ok()
+        };
+        let clock = writer("rt/clock", CLOCK);
+        let map_writer = writer("rt/carla/map", STRING);
         let mut joined = Joined {
             dds,
             sensors: HashMap::new(),
             readers: HashMap::new(),
             clock,
+            map: map_writer,
         };
         for (actor, name) in vehicles {
             joined.add_reader(*actor, name);
         }
+        if let Some(text) = map {
+            joined.write_map(text);
+        }
         joined
+    }
+
+    fn write_map(&mut self, text: &str) {
+        if let Some(w) = &mut self.map {
+            w.write(messages::string(text));
+        }
     }
 
     /// A hero vehicle's control readers, as CARLA's: `vehicle_control_cmd`
@@ -135,7 +154,9 @@ pub(super) fn run(
     // Hero vehicles (actor id → ros name), kept to read them again after
     // a rejoin.
     let mut vehicles: HashMap<u32, String> = HashMap::new();
-    let mut joined = Some(Joined::on(dds, &vehicles));
+    // The map's text, kept to publish it again after a rejoin.
+    let mut map: Option<Arc<str>> = None;
+    let mut joined = Some(Joined::on(dds, &vehicles, None));
     let mut warned: HashMap<u64, ()> = HashMap::new();
     let mut next_check = Instant::now() + CHECK_EVERY;
     // A peer lost (see REJOIN_AFTER); when the last rejoin was.
@@ -160,6 +181,12 @@ pub(super) fn run(
                     if let Some(w) = joined.as_mut().and_then(|j| j.clock.as_mut()) {
                         w.write(messages::clock(Stamp::from_seconds(seconds)));
                     }
+                }
+                Job::Map(text) => {
+                    if let Some(j) = &mut joined {
+                        j.write_map(&text);
+                    }
+                    map = Some(text);
                 }
                 Job::Forget(id) => {
                     if let Some(j) = &mut joined {
@@ -214,7 +241,7 @@ pub(super) fn run(
             }
             if lost || !matches!(blocked, Some(None)) {
                 drop(joined.take()); // leaves the domain before joining anew
-                joined = rejoin(domain_id, &vehicles, counters);
+                joined = rejoin(domain_id, &vehicles, map.as_deref(), counters);
                 (peer_lost, joined_at) = (false, now);
             }
         }
@@ -223,12 +250,17 @@ pub(super) fn run(
 }
 
 /// A new participant on `domain_id`, or None (logged; tried again later).
-fn rejoin(domain_id: u16, vehicles: &HashMap<u32, String>, counters: &Counters) -> Option<Joined> {
+fn rejoin(
+    domain_id: u16,
+    vehicles: &HashMap<u32, String>,
+    map: Option<&str>,
+    counters: &Counters,
+) -> Option<Joined> {
     match Dds::new(domain_id) {
         Ok(dds) => {
             counters.rejoins.fetch_add(1, Ordering::Relaxed);
             crate::log_info!("ros2: joined DDS domain {} again", domain_id);
-            Some(Joined::on(dds, vehicles))
+            Some(Joined::on(dds, vehicles, map))
         }
         Err(e) => {
             crate::log_error!("ros2: {}; trying again in {:?}", e, CHECK_EVERY);
@@ -243,6 +275,7 @@ const POINT_CLOUD: &str = "sensor_msgs::msg::dds_::PointCloud2_";
 const IMU: &str = "sensor_msgs::msg::dds_::Imu_";
 const NAV_SAT_FIX: &str = "sensor_msgs::msg::dds_::NavSatFix_";
 const TF_MESSAGE: &str = "tf2_msgs::msg::dds_::TFMessage_";
+const STRING: &str = "std_msgs::msg::dds_::String_";
 const CLOCK: &str = "rosgraph_msgs::msg::dds_::Clock_";
 const CONTROL: &str = "carla_msgs::msg::dds_::CarlaEgoVehicleControl_";
 const ACKERMANN: &str = "ackermann_msgs::msg::dds_::AckermannDriveStamped_";

@@ -51,6 +51,7 @@ impl RpcServer {
         map.spawn_points = spawn_points.to_vec();
         if map.opendrive != opendrive {
             map.opendrive = opendrive.to_owned();
+            self.shared.sensors.ros.set_map(opendrive);
         }
         drop(map);
         if changed {

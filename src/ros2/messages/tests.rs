@@ -272,3 +272,12 @@ fn an_ackermann_drive_is_read_and_a_short_one_refused() {
     assert_eq!(ackermann_drive(&msg), Ok([0.25, 0.5, 8.0, 1.5, 0.0]));
     assert!(ackermann_drive(&msg[..msg.len() - 1]).is_err());
 }
+
+#[test]
+fn a_string_is_its_length_with_the_nul_then_its_bytes() {
+    let out = string("<OpenDRIVE/>");
+    assert_eq!(out[..4], 13u32.to_le_bytes());
+    assert_eq!(&out[4..16], b"<OpenDRIVE/>");
+    assert_eq!(out[16], 0);
+    assert_eq!(out.len(), 17);
+}

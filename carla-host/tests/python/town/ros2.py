@@ -24,7 +24,7 @@ from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from ros2_msgs import (AckermannDrive, AckermannDriveStamped, CameraInfo, CarlaEgoVehicleControl, Clock,
-                       Header, Image, Imu, NavSatFix, PointCloud2, TFMessage, Time)
+                       Header, Image, Imu, NavSatFix, PointCloud2, String, TFMessage, Time)
 
 port, domain = int(sys.argv[1]), int(sys.argv[2])
 
@@ -215,6 +215,21 @@ for pc in got["events"]:
         x, y = (int.from_bytes(bytes(pc.data[13 * i + k:13 * i + k + 2]), "little") for k in (0, 2))
         check(x < 64 and y < 48, "a DVS event inside the image: %d, %d" % (x, y))
 check(sum(pc.width for pc in got["events"]) > 0, "DVS events while the town moves")
+
+# /carla/map: the OpenDRIVE text, transient local, so a reader that joins
+# now (long after it was written) still gets it.
+late = DataReader(dp, Topic(dp, "rt/carla/map", String),
+                  qos=Qos(Policy.Reliability.Reliable(1_000_000_000), Policy.Durability.TransientLocal,
+                          Policy.History.KeepLast(1)))
+text = None
+deadline = time.time() + 15
+while text is None and time.time() < deadline:
+    for m in late.take(N=4):
+        text = m.data
+    time.sleep(0.05)
+opendrive = world.get_map().to_opendrive()
+check(text == opendrive, "/carla/map carries the map's OpenDRIVE text (%s bytes, want %d)"
+      % (None if text is None else len(text), len(opendrive)))
 
 for s in sensors:
     s.disable_for_ros()

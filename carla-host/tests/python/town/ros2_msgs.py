@@ -16,6 +16,11 @@ class Time(IdlStruct, typename="builtin_interfaces::msg::dds_::Time_"):
 
 
 @dataclass
+class String(IdlStruct, typename="std_msgs::msg::dds_::String_"):
+    data: str
+
+
+@dataclass
 class Header(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
     stamp: Time
     frame_id: str
