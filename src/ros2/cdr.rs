@@ -112,6 +112,21 @@ impl<'a> Reader<'a> {
         let n = self.u32()? as usize;
         self.take(1, n).map(|_| ())
     }
+
+    #[cfg(test)]
+    pub(crate) fn f64(&mut self) -> Result<f64, Short> {
+        Ok(f64::from_le_bytes(
+            self.take(8, 8)?.try_into().map_err(|_| Short)?,
+        ))
+    }
+
+    /// A string, its NUL dropped.
+    #[cfg(test)]
+    pub(crate) fn string(&mut self) -> Result<String, Short> {
+        let n = self.u32()? as usize;
+        let bytes = self.take(1, n)?;
+        Ok(String::from_utf8_lossy(&bytes[..n.saturating_sub(1)]).into_owned())
+    }
 }
 
 #[cfg(test)]

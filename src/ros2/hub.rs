@@ -7,7 +7,7 @@
 
 use super::dds::Dds;
 use super::worker::{self, Counters, Job};
-use crate::rpc::VehicleControl09;
+use crate::rpc::{ActorState, VehicleControl09};
 use crate::streaming::stream::{Message, Stream, Tap};
 use crate::types::ActorTransform;
 use crossbeam_queue::ArrayQueue;
@@ -246,10 +246,20 @@ impl Hub {
         st.map = Some(text);
     }
 
-    /// `/clock` for a tick at `seconds` of simulation time.
-    pub(crate) fn tick(&self, seconds: f64) {
-        if let Some(r) = &self.state.lock().running {
-            r.push(Job::Clock(seconds), &self.counters);
+    /// `/clock` for a tick at `seconds` of simulation time, and each hero
+    /// vehicle's `odometry` from its state this tick.
+    pub(crate) fn tick(&self, seconds: f64, states: &[ActorState]) {
+        let st = self.state.lock();
+        let Some(r) = &st.running else {
+            return;
+        };
+        r.push(Job::Clock(seconds), &self.counters);
+        if st.vehicles.is_empty() {
+            return;
+        }
+        for s in states.iter().filter(|s| st.vehicles.contains_key(&s.id)) {
+            let job = Job::Odometry(s.id, seconds, s.transform, s.velocity, s.angular_velocity);
+            r.push(job, &self.counters);
         }
     }
 

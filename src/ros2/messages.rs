@@ -8,7 +8,7 @@
 use super::cdr::{Reader, Short, Writer};
 use crate::rpc::VehicleControl09;
 use crate::sensor::serialize::IMAGE_HEADER_SIZE;
-use crate::types::{ActorTransform, CBool};
+use crate::types::{ActorTransform, CBool, Vector3D};
 
 /// `builtin_interfaces/Time` of a simulation time in seconds, truncated
 /// to the nanosecond as CARLA does.
@@ -355,8 +355,15 @@ pub(crate) fn tf(stamp: Stamp, parent: &str, child: &str, t: &ActorTransform) ->
     w.u32(1);
     header(&mut w, stamp, parent);
     w.string(child);
+    pose(&mut w, t);
+    w.out
+}
+
+/// A CARLA transform as ROS's position and quaternion (`geometry_msgs/
+/// Transform` and `Pose` lay them out alike).
+fn pose(w: &mut Writer, t: &ActorTransform) {
     let l = t.location;
-    vector3(&mut w, [f64::from(l.x), -f64::from(l.y), f64::from(l.z)]);
+    vector3(w, [f64::from(l.x), -f64::from(l.y), f64::from(l.z)]);
     let r = t.rotation;
     let (roll, pitch, yaw) = (
         f64::from(r.roll).to_radians(),
@@ -374,7 +381,47 @@ pub(crate) fn tf(stamp: Stamp, parent: &str, child: &str, t: &ActorTransform) ->
     ] {
         w.f64(v);
     }
+}
+
+/// `nav_msgs/Odometry` of a vehicle at `t` (in `map`) moving at
+/// `velocity` (world, m/s) and turning at `angular` (deg/s, CARLA's axes):
+/// the twist in the vehicle's own frame (`child`), ROS's axes, as
+/// carla-ros-bridge publishes it; covariances zero (exact).
+pub(crate) fn odometry(
+    stamp: Stamp,
+    child: &str,
+    t: &ActorTransform,
+    velocity: Vector3D,
+    angular: Vector3D,
+) -> Vec<u8> {
+    let mut w = Writer::with_capacity(720);
+    header(&mut w, stamp, "map");
+    w.string(child);
+    pose(&mut w, t);
+    covariance(&mut w);
+    let local = crate::sensor::rotate_to_local(&t.rotation, velocity);
+    vector3(
+        &mut w,
+        [f64::from(local.x), -f64::from(local.y), f64::from(local.z)],
+    );
+    let spin = crate::sensor::rotate_to_local(&t.rotation, angular);
+    let (x, y, z) = (
+        spin.x.to_radians(),
+        spin.y.to_radians(),
+        spin.z.to_radians(),
+    );
+    // Left-handed to right-handed: y flips, and so do the senses of the
+    // rotations about x and z.
+    vector3(&mut w, [-f64::from(x), f64::from(y), -f64::from(z)]);
+    covariance(&mut w);
     w.out
+}
+
+/// A 6x6 covariance of zeros.
+fn covariance(w: &mut Writer) {
+    for _ in 0..36 {
+        w.f64(0.0);
+    }
 }
 
 /// Reads a `carla_msgs/CarlaEgoVehicleControl` (header, throttle, steer,

@@ -8,6 +8,7 @@ use super::hub::{ControlSink, RosControl, SensorNames};
 use super::messages::{self, Cloud, PixelFormat, Stamp};
 use crate::sensor::SensorType;
 use crate::streaming::stream::Message;
+use crate::types::{ActorTransform, Vector3D};
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -22,6 +23,9 @@ pub(super) enum Job {
     Clock(f64),
     /// The map's OpenDRIVE text, for `/carla/map`.
     Map(Arc<str>),
+    /// A hero vehicle's odometry: actor, simulation seconds, transform,
+    /// velocity (m/s), angular velocity (deg/s).
+    Odometry(u32, f64, ActorTransform, Vector3D, Vector3D),
     Vehicle(u32, Option<String>),
     Forget(u32),
 }
@@ -71,6 +75,8 @@ struct Joined {
     /// `/carla/map` (transient local: a reader that joins later gets the
     /// last text).
     map: Option<TopicWriter>,
+    /// Hero vehicles' `odometry` writers, made at their first message.
+    odometry: HashMap<u32, TopicWriter>,
 }
 
 impl Joined {
@@ -91,6 +97,7 @@ impl Joined {
             readers: HashMap::new(),
             clock,
             map: map_writer,
+            odometry: HashMap::new(),
         };
         for (actor, name) in vehicles {
             joined.add_reader(*actor, name);
@@ -182,6 +189,24 @@ pub(super) fn run(
                         w.write(messages::clock(Stamp::from_seconds(seconds)));
                     }
                 }
+                Job::Odometry(actor, seconds, t, v, spin) => {
+                    let (Some(j), Some(name)) = (joined.as_mut(), vehicles.get(&actor)) else {
+                        continue;
+                    };
+                    if !j.odometry.contains_key(&actor) {
+                        let topic = format!("rt/carla/{name}/odometry");
+                        match j.dds.writer(&topic, ODOMETRY) {
+                            Ok(writer) => {
+                                j.odometry.insert(actor, writer);
+                            }
+                            Err(e) => crate::log_error!("ros2: {}", e),
+                        }
+                    }
+                    if let Some(writer) = j.odometry.get_mut(&actor) {
+                        let stamp = Stamp::from_seconds(seconds);
+                        writer.write(messages::odometry(stamp, name, &t, v, spin));
+                    }
+                }
                 Job::Map(text) => {
                     if let Some(j) = &mut joined {
                         j.write_map(&text);
@@ -203,6 +228,7 @@ pub(super) fn run(
                     vehicles.remove(&actor);
                     if let Some(j) = &mut joined {
                         j.readers.remove(&actor);
+                        j.odometry.remove(&actor);
                     }
                 }
             }
@@ -276,6 +302,7 @@ const IMU: &str = "sensor_msgs::msg::dds_::Imu_";
 const NAV_SAT_FIX: &str = "sensor_msgs::msg::dds_::NavSatFix_";
 const TF_MESSAGE: &str = "tf2_msgs::msg::dds_::TFMessage_";
 const STRING: &str = "std_msgs::msg::dds_::String_";
+const ODOMETRY: &str = "nav_msgs::msg::dds_::Odometry_";
 const CLOCK: &str = "rosgraph_msgs::msg::dds_::Clock_";
 const CONTROL: &str = "carla_msgs::msg::dds_::CarlaEgoVehicleControl_";
 const ACKERMANN: &str = "ackermann_msgs::msg::dds_::AckermannDriveStamped_";

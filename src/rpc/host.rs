@@ -336,7 +336,7 @@ impl RpcServer {
         );
         let sent = s.observer.send(&h.to_bytes(), buf);
         s.world.state_sent(frame.frame, seq);
-        s.sensors.ros.tick(frame.elapsed_seconds);
+        s.sensors.ros.tick(frame.elapsed_seconds, states);
         s.replay_tick(frame);
         sent
     }

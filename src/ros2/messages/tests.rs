@@ -281,3 +281,61 @@ fn a_string_is_its_length_with_the_nul_then_its_bytes() {
     assert_eq!(out[16], 0);
     assert_eq!(out.len(), 17);
 }
+
+#[test]
+fn odometry_is_in_map_with_the_twist_in_the_vehicles_frame_and_rosaxes() {
+    // Facing +y in CARLA (yaw 90: south), moving forward at 5 m/s and
+    // turning right at 10 deg/s (CARLA's yaw rate about its up axis).
+    let t = ActorTransform {
+        location: Vector3D {
+            x: 1.0,
+            y: 2.0,
+            z: 0.5,
+        },
+        rotation: Rotation3D {
+            yaw: 90.0,
+            ..Default::default()
+        },
+    };
+    let v = Vector3D {
+        x: 0.0,
+        y: 5.0,
+        z: 0.0,
+    };
+    let spin = Vector3D {
+        x: 0.0,
+        y: 0.0,
+        z: 10.0,
+    };
+    let out = odometry(T, "hero", &t, v, spin);
+    let mut r = crate::ros2::cdr::Reader::new(&out);
+    assert_eq!((r.i32().unwrap(), r.u32().unwrap()), (3, 250_000_000));
+    assert_eq!(r.string().unwrap(), "map");
+    assert_eq!(r.string().unwrap(), "hero");
+    let f = |r: &mut crate::ros2::cdr::Reader| r.f64().unwrap();
+    let position = [f(&mut r), f(&mut r), f(&mut r)];
+    assert_eq!(position, [1.0, -2.0, 0.5], "y negated");
+    let q = [f(&mut r), f(&mut r), f(&mut r), f(&mut r)];
+    // ROS yaw -90°: (0, 0, -sin 45°, cos 45°).
+    assert!(
+        (q[2] + 0.5f64.sqrt()).abs() < 1e-6 && (q[3] - 0.5f64.sqrt()).abs() < 1e-6,
+        "{q:?}"
+    );
+    for _ in 0..36 {
+        assert_eq!(f(&mut r), 0.0);
+    }
+    let linear = [f(&mut r), f(&mut r), f(&mut r)];
+    assert!(
+        (linear[0] - 5.0).abs() < 1e-5 && linear[1].abs() < 1e-5,
+        "forward: {linear:?}"
+    );
+    let angular = [f(&mut r), f(&mut r), f(&mut r)];
+    assert!(
+        (angular[2] + 10f64.to_radians()).abs() < 1e-5,
+        "a right turn is negative about ROS z: {angular:?}"
+    );
+    for _ in 0..36 {
+        assert_eq!(f(&mut r), 0.0);
+    }
+    assert!(r.f64().is_err(), "nothing after the twist's covariance");
+}

@@ -24,7 +24,7 @@ from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from ros2_msgs import (AckermannDrive, AckermannDriveStamped, CameraInfo, CarlaEgoVehicleControl, Clock,
-                       Header, Image, Imu, NavSatFix, PointCloud2, String, TFMessage, Time)
+                       Header, Image, Imu, NavSatFix, Odometry, PointCloud2, String, TFMessage, Time)
 
 port, domain = int(sys.argv[1]), int(sys.argv[2])
 
@@ -54,6 +54,7 @@ readers = {
     "events": reader("rt/carla/hero/dvs/point_cloud", PointCloud2),
     "clock": reader("rt/clock", Clock),
     "tf": reader("rt/tf", TFMessage),
+    "odometry": reader("rt/carla/hero/odometry", Odometry),
 }
 control_writer = DataWriter(dp, Topic(dp, "rt/carla/hero/vehicle_control_cmd", CarlaEgoVehicleControl),
                             qos=Qos(Policy.Reliability.BestEffort, Policy.History.KeepLast(1)))
@@ -198,6 +199,18 @@ for _ in range(80):
     drain()
 speed = hero.get_velocity().length()
 check(abs(speed - 3.0) < 0.5, "the hero drives at %.2f m/s under a 3 m/s Ackermann drive" % speed)
+# Its odometry: in the map frame, ROS's axes (y negated), the twist in the
+# car's own frame (forward is +x).
+check(len(got["odometry"]) >= 50, "odometry every tick: %d" % len(got["odometry"]))
+odo = got["odometry"][-1]
+check(odo.header.frame_id == "map" and odo.child_frame_id == "hero", "odometry frames %s, %s"
+      % (odo.header.frame_id, odo.child_frame_id))
+p = odo.pose.pose.position
+at = hero.get_location()
+check(abs(p.x - at.x) < 0.5 and abs(p.y + at.y) < 0.5 and abs(p.z - at.z) < 0.5,
+      "odometry position %s vs the hero at %s" % ((p.x, p.y, p.z), at))
+lin = odo.twist.twist.linear
+check(abs(lin.x - 3.0) < 0.5 and abs(lin.y) < 0.3, "odometry twist %s at 3 m/s straight" % ((lin.x, lin.y, lin.z),))
 
 # The DVS, while the hero drove.
 check(len(got["dvs"]) >= 5 and len(got["events"]) >= 5,

@@ -98,6 +98,45 @@ class Quaternion(IdlStruct, typename="geometry_msgs::msg::dds_::Quaternion_"):
 
 
 @dataclass
+class Point(IdlStruct, typename="geometry_msgs::msg::dds_::Point_"):
+    x: float64
+    y: float64
+    z: float64
+
+
+@dataclass
+class Pose(IdlStruct, typename="geometry_msgs::msg::dds_::Pose_"):
+    position: Point
+    orientation: Quaternion
+
+
+@dataclass
+class PoseWithCovariance(IdlStruct, typename="geometry_msgs::msg::dds_::PoseWithCovariance_"):
+    pose: Pose
+    covariance: array[float64, 36]
+
+
+@dataclass
+class Twist(IdlStruct, typename="geometry_msgs::msg::dds_::Twist_"):
+    linear: Vector3
+    angular: Vector3
+
+
+@dataclass
+class TwistWithCovariance(IdlStruct, typename="geometry_msgs::msg::dds_::TwistWithCovariance_"):
+    twist: Twist
+    covariance: array[float64, 36]
+
+
+@dataclass
+class Odometry(IdlStruct, typename="nav_msgs::msg::dds_::Odometry_"):
+    header: Header
+    child_frame_id: str
+    pose: PoseWithCovariance
+    twist: TwistWithCovariance
+
+
+@dataclass
 class Imu(IdlStruct, typename="sensor_msgs::msg::dds_::Imu_"):
     header: Header
     orientation: Quaternion
