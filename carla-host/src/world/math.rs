@@ -157,21 +157,7 @@ impl Rect {
                 -dx * self.sin + dy * self.cos,
             )
         };
-        let (p, q) = (local(a), local(b));
-        let (mut t0, mut t1) = (0.0f32, 1.0f32);
-        for (from, to, half) in [(p.0, q.0, self.hx), (p.1, q.1, self.hy)] {
-            let d = to - from;
-            if d.abs() < 1e-9 {
-                if from.abs() > half {
-                    return None;
-                }
-                continue;
-            }
-            let (u, v) = ((-half - from) / d, (half - from) / d);
-            t0 = t0.max(u.min(v));
-            t1 = t1.min(u.max(v));
-        }
-        (t0 <= t1).then_some(t0)
+        slab_entry(local(a), local(b), self.hx, self.hy)
     }
 
     /// Separating-axis test of two rectangles.
@@ -191,6 +177,25 @@ impl Rect {
         .iter()
         .all(|&(ax, ay)| (dx * ax + dy * ay).abs() <= self.radius(ax, ay) + o.radius(ax, ay))
     }
+}
+
+/// Where the segment from `a` to `b` enters the box `[-hx, hx] × [-hy, hy]`
+/// (its own frame), as a fraction of the segment (0 if `a` is inside);
+/// None if it misses (a slab test per axis).
+pub(crate) fn slab_entry(a: (f32, f32), b: (f32, f32), hx: f32, hy: f32) -> Option<f32> {
+    let (mut t0, mut t1) = (0.0f32, 1.0f32);
+    for (p, d, h) in [(a.0, b.0 - a.0, hx), (a.1, b.1 - a.1, hy)] {
+        if d.abs() < 1e-12 {
+            if p.abs() > h {
+                return None;
+            }
+            continue;
+        }
+        let (u, v) = ((-h - p) / d, (h - p) / d);
+        t0 = t0.max(u.min(v));
+        t1 = t1.min(u.max(v));
+    }
+    (t0 <= t1).then_some(t0)
 }
 
 /// The seeded generator used for the town and its traffic.

@@ -22,7 +22,7 @@ mod ray;
 pub(crate) mod surface;
 pub(crate) mod tags;
 
-use super::math::{v3, Rect};
+use super::math::{slab_entry, v3, Rect};
 use carla_server::types::Vector3D;
 use grid::{Csr, Grid};
 use std::sync::Arc;
@@ -468,24 +468,8 @@ fn tri_meets(t: &Tri, r: &Rect, z0: f32, z1: f32) -> bool {
     let pts = c.map(local);
     (0..3).any(|k| {
         let (a, b) = (pts[k], pts[(k + 1) % 3]);
-        segment_meets_box(a, b, r.hx, r.hy)
+        slab_entry(a, b, r.hx, r.hy).is_some()
     })
-}
-
-fn segment_meets_box(a: (f32, f32), b: (f32, f32), hx: f32, hy: f32) -> bool {
-    let (mut t0, mut t1) = (0.0f32, 1.0f32);
-    for (p, d, h) in [(a.0, b.0 - a.0, hx), (a.1, b.1 - a.1, hy)] {
-        if d.abs() < 1e-12 {
-            if p.abs() > h {
-                return false;
-            }
-            continue;
-        }
-        let (u, v) = ((-h - p) / d, (h - p) / d);
-        t0 = t0.max(u.min(v));
-        t1 = t1.min(u.max(v));
-    }
-    t0 <= t1
 }
 
 #[cfg(test)]
