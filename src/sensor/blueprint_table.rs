@@ -153,14 +153,19 @@ static SAFE_DISTANCE: [Def; 4] = [
     boolean("client_stream", "false", "give 0.9 clients the stream token (only clients built with this sensor can decode it; a stock client crashes on it, so it gets a plain actor)"),
 ];
 
-static GNSS: [Def; 8] = [
-    SENSOR_TICK, NOISE_SEED,
+/// GNSS position noise (the GNSS and the V2X sensor's CAMs).
+const POSITION_NOISE: [Def; 6] = [
     non_negative("noise_lat_stddev", "0.0", "latitude noise: standard deviation, degrees"),
     any("noise_lat_bias", "0.0", "latitude noise: mean, degrees"),
     non_negative("noise_lon_stddev", "0.0", "longitude noise: standard deviation, degrees"),
     any("noise_lon_bias", "0.0", "longitude noise: mean, degrees"),
     non_negative("noise_alt_stddev", "0.0", "altitude noise: standard deviation, metres"),
     any("noise_alt_bias", "0.0", "altitude noise: mean, metres"),
+];
+
+static GNSS: [Def; 8] = [
+    SENSOR_TICK, NOISE_SEED,
+    POSITION_NOISE[0], POSITION_NOISE[1], POSITION_NOISE[2], POSITION_NOISE[3], POSITION_NOISE[4], POSITION_NOISE[5],
 ];
 
 static IMU: [Def; 11] = [
@@ -218,12 +223,7 @@ static V2X: [Def; 30] = v2x!(
     positive("gen_cam_min", "0.1", "shortest interval between CAMs, seconds"),
     positive("gen_cam_max", "1.0", "longest interval between CAMs, seconds"),
     boolean("fixed_rate", "false", "send at gen_cam_min whatever the vehicle does"),
-    non_negative("noise_lat_stddev", "0.0", "latitude noise: standard deviation, degrees"),
-    any("noise_lat_bias", "0.0", "latitude noise: mean, degrees"),
-    non_negative("noise_lon_stddev", "0.0", "longitude noise: standard deviation, degrees"),
-    any("noise_lon_bias", "0.0", "longitude noise: mean, degrees"),
-    non_negative("noise_alt_stddev", "0.0", "altitude noise: standard deviation, metres"),
-    any("noise_alt_bias", "0.0", "altitude noise: mean, metres"),
+    POSITION_NOISE[0], POSITION_NOISE[1], POSITION_NOISE[2], POSITION_NOISE[3], POSITION_NOISE[4], POSITION_NOISE[5],
     non_negative("noise_head_stddev", "0.0", "heading noise: standard deviation, degrees"),
     any("noise_head_bias", "0.0", "heading noise: mean, degrees"),
     non_negative("noise_accel_stddev_x", "0.0", "acceleration noise, x: standard deviation, m/s²"),
