@@ -207,6 +207,9 @@ pub(crate) fn receive(
     payload: &mut Vec<u8>,
 ) -> bool {
     payload.clear();
+    if air.sent.is_empty() {
+        return false; // nobody sent: no station to look up
+    }
     let Some((rx, rx_ground, _)) = station(world, parent, 0) else {
         return false;
     };
