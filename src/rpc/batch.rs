@@ -48,6 +48,9 @@ pub(crate) fn apply(
     }
     if do_tick && s.world.settings.lock().synchronous_mode.get() {
         s.ask(EngineCall::Tick)?;
+    } else if let Some(client) = super::clients::current() {
+        // Maybe a Traffic Manager's cycle ending (see `tm_pacing`).
+        s.pacing.batch_applied(client.id);
     }
     wire::batch_results(out, &results);
     Ok(())

@@ -82,6 +82,9 @@ pub(crate) fn call(
         ("get_episode_settings", 0) => {
             wire::ok_head(out);
             wire::settings(out, &s.world.settings.lock());
+            // A Traffic Manager's worker asks this last before it waits
+            // for the next tick (see `tm_pacing`).
+            s.pacing.settings_asked(caller, std::time::Instant::now());
         }
         ("set_episode_settings", 1) => {
             let settings = wire::as_settings(&a[0])?;

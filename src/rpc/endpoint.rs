@@ -94,6 +94,7 @@ pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn, share: Arc<ClientShare>)
     };
     crate::log_info!("rpc: client {} {}", peer, why);
     shared.traffic_managers.forget_owner(caller);
+    shared.release_held_ticks(Some(caller));
     // The server's list holds a clone of the socket (to abort it when the
     // server closes), so dropping `conn` alone would not close it.
     conn.aborter().abort();

@@ -283,14 +283,25 @@ impl EngineQueue {
         }
         let deadline = Instant::now() + timeout;
         let mut pushes = self.pushes.lock();
+        let seen = *pushes;
         loop {
             if let Some(r) = self.queue.pop() {
                 return Some(r);
+            }
+            if *pushes != seen {
+                return None; // woken (`wake`), or another poller took it
             }
             if self.pushed.wait_until(&mut pushes, deadline).timed_out() {
                 return self.queue.pop();
             }
         }
+    }
+
+    /// Ends a waiting `poll` early with nothing (its caller has something
+    /// else to look at: a held tick's deadline).
+    pub(crate) fn wake(&self) {
+        *self.pushes.lock() += 1;
+        self.pushed.notify_all();
     }
 
     /// Fails every waiting request (the endpoint is closing).
@@ -304,6 +315,31 @@ impl EngineQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wake_ends_a_waiting_poll_with_nothing() {
+        let q = Arc::new(EngineQueue::default());
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // Woken again and again: a wake before the poll began waiting
+        // must not be what the test depends on.
+        let waker = {
+            let (q, done) = (q.clone(), done.clone());
+            std::thread::spawn(move || {
+                while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(10));
+                    q.wake();
+                }
+            })
+        };
+        let started = Instant::now();
+        assert!(q.poll(Duration::from_secs(60)).is_none());
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the wake was missed"
+        );
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        waker.join().unwrap();
+    }
 
     #[test]
     fn answers_reach_the_waiter_and_drops_fail() {

@@ -28,7 +28,22 @@ impl RpcServer {
     /// queued now). Answer it with [`EngineRequest::succeed`] or
     /// [`EngineRequest::fail`]. Allocates nothing.
     pub fn poll(&self, timeout: Duration) -> Option<EngineRequest> {
-        self.shared.engine.poll(timeout)
+        let deadline = Instant::now() + timeout;
+        loop {
+            // Ticks held for a Traffic Manager (see `tm_pacing`) go at
+            // their deadlines: push the due ones, look again soon.
+            let mut step = deadline.saturating_duration_since(Instant::now());
+            if self.shared.pacing.holding() {
+                self.shared.release_held_ticks(None);
+                step = step.min(super::tm_pacing::RECHECK);
+            }
+            if let Some(r) = self.shared.engine.poll(step) {
+                return Some(r);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+        }
     }
 
     /// Adds a blueprint (a vehicle, a walker, a prop) to the library's

@@ -35,6 +35,7 @@ mod part_calls;
 pub mod physics;
 mod recording;
 mod ros;
+mod tm_pacing;
 pub mod token;
 mod traffic_managers;
 mod unsupported;
@@ -71,7 +72,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use world::World;
 
 /// State shared by the RPC threads and the host's calls.
@@ -98,7 +99,13 @@ pub(crate) struct RpcShared {
     recorder: Mutex<recording::RecorderState>,
     /// The last frame promised to a tick queued by `tick_cue`.
     promised_frame: Arc<AtomicU64>,
+    /// Ticks held for a client's Traffic Manager (see `tm_pacing`).
+    pacing: tm_pacing::Pacing<HeldTick>,
 }
+
+/// A `tick_cue`'s tick not yet pushed: what gives its frame back if
+/// refused, and the client's count of requests waiting.
+type HeldTick = (engine::Undo, Option<clients::InFlight>);
 
 impl RpcShared {
     /// Queues a tick for the host without waiting for it (as CARLA's
@@ -119,15 +126,47 @@ impl RpcShared {
             let _ =
                 promised.compare_exchange(frame, frame - 1, Ordering::Relaxed, Ordering::Relaxed);
         });
-        let in_flight = match clients::current() {
+        let client = clients::current();
+        let in_flight = match &client {
             Some(c) => Some(c.request()?),
             None => None,
         };
-        // With a reply slot nobody waits on: hosts answer ticks as before.
-        // A full queue drops the request, which gives the promise back.
+        let tick: HeldTick = (give_back, in_flight);
+        let tick = match &client {
+            Some(c) => {
+                self.pacing
+                    .tick(c.id, self.traffic_managers.owns(c.id), tick, Instant::now())
+            }
+            None => Some(tick),
+        };
+        match tick {
+            Some(tick) => self.push_tick(tick).map(|()| frame),
+            None => {
+                // Held: the host's poll pushes it at its deadline, and
+                // must not sleep past it.
+                self.engine.wake();
+                Ok(frame)
+            }
+        }
+    }
+
+    /// Queues a `tick_cue`'s tick for the host. With a reply slot nobody
+    /// waits on: hosts answer ticks as before. A full queue drops the
+    /// request, which gives the promise back.
+    fn push_tick(&self, (give_back, in_flight): HeldTick) -> Result<(), String> {
         self.engine
             .push(EngineCall::Tick, true, Some(give_back), in_flight)
-            .map(|_| frame)
+            .map(|_| ())
+    }
+
+    /// Pushes the held ticks that are due (their time is up, or their
+    /// client `gone`); a refusal was logged by nobody else, so here.
+    fn release_held_ticks(&self, gone: Option<u64>) {
+        self.pacing.expired(Instant::now(), gone, |tick| {
+            if let Err(e) = self.push_tick(tick) {
+                crate::log_warn!("rpc: {}", e);
+            }
+        });
     }
 
     /// Asks the host and waits for its answer.
@@ -342,6 +381,7 @@ impl RpcServer {
             traffic_managers: Default::default(),
             clients: Default::default(),
             recorder: Default::default(),
+            pacing: Default::default(),
         });
         ros::install_control_sink(&shared);
         Ok(RpcServer {

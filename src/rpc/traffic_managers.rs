@@ -48,6 +48,12 @@ impl TrafficManagers {
         Ok(true)
     }
 
+    /// Whether connection `owner` registered any Traffic Manager (runs
+    /// one in its process).
+    pub(crate) fn owns(&self, owner: u64) -> bool {
+        self.by_port.lock().values().any(|(_, _, o)| *o == owner)
+    }
+
     pub(crate) fn remove(&self, port: u16) {
         self.by_port.lock().remove(&port);
     }
@@ -69,8 +75,10 @@ mod tests {
         assert!(!tm.add("10.0.0.2", 8000, 2).unwrap(), "port taken");
         assert!(tm.add("10.0.0.2", 8001, 2).unwrap());
         assert_eq!(tm.get(8000), Some(("10.0.0.1".to_owned(), 8000)));
+        assert!(tm.owns(1) && tm.owns(2) && !tm.owns(3));
         tm.forget_owner(1);
         assert!(!tm.is_running(8000));
+        assert!(!tm.owns(1));
         assert!(tm.is_running(8001));
         tm.remove(8001);
         assert!(!tm.is_running(8001));
