@@ -3,6 +3,7 @@
 //! a `CARLA_HOST_*` environment variable (what CI jobs and containers
 //! set); a flag on the command line wins over its variable.
 
+use crate::world::WorldConfig;
 use carla_server::legacy::settings::Budget;
 use carla_server::rpc::ClientBudget;
 use carla_server::Release;
@@ -16,8 +17,17 @@ use std::path::PathBuf;
 #[command(name = "carla-host", version, about, long_about = None)]
 pub(crate) struct Args {
     /// World port P; 0.8 clients' stream and control ports are P+1 and P+2.
+    /// 0: free ports for everything (P, P+1, P+2, streams, older releases),
+    /// named on the JSON line printed when ready.
     #[arg(short, long, env = "CARLA_HOST_PORT", default_value_t = 2000)]
     pub port: u16,
+    /// Also write the JSON ports line to this file (whole, when ready).
+    #[arg(long, env = "CARLA_HOST_PORTS_FILE")]
+    pub ports_file: Option<PathBuf>,
+    /// Stop when standard input closes: a parent holding the other end of a
+    /// pipe takes the server with it when it exits, however it dies.
+    #[arg(long, env = "CARLA_HOST_EXIT_WITH_STDIN")]
+    pub exit_with_stdin: bool,
     /// The 0.9 streaming port (default P+3; 0: any free port).
     #[arg(long, env = "CARLA_HOST_STREAM_PORT")]
     pub stream_port: Option<u16>,
@@ -49,6 +59,10 @@ pub(crate) struct Args {
     /// The map to start on (default: the built-in town).
     #[arg(long, env = "CARLA_HOST_MAP")]
     pub map: Option<String>,
+    /// Seeds the town's own traffic (the cars and walkers every 0.9 world
+    /// starts with); 0.8 episodes take theirs from the client's settings.
+    #[arg(long, env = "CARLA_HOST_SEED")]
+    pub seed: Option<u64>,
     /// Publish the sensors clients enable for ROS on DDS, as CARLA's flag
     /// (domain $ROS_DOMAIN_ID, else 0).
     #[arg(long, env = "CARLA_HOST_ROS2")]
@@ -116,6 +130,20 @@ fn parse_releases(list: &str) -> Result<Releases, String> {
 }
 
 impl Args {
+    /// The traffic of every 0.9 world: the 0.8.4 server's defaults,
+    /// seeded by `--seed` if given.
+    pub(crate) fn world_config(&self) -> WorldConfig {
+        let default = WorldConfig::default();
+        match self.seed {
+            Some(seed) => WorldConfig {
+                seed_vehicles: seed,
+                seed_pedestrians: seed.rotate_left(32) ^ 0x5EED,
+                ..default
+            },
+            None => default,
+        }
+    }
+
     /// The budget of one 0.8 episode's settings.
     pub(crate) fn budget(&self) -> Budget {
         Budget {
@@ -189,5 +217,14 @@ mod tests {
         assert!(Args::try_parse_from(["carla-host", "--port", "70000"]).is_err());
         assert!(Args::try_parse_from(["carla-host", "--releases", "0.8"]).is_err());
         assert!(Args::try_parse_from(["carla-host", "--nonsense"]).is_err());
+        assert_eq!(a.world_config(), WorldConfig::default());
+        let seeded = Args::try_parse_from(["carla-host", "--seed", "7"]).unwrap();
+        let (one, other) = (seeded.world_config(), a.world_config());
+        assert_eq!(one.seed_vehicles, 7);
+        assert_ne!(one.seed_pedestrians, other.seed_pedestrians);
+        assert_eq!(
+            (one.vehicles, one.pedestrians),
+            (other.vehicles, other.pedestrians)
+        );
     }
 }

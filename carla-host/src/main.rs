@@ -15,6 +15,7 @@ mod bench_render;
 mod episode;
 mod log_sink;
 mod maps;
+mod ports;
 mod serve09;
 mod tick_times;
 mod world;
@@ -26,21 +27,21 @@ use carla_server::types::Control;
 use carla_server::{log_error, log_info, log_warn, Config, Error, Release, Server};
 use clap::Parser;
 use episode::Episode;
+use ports::Ports;
 use serve09::Serve09;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tick_times::TickTimes;
-use world::{Town, World, WorldConfig};
+use world::{Town, World};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
 /// Binds the RPC port of every release asked for but 0.9.16 (whose port
-/// is the main one); returns the banner's words for them.
-fn listen_releases(args: &Args, server: &Server) -> Result<String, String> {
-    let base = args.release_ports.unwrap_or(args.port);
-    let mut words = Vec::new();
+/// is the main one) on `base` + N (`base` 0: free ports); returns them.
+fn listen_releases(args: &Args, server: &Server, base: u16) -> Result<Vec<(Release, u16)>, String> {
+    let mut bound = Vec::new();
     for &release in args.releases.0.iter().filter(|r| **r != Release::V0_9_16) {
         let port = match base {
             0 => 0,
@@ -51,9 +52,9 @@ fn listen_releases(args: &Args, server: &Server) -> Result<String, String> {
         let addr = server.listen_rpc_release(release, port).map_err(|e| {
             format!("cannot listen for CARLA {release} clients on port {port}: {e} (--release-ports or --releases to change)")
         })?;
-        words.push(format!("{release} on port {}", addr.port()));
+        bound.push((release, addr.port()));
     }
-    Ok(words.join(", "))
+    Ok(bound)
 }
 
 /// Counters for the status line.
@@ -132,26 +133,34 @@ fn clients_09(server: &Server) -> String {
 
 /// Binds every port; returns the banner, which `main` prints once the
 /// world is set up (clients and scripts wait for it: a client served
-/// before would find no map or navigation mesh yet).
-fn start(args: &Args, server: &Server, town: &str) -> Result<Vec<String>, String> {
+/// before would find no map or navigation mesh yet), and the ports.
+fn start(args: &Args, server: &Server, town: &str) -> Result<(Vec<String>, Ports), String> {
     if args.port > u16::MAX - 3 {
         return Err(format!(
             "--port {}: the ports after it (P+1, P+2, P+3) must be below 65536",
             args.port
         ));
     }
-    server
-        .connect(u32::from(args.port), args.timeout)
-        .map_err(|e| format!("cannot listen on port {}: {}", args.port, e))?;
-    let stream_port = args.stream_port.unwrap_or(args.port + 3);
+    let port = if args.port == 0 {
+        ports::connect_free(server, args.host, args.timeout)?
+    } else {
+        server
+            .connect(u32::from(args.port), args.timeout)
+            .map_err(|e| format!("cannot listen on port {}: {}", args.port, e))?;
+        args.port
+    };
+    // --port 0: everything else on free ports too, unless named.
+    let free = |p: u16| if args.port == 0 { 0 } else { p };
+    let stream_port = args.stream_port.unwrap_or(free(port + 3));
     server
         .listen_streaming(stream_port)
         .map_err(|e| format!("cannot listen for 0.9 streams on port {stream_port}: {e}"))?;
     let stream_port = server.streaming_addr().map_or(stream_port, |a| a.port());
-    let rpc_port = args.rpc_port.unwrap_or(args.port);
-    server
+    let rpc_port = args.rpc_port.unwrap_or(port);
+    let rpc_port = server
         .listen_rpc(rpc_port)
-        .map_err(|e| format!("cannot listen for 0.9 clients on port {rpc_port}: {e}"))?;
+        .map_err(|e| format!("cannot listen for 0.9 clients on port {rpc_port}: {e}"))?
+        .port();
     if let Ok(rpc) = server.rpc() {
         rpc.set_client_budget(args.client_budget());
         let folder = std::env::current_dir()
@@ -159,24 +168,24 @@ fn start(args: &Args, server: &Server, town: &str) -> Result<Vec<String>, String
             .unwrap_or_else(|_| args.recordings.clone());
         rpc.set_recording_folder(&folder);
     }
-    let older = listen_releases(args, server)?;
+    let releases = listen_releases(args, server, args.release_ports.unwrap_or(free(port)))?;
     let ros2 = args.ros2_domain()?;
     if let Some(domain) = ros2 {
         server
             .start_ros2(domain)
             .map_err(|e| format!("cannot publish on ROS 2 (DDS domain {domain}): {e}"))?;
     }
+    let older: Vec<String> = releases
+        .iter()
+        .map(|(r, p)| format!("{r} on port {p}"))
+        .collect();
     let mut banner = vec![format!(
         "carla-host: serving {} on {}:{} (CARLA 0.8.4{}; 0.9.16 clients on port {}, \
          0.9 streams on port {}{}{}; Ctrl-C to stop)",
         town,
         args.host,
-        args.port,
-        if rpc_port == args.port {
-            " and 0.9.16"
-        } else {
-            ""
-        },
+        port,
+        if rpc_port == port { " and 0.9.16" } else { "" },
         rpc_port,
         stream_port,
         if older.is_empty() {
@@ -184,14 +193,23 @@ fn start(args: &Args, server: &Server, town: &str) -> Result<Vec<String>, String
         } else {
             "; older 0.9 clients: "
         },
-        older
+        older.join(", ")
     )];
     if let Some(domain) = ros2 {
         banner.push(format!(
             "carla-host: ROS 2 topics on DDS domain {domain} (rt/clock, rt/tf, rt/carla/...)"
         ));
     }
-    Ok(banner)
+    let ports = Ports {
+        host: args.host,
+        world: port,
+        rpc: rpc_port,
+        streaming: stream_port,
+        releases,
+        ros2_domain: ros2,
+        map: format!("Carla/Maps/{town}"),
+    };
+    Ok((banner, ports))
 }
 
 /// The maps: the catalog, the town the world runs on, the last one a
@@ -245,6 +263,30 @@ fn open_maps(args: &Args) -> Result<(maps::Catalog, Arc<Town>), String> {
     Ok((catalog, town))
 }
 
+/// `--exit-with-stdin`: a thread reads standard input to its end (or
+/// error) and then asks the main loop to stop, as Ctrl-C does.
+fn watch_stdin() {
+    let spawned = std::thread::Builder::new()
+        .name("stdin-watch".into())
+        .spawn(|| {
+            let mut sink = [0u8; 256];
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                match std::io::Read::read(&mut stdin, &mut sink) {
+                    Ok(0) => break,
+                    Err(e) if e.kind() != std::io::ErrorKind::Interrupted => break,
+                    _ => {}
+                }
+            }
+            log_info!("standard input closed: stopping (--exit-with-stdin)");
+            STOP.store(true, Ordering::SeqCst);
+        });
+    if let Err(e) = spawned {
+        log_error!("--exit-with-stdin: cannot watch standard input: {}", e);
+        std::process::exit(1);
+    }
+}
+
 /// Ends the 0.8 episode (if any): its sensors go, its player leaves.
 fn end_episode(
     server: &Server,
@@ -273,6 +315,12 @@ fn main() {
         stream_timeout: Duration::from_millis(args.timeout.into()),
         ..Default::default()
     });
+    if let Some(path) = &args.ports_file {
+        if let Err(e) = ports::check_file(path) {
+            log_error!("{}", e);
+            std::process::exit(1);
+        }
+    }
     let (catalog, town) = match open_maps(&args) {
         Ok(m) => m,
         Err(e) => {
@@ -280,7 +328,7 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let banner = match start(&args, &server, &town.map.name) {
+    let (banner, ports) = match start(&args, &server, &town.map.name) {
         Ok(b) => b,
         Err(e) => {
             log_error!("{}", e);
@@ -310,11 +358,22 @@ fn main() {
         frame_ms: (1000.0 * period).ceil() as u64,
         ..args.budget()
     };
-    let mut world = World::town(&maps.town, &WorldConfig::default());
+    let mut world = World::town(&maps.town, &args.world_config());
     serve.new_episode(&server, &world);
     // Ready: the map, its navigation mesh and the town's actors are set.
     for line in &banner {
         println!("{line}");
+    }
+    let ports_line = ports.json();
+    println!("{ports_line}");
+    if let Some(path) = &args.ports_file {
+        if let Err(e) = ports::write_file(path, &ports_line) {
+            log_error!("{}", e);
+            std::process::exit(1);
+        }
+    }
+    if args.exit_with_stdin {
+        watch_stdin();
     }
     let mut episode: Option<Episode> = None;
     let mut previous = Settings::default();
@@ -393,7 +452,7 @@ fn main() {
                 match maps.load(req.call()) {
                     Ok(town) => {
                         serve.show_town(&server, &town);
-                        world = World::town(&town, &WorldConfig::default());
+                        world = World::town(&town, &args.world_config());
                         serve.new_episode(&server, &world);
                         log_info!(
                             "map {} loaded in {:.0} ms",
