@@ -72,6 +72,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 echo "== unit, integration, C and C++ tests"
 cargo test
 
+echo "== the carla-host wheel, installed in a fresh virtual environment"
+scripts/test-wheel.sh
+
 echo "== release-mode stress test of the lock-free slot"
 cargo test --release --lib sync::slot
 
