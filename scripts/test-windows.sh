@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Windows build and its tests, on Linux: the library cross-compiled for
 # x86_64-pc-windows-gnu (mingw-w64), the Rust tests and the C/C++ hosts run
-# under Wine, and the import library checked with an MSVC-style linker.
+# under Wine, the import library checked with an MSVC-style linker, and the
+# carla-host wheel for Windows built and its server run under Wine.
 # Needs the Rust toolchain with the x86_64-pc-windows-gnu target, clang, and
 # Debian's mingw-w64 and wine64 (installed below with apt when root).
 # Honours CARGO_TARGET_DIR. See docs/testing.md.
@@ -76,6 +77,12 @@ if [ "$status" != 11 ]; then
   exit 1
 fi
 echo "msvc_import.exe: linked with carla_server.dll.lib, ran, read CARLA_SERVER_TRY_AGAIN = 11"
+
+echo "== the Windows wheel: carla-host.exe on free ports under Wine, served to the Linux client"
+wheel=$(scripts/build-wheel.sh --windows | grep win_amd64)
+PY="${CARLA_0916_PYTHON:-target/venv-carla-0.9.16/bin/python}"
+"$PY" -c "import carla" 2>/dev/null || { echo "$PY has no carla==0.9.16: run scripts/test.sh once (it makes that venv)" >&2; exit 1; }
+"$PY" scripts/wine/wheel_exe.py "$wheel" "$TARGET_DIR/windows-wheel"
 
 echo "== unit, integration, C and C++ tests under Wine"
 cargo test --target "$TRIPLE"
