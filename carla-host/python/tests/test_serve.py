@@ -101,13 +101,21 @@ def _town_traffic(seed):
     with carla_host.serve(seed=seed) as server:
         world = server.client().get_world()
         actors = world.get_actors().filter("vehicle.*")
-        return sorted((round(a.get_location().x, 2), round(a.get_location().y, 2)) for a in actors)
+        return [(a.type_id, a.get_location().x, a.get_location().y) for a in actors]
+
+
+def _same_traffic(a, b):
+    """The same cars at the same places, give or take the few centimetres
+    they drive between the server's start and the query."""
+    return len(a) == len(b) and all(
+        any(t == u and abs(x - v) + abs(y - w) < 1.0 for (u, v, w) in b) for (t, x, y) in a
+    )
 
 
 def test_the_seed_decides_the_towns_own_traffic():
     first, again, other = _town_traffic(7), _town_traffic(7), _town_traffic(8)
-    assert first and first == again
-    assert first != other
+    assert first and _same_traffic(first, again), (first, again)
+    assert not _same_traffic(first, other), (first, other)
 
 
 def test_a_maps_folder_that_does_not_exist(tmp_path):
