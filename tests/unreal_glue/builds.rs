@@ -12,6 +12,7 @@ use super::sim::{
 use super::uht;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// (what it stands for, -std, extra defines).
 const BUILDS: [(&str, &str, &[&str]); 4] = [
@@ -29,46 +30,93 @@ const BUILDS: [(&str, &str, &[&str]); 4] = [
     ("UE 5 Win64", "-std=c++20", &["-DSTANDIN_WCHAR_TCHAR"]),
 ];
 
+/// One `-fsyntax-only` run: the compiler, its build and the source.
+struct Job<'a> {
+    compiler: &'static str,
+    build: &'static str,
+    std: &'static str,
+    defines: &'static [&'static str],
+    source: &'a PathBuf,
+}
+
+impl Job<'_> {
+    /// What the compiler said when it failed, else `None`.
+    fn run(&self, generated: &std::path::Path) -> Option<String> {
+        let Job {
+            compiler,
+            build,
+            std,
+            defines,
+            source,
+        } = self;
+        let out = Command::new(compiler)
+            .args(
+                compile_flags(compiler)
+                    .into_iter()
+                    .filter(|f| !f.starts_with("-std=")),
+            )
+            .arg(std)
+            .args(*defines)
+            .arg("-fsyntax-only")
+            .arg("-isystem")
+            .arg(tests_dir().join("Standin"))
+            .arg(format!("-I{}", generated.display()))
+            .arg(format!("-I{}", glue_module().join("Public").display()))
+            .arg(format!("-I{CRATE}/include"))
+            .arg(source)
+            .output()
+            .unwrap_or_else(|e| panic!("run {compiler}: {e}"));
+        (!out.status.success()).then(|| {
+            format!(
+                "{build} with {compiler} ({std} {defines:?}): {}\n{}",
+                source.display(),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    }
+}
+
 #[test]
 fn the_glue_compiles_as_every_engine_build_compiles_it() {
     let generated = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("unreal_glue_builds/generated");
     uht::write_generated_headers(&glue_module().join("Public"), &generated);
     let sources = files_with_ext(&glue_module().join("Private"), "cpp");
-    let mut failures = Vec::new();
-    let mut checked = 0;
+    let mut jobs = Vec::new();
     for compiler in ["g++", "clang++"] {
         assert!(compiler_available(compiler), "{compiler} is not installed");
         for (build, std, defines) in BUILDS {
             for source in &sources {
-                let mut cmd = Command::new(compiler);
-                cmd.args(
-                    compile_flags(compiler)
-                        .into_iter()
-                        .filter(|f| !f.starts_with("-std=")),
-                )
-                .arg(std)
-                .args(defines)
-                .arg("-fsyntax-only")
-                .arg("-isystem")
-                .arg(tests_dir().join("Standin"))
-                .arg(format!("-I{}", generated.display()))
-                .arg(format!("-I{}", glue_module().join("Public").display()))
-                .arg(format!("-I{CRATE}/include"))
-                .arg(source);
-                let out = cmd
-                    .output()
-                    .unwrap_or_else(|e| panic!("run {compiler}: {e}"));
-                checked += 1;
-                if !out.status.success() {
-                    failures.push(format!(
-                        "{build} with {compiler} ({std} {defines:?}): {}\n{}",
-                        source.display(),
-                        String::from_utf8_lossy(&out.stderr)
-                    ));
-                }
+                jobs.push(Job {
+                    compiler,
+                    build,
+                    std,
+                    defines,
+                    source,
+                });
             }
         }
     }
+    assert_eq!(jobs.len(), 2 * BUILDS.len() * sources.len());
+    // The runs are independent: one per core at a time (this test is the
+    // longest of its binary, and the others are done long before it).
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut failed = Vec::new();
+                    while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        failed.extend(job.run(&generated));
+                    }
+                    failed
+                })
+            })
+            .collect();
+        (handles.into_iter())
+            .flat_map(|h| h.join().expect("a compiler run panicked"))
+            .collect()
+    });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 2 * BUILDS.len() * sources.len());
+    assert!(next.load(Ordering::Relaxed) >= jobs.len(), "every job ran");
 }
