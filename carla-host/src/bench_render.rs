@@ -9,7 +9,7 @@
 
 use crate::world::map::lanes::LaneKind;
 use crate::world::map::Options;
-use crate::world::rendering::gbuffer::{GBuffer, Output};
+use crate::world::rendering::gbuffer::{Channels, GBuffer, Output};
 use crate::world::rendering::raycast;
 use crate::world::rendering::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::sensing::lidar::{legacy_lidar_settings, Mount};
@@ -202,6 +202,7 @@ fn run(frames: usize, town: &Arc<Town>) {
         ("instance 0.9.16", Output::Instance0916),
     ];
     let mut writes = vec![Vec::new(); outputs.len()];
+    let (mut all_planes, mut tags_only) = (Vec::new(), Vec::new());
     for (name, base, cam) in views(town) {
         let mut world = World::new(town, &config, 0);
         let drive = Control {
@@ -214,6 +215,9 @@ fn run(frames: usize, town: &Arc<Town>) {
             let base = base.unwrap_or_else(|| world.player_transform());
             if i < frames {
                 let pose = CameraPose::on_player(&cam, &base);
+                // An RGB camera: the colour plane alone, as the server
+                // renders one.
+                g.fill_only(Channels::of(Output::Rgb));
                 let t = Instant::now();
                 world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g);
                 let t_g = t.elapsed().as_secs_f64() * 1000.0;
@@ -223,6 +227,17 @@ fn run(frames: usize, town: &Arc<Town>) {
                     dump(name, &out);
                 }
                 gbuf.push(t_g);
+                // A semantic camera: the tags alone, no shading.
+                g.fill_only(Channels::of(Output::Semantic0916));
+                tags_only.push(time(|| {
+                    world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)
+                }));
+                // Every plane, for the outputs' write times (and what every
+                // camera cost before it named its planes).
+                g.fill_only(Channels::ALL);
+                all_planes.push(time(|| {
+                    world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)
+                }));
                 for (k, &(_, o)) in outputs.iter().enumerate() {
                     writes[k].push(time(|| g.write(o, &mut out)));
                 }
@@ -249,6 +264,13 @@ fn run(frames: usize, town: &Arc<Town>) {
          each view, averaged: {:.2} ms); ray caster p50 {c50:.2} ms mean {cmean:.2} ms ({:.1}x)",
         best.iter().sum::<f64>() / best.len() as f64,
         cmean / rmean
+    );
+    let ((a50, amean), (t50, tmean)) = (stats(&mut all_planes), stats(&mut tags_only));
+    println!(
+        "  G-buffer of every plane (depth, tags, ids, normals, colour): p50 {a50:.2} ms \
+         mean {amean:.2} ms; of the tags alone (a semantic camera): p50 {t50:.2} ms mean \
+         {tmean:.2} ms ({:.2}x faster)",
+        amean / tmean
     );
     let line: Vec<String> = outputs
         .iter()

@@ -5,7 +5,7 @@
 //! example) share one view: rendered once per frame, stripe by stripe,
 //! into a G-buffer each camera's image is written from.
 
-use crate::world::rendering::gbuffer::GBuffer;
+use crate::world::rendering::gbuffer::{Channels, GBuffer, Output};
 use crate::world::rendering::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::sensing::lidar::Mount;
 use crate::world::{Town, World, WorldConfig};
@@ -345,6 +345,12 @@ impl Episode {
         }
         let pose = CameraPose::on_player(&spec, player);
         let (sensors, images) = (&self.sensors, &mut self.images);
+        let posts = images.iter().filter_map(|(i, _)| match &sensors[*i].kind {
+            Kind::Camera(spec, _) => Some(Output::from_08(spec.post)),
+            _ => None,
+        });
+        let channels = posts.fold(Channels::NONE, |c, o| c.and(Channels::of(o)));
+        self.gbuffer.fill_only(channels);
         world.render_stripes(&pose, w, h, spec.fov_deg, &mut self.gbuffer, |g| {
             for (i, image) in images.iter_mut() {
                 if let Kind::Camera(spec, _) = &sensors[*i].kind {

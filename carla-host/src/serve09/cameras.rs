@@ -4,7 +4,7 @@
 //! its own output from the same G-buffer.
 
 use super::sensors::{parent_pose, pose, Kind, Sensor09, Tick};
-use crate::world::rendering::gbuffer::{GBuffer, Output};
+use crate::world::rendering::gbuffer::{Channels, GBuffer, Output};
 use crate::world::rendering::motion::Motion;
 use crate::world::rendering::render::CameraPose;
 use carla_server::log_warn;
@@ -116,6 +116,14 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
             fov_deg: fov,
             moved: &moved,
         };
+        // Only the planes these outputs read (an RGB camera: no tags, ids,
+        // normals or depth written; a semantic one: no shading).
+        let kinds = images.iter().filter_map(|(i, _)| match sensors[*i].kind {
+            Kind::Camera(output) => Some(output),
+            _ => None,
+        });
+        let outputs = kinds.chain(textures.iter().map(|(_, output, _)| *output));
+        gbuffer.fill_only(outputs.fold(Channels::NONE, |c, o| c.and(Channels::of(o))));
         t.world.render_stripes(&camera, w, h, fov, gbuffer, |g| {
             for (i, image) in images.iter_mut() {
                 match sensors[*i].kind {

@@ -1,7 +1,7 @@
 //! The world's cameras: a view from any pose rendered into a G-buffer,
 //! whole or in stripes, and the 0.8 way (one image of one post-processing).
 
-use super::gbuffer::GBuffer;
+use super::gbuffer::{Channels, GBuffer, Output};
 use super::raster;
 use super::render::{CameraPose, CameraSpec};
 use crate::world::World;
@@ -18,6 +18,7 @@ impl World {
         assert_eq!(out.len(), w * h * 4, "camera buffer size");
         let pose = CameraPose::on_player(camera, &self.player_transform());
         let (width, height, fov) = (camera.width, camera.height, camera.fov_deg);
+        scratch.fill_only(Channels::of(Output::from_08(camera.post)));
         self.render_stripes(&pose, width, height, fov, scratch, |g| {
             g.write_08(camera.post, g.rows_of(out));
         });

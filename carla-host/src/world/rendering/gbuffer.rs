@@ -53,10 +53,89 @@ impl Output {
     }
 }
 
+/// The planes of a G-buffer a render fills in: those its outputs read
+/// ([`Channels::of`]). An RGB camera alone needs only the colour, a
+/// semantic one only the tags (and no shading at all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Channels {
+    pub(crate) colour: bool,
+    pub(crate) depth: bool,
+    pub(crate) tag: bool,
+    pub(crate) actor: bool,
+    pub(crate) normal: bool,
+}
+
+impl Channels {
+    /// Every plane.
+    pub(crate) const ALL: Channels = Channels {
+        colour: true,
+        depth: true,
+        tag: true,
+        actor: true,
+        normal: true,
+    };
+    /// No plane (the start of a union).
+    pub(crate) const NONE: Channels = Channels {
+        colour: false,
+        depth: false,
+        tag: false,
+        actor: false,
+        normal: false,
+    };
+
+    /// The planes `output` is written from.
+    pub(crate) fn of(output: Output) -> Channels {
+        let n = Channels::NONE;
+        match output {
+            Output::Rgb => Channels { colour: true, ..n },
+            Output::Depth => Channels { depth: true, ..n },
+            Output::Semantic08 | Output::Semantic0916 | Output::Cosmos => {
+                Channels { tag: true, ..n }
+            }
+            Output::Normals => Channels { normal: true, ..n },
+            Output::Flow | Output::CustomDepth => Channels {
+                depth: true,
+                actor: true,
+                ..n
+            },
+            Output::Stencil | Output::CustomStencil | Output::Instance0916 => Channels {
+                tag: true,
+                actor: true,
+                ..n
+            },
+        }
+    }
+
+    /// The planes of either.
+    pub(crate) fn and(self, o: Channels) -> Channels {
+        Channels {
+            colour: self.colour | o.colour,
+            depth: self.depth | o.depth,
+            tag: self.tag | o.tag,
+            actor: self.actor | o.actor,
+            normal: self.normal | o.normal,
+        }
+    }
+
+    /// Whether every plane of `o` is one of these.
+    pub(crate) fn covers(self, o: Channels) -> bool {
+        self.and(o) == self
+    }
+}
+
+impl Default for Channels {
+    fn default() -> Channels {
+        Channels::ALL
+    }
+}
+
 /// One camera's rendered view (see the module doc). Reuse it from tick to
 /// tick: it allocates only when the image size grows.
 #[derive(Default)]
 pub(crate) struct GBuffer {
+    /// The planes the next renders fill in (all unless
+    /// [`GBuffer::fill_only`] said otherwise); the others hold leftovers.
+    pub(in crate::world) channels: Channels,
     pub(in crate::world) width: usize,
     /// Rows held: `row0..row0 + height` of the image (all of it unless
     /// rendered in stripes).
@@ -88,6 +167,13 @@ impl GBuffer {
         self.actor.resize(n, 0);
         self.colour.resize(n, [0; 4]);
         self.normal.resize(n, [0; 4]);
+    }
+
+    /// Renders into this G-buffer fill in only `channels` (writing an
+    /// output of another plane panics): a camera's outputs are known
+    /// before it renders.
+    pub(crate) fn fill_only(&mut self, channels: Channels) {
+        self.channels = channels;
     }
 
     #[allow(dead_code)] // for 0.9 sensors of the host's own
@@ -146,6 +232,7 @@ impl GBuffer {
     /// length.
     pub(crate) fn write(&self, output: Output, out: &mut [u8]) {
         assert_eq!(out.len(), self.colour.len() * 4, "camera buffer size");
+        self.assert_filled(output);
         let px = out.chunks_exact_mut(4);
         match output {
             Output::Rgb => out.copy_from_slice(self.colour.as_flattened()),
@@ -197,6 +284,15 @@ impl GBuffer {
                 }
             }
         }
+    }
+
+    /// Panics unless the planes `output` reads were rendered.
+    pub(in crate::world) fn assert_filled(&self, output: Output) {
+        assert!(
+            self.channels.covers(Channels::of(output)),
+            "{output:?} from a G-buffer rendered with {:?} only",
+            self.channels
+        );
     }
 
     /// Writes the image of 0.8 post-processing `post` into `out`.

@@ -10,7 +10,7 @@
 //! with the camera's rotation. A point that was behind the camera has no
 //! flow (0, 0).
 
-use super::gbuffer::GBuffer;
+use super::gbuffer::{GBuffer, Output};
 use super::render::CameraPose;
 use crate::world::math::{add, scale, sub, Axes};
 use carla_server::sensor::ActorTransform;
@@ -45,6 +45,7 @@ impl GBuffer {
     pub(crate) fn write_flow(&self, m: &Motion, out: &mut [u8]) {
         let (w, h) = (self.width, self.image_height);
         assert_eq!(out.len(), self.depth.len() * 8, "flow buffer size");
+        self.assert_filled(Output::Flow);
         let tan = (m.fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
         let step = 2.0 * tan / w as f32;
         let tan_v = tan * h as f32 / w as f32;

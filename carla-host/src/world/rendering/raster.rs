@@ -17,12 +17,13 @@
 //!    centres inside the polygon) with a z-test on `1/t` (a pixel's `1/t`
 //!    buffer starts at `1/FAR_M`: nothing beyond the far plane is drawn);
 //!    then each pixel is resolved once (`raster_resolve.rs`): depth, tag,
-//!    actor id and shaded colour of what it sees.
+//!    actor id and shaded colour of what it sees (those of them the
+//!    G-buffer's [`Channels`] ask for).
 //!
 //! A pixel sees what the ray through its centre hits first, like the ray
 //! caster ([`super::raycast`]), which the tests compare it with.
 
-use super::gbuffer::GBuffer;
+use super::gbuffer::{Channels, GBuffer};
 use super::render::{CameraPose, FAR_M};
 use super::shade;
 use crate::world::math::v3;
@@ -103,6 +104,7 @@ pub(crate) fn rasterize_stripes(
             frame: &frame,
             ground: Look::new(&solid, shade::UP),
             ground_z,
+            need: g.channels,
         };
         // Whole bands a stripe, so a stripe's bands are the image's.
         let stripe = ((max_pixels / w) / BAND * BAND).max(BAND).min(h);
@@ -130,6 +132,8 @@ struct Band<'a> {
     /// The ground plane's look and height.
     ground: Look,
     ground_z: f32,
+    /// The planes to fill in.
+    need: Channels,
 }
 
 impl Band<'_> {

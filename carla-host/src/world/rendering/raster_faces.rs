@@ -400,6 +400,10 @@ impl View {
         // no libm call); yhi ≥ ½ and ylo ≤ h − ½ here.
         f.v0 = -floor_i32(-within(ylo - 0.5, 0.0, h)) as usize;
         f.v1 = floor_i32(within(yhi - 0.5, 0.0, h - 1.0)) as usize;
-        (f.v0 <= f.v1).then_some(f)
+        // A face between two columns of pixel centres covers none (far
+        // away, most faces of a town are that small).
+        let u0 = -floor_i32(-within(xlo - 0.5, 0.0, w));
+        let u1 = floor_i32(within(xhi - 0.5, -1.0, w - 1.0));
+        (f.v0 <= f.v1 && u0 <= u1).then_some(f)
     }
 }

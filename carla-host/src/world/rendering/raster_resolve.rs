@@ -10,7 +10,8 @@ use std::ops::Range;
 
 impl Band<'_> {
     /// Turns rows `v0..` of `1/t` and primitives into depth, tag, actor
-    /// id and colour, in place, `CHUNK` pixels at a time: the arithmetic
+    /// id and colour (the planes `Band::need` names; the others keep what
+    /// they held), in place, `CHUNK` pixels at a time: the arithmetic
     /// of every pixel in branch-free loops (vectorized by the compiler),
     /// then each run of pixels that see the same thing shaded at once.
     pub(super) fn resolve(
@@ -27,6 +28,7 @@ impl Band<'_> {
         let o = view.o;
         let dr = scale(view.axes.right, view.step);
         let rows = depth.len() / w;
+        let need = self.need;
         for r in 0..rows {
             let row = view.ray(0.5, (v0 + r) as f32 + 0.5);
             for u0 in (0..w).step_by(CHUNK) {
@@ -38,16 +40,22 @@ impl Band<'_> {
                 // same arithmetic as `add(row, scale(dr, u))`, vectorized).
                 let (xs, ys, zs) = (&mut s.x[..n], &mut s.y[..n], &mut s.z[..n]);
                 let (dists, fogs) = (&mut s.dist[..n], &mut s.fog[..n]);
-                for j in 0..n {
-                    let u = (u0 + j) as i32 as f32;
-                    let (dx, dy, dz) = (row.x + dr.x * u, row.y + dr.y * u, row.z + dr.z * u);
-                    let len = (dx * dx + dy * dy + dz * dz).sqrt();
-                    let dist = 1.0 / inv[j];
-                    xs[j] = o.x + dx * dist;
-                    ys[j] = o.y + dy * dist;
-                    zs[j] = o.z + dz * dist;
-                    dists[j] = dist;
-                    fogs[j] = shade::fog(dist * len);
+                if need.colour {
+                    for j in 0..n {
+                        let u = (u0 + j) as i32 as f32;
+                        let (dx, dy, dz) = (row.x + dr.x * u, row.y + dr.y * u, row.z + dr.z * u);
+                        let len = (dx * dx + dy * dy + dz * dz).sqrt();
+                        let dist = 1.0 / inv[j];
+                        xs[j] = o.x + dx * dist;
+                        ys[j] = o.y + dy * dist;
+                        zs[j] = o.z + dz * dist;
+                        dists[j] = dist;
+                        fogs[j] = shade::fog(dist * len);
+                    }
+                } else if need.depth {
+                    for (d, &i) in dists.iter_mut().zip(inv.iter()) {
+                        *d = 1.0 / i;
+                    }
                 }
                 let (tags, ids) = (&mut tags[at..at + n], &mut ids[at..at + n]);
                 let normals = &mut normals[at..at + n];
@@ -67,7 +75,12 @@ impl Band<'_> {
                     );
                     j = e;
                 }
-                inv.copy_from_slice(&s.dist[..n]);
+                if need.depth {
+                    inv.copy_from_slice(&s.dist[..n]);
+                }
+                if !need.colour {
+                    continue;
+                }
                 let [hr, hg, hb] = shade::HORIZON;
                 for (j, c) in colour[at..at + n].iter_mut().enumerate() {
                     let f = s.fog[j];
@@ -92,15 +105,27 @@ impl Band<'_> {
         (tags, ids): (&mut [u8], &mut [u32]),
         normals: &mut [[u8; 4]],
     ) {
+        let need = self.need;
         if prim == SKY {
-            tags.fill(tag::SKY);
-            ids.fill(0);
-            normals.fill(SKY_NORMAL);
+            if need.tag {
+                tags.fill(tag::SKY);
+            }
+            if need.actor {
+                ids.fill(0);
+            }
+            if need.normal {
+                normals.fill(SKY_NORMAL);
+            }
+            if need.depth {
+                s.dist[run.clone()].fill(f32::INFINITY);
+            }
+            if !need.colour {
+                return;
+            }
             let [r, g, b] = shade::ZENITH;
             s.r[run.clone()].fill(r);
             s.g[run.clone()].fill(g);
             s.b[run.clone()].fill(b);
-            s.dist[run.clone()].fill(f32::INFINITY);
             // The sky's shade (as the fog): the ray through pixel `u0 + j`
             // is `row + dr·(u0 + j)`.
             for j in run {
@@ -114,9 +139,18 @@ impl Band<'_> {
         } else {
             self.frame.look(prim - FIRST_FACE)
         };
-        tags.fill(look.tag);
-        ids.fill(look.id);
-        normals.fill(look.normal);
+        if need.tag {
+            tags.fill(look.tag);
+        }
+        if need.actor {
+            ids.fill(look.id);
+        }
+        if need.normal {
+            normals.fill(look.normal);
+        }
+        if !need.colour {
+            return;
+        }
         let (x, y, z) = (&s.x[run.clone()], &s.y[run.clone()], &s.z[run.clone()]);
         let k = &mut s.k[run.clone()];
         look.detail.fill(x, y, z, k);

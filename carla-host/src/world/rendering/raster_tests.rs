@@ -375,6 +375,58 @@ fn the_outputs_are_deterministic_and_the_0_8_render_is_the_gbuffers() {
 }
 
 #[test]
+fn a_render_of_some_planes_writes_their_outputs_as_a_full_one() {
+    use crate::world::rendering::gbuffer::Channels;
+    let mut w = testing::world(5, 15, 123_456_789, 5);
+    w.step(&Control::default(), 0.2);
+    let spec = cam(0.3, 0.0, 1.3, 0.0, 0.0, 0.0);
+    let pose = CameraPose::on_player(&spec, &w.player_transform());
+    let (wd, ht) = (160, 120);
+    let outputs = [
+        Output::Rgb,
+        Output::Depth,
+        Output::Semantic08,
+        Output::Semantic0916,
+        Output::Instance0916,
+        Output::Normals,
+        Output::Cosmos,
+        Output::Stencil,
+        Output::CustomDepth,
+        Output::CustomStencil,
+    ];
+    let mut full = GBuffer::new();
+    w.render_gbuffer(&pose, wd, ht, 90.0, &mut full);
+    let mut g = GBuffer::new();
+    let (mut want, mut got) = (vec![0; 160 * 120 * 4], vec![0; 160 * 120 * 4]);
+    for o in outputs {
+        // A G-buffer that last held every plane of another view: what is
+        // not asked for keeps that view's leftovers.
+        g.fill_only(Channels::ALL);
+        w.render_gbuffer(
+            &CameraPose::new(v3(0.0, 0.0, 50.0), &Rotation3D::default()),
+            wd,
+            ht,
+            60.0,
+            &mut g,
+        );
+        g.fill_only(Channels::of(o));
+        w.render_gbuffer(&pose, wd, ht, 90.0, &mut g);
+        full.write(o, &mut want);
+        g.write(o, &mut got);
+        assert!(want == got, "{o:?} differs when rendered alone");
+    }
+    // The tags alone do not shade: the colour plane is the other view's.
+    let mut g = GBuffer::new();
+    g.fill_only(Channels::of(Output::Semantic0916));
+    w.render_gbuffer(&pose, wd, ht, 90.0, &mut g);
+    assert!(g.colours().iter().all(|c| *c == [0; 4]), "nothing shaded");
+    let write_rgb = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        g.write(Output::Rgb, &mut got);
+    }));
+    assert!(write_rgb.is_err(), "rgb from a G-buffer of tags refused");
+}
+
+#[test]
 fn odd_poses_and_lenses_render_without_panicking() {
     let w = testing::world(5, 15, 123_456_789, 1);
     let mut g = GBuffer::new();
