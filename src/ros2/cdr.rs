@@ -40,7 +40,6 @@ impl Writer {
         self.u32(v as u32);
     }
 
-    #[cfg(test)]
     pub(crate) fn f32(&mut self, v: f32) {
         self.u32(v.to_bits());
     }

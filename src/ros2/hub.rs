@@ -6,7 +6,7 @@
 //! waits.
 
 use super::dds::Dds;
-use super::worker::{self, Counters, Job};
+use super::worker::{self, Counters, HeroState, Job};
 use crate::rpc::{ActorState, VehicleControl09};
 use crate::streaming::stream::{Message, Stream, Tap};
 use crate::types::ActorTransform;
@@ -247,7 +247,7 @@ impl Hub {
     }
 
     /// `/clock` for a tick at `seconds` of simulation time, and each hero
-    /// vehicle's `odometry` from its state this tick.
+    /// vehicle's `odometry` and `vehicle_status` from its state this tick.
     pub(crate) fn tick(&self, seconds: f64, states: &[ActorState]) {
         let st = self.state.lock();
         let Some(r) = &st.running else {
@@ -258,7 +258,15 @@ impl Hub {
             return;
         }
         for s in states.iter().filter(|s| st.vehicles.contains_key(&s.id)) {
-            let job = Job::Odometry(s.id, seconds, s.transform, s.velocity, s.angular_velocity);
+            let job = Job::Hero(HeroState {
+                actor: s.id,
+                seconds,
+                transform: s.transform,
+                velocity: s.velocity,
+                angular: s.angular_velocity,
+                acceleration: s.acceleration,
+                control: s.vehicle_control,
+            });
             r.push(job, &self.counters);
         }
     }

@@ -364,6 +364,11 @@ pub(crate) fn tf(stamp: Stamp, parent: &str, child: &str, t: &ActorTransform) ->
 fn pose(w: &mut Writer, t: &ActorTransform) {
     let l = t.location;
     vector3(w, [f64::from(l.x), -f64::from(l.y), f64::from(l.z)]);
+    quaternion(w, t);
+}
+
+/// `geometry_msgs/Quaternion` of `t`'s rotation, in ROS's axes.
+fn quaternion(w: &mut Writer, t: &ActorTransform) {
     let r = t.rotation;
     let (roll, pitch, yaw) = (
         f64::from(r.roll).to_radians(),
@@ -414,6 +419,39 @@ pub(crate) fn odometry(
     // rotations about x and z.
     vector3(&mut w, [-f64::from(x), f64::from(y), -f64::from(z)]);
     covariance(&mut w);
+    w.out
+}
+
+/// What `carla_msgs/CarlaEgoVehicleStatus` says of a vehicle.
+pub(crate) struct VehicleStatus<'a> {
+    pub(crate) transform: &'a ActorTransform,
+    /// World velocity and acceleration (m/s, m/s², CARLA's axes).
+    pub(crate) velocity: Vector3D,
+    pub(crate) acceleration: Vector3D,
+    pub(crate) control: &'a VehicleControl09,
+}
+
+/// `carla_msgs/CarlaEgoVehicleStatus` at `stamp` (frame `map`) as
+/// carla-ros-bridge fills it: the speed (m/s, always positive), the
+/// linear acceleration in ROS's axes (angular zero), the orientation, and
+/// the control the vehicle is under (its header left empty).
+pub(crate) fn vehicle_status(stamp: Stamp, v: &VehicleStatus) -> Vec<u8> {
+    let mut w = Writer::with_capacity(160);
+    header(&mut w, stamp, "map");
+    let (d, a) = (v.velocity, v.acceleration);
+    w.f32((d.x * d.x + d.y * d.y + d.z * d.z).sqrt());
+    vector3(&mut w, [f64::from(a.x), -f64::from(a.y), f64::from(a.z)]);
+    vector3(&mut w, [0.0; 3]);
+    quaternion(&mut w, v.transform);
+    let c = v.control;
+    header(&mut w, Stamp::default(), "");
+    w.f32(c.throttle);
+    w.f32(c.steer);
+    w.f32(c.brake);
+    w.u8(u8::from(c.hand_brake.get()));
+    w.u8(u8::from(c.reverse.get()));
+    w.i32(c.gear);
+    w.u8(u8::from(c.manual_gear_shift.get()));
     w.out
 }
 

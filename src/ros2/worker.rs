@@ -6,6 +6,7 @@
 use super::dds::{Dds, Reader, TopicWriter};
 use super::hub::{ControlSink, RosControl, SensorNames};
 use super::messages::{self, Cloud, PixelFormat, Stamp};
+use crate::rpc::VehicleControl09;
 use crate::sensor::SensorType;
 use crate::streaming::stream::Message;
 use crate::types::{ActorTransform, Vector3D};
@@ -23,11 +24,24 @@ pub(super) enum Job {
     Clock(f64),
     /// The map's OpenDRIVE text, for `/carla/map`.
     Map(Arc<str>),
-    /// A hero vehicle's odometry: actor, simulation seconds, transform,
-    /// velocity (m/s), angular velocity (deg/s).
-    Odometry(u32, f64, ActorTransform, Vector3D, Vector3D),
+    /// A hero vehicle's state this tick, for its `odometry` and
+    /// `vehicle_status`.
+    Hero(HeroState),
     Vehicle(u32, Option<String>),
     Forget(u32),
+}
+
+/// A hero vehicle's state at a tick.
+pub(super) struct HeroState {
+    pub(super) actor: u32,
+    /// Simulation seconds.
+    pub(super) seconds: f64,
+    pub(super) transform: ActorTransform,
+    /// m/s, deg/s and m/s², CARLA's axes.
+    pub(super) velocity: Vector3D,
+    pub(super) angular: Vector3D,
+    pub(super) acceleration: Vector3D,
+    pub(super) control: VehicleControl09,
 }
 
 #[derive(Default)]
@@ -75,8 +89,9 @@ struct Joined {
     /// `/carla/map` (transient local: a reader that joins later gets the
     /// last text).
     map: Option<TopicWriter>,
-    /// Hero vehicles' `odometry` writers, made at their first message.
-    odometry: HashMap<u32, TopicWriter>,
+    /// Hero vehicles' `odometry` and `vehicle_status` writers, made at
+    /// their first state.
+    heroes: HashMap<u32, [Option<TopicWriter>; 2]>,
 }
 
 impl Joined {
@@ -97,7 +112,7 @@ impl Joined {
             readers: HashMap::new(),
             clock,
             map: map_writer,
-            odometry: HashMap::new(),
+            heroes: HashMap::new(),
         };
         for (actor, name) in vehicles {
             joined.add_reader(*actor, name);
@@ -106,6 +121,36 @@ impl Joined {
             joined.write_map(text);
         }
         joined
+    }
+
+    /// A hero vehicle's `odometry` and `vehicle_status` (their writers
+    /// made at its first state; one that cannot be made is logged once and
+    /// left out).
+    fn write_hero(&mut self, name: &str, h: &HeroState) {
+        let dds = &mut self.dds;
+        let writers = self.heroes.entry(h.actor).or_insert_with(|| {
+            [("odometry", ODOMETRY), ("vehicle_status", VEHICLE_STATUS)].map(
+                |(suffix, type_name)| {
+                    dds.writer(&format!("rt/carla/{name}/{suffix}"), type_name)
+                        .map_err(|e| crate::log_error!("ros2: {}", e))
+                        .ok()
+                },
+            )
+        });
+        let stamp = Stamp::from_seconds(h.seconds);
+        let t = &h.transform;
+        if let Some(w) = &mut writers[0] {
+            w.write(messages::odometry(stamp, name, t, h.velocity, h.angular));
+        }
+        if let Some(w) = &mut writers[1] {
+            let status = messages::VehicleStatus {
+                transform: t,
+                velocity: h.velocity,
+                acceleration: h.acceleration,
+                control: &h.control,
+            };
+            w.write(messages::vehicle_status(stamp, &status));
+        }
     }
 
     fn write_map(&mut self, text: &str) {
@@ -189,23 +234,11 @@ pub(super) fn run(
                         w.write(messages::clock(Stamp::from_seconds(seconds)));
                     }
                 }
-                Job::Odometry(actor, seconds, t, v, spin) => {
-                    let (Some(j), Some(name)) = (joined.as_mut(), vehicles.get(&actor)) else {
+                Job::Hero(h) => {
+                    let (Some(j), Some(name)) = (joined.as_mut(), vehicles.get(&h.actor)) else {
                         continue;
                     };
-                    if !j.odometry.contains_key(&actor) {
-                        let topic = format!("rt/carla/{name}/odometry");
-                        match j.dds.writer(&topic, ODOMETRY) {
-                            Ok(writer) => {
-                                j.odometry.insert(actor, writer);
-                            }
-                            Err(e) => crate::log_error!("ros2: {}", e),
-                        }
-                    }
-                    if let Some(writer) = j.odometry.get_mut(&actor) {
-                        let stamp = Stamp::from_seconds(seconds);
-                        writer.write(messages::odometry(stamp, name, &t, v, spin));
-                    }
+                    j.write_hero(name, &h);
                 }
                 Job::Map(text) => {
                     if let Some(j) = &mut joined {
@@ -228,7 +261,7 @@ pub(super) fn run(
                     vehicles.remove(&actor);
                     if let Some(j) = &mut joined {
                         j.readers.remove(&actor);
-                        j.odometry.remove(&actor);
+                        j.heroes.remove(&actor);
                     }
                 }
             }
@@ -303,6 +336,7 @@ const NAV_SAT_FIX: &str = "sensor_msgs::msg::dds_::NavSatFix_";
 const TF_MESSAGE: &str = "tf2_msgs::msg::dds_::TFMessage_";
 const STRING: &str = "std_msgs::msg::dds_::String_";
 const ODOMETRY: &str = "nav_msgs::msg::dds_::Odometry_";
+const VEHICLE_STATUS: &str = "carla_msgs::msg::dds_::CarlaEgoVehicleStatus_";
 const CLOCK: &str = "rosgraph_msgs::msg::dds_::Clock_";
 const CONTROL: &str = "carla_msgs::msg::dds_::CarlaEgoVehicleControl_";
 const ACKERMANN: &str = "ackermann_msgs::msg::dds_::AckermannDriveStamped_";

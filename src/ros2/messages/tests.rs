@@ -3,7 +3,7 @@ use crate::sensor::serialize::{
     collision, dvs_events, gnss, image as image_payload, imu as imu_payload, lidar,
     ActorDescription, DvsEvent, LidarDetection,
 };
-use crate::types::{Rotation3D, Vector3D};
+use crate::types::{CBool, Rotation3D, Vector3D};
 
 const T: Stamp = Stamp {
     sec: 3,
@@ -338,4 +338,67 @@ fn odometry_is_in_map_with_the_twist_in_the_vehicles_frame_and_rosaxes() {
         assert_eq!(f(&mut r), 0.0);
     }
     assert!(r.f64().is_err(), "nothing after the twist's covariance");
+}
+
+#[test]
+fn vehicle_status_has_the_speed_acceleration_orientation_and_control() {
+    let t = ActorTransform {
+        location: Vector3D::default(),
+        rotation: Rotation3D {
+            yaw: 90.0,
+            ..Default::default()
+        },
+    };
+    let control = VehicleControl09 {
+        throttle: 0.75,
+        steer: -0.25,
+        brake: 0.0,
+        hand_brake: CBool::FALSE,
+        reverse: CBool::TRUE,
+        manual_gear_shift: CBool::TRUE,
+        gear: -1,
+    };
+    let status = VehicleStatus {
+        transform: &t,
+        velocity: Vector3D {
+            x: 3.0,
+            y: -4.0,
+            z: 0.0,
+        },
+        acceleration: Vector3D {
+            x: 1.0,
+            y: 2.0,
+            z: -0.5,
+        },
+        control: &control,
+    };
+    let out = vehicle_status(T, &status);
+    let mut r = crate::ros2::cdr::Reader::new(&out);
+    assert_eq!((r.i32().unwrap(), r.u32().unwrap()), (3, 250_000_000));
+    assert_eq!(r.string().unwrap(), "map");
+    assert_eq!(r.f32().unwrap(), 5.0, "the speed, |v|");
+    let f = |r: &mut crate::ros2::cdr::Reader| r.f64().unwrap();
+    let linear = [f(&mut r), f(&mut r), f(&mut r)];
+    assert_eq!(linear, [1.0, -2.0, -0.5], "y negated");
+    assert_eq!([f(&mut r), f(&mut r), f(&mut r)], [0.0; 3], "angular");
+    let q = [f(&mut r), f(&mut r), f(&mut r), f(&mut r)];
+    assert!(
+        (q[2] + 0.5f64.sqrt()).abs() < 1e-6 && (q[3] - 0.5f64.sqrt()).abs() < 1e-6,
+        "ROS yaw -90°: {q:?}"
+    );
+    // The control, its header empty.
+    assert_eq!((r.i32().unwrap(), r.u32().unwrap()), (0, 0));
+    assert_eq!(r.string().unwrap(), "");
+    assert_eq!(
+        [r.f32().unwrap(), r.f32().unwrap(), r.f32().unwrap()],
+        [0.75, -0.25, 0.0]
+    );
+    assert_eq!(
+        [r.u8().unwrap(), r.u8().unwrap()],
+        [0, 1],
+        "hand brake, reverse"
+    );
+    assert_eq!(r.i32().unwrap(), -1, "gear");
+    assert_eq!(r.u8().unwrap(), 1, "manual gear shift");
+    assert!(r.u8().is_err(), "nothing after the control");
 }

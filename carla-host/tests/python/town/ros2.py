@@ -23,8 +23,9 @@ from cyclonedds.domain import DomainParticipant
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
-from ros2_msgs import (AckermannDrive, AckermannDriveStamped, CameraInfo, CarlaEgoVehicleControl, Clock,
-                       Header, Image, Imu, NavSatFix, Odometry, PointCloud2, String, TFMessage, Time)
+from ros2_msgs import (AckermannDrive, AckermannDriveStamped, CameraInfo, CarlaEgoVehicleControl,
+                       CarlaEgoVehicleStatus, Clock, Header, Image, Imu, NavSatFix, Odometry, PointCloud2, String,
+                       TFMessage, Time)
 
 port, domain = int(sys.argv[1]), int(sys.argv[2])
 
@@ -55,6 +56,7 @@ readers = {
     "clock": reader("rt/clock", Clock),
     "tf": reader("rt/tf", TFMessage),
     "odometry": reader("rt/carla/hero/odometry", Odometry),
+    "status": reader("rt/carla/hero/vehicle_status", CarlaEgoVehicleStatus),
 }
 control_writer = DataWriter(dp, Topic(dp, "rt/carla/hero/vehicle_control_cmd", CarlaEgoVehicleControl),
                             qos=Qos(Policy.Reliability.BestEffort, Policy.History.KeepLast(1)))
@@ -211,6 +213,22 @@ check(abs(p.x - at.x) < 0.5 and abs(p.y + at.y) < 0.5 and abs(p.z - at.z) < 0.5,
       "odometry position %s vs the hero at %s" % ((p.x, p.y, p.z), at))
 lin = odo.twist.twist.linear
 check(abs(lin.x - 3.0) < 0.5 and abs(lin.y) < 0.3, "odometry twist %s at 3 m/s straight" % ((lin.x, lin.y, lin.z),))
+# Its vehicle status: the speed, the orientation of its odometry, and the
+# control it drives under (the throttle of the ROS control before, then
+# what the Ackermann drive sets), in the same stamps as the odometry.
+check(len(got["status"]) >= 50, "vehicle_status every tick: %d" % len(got["status"]))
+same = [s for s in got["status"] if s.header.stamp == odo.header.stamp]
+check(len(same) == 1, "one vehicle_status at the last odometry's stamp: %d" % len(same))
+status = same[0] if same else got["status"][-1]
+check(status.header.frame_id == "map", "vehicle_status frame %s" % status.header.frame_id)
+check(abs(status.velocity - 3.0) < 0.5, "vehicle_status speed %.2f at 3 m/s" % status.velocity)
+o, q = status.orientation, odo.pose.pose.orientation
+check(max(abs(o.x - q.x), abs(o.y - q.y), abs(o.z - q.z), abs(o.w - q.w)) < 1e-9, "orientation as the odometry's")
+c = status.control
+check(not c.reverse and abs(c.steer) < 0.1 and 0.0 <= c.throttle <= 1.0,
+      "vehicle_status control under a straight 3 m/s drive: %s" % (c,))
+check(any(s.control.throttle > 0.9 and not s.control.reverse for s in got["status"]),
+      "the ROS control's full throttle in a vehicle_status")
 
 # The DVS, while the hero drove.
 check(len(got["dvs"]) >= 5 and len(got["events"]) >= 5,

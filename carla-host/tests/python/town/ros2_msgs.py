@@ -200,6 +200,21 @@ class CarlaEgoVehicleControl(IdlStruct, typename="carla_msgs::msg::dds_::CarlaEg
 
 
 @dataclass
+class Accel(IdlStruct, typename="geometry_msgs::msg::dds_::Accel_"):
+    linear: Vector3
+    angular: Vector3
+
+
+@dataclass
+class CarlaEgoVehicleStatus(IdlStruct, typename="carla_msgs::msg::dds_::CarlaEgoVehicleStatus_"):
+    header: Header
+    velocity: float32
+    acceleration: Accel
+    orientation: Quaternion
+    control: CarlaEgoVehicleControl
+
+
+@dataclass
 class CarlaCollisionEvent(IdlStruct, typename="carla_msgs::msg::dds_::CarlaCollisionEvent_"):
     header: Header
     other_actor_id: uint32
