@@ -3,7 +3,7 @@
 
 use super::frame::MAX_PLACE;
 use super::{BAND, FAR_M, NEAR};
-use crate::world::math::{add, dot, floor_i32, scale, sub, v3, Axes};
+use crate::world::math::{add, dot, floor, floor_i32, scale, sub, v3, Axes};
 use crate::world::rendering::shade::{self, Detail};
 use crate::world::scene::{Block, Scene};
 use carla_server::types::Vector3D;
@@ -197,8 +197,7 @@ impl View {
             if self.culled(&corners) {
                 continue;
             }
-            for &i in &block.tris {
-                let t = &scene.tris()[i as usize];
+            for t in &block.tris {
                 let m = scene.material(t.material);
                 let solid = Solid {
                     tag: m.tag,
@@ -268,10 +267,51 @@ impl View {
         qs.iter().fold(0x3F, |all, q| all & outside(q)) != 0
     }
 
+    /// World point `p` in camera space.
+    #[inline(always)]
+    fn local(&self, p: Vector3D) -> Vector3D {
+        self.axes.to_local(sub(p, self.o))
+    }
+
+    /// Whether camera-space triangle `q`, wholly in front of the near
+    /// plane, surely covers no pixel centre: its screen box holds no row
+    /// or no column of centres (most triangles of a town far away). One
+    /// division a corner, where [`View::project`] takes a dozen; the box
+    /// is widened by `MARGIN` pixels, far more than the two computations'
+    /// rounding apart, so a triangle `project` would draw is never left
+    /// out here.
+    #[inline]
+    pub(super) fn between_centres(&self, q: &[Vector3D; 3]) -> bool {
+        const MARGIN: f32 = 0.01;
+        /// Beyond this (pixels) `floor` is not exact: no verdict.
+        const FAR_OFF: f32 = 1e6;
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        for p in q {
+            if p.x < NEAR {
+                return false;
+            }
+            let r = 1.0 / p.x;
+            let at = [
+                (p.y * r + self.tan) / self.step,
+                (-p.z * r + self.tan_v) / self.step,
+            ];
+            for k in 0..2 {
+                lo[k] = lo[k].min(at[k]);
+                hi[k] = hi[k].max(at[k]);
+            }
+        }
+        (0..2).any(|k| {
+            let (a, b) = (lo[k] - MARGIN - 0.5, hi[k] + MARGIN - 0.5);
+            // No integer u with a <= u <= b (centres u + ½ in the box).
+            a.abs() < FAR_OFF && b.abs() < FAR_OFF && -floor(-a) > floor(b)
+        })
+    }
+
     /// Adds triangle `c` (world corners, unit normal `n`) if seen.
     pub(super) fn add_tri(&self, c: [Vector3D; 3], n: Vector3D, solid: &Solid, faces: &mut Faces) {
-        let q = c.map(|p| self.axes.to_local(sub(p, self.o)));
-        if self.culled(&q) {
+        // Written out: `c.map(..)` was left a call per corner.
+        let q = [self.local(c[0]), self.local(c[1]), self.local(c[2])];
+        if self.culled(&q) || self.between_centres(&q) {
             return;
         }
         let Some(w) = self.plane(n, c[0]) else {
@@ -337,7 +377,7 @@ impl View {
 
     /// Clips a camera-space convex polygon (3 or 4 corners) at the near
     /// plane and projects it.
-    fn project(&self, quad: &[Vector3D], w: (f32, f32, f32)) -> Option<Face> {
+    pub(super) fn project(&self, quad: &[Vector3D], w: (f32, f32, f32)) -> Option<Face> {
         let mut f = Face {
             w0: w.0,
             wx: w.1,

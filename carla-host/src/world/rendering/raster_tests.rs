@@ -427,6 +427,69 @@ fn a_render_of_some_planes_writes_their_outputs_as_a_full_one() {
 }
 
 #[test]
+fn a_triangle_left_out_before_projection_covers_no_pixel_centre() {
+    use crate::world::math::{Axes, Rng};
+    let (w, h) = (800usize, 600usize);
+    let tan = 1.0f32;
+    let view = View {
+        o: v3(0.0, 0.0, 0.0),
+        axes: Axes {
+            forward: v3(1.0, 0.0, 0.0),
+            right: v3(0.0, 1.0, 0.0),
+            up: v3(0.0, 0.0, 1.0),
+        },
+        width: w,
+        height: h,
+        tan,
+        tan_v: tan * h as f32 / w as f32,
+        step: 2.0 * tan / w as f32,
+    };
+    let mut rng = Rng::new(7);
+    let (mut left_out, mut drawn_small) = (0, 0);
+    for _ in 0..200_000 {
+        // Small triangles at any distance, in and round the view: the
+        // case the early test is for, where it must err towards drawing.
+        let depth = rng.range(0.01, 900.0);
+        let c = v3(
+            depth,
+            rng.range(-1.2, 1.2) * depth,
+            rng.range(-0.9, 0.9) * depth,
+        );
+        let size = depth * rng.range(0.0, 0.01);
+        let q: [Vector3D; 3] = std::array::from_fn(|_| {
+            let d = v3(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            );
+            v3(c.x + d.x * size, c.y + d.y * size, c.z + d.z * size)
+        });
+        let covered = view.project(&q, (1.0, 0.0, 0.0)).is_some_and(|f| {
+            let mut spans = [(0, 0); BAND];
+            (f.v0..=f.v1).step_by(BAND).any(|ra| {
+                let rb = (ra + BAND - 1).min(f.v1);
+                f.spans(ra, rb, w, &mut spans);
+                spans[..=rb - ra].iter().any(|&(u0, u1)| u0 < u1)
+            })
+        });
+        if view.between_centres(&q) {
+            left_out += 1;
+            assert!(!covered, "left out, yet it covers a pixel centre: {q:?}");
+        } else if covered && size < depth * 0.002 {
+            drawn_small += 1;
+        }
+    }
+    assert!(
+        left_out > 20_000,
+        "many small triangles fall between centres: {left_out}"
+    );
+    assert!(
+        drawn_small > 1_000,
+        "small ones on a centre are drawn: {drawn_small}"
+    );
+}
+
+#[test]
 fn odd_poses_and_lenses_render_without_panicking() {
     let w = testing::world(5, 15, 123_456_789, 1);
     let mut g = GBuffer::new();

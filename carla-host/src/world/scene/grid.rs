@@ -186,13 +186,13 @@ pub(crate) fn blocks(grid: &Grid, tris: &[Tri], boxes: &[[f32; 6]]) -> Vec<Block
         let (ix, iy) = grid.cell_of(x, y);
         (iy / BLOCK) * bx + ix / BLOCK
     };
-    for (i, t) in tris.iter().enumerate() {
+    for t in tris {
         let c = t.corners();
         let b = block_of(
             (c[0].x + c[1].x + c[2].x) / 3.0,
             (c[0].y + c[1].y + c[2].y) / 3.0,
         );
-        out[b].tris.push(i as u32);
+        out[b].tris.push(*t);
         for p in c {
             grow(&mut out[b], [p.x, p.y, p.z]);
         }
