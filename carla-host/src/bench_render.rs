@@ -14,7 +14,7 @@ use crate::world::rendering::raycast;
 use crate::world::rendering::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::sensing::lidar::{legacy_lidar_settings, Mount};
 use crate::world::simulation::vehicle::pose_transform;
-use crate::world::{Town, World, WorldConfig};
+use crate::world::{workers, Town, World, WorldConfig};
 use carla_server::sensor::{Lidar, LidarSettings};
 use carla_server::types::{Control, Rotation3D, Transform, Vector3D};
 use std::sync::Arc;
@@ -203,6 +203,7 @@ fn run(frames: usize, town: &Arc<Town>) {
     ];
     let mut writes = vec![Vec::new(); outputs.len()];
     let (mut all_planes, mut tags_only) = (Vec::new(), Vec::new());
+    let (mut fresh, mut kept) = (Vec::new(), Vec::new());
     for (name, base, cam) in views(town) {
         let mut world = World::new(town, &config, 0);
         let drive = Control {
@@ -227,6 +228,12 @@ fn run(frames: usize, town: &Arc<Town>) {
                     dump(name, &out);
                 }
                 gbuf.push(t_g);
+                // The same camera on threads made for each frame (as
+                // before the kept pool): the pool's same-run baseline.
+                workers::keep_threads(false);
+                fresh.push(time(|| world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)));
+                workers::keep_threads(true);
+                kept.push(time(|| world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)));
                 // A semantic camera: the tags alone, no shading.
                 g.fill_only(Channels::of(Output::Semantic0916));
                 tags_only.push(time(|| {
@@ -264,6 +271,12 @@ fn run(frames: usize, town: &Arc<Town>) {
          each view, averaged: {:.2} ms); ray caster p50 {c50:.2} ms mean {cmean:.2} ms ({:.1}x)",
         best.iter().sum::<f64>() / best.len() as f64,
         cmean / rmean
+    );
+    let ((f50, fmean), (k50, kmean)) = (stats(&mut fresh), stats(&mut kept));
+    println!(
+        "  G-buffer of the RGB camera on kept worker threads: p50 {k50:.2} ms mean {kmean:.2} ms; \
+         on threads made for each frame: p50 {f50:.2} ms mean {fmean:.2} ms ({:.2}x)",
+        fmean / kmean
     );
     let ((a50, amean), (t50, tmean)) = (stats(&mut all_planes), stats(&mut tags_only));
     println!(
@@ -318,20 +331,31 @@ fn lidar(frames: usize, town: &Arc<Town>, config: &WorldConfig) {
         ..Default::default()
     };
     let (mut hits, mut payload, mut ms, mut rays) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    let (mut fresh, mut kept) = (Vec::new(), Vec::new());
     for _ in 0..frames * 4 {
         world.step(&drive, 0.05);
         let t = Instant::now();
         let plan = lidar.plan(0.05);
         rays = plan.ray_count();
-        let planned = plan.rays().to_vec();
-        world.trace_lidar(&mount, &planned, plan.range_m(), &mut hits);
+        let (planned, range) = (plan.rays().to_vec(), plan.range_m());
+        world.trace_lidar(&mount, &planned, range, &mut hits);
         let _ = lidar.process(&hits, &mut payload);
         ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        // The trace alone again, on threads made for it (before the kept
+        // pool) and on the kept ones: the pool's same-run baseline.
+        workers::keep_threads(false);
+        fresh.push(time(|| world.trace_lidar(&mount, &planned, range, &mut hits)));
+        workers::keep_threads(true);
+        kept.push(time(|| world.trace_lidar(&mount, &planned, range, &mut hits)));
     }
     let best = least(&ms);
     let (p50, mean) = stats(&mut ms);
+    let ((f50, fmean), (k50, kmean)) = (stats(&mut fresh), stats(&mut kept));
     println!(
         "  lidar 32ch 56k points/s, 50 m, 20 Hz ({rays} rays a tick): p50 {p50:.3} ms mean \
-         {mean:.3} ms best {best:.3} ms per tick"
+         {mean:.3} ms best {best:.3} ms per tick; its trace alone on kept threads p50 \
+         {k50:.3} ms mean {kmean:.3} ms, on threads made for it p50 {f50:.3} ms mean \
+         {fmean:.3} ms ({:.2}x)",
+        fmean / kmean
     );
 }

@@ -28,7 +28,7 @@ use super::render::{CameraPose, FAR_M};
 use super::shade;
 use crate::world::math::v3;
 use crate::world::scene::Scene;
-use crate::world::workers::threads;
+use crate::world::workers::{on_threads, threads};
 use faces::{Look, Solid, View};
 use parking_lot::Mutex;
 
@@ -163,13 +163,7 @@ impl Band<'_> {
                 self.resolve(v0 + i * BAND, depth, tags, ids, out, &mut scratch);
             }
         };
-        let extra = threads().min(g.height.div_ceil(BAND)) - 1;
-        std::thread::scope(|s| {
-            for _ in 0..extra {
-                s.spawn(work);
-            }
-            work();
-        });
+        on_threads(threads().min(g.height.div_ceil(BAND)).max(1), work);
     }
 
     /// Rows `v0..` (as many as `inv` holds): `1/t` into `inv`, what each

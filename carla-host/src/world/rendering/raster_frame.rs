@@ -10,7 +10,7 @@
 use super::faces::{Face, Faces, Look, View};
 use super::BAND;
 use crate::world::scene::Scene;
-use crate::world::workers::threads;
+use crate::world::workers::{on_threads, threads};
 use parking_lot::Mutex;
 
 /// Runs of blocks an image's set-up is cut into.
@@ -51,12 +51,7 @@ impl Frame {
             };
             view.add_blocks(scene, blocks, faces);
         };
-        std::thread::scope(|s| {
-            for _ in 1..threads().min(n) {
-                s.spawn(work);
-            }
-            work();
-        });
+        on_threads(threads().min(n).max(1), work);
         view.add_actors(scene, ignore, &mut actors[0]);
         self.bin(h);
     }
