@@ -10,8 +10,8 @@
 use crate::world::map::lanes::LaneKind;
 use crate::world::map::Options;
 use crate::world::rendering::gbuffer::{Channels, GBuffer, Output};
-use crate::world::rendering::raycast;
 use crate::world::rendering::render::{CameraPose, CameraSpec, PostProcessing};
+use crate::world::rendering::{raster, raycast};
 use crate::world::sensing::lidar::{legacy_lidar_settings, Mount};
 use crate::world::simulation::vehicle::pose_transform;
 use crate::world::{workers, Town, World, WorldConfig};
@@ -203,7 +203,7 @@ fn run(frames: usize, town: &Arc<Town>) {
     ];
     let mut writes = vec![Vec::new(); outputs.len()];
     let (mut all_planes, mut tags_only) = (Vec::new(), Vec::new());
-    let (mut fresh, mut kept) = (Vec::new(), Vec::new());
+    let (mut fresh, mut kept, mut as_tris) = (Vec::new(), Vec::new(), Vec::new());
     for (name, base, cam) in views(town) {
         let mut world = World::new(town, &config, 0);
         let drive = Control {
@@ -231,9 +231,20 @@ fn run(frames: usize, town: &Arc<Town>) {
                 // The same camera on threads made for each frame (as
                 // before the kept pool): the pool's same-run baseline.
                 workers::keep_threads(false);
-                fresh.push(time(|| world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)));
+                fresh.push(time(|| {
+                    world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)
+                }));
                 workers::keep_threads(true);
-                kept.push(time(|| world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)));
+                kept.push(time(|| {
+                    world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)
+                }));
+                // The same camera drawing each paired triangle alone (as
+                // before quads): the quads' same-run baseline.
+                raster::draw_quads(false);
+                as_tris.push(time(|| {
+                    world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)
+                }));
+                raster::draw_quads(true);
                 // A semantic camera: the tags alone, no shading.
                 g.fill_only(Channels::of(Output::Semantic0916));
                 tags_only.push(time(|| {
@@ -277,6 +288,12 @@ fn run(frames: usize, town: &Arc<Town>) {
         "  G-buffer of the RGB camera on kept worker threads: p50 {k50:.2} ms mean {kmean:.2} ms; \
          on threads made for each frame: p50 {f50:.2} ms mean {fmean:.2} ms ({:.2}x)",
         fmean / kmean
+    );
+    let (q50, qmean) = stats(&mut as_tris);
+    println!(
+        "  the same, paired triangles drawn as two: p50 {q50:.2} ms mean {qmean:.2} ms \
+         ({:.2}x the quads' time)",
+        qmean / kmean
     );
     let ((a50, amean), (t50, tmean)) = (stats(&mut all_planes), stats(&mut tags_only));
     println!(
@@ -344,9 +361,13 @@ fn lidar(frames: usize, town: &Arc<Town>, config: &WorldConfig) {
         // The trace alone again, on threads made for it (before the kept
         // pool) and on the kept ones: the pool's same-run baseline.
         workers::keep_threads(false);
-        fresh.push(time(|| world.trace_lidar(&mount, &planned, range, &mut hits)));
+        fresh.push(time(|| {
+            world.trace_lidar(&mount, &planned, range, &mut hits)
+        }));
         workers::keep_threads(true);
-        kept.push(time(|| world.trace_lidar(&mount, &planned, range, &mut hits)));
+        kept.push(time(|| {
+            world.trace_lidar(&mount, &planned, range, &mut hits)
+        }));
     }
     let best = least(&ms);
     let (p50, mean) = stats(&mut ms);

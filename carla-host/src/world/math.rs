@@ -19,6 +19,13 @@ pub(crate) fn scale(a: Vector3D, k: f32) -> Vector3D {
 pub(crate) fn dot(a: Vector3D, b: Vector3D) -> f32 {
     a.x * b.x + a.y * b.y + a.z * b.z
 }
+pub(crate) fn cross(a: Vector3D, b: Vector3D) -> Vector3D {
+    v3(
+        a.y * b.z - a.z * b.y,
+        a.z * b.x - a.x * b.z,
+        a.x * b.y - a.y * b.x,
+    )
+}
 pub(crate) fn length(a: Vector3D) -> f32 {
     dot(a, a).sqrt()
 }

@@ -241,6 +241,7 @@ fn depth_test(zb: &mut [f32], pr: &mut [u32], row: f32, wx: f32, id: u32) {
 
 #[path = "raster_faces.rs"]
 mod faces;
+pub(crate) use faces::draw_quads;
 #[path = "raster_frame.rs"]
 mod frame;
 #[path = "raster_resolve.rs"]

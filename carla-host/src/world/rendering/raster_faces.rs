@@ -8,6 +8,19 @@ use crate::world::rendering::shade::{self, Detail};
 use crate::world::scene::{Block, Scene};
 use carla_server::types::Vector3D;
 
+/// Whether paired triangles are drawn as one quad (`true`, the default) or
+/// as their two triangles, for the benchmark to compare.
+static QUADS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+fn quads() -> bool {
+    QUADS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Makes the camera draw paired triangles as one quad or as two.
+pub(crate) fn draw_quads(on: bool) {
+    QUADS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A box to draw: what it is and its colour.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Solid {
@@ -197,15 +210,23 @@ impl View {
             if self.culled(&corners) {
                 continue;
             }
-            for t in &block.tris {
-                let m = scene.material(t.material);
+            for p in &block.polys {
+                let m = scene.material(p.material);
                 let solid = Solid {
                     tag: m.tag,
                     albedo: m.albedo,
                     id: 0,
                     window_z: f32::INFINITY,
                 };
-                self.add_tri(t.corners(), t.normal, &solid, faces);
+                if p.n == 3 || quads() {
+                    self.add_poly(p.points(), p.normal, &solid, faces);
+                } else {
+                    // The pair as its two triangles (the benchmark's
+                    // baseline).
+                    let [a, b, c, d] = p.corners;
+                    self.add_poly(&[a, b, c], p.normal, &solid, faces);
+                    self.add_poly(&[a, c, d], p.normal, &solid, faces);
+                }
             }
             for &i in &block.boxes {
                 let i = i as usize;
@@ -273,15 +294,15 @@ impl View {
         self.axes.to_local(sub(p, self.o))
     }
 
-    /// Whether camera-space triangle `q`, wholly in front of the near
+    /// Whether camera-space polygon `q`, wholly in front of the near
     /// plane, surely covers no pixel centre: its screen box holds no row
     /// or no column of centres (most triangles of a town far away). One
     /// division a corner, where [`View::project`] takes a dozen; the box
     /// is widened by `MARGIN` pixels, far more than the two computations'
-    /// rounding apart, so a triangle `project` would draw is never left
+    /// rounding apart, so a polygon `project` would draw is never left
     /// out here.
     #[inline]
-    pub(super) fn between_centres(&self, q: &[Vector3D; 3]) -> bool {
+    pub(super) fn between_centres(&self, q: &[Vector3D]) -> bool {
         const MARGIN: f32 = 0.01;
         /// Beyond this (pixels) `floor` is not exact: no verdict.
         const FAR_OFF: f32 = 1e6;
@@ -307,11 +328,16 @@ impl View {
         })
     }
 
-    /// Adds triangle `c` (world corners, unit normal `n`) if seen.
-    pub(super) fn add_tri(&self, c: [Vector3D; 3], n: Vector3D, solid: &Solid, faces: &mut Faces) {
+    /// Adds flat convex polygon `c` (3 or 4 world corners, unit normal
+    /// `n`) if seen.
+    pub(super) fn add_poly(&self, c: &[Vector3D], n: Vector3D, solid: &Solid, faces: &mut Faces) {
         // Written out: `c.map(..)` was left a call per corner.
-        let q = [self.local(c[0]), self.local(c[1]), self.local(c[2])];
-        if self.culled(&q) || self.between_centres(&q) {
+        let mut q = [Vector3D::default(); 4];
+        for (q, &p) in q.iter_mut().zip(c) {
+            *q = self.local(p);
+        }
+        let q = &q[..c.len()];
+        if self.culled(q) || self.between_centres(q) {
             return;
         }
         let Some(w) = self.plane(n, c[0]) else {
@@ -323,7 +349,7 @@ impl View {
         } else {
             n
         };
-        if let Some(f) = self.project(&q, w) {
+        if let Some(f) = self.project(q, w) {
             faces.push(f, Look::new(solid, seen));
         }
     }

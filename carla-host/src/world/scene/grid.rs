@@ -2,7 +2,7 @@
 //! ground plane, with compressed lists of what each cell holds, and the
 //! rasterizer's blocks of cells.
 
-use super::{Block, Tri, BLOCK};
+use super::{Block, Poly, Tri, BLOCK};
 use carla_server::types::Vector3D;
 
 /// Most cells per side; a larger map gets larger cells.
@@ -152,7 +152,8 @@ impl Csr {
 }
 
 /// The rasterizer's blocks: `BLOCK × BLOCK` cells each, every triangle
-/// and box in the block of its centre, with the block's bounds.
+/// (paired into a quad with the next where they make one flat convex
+/// polygon) and box in the block of its centre, with the block's bounds.
 pub(crate) fn blocks(grid: &Grid, tris: &[Tri], boxes: &[[f32; 6]]) -> Vec<Block> {
     let bx = grid.nx.div_ceil(BLOCK);
     let by = grid.ny.div_ceil(BLOCK);
@@ -186,16 +187,21 @@ pub(crate) fn blocks(grid: &Grid, tris: &[Tri], boxes: &[[f32; 6]]) -> Vec<Block
         let (ix, iy) = grid.cell_of(x, y);
         (iy / BLOCK) * bx + ix / BLOCK
     };
-    for t in tris {
-        let c = t.corners();
+    let mut i = 0;
+    while i < tris.len() {
+        let pair = tris.get(i + 1).and_then(|u| Poly::pair(&tris[i], u));
+        i += if pair.is_some() { 2 } else { 1 };
+        let poly = pair.unwrap_or_else(|| Poly::of(&tris[i - 1]));
+        let c = poly.points();
+        let k = c.len() as f32;
         let b = block_of(
-            (c[0].x + c[1].x + c[2].x) / 3.0,
-            (c[0].y + c[1].y + c[2].y) / 3.0,
+            c.iter().map(|p| p.x).sum::<f32>() / k,
+            c.iter().map(|p| p.y).sum::<f32>() / k,
         );
-        out[b].tris.push(*t);
         for p in c {
             grow(&mut out[b], [p.x, p.y, p.z]);
         }
+        out[b].polys.push(poly);
     }
     for (i, bb) in boxes.iter().enumerate() {
         let b = block_of((bb[0] + bb[3]) / 2.0, (bb[1] + bb[4]) / 2.0);
@@ -203,6 +209,6 @@ pub(crate) fn blocks(grid: &Grid, tris: &[Tri], boxes: &[[f32; 6]]) -> Vec<Block
         grow(&mut out[b], [bb[0], bb[1], bb[2]]);
         grow(&mut out[b], [bb[3], bb[4], bb[5]]);
     }
-    out.retain(|b| !b.tris.is_empty() || !b.boxes.is_empty());
+    out.retain(|b| !b.polys.is_empty() || !b.boxes.is_empty());
     out
 }

@@ -162,16 +162,74 @@ pub(crate) const CELL: f32 = 8.0;
 /// Cells of a rendering block, per side.
 pub(crate) const BLOCK: usize = 8;
 
+/// A flat convex polygon for the rasterizer: a triangle, or two of the
+/// scene's triangles that share an edge, a material and a plane (a road's
+/// strips are made of such pairs), drawn as one face.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Poly {
+    /// Corners in order round it; the fourth is unused in a triangle.
+    pub corners: [Vector3D; 4],
+    pub n: u8,
+    /// Unit normal, the first triangle's.
+    pub normal: Vector3D,
+    pub material: u16,
+}
+
+impl Poly {
+    pub(crate) fn of(t: &Tri) -> Poly {
+        let [a, b, c] = t.corners();
+        Poly {
+            corners: [a, b, c, c],
+            n: 3,
+            normal: t.normal,
+            material: t.material,
+        }
+    }
+
+    /// `t` and `u` as one quad when `u` follows `t` round their shared
+    /// edge (`t` = a b c, `u` = a c d), with the same material and normal
+    /// (to 1e-6) and a convex outline a b c d.
+    pub(crate) fn pair(t: &Tri, u: &Tri) -> Option<Poly> {
+        use super::math::{cross, dot, sub};
+        let [a, b, c] = t.corners();
+        let [a2, c2, d] = u.corners();
+        let dn = sub(t.normal, u.normal);
+        let same_plane = dn.x.abs() <= 1e-6 && dn.y.abs() <= 1e-6 && dn.z.abs() <= 1e-6;
+        if a2 != a || c2 != c || t.material != u.material || !same_plane {
+            return None;
+        }
+        let q = [a, b, c, d];
+        let turn = |k: usize| {
+            let (p0, p1, p2) = (q[k], q[(k + 1) % 4], q[(k + 2) % 4]);
+            dot(t.normal, cross(sub(p1, p0), sub(p2, p1)))
+        };
+        let turns = [turn(0), turn(1), turn(2), turn(3)];
+        let convex = turns.iter().all(|&x| x > 0.0) || turns.iter().all(|&x| x < 0.0);
+        convex.then_some(Poly {
+            corners: q,
+            n: 4,
+            normal: t.normal,
+            material: t.material,
+        })
+    }
+
+    /// Its corners.
+    pub(crate) fn points(&self) -> &[Vector3D] {
+        &self.corners[..usize::from(self.n)]
+    }
+}
+
 /// A block of the grid for the rasterizer: the triangles and boxes whose
 /// centre lies in it, and their bounds.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Block {
     pub min: Vector3D,
     pub max: Vector3D,
-    /// Copies of its triangles, in the scene's order: a block's set-up
-    /// reads them in a row (by index, from the whole scene's list, most
-    /// of a far block's time went in cache misses).
-    pub tris: Vec<Tri>,
+    /// Its triangles, paired into quads where they can be, in the scene's
+    /// order: copies, so a block's set-up reads them in a row (by index,
+    /// from the whole scene's list, most of a far block's time went in
+    /// cache misses), and half as many faces to set up and draw.
+    pub polys: Vec<Poly>,
     pub boxes: Vec<u32>,
 }
 

@@ -242,3 +242,39 @@ fn light_poles_and_lamps_belong_to_their_actors() {
         assert_eq!(hit.actor_id, LIGHT_ID0 + i as u32, "light {i}");
     }
 }
+
+#[test]
+fn a_flat_convex_pair_of_triangles_is_one_quad_and_nothing_else_is() {
+    use super::Poly;
+    let p = |x: f32, y: f32, z: f32| Vector3D { x, y, z };
+    let tri = |a, b, c, m| Tri::new(a, b, c, m).expect("a triangle");
+    // A strip's pair: a b c, then a c d.
+    let (a, b, c, d) = (
+        p(0.0, 0.0, 0.0),
+        p(4.0, 0.0, 0.0),
+        p(5.0, 3.0, 0.0),
+        p(0.0, 3.0, 0.0),
+    );
+    let quad = Poly::pair(&tri(a, b, c, 2), &tri(a, c, d, 2)).expect("a flat convex pair");
+    assert_eq!(
+        (quad.points(), quad.n, quad.material),
+        (&[a, b, c, d][..], 4, 2)
+    );
+    // Another material, another plane, no shared edge, a dent: two faces.
+    assert!(Poly::pair(&tri(a, b, c, 2), &tri(a, c, d, 3)).is_none());
+    let lifted = p(0.0, 3.0, 0.5);
+    assert!(Poly::pair(&tri(a, b, c, 2), &tri(a, c, lifted, 2)).is_none());
+    assert!(Poly::pair(&tri(a, b, c, 2), &tri(b, c, d, 2)).is_none());
+    let dent = p(4.0, 1.0, 0.0);
+    assert!(Poly::pair(&tri(a, b, c, 2), &tri(a, c, dent, 2)).is_none());
+    // The blocks hold the pair once, as the quad, and a lone triangle as
+    // itself.
+    let lone = tri(p(9.0, 9.0, 0.0), p(10.0, 9.0, 0.0), p(9.0, 10.0, 0.0), 1);
+    let tris = [tri(a, b, c, 2), tri(a, c, d, 2), lone];
+    let grid = super::grid::Grid::new((-1.0, -1.0), (12.0, 12.0), 20.0);
+    let polys: Vec<Poly> = super::grid::blocks(&grid, &tris, &[])
+        .into_iter()
+        .flat_map(|b| b.polys)
+        .collect();
+    assert_eq!(polys, vec![quad, Poly::of(&lone)]);
+}
