@@ -7,7 +7,7 @@
 
 use super::dds::Dds;
 use super::worker::{self, Counters, HeroState, Job};
-use crate::rpc::{ActorState, VehicleControl09};
+use crate::rpc::{ActorState, VehicleControl09, CARLA_ACTOR_TRAFFIC_LIGHT};
 use crate::streaming::stream::{Message, Stream, Tap};
 use crate::types::ActorTransform;
 use crossbeam_queue::ArrayQueue;
@@ -96,6 +96,11 @@ struct State {
     vehicles: HashMap<u32, String>,
     /// The map's OpenDRIVE text (`/carla/map`), once the host gave one.
     map: Option<Arc<str>>,
+    /// The traffic lights' states last published (`/carla/traffic_lights/
+    /// status`, written when they change), and this tick's, gathered in
+    /// a buffer kept from tick to tick.
+    lights: Option<Arc<[(u32, u8)]>>,
+    lights_now: Vec<(u32, u8)>,
 }
 
 /// The library's ROS 2 publishing, one per server. Sensors can be enabled
@@ -147,6 +152,9 @@ impl Hub {
         }
         if let Some(text) = &st.map {
             running.push(Job::Map(text.clone()), &self.counters);
+        }
+        if let Some(lights) = &st.lights {
+            running.push(Job::Lights(lights.clone()), &self.counters);
         }
         crate::log_info!("ros2: publishing on DDS domain {}", domain_id);
         st.running = Some(running);
@@ -246,14 +254,29 @@ impl Hub {
         st.map = Some(text);
     }
 
-    /// `/clock` for a tick at `seconds` of simulation time, and each hero
-    /// vehicle's `odometry` and `vehicle_status` from its state this tick.
+    /// `/clock` for a tick at `seconds` of simulation time, the traffic
+    /// lights' states when they changed, and each hero vehicle's
+    /// `odometry` and `vehicle_status` from its state this tick.
     pub(crate) fn tick(&self, seconds: f64, states: &[ActorState]) {
-        let st = self.state.lock();
+        let mut guard = self.state.lock();
+        let st = &mut *guard;
         let Some(r) = &st.running else {
             return;
         };
         r.push(Job::Clock(seconds), &self.counters);
+        // The lights' states, when they changed (or were never written):
+        // allocates only then.
+        st.lights_now.clear();
+        let lights = states
+            .iter()
+            .filter(|s| s.kind == CARLA_ACTOR_TRAFFIC_LIGHT);
+        (st.lights_now).extend(lights.map(|s| (s.id, s.traffic_light_state)));
+        st.lights_now.sort_unstable();
+        if st.lights.as_deref() != Some(&st.lights_now[..]) {
+            let now: Arc<[(u32, u8)]> = Arc::from(&st.lights_now[..]);
+            r.push(Job::Lights(now.clone()), &self.counters);
+            st.lights = Some(now);
+        }
         if st.vehicles.is_empty() {
             return;
         }

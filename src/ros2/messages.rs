@@ -339,6 +339,19 @@ pub(crate) fn string(text: &str) -> Vec<u8> {
     w.out
 }
 
+/// `carla_msgs/CarlaTrafficLightStatusList` of `(id, state)` pairs, the
+/// state as CARLA numbers it (red 0, yellow 1, green 2, off 3, unknown
+/// 4), which carla_msgs' constants follow.
+pub(crate) fn traffic_light_status(lights: &[(u32, u8)]) -> Vec<u8> {
+    let mut w = Writer::with_capacity(4 + 8 * lights.len());
+    w.u32(lights.len() as u32);
+    for &(id, state) in lights {
+        w.u32(id);
+        w.u8(state);
+    }
+    w.out
+}
+
 /// `rosgraph_msgs/Clock`.
 pub(crate) fn clock(stamp: Stamp) -> Vec<u8> {
     let mut w = Writer::with_capacity(8);

@@ -24,6 +24,8 @@ pub(super) enum Job {
     Clock(f64),
     /// The map's OpenDRIVE text, for `/carla/map`.
     Map(Arc<str>),
+    /// The traffic lights' `(id, state)`, for `/carla/traffic_lights/status`.
+    Lights(Arc<[(u32, u8)]>),
     /// A hero vehicle's state this tick, for its `odometry` and
     /// `vehicle_status`.
     Hero(HeroState),
@@ -89,6 +91,8 @@ struct Joined {
     /// `/carla/map` (transient local: a reader that joins later gets the
     /// last text).
     map: Option<TopicWriter>,
+    /// `/carla/traffic_lights/status` (transient local too).
+    lights: Option<TopicWriter>,
     /// Hero vehicles' `odometry` and `vehicle_status` writers, made at
     /// their first state.
     heroes: HashMap<u32, [Option<TopicWriter>; 2]>,
@@ -106,12 +110,14 @@ impl Joined {
         };
         let clock = writer("rt/clock", CLOCK);
         let map_writer = writer("rt/carla/map", STRING);
+        let lights = writer("rt/carla/traffic_lights/status", LIGHT_STATUS);
         let mut joined = Joined {
             dds,
             sensors: HashMap::new(),
             readers: HashMap::new(),
             clock,
             map: map_writer,
+            lights,
             heroes: HashMap::new(),
         };
         for (actor, name) in vehicles {
@@ -150,6 +156,12 @@ impl Joined {
                 control: &h.control,
             };
             w.write(messages::vehicle_status(stamp, &status));
+        }
+    }
+
+    fn write_lights(&mut self, lights: &[(u32, u8)]) {
+        if let Some(w) = &mut self.lights {
+            w.write(messages::traffic_light_status(lights));
         }
     }
 
@@ -208,6 +220,8 @@ pub(super) fn run(
     let mut vehicles: HashMap<u32, String> = HashMap::new();
     // The map's text, kept to publish it again after a rejoin.
     let mut map: Option<Arc<str>> = None;
+    // The lights' last states, the same.
+    let mut lights: Option<Arc<[(u32, u8)]>> = None;
     let mut joined = Some(Joined::on(dds, &vehicles, None));
     let mut warned: HashMap<u64, ()> = HashMap::new();
     let mut next_check = Instant::now() + CHECK_EVERY;
@@ -239,6 +253,12 @@ pub(super) fn run(
                         continue;
                     };
                     j.write_hero(name, &h);
+                }
+                Job::Lights(now) => {
+                    if let Some(j) = &mut joined {
+                        j.write_lights(&now);
+                    }
+                    lights = Some(now);
                 }
                 Job::Map(text) => {
                     if let Some(j) = &mut joined {
@@ -301,6 +321,9 @@ pub(super) fn run(
             if lost || !matches!(blocked, Some(None)) {
                 drop(joined.take()); // leaves the domain before joining anew
                 joined = rejoin(domain_id, &vehicles, map.as_deref(), counters);
+                if let (Some(j), Some(l)) = (joined.as_mut(), lights.as_deref()) {
+                    j.write_lights(l);
+                }
                 (peer_lost, joined_at) = (false, now);
             }
         }
@@ -335,6 +358,7 @@ const IMU: &str = "sensor_msgs::msg::dds_::Imu_";
 const NAV_SAT_FIX: &str = "sensor_msgs::msg::dds_::NavSatFix_";
 const TF_MESSAGE: &str = "tf2_msgs::msg::dds_::TFMessage_";
 const STRING: &str = "std_msgs::msg::dds_::String_";
+const LIGHT_STATUS: &str = "carla_msgs::msg::dds_::CarlaTrafficLightStatusList_";
 const ODOMETRY: &str = "nav_msgs::msg::dds_::Odometry_";
 const VEHICLE_STATUS: &str = "carla_msgs::msg::dds_::CarlaEgoVehicleStatus_";
 const CLOCK: &str = "rosgraph_msgs::msg::dds_::Clock_";

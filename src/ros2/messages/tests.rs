@@ -402,3 +402,17 @@ fn vehicle_status_has_the_speed_acceleration_orientation_and_control() {
     assert_eq!(r.u8().unwrap(), 1, "manual gear shift");
     assert!(r.u8().is_err(), "nothing after the control");
 }
+
+#[test]
+fn traffic_light_status_lists_each_light_and_its_state() {
+    let out = traffic_light_status(&[(7, 0), (300, 2), (9, 4)]);
+    let mut r = crate::ros2::cdr::Reader::new(&out);
+    assert_eq!(r.u32().unwrap(), 3, "three lights");
+    let mut lights = Vec::new();
+    for _ in 0..3 {
+        lights.push((r.u32().unwrap(), r.u8().unwrap()));
+    }
+    assert_eq!(lights, [(7, 0), (300, 2), (9, 4)]);
+    assert!(r.u8().is_err(), "nothing after the last light");
+    assert_eq!(traffic_light_status(&[]), 0u32.to_le_bytes(), "no lights");
+}

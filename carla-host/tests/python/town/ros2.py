@@ -24,7 +24,7 @@ from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from ros2_msgs import (AckermannDrive, AckermannDriveStamped, CameraInfo, CarlaEgoVehicleControl,
-                       CarlaEgoVehicleStatus, Clock, Header, Image, Imu, NavSatFix, Odometry, PointCloud2, String,
+                       CarlaEgoVehicleStatus, CarlaTrafficLightStatusList, Clock, Header, Image, Imu, NavSatFix, Odometry, PointCloud2, String,
                        TFMessage, Time)
 
 port, domain = int(sys.argv[1]), int(sys.argv[2])
@@ -261,6 +261,30 @@ while text is None and time.time() < deadline:
 opendrive = world.get_map().to_opendrive()
 check(text == opendrive, "/carla/map carries the map's OpenDRIVE text (%s bytes, want %d)"
       % (None if text is None else len(text), len(opendrive)))
+
+# /carla/traffic_lights/status: every light's state, written when one
+# changes, transient local (this reader joins late, and gets the last list
+# at once); the lights cycle as the world ticks, and the list follows.
+light_reader = DataReader(dp, Topic(dp, "rt/carla/traffic_lights/status", CarlaTrafficLightStatusList),
+                          qos=Qos(Policy.Reliability.Reliable(1_000_000_000), Policy.Durability.TransientLocal,
+                                  Policy.History.KeepLast(1)))
+town_lights = list(world.get_actors().filter("traffic.traffic_light"))
+check(len(town_lights) > 0, "the town has traffic lights")
+listed, want, changes = None, {}, 0
+deadline = time.time() + 30
+while time.time() < deadline:
+    world.tick()
+    time.sleep(0.01)
+    for m in light_reader.take(N=10):
+        now = {light.id: light.state for light in m.traffic_lights}
+        changes += listed is not None and now != listed
+        listed = now
+    want = {tl.id: int(tl.state) for tl in world.get_actors().filter("traffic.traffic_light")}
+    if changes and listed == want:
+        break
+check(changes > 0, "a new /carla/traffic_lights/status when a light changed")
+check(listed == want, "/carla/traffic_lights/status %s vs the lights' states %s" % (listed, want))
+check(set(want.values()) <= {0, 1, 2, 3, 4}, "CARLA's state numbers")
 
 for s in sensors:
     s.disable_for_ros()

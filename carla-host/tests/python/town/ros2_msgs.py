@@ -215,6 +215,17 @@ class CarlaEgoVehicleStatus(IdlStruct, typename="carla_msgs::msg::dds_::CarlaEgo
 
 
 @dataclass
+class CarlaTrafficLightStatus(IdlStruct, typename="carla_msgs::msg::dds_::CarlaTrafficLightStatus_"):
+    id: uint32
+    state: uint8
+
+
+@dataclass
+class CarlaTrafficLightStatusList(IdlStruct, typename="carla_msgs::msg::dds_::CarlaTrafficLightStatusList_"):
+    traffic_lights: sequence[CarlaTrafficLightStatus]
+
+
+@dataclass
 class CarlaCollisionEvent(IdlStruct, typename="carla_msgs::msg::dds_::CarlaCollisionEvent_"):
     header: Header
     other_actor_id: uint32
