@@ -63,6 +63,13 @@ pub(crate) struct Args {
     /// starts with); 0.8 episodes take theirs from the client's settings.
     #[arg(long, env = "CARLA_HOST_SEED")]
     pub seed: Option<u64>,
+    /// Vehicles of the world's own traffic in every 0.9 world (CARLA's
+    /// worlds have none: 0 gives an empty town, as CARLA's).
+    #[arg(long, env = "CARLA_HOST_TOWN_VEHICLES", default_value_t = 5)]
+    pub town_vehicles: u32,
+    /// The world's own walkers in every 0.9 world.
+    #[arg(long, env = "CARLA_HOST_TOWN_WALKERS", default_value_t = 15)]
+    pub town_walkers: u32,
     /// Publish the sensors clients enable for ROS on DDS, as CARLA's flag
     /// (domain $ROS_DOMAIN_ID, else 0).
     #[arg(long, env = "CARLA_HOST_ROS2")]
@@ -133,7 +140,11 @@ impl Args {
     /// The traffic of every 0.9 world: the 0.8.4 server's defaults,
     /// seeded by `--seed` if given.
     pub(crate) fn world_config(&self) -> WorldConfig {
-        let default = WorldConfig::default();
+        let default = WorldConfig {
+            vehicles: self.town_vehicles.min(crate::world::MAX_VEHICLES),
+            pedestrians: self.town_walkers.min(crate::world::MAX_PEDESTRIANS),
+            ..WorldConfig::default()
+        };
         match self.seed {
             Some(seed) => WorldConfig {
                 seed_vehicles: seed,
