@@ -3,6 +3,9 @@
 //! - first, the camera alone: `carla-host --bench-render 60` (ms per
 //!   800x600 camera, rasterizer against the old ray caster, and the time to
 //!   write each output from a G-buffer);
+//! - the physics alone: `carla-host --bench-physics 400` (100 client
+//!   vehicles on rigid bodies among 50 walkers: ms per 0.05 s tick, the
+//!   same world without them as the baseline);
 //! - the baseline: no sensors (protocol + world simulation only);
 //! - the default sensors: one 800x600 SceneFinal camera and a
 //!   32-channel lidar at 100 000 points/s;
@@ -250,8 +253,23 @@ fn render_bench() {
     assert!(out.status.success(), "carla-host --bench-render failed");
 }
 
+/// Runs `carla-host --bench-physics 400 [MAP]` (100 client vehicles and
+/// 50 walkers; the rigid-body step per 0.05 s tick against the same world
+/// without them) and prints what it prints.
+fn physics_bench() {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_carla-host"));
+    cmd.args(["--bench-physics", "400"]);
+    if let Some(map) = std::env::var_os("CARLA_HOST_BENCH_MAP") {
+        cmd.arg(map);
+    }
+    let out = cmd.output().expect("run carla-host --bench-physics");
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    assert!(out.status.success(), "carla-host --bench-physics failed");
+}
+
 fn main() {
     render_bench();
+    physics_bench();
     let base: u16 = 23000 + (std::process::id() % 1000) as u16 * 3;
     println!("synchronous mode, {FRAMES} frames after {WARM_UP} warm-up, one client on loopback");
     let (baseline, _) = run("baseline: no sensors", base, &settings(&[], ""));

@@ -11,6 +11,7 @@
 //! also the reference example of how an engine uses it.
 
 mod args;
+mod bench_physics;
 mod bench_render;
 mod episode;
 mod log_sink;
@@ -303,6 +304,7 @@ fn end_episode(
 
 fn main() {
     bench_render::run_if_asked(); // hidden: --bench-render FRAMES, then exits
+    bench_physics::run_if_asked(); // hidden: --bench-physics TICKS, then exits
     let args = Args::parse();
     log_sink::install();
     // Ctrl-C, SIGTERM and SIGHUP on Unix, Ctrl-C, Ctrl-Break and console

@@ -1,12 +1,11 @@
 //! The actor commands 0.9 clients send (physics toggles, impulses,
 //! walker controls, lights, doors, traffic lights), carried out on the
-//! demo world as far as its simple models go. What a model cannot show
-//! (gravity and torques on a flat, kinematic world, doors and lamps on a
-//! box car, a frozen light cycle) is accepted and written once to the log,
-//! and listed as such in docs/compatibility.md.
+//! demo world as far as its models go. What a model cannot show (doors
+//! and lamps on a box car, a frozen light cycle) is accepted and written
+//! once to the log, and listed as such in docs/compatibility.md.
 
 use crate::world::World;
-use carla_server::rpc::{ActorCommand, VehiclePhysicsControl, WorldCommand};
+use carla_server::rpc::{ActorCommand, WorldCommand};
 use carla_server::types::Vector3D;
 use carla_server::{log_info, log_warn};
 use std::collections::HashSet;
@@ -65,23 +64,24 @@ pub(crate) fn actor(
             .driven_mut(id)
             .map(|d| d.modes.ackermann = Some((wheel, speed)))
             .is_some(),
-        C::Impulse { impulse, .. } => {
-            let m = mass(world, id);
-            world.push_car(id, (impulse.x / m, impulse.y / m))
+        // CARLA's units: N·s, N (over this tick), and degrees for the
+        // angular ones.
+        C::Impulse { impulse, .. } => world.push_car(id, impulse, false),
+        C::Force { force, .. } => world.push_car(id, scaled(force, dt.max(0.0)), false),
+        C::AngularImpulse(j) => world.push_car(id, scaled(j, DEG), true),
+        C::Torque(t) => world.push_car(id, scaled(t, DEG * dt.max(0.0)), true),
+        C::TargetAngularVelocity(w) => world.set_velocity(id, scaled(w, DEG), true),
+        C::EnableGravity(on) => world.physics_mut().set_gravity(id, on),
+        C::PhysicsControl(ref c) => {
+            world
+                .driven_mut(id)
+                .map(|d| {
+                    // The autopilot steers by the largest wheel angle.
+                    d.car.max_steer_deg = c.max_steer_angle().clamp(1.0, 89.0);
+                })
+                .is_some()
+                && world.physics_mut().apply_control(id, c)
         }
-        C::Force { force, .. } => {
-            let k = dt.max(0.0) / mass(world, id);
-            world.push_car(id, (force.x * k, force.y * k))
-        }
-        C::PhysicsControl(ref c) => world
-            .driven_mut(id)
-            .map(|d| {
-                // The kinematic car steers by its largest wheel angle
-                // (below 90°, where the turning radius vanishes).
-                d.car.max_steer_deg = c.max_steer_angle().clamp(1.0, 89.0);
-                d.modes.mass_kg = Some(c.mass);
-            })
-            .is_some(),
         C::WalkerControl {
             direction, speed, ..
         } => walk(world, id, direction.x, direction.y, speed),
@@ -96,11 +96,6 @@ pub(crate) fn actor(
             moved.is_some()
         }
         C::Dead => walk(world, id, 0.0, 0.0, 0.0),
-        C::EnableGravity(_) => no_effect(quiet, "set_enable_gravity (the world is flat)"),
-        C::TargetAngularVelocity(_) | C::AngularImpulse(_) | C::Torque(_) => no_effect(
-            quiet,
-            "an angular velocity, impulse or torque (cars are kinematic)",
-        ),
         C::LightState(_) => no_effect(quiet, "vehicle lights (kept and reported, not drawn)"),
         C::Door { .. } => no_effect(quiet, "vehicle doors (the cars have none)"),
         C::TrafficLightState(_)
@@ -134,14 +129,14 @@ pub(crate) fn world_command(world: &mut World, command: &WorldCommand, quiet: &m
     }
 }
 
-/// A client vehicle's mass: the applied physics control's, else the one
-/// `get_physics_control` reports by default.
-fn mass(world: &mut World, id: u32) -> f32 {
-    let default = || VehiclePhysicsControl::default_for(Vector3D::default(), 4).mass;
-    world
-        .driven_mut(id)
-        .and_then(|d| d.modes.mass_kg)
-        .unwrap_or_else(default)
+const DEG: f32 = std::f32::consts::PI / 180.0;
+
+fn scaled(v: Vector3D, k: f32) -> Vector3D {
+    Vector3D {
+        x: v.x * k,
+        y: v.y * k,
+        z: v.z * k,
+    }
 }
 
 fn walk(world: &mut World, id: u32, dx: f32, dy: f32, speed: f32) -> bool {

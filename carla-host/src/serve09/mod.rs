@@ -275,13 +275,13 @@ impl Serve09 {
                 req.succeed(0)
             }
             EngineCall::SetActorTargetVelocity { actor_id, velocity } => {
-                if velocity.x.is_finite() && velocity.y.is_finite() {
-                    world.set_velocity(
-                        actor_id,
-                        velocity.x.clamp(-100.0, 100.0),
-                        velocity.y.clamp(-100.0, 100.0),
-                    );
-                }
+                let v = |x: f32| x.clamp(-1000.0, 1000.0);
+                let velocity = carla_server::types::Vector3D {
+                    x: v(velocity.x),
+                    y: v(velocity.y),
+                    z: v(velocity.z),
+                };
+                world.set_velocity(actor_id, velocity, false);
                 req.succeed(0)
             }
             EngineCall::ApplyVehicleControl { actor_id, control } => {

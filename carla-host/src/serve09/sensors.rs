@@ -297,12 +297,7 @@ pub(crate) fn capture(s: &mut Sensor09, t: &Tick, scratch: &mut Scratch) {
         Kind::Collision => {
             let mut result = Ok(());
             for c in t.world.contacts().iter().filter(|c| c.actor == s.parent) {
-                let heading = parent.rotation.yaw.to_radians();
-                let impulse = Vector3D {
-                    x: -c.impulse * heading.cos(),
-                    y: -c.impulse * heading.sin(),
-                    z: 0.0,
-                };
+                let impulse = c.impulse;
                 scratch.payload.clear();
                 // As CARLA's: the event's actor is the one that collided
                 // (the sensor's parent); the obstacle event names the

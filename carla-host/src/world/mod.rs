@@ -19,6 +19,7 @@
 pub(crate) mod ids;
 pub(crate) mod map;
 pub(crate) mod math;
+pub(crate) mod physics;
 pub(crate) mod rendering;
 pub(crate) mod scene;
 pub(crate) mod sensing;
@@ -79,6 +80,8 @@ impl Default for WorldConfig {
 pub(crate) struct Town {
     pub map: Map,
     pub fixed: Arc<scene::Fixed>,
+    /// The static geometry's colliders, shared by every episode.
+    pub statics: Arc<physics::Statics>,
     pub ways: Ways,
     pub paths: Paths,
     pub lights: Lights,
@@ -90,12 +93,14 @@ impl Town {
     pub(crate) fn load(name: &str, text: Arc<str>, options: Options) -> Result<Arc<Town>, String> {
         let map = Map::load(name, text, options)?;
         let fixed = Arc::new(scene::build::fixed(&map));
+        let statics = Arc::new(physics::Statics::of(&fixed));
         let ways = Ways::new(&map);
         let paths = Paths::new(&map.lanes);
         let lights = Lights::new(&map.signs);
         Ok(Arc::new(Town {
             map,
             fixed,
+            statics,
             ways,
             paths,
             lights,
@@ -141,6 +146,10 @@ pub(crate) struct World {
     fleet: Vec<Driven>,
     /// This tick's collisions.
     contacts: Vec<Contact>,
+    /// Clients' vehicles as rigid bodies.
+    physics: physics::Physics,
+    /// Vehicles clients spawned in this world so far.
+    spawned: u32,
 }
 
 fn light_colour(l: Light) -> [u8; 3] {
@@ -216,6 +225,8 @@ impl World {
             traffic_held: false,
             fleet: Vec::new(),
             contacts: Vec::new(),
+            physics: physics::Physics::new(&town.statics),
+            spawned: 0,
         };
         world.refresh();
         world
@@ -288,7 +299,7 @@ impl World {
                 self.contacts.push(Contact {
                     actor: PLAYER_ID,
                     other,
-                    impulse,
+                    impulse: Contact::against(impulse, car.yaw),
                     static_tag,
                 });
             }

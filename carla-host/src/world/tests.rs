@@ -342,7 +342,13 @@ fn a_client_vehicle_gets_at_most_a_third_of_a_second_of_physics_per_tick() {
             .find(|t| w.spawn_car(900_000, t, [200, 0, 0], extent, 0.0).is_ok())
             .expect("a free spawn point");
         let speed = |w: &mut World| w.driven_mut(900_000).unwrap().car.speed;
-        w.driven_mut(900_000).unwrap().car.speed = 10.0;
+        let yaw = w.driven_mut(900_000).unwrap().car.yaw;
+        let v = Vector3D {
+            x: 10.0 * yaw.cos(),
+            y: 10.0 * yaw.sin(),
+            z: 0.0,
+        };
+        w.set_velocity(900_000, v, false);
         let t0 = w.time();
         w.step(&Control::default(), dt);
         let moved = w.actor_transform(900_000).unwrap().location;
@@ -353,7 +359,8 @@ fn a_client_vehicle_gets_at_most_a_third_of_a_second_of_physics_per_tick() {
     assert!(short.0 > 2.0, "it moves: {short:?}");
     assert!((short.0 - long.0).abs() < 0.01, "{short:?} vs {long:?}");
     assert!((long.1 - 3.0).abs() < 1e-4, "the clock took the whole step");
-    assert!((short.2 - long.2).abs() < 1e-3);
+    // The same 1/3 s in physics steps of other lengths.
+    assert!((short.2 - long.2).abs() < 0.02, "{short:?} vs {long:?}");
 }
 
 /// Half the size of the cars the slope tests put on it.
@@ -402,7 +409,8 @@ fn a_car_on_a_slope_climbs_it_pitched() {
     let t = w.actor_transform(500).unwrap();
     assert!(t.location.x > 40.0, "{t:?}");
     assert!((t.location.z - 0.04 * t.location.x).abs() < 0.05, "{t:?}");
-    assert!((t.rotation.pitch - pitch).abs() < 0.2, "{t:?}");
+    // Under throttle the car squats on its rear springs (~0.4°).
+    assert!((t.rotation.pitch - pitch).abs() < 0.7, "{t:?}");
     // Lidar and cameras meet the rising road.
     let hit = w
         .scene()
@@ -566,6 +574,14 @@ fn nose_to_nose(seed: u64) -> (World, u32, Pose, f32) {
     (w, town_car, pose, hx)
 }
 
+/// A client car's outline less what a contact solver lets two bodies
+/// press into each other (a few centimetres).
+fn shrunk(mut r: math::Rect) -> math::Rect {
+    r.hx -= 0.05;
+    r.hy -= 0.05;
+    r
+}
+
 #[test]
 fn a_town_car_nose_to_nose_with_a_clients_car_in_a_junction_backs_off() {
     // A client's car drives at a town car inside a junction (it stops on
@@ -577,7 +593,7 @@ fn a_town_car_nose_to_nose_with_a_clients_car_in_a_junction_backs_off() {
     run(&mut w, 12.0, |w| {
         let t = w.traffic().iter().find(|v| v.id == town_car).unwrap();
         let c = w.fleet().iter().find(|d| d.id == 990).unwrap();
-        overlaps += usize::from(t.rect().overlaps(&c.car.footprint()));
+        overlaps += usize::from(t.rect().overlaps(&shrunk(c.car.footprint())));
     });
     let end = w.actor_transform(990).unwrap().location;
     let moved = (end.x - start.x).hypot(end.y - start.y);
@@ -609,7 +625,7 @@ fn a_town_car_wedged_between_clients_cars_starts_again_elsewhere() {
         overlaps += w
             .fleet()
             .iter()
-            .filter(|d| t.rect().overlaps(&d.car.footprint()))
+            .filter(|d| t.rect().overlaps(&shrunk(d.car.footprint())))
             .count();
     });
     let t = w.traffic().iter().find(|v| v.id == town_car).unwrap();

@@ -391,6 +391,16 @@ impl Fixed {
     pub(crate) fn static_actor(&self, i: usize) -> u32 {
         self.meta[i].actor
     }
+
+    /// Static box `i`'s internal tag.
+    pub(crate) fn static_tag(&self, i: usize) -> u8 {
+        self.meta[i].tag
+    }
+
+    /// The triangles' materials, by [`Tri::material`].
+    pub(crate) fn materials(&self) -> &[Material] {
+        &self.materials
+    }
 }
 
 impl Scene {

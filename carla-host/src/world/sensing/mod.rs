@@ -23,7 +23,7 @@ impl World {
                 .iter()
                 .find(|d| d.id == id)
                 .map_or((v3(0.0, 0.0, 0.0), v3(0.0, 0.0, 0.0)), |d| {
-                    (d.car.accel, v3(0.0, 0.0, d.yaw_rate.to_radians()))
+                    (d.car.accel, d.angular)
                 }),
             _ => (v3(0.0, 0.0, 0.0), v3(0.0, 0.0, 0.0)),
         }

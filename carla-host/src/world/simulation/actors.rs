@@ -115,7 +115,7 @@ impl World {
                 .fleet
                 .iter()
                 .find(|d| d.id == id)
-                .map_or(v3(0.0, 0.0, 0.0), |d| planar(d.car.speed, d.car.yaw)),
+                .map_or(v3(0.0, 0.0, 0.0), |d| d.velocity),
             Some(ActorKind::Traffic) => self
                 .vehicles
                 .iter()

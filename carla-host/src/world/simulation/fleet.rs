@@ -1,16 +1,19 @@
-//! Vehicles driven by 0.9 clients: each is the player's car model under the
-//! last control its client applied (`apply_control`), moved by
-//! `set_transform` and `set_target_velocity`, colliding with everything
-//! else. Also the world's actor look-ups by id the 0.9 side needs.
+//! Vehicles driven by 0.9 clients: each is a rigid body on wheels in the
+//! world's [`physics`](crate::world::physics) under the last control its
+//! client applied (`apply_control`), moved by `set_transform`, velocities
+//! and impulses, colliding with everything else. Also the world's actor
+//! look-ups by id the 0.9 side needs.
 
 use super::pedestrians::HALF_HEIGHT;
 use super::pilot;
 use super::traffic;
 use super::vehicle::{self, Car};
 use crate::world::ids::PLAYER_ID;
-use crate::world::math::Rect;
+use crate::world::math::{v3, Rect};
+use crate::world::physics::{Drive, Mover, Part};
 use crate::world::World;
-use carla_server::types::{Control, Transform};
+use carla_server::rpc::VehiclePhysicsControl;
+use carla_server::types::{Control, Transform, Vector3D};
 
 /// A vehicle a client spawned.
 #[derive(Clone, Debug)]
@@ -21,6 +24,13 @@ pub(crate) struct Driven {
     pub albedo: [u8; 3],
     /// Yaw rate of the last tick, deg/s.
     pub yaw_rate: f32,
+    /// World velocity (m/s) and angular velocity (rad/s) after the last
+    /// step.
+    pub velocity: Vector3D,
+    pub angular: Vector3D,
+    /// Put somewhere by hand since the last step (its velocity is then
+    /// the body's, not its displacement's).
+    pub teleported: bool,
     /// How clients' commands change the way it moves.
     pub modes: DriveModes,
 }
@@ -41,8 +51,6 @@ pub(crate) struct DriveModes {
     /// `apply_ackermann_control`: (wheel angle rad, speed m/s), followed
     /// each step until the next control.
     pub ackermann: Option<(f32, f32)>,
-    /// `apply_physics_control`'s mass, kg (impulses and forces).
-    pub mass_kg: Option<f32>,
 }
 
 /// A contact of a tick: `actor` ran into `other` (0: static geometry).
@@ -50,11 +58,18 @@ pub(crate) struct DriveModes {
 pub(crate) struct Contact {
     pub actor: u32,
     pub other: u32,
-    /// kg·m/s, along the actor's heading before the contact.
-    pub impulse: f32,
+    /// The impulse the actor got, world frame, N·s.
+    pub impulse: Vector3D,
     /// Static geometry: what it is (internal tag); `other` is the actor it
     /// is part of (a light, a sign) or 0.
     pub static_tag: u8,
+}
+
+impl Contact {
+    /// An impulse of `size` N·s against a heading of `yaw` radians.
+    pub(crate) fn against(size: f32, yaw: f32) -> Vector3D {
+        v3(-size * yaw.cos(), -size * yaw.sin(), 0.0)
+    }
 }
 
 impl World {
@@ -114,19 +129,56 @@ impl World {
     ) -> Result<(), String> {
         let mut car = Car::sized(t, extent, ahead);
         let (sin, cos) = car.yaw.sin_cos();
-        let aside = settle_aside(id);
+        // By how many cars this world had spawned, not by the id (ids go on
+        // counting across worlds): the same script gives the same run.
+        self.spawned += 1;
+        let aside = settle_aside(self.spawned);
         (car.x, car.y) = (car.x - sin * aside, car.y + cos * aside);
-        car.z = self.ground_under(t);
-        self.settle(&mut car);
-        if self.spot_taken(&car.footprint(), car.z) {
-            return Err("Spawn failed because of collision at spawn position".into());
+        let ground = self.ground_under(t);
+        let refused = || Err("Spawn failed because of collision at spawn position".into());
+        if t.location.z > ground + AIRBORNE {
+            // High above the ground: it falls from where it was put, if
+            // nothing is there.
+            car.z = t.location.z;
+            let (half, centre) = crate::world::physics::chassis::body_box(extent, ahead);
+            let c = v3(
+                car.x + cos * centre.x,
+                car.y + sin * centre.x,
+                car.z + centre.z,
+            );
+            if self
+                .physics
+                .box_taken(c, v3(half.x, half.y, half.z), car.yaw, id)
+            {
+                return refused();
+            }
+        } else {
+            car.z = ground;
+            self.settle(&mut car);
+            if self.spot_taken(&car.footprint(), car.z) {
+                return refused();
+            }
         }
+        let control = VehiclePhysicsControl::default_for(extent, 4);
+        self.physics.add_vehicle(
+            id,
+            v3(car.x, car.y, car.z),
+            car.yaw,
+            car.pitch,
+            car.roll,
+            extent,
+            ahead,
+            &control,
+        );
         self.fleet.push(Driven {
             id,
             car,
             control: Control::default(),
             albedo,
             yaw_rate: 0.0,
+            velocity: v3(0.0, 0.0, 0.0),
+            angular: v3(0.0, 0.0, 0.0),
+            teleported: true,
             modes: DriveModes::default(),
         });
         self.refresh();
@@ -161,6 +213,7 @@ impl World {
         self.vehicles.retain(|v| v.id != id);
         self.walkers.retain(|w| w.id != id);
         let removed = before != self.fleet.len() + self.vehicles.len() + self.walkers.len();
+        self.physics.remove(id);
         if removed {
             self.refresh();
         }
@@ -204,12 +257,15 @@ impl World {
             .is_some()
     }
 
-    /// Changes `f(velocity along the heading)` of a client vehicle at once
-    /// (an impulse, a force over a step); false if it is not one.
-    pub(crate) fn push_car(&mut self, id: u32, delta_v: (f32, f32)) -> bool {
-        self.driven_mut(id)
-            .map(|d| d.car.speed += delta_v.0 * d.car.yaw.cos() + delta_v.1 * d.car.yaw.sin())
-            .is_some()
+    /// An impulse (N·s; angular: N·m·s) on a client vehicle; false if it
+    /// is not one.
+    pub(crate) fn push_car(&mut self, id: u32, impulse: Vector3D, angular: bool) -> bool {
+        self.physics.impulse(id, impulse, angular)
+    }
+
+    /// The world's rigid bodies (a client vehicle's physics calls).
+    pub(crate) fn physics_mut(&mut self) -> &mut crate::world::physics::Physics {
+        &mut self.physics
     }
 
     /// Moves a client vehicle, a traffic vehicle or a pedestrian (onto the
@@ -226,8 +282,11 @@ impl World {
                 .unwrap_or(self.car);
             (car.x, car.y, car.z, car.yaw) = (x, y, z, yaw);
             self.settle(&mut car);
+            let at = v3(car.x, car.y, car.z);
+            self.physics.teleport(id, at, car.yaw, car.pitch, car.roll);
             if let Some(d) = self.driven_mut(id) {
                 d.car = car;
+                d.teleported = true;
             }
             true
         } else if self.walkers.iter().any(|w| w.id == id) {
@@ -251,56 +310,141 @@ impl World {
         moved
     }
 
-    /// CARLA's `set_target_velocity`: the body gets this velocity once;
-    /// a car keeps its heading and takes the component along it.
-    pub(crate) fn set_velocity(&mut self, id: u32, vx: f32, vy: f32) -> bool {
-        self.driven_mut(id)
-            .map(|d| d.car.speed = vx * d.car.yaw.cos() + vy * d.car.yaw.sin())
-            .is_some()
+    /// CARLA's `set_target_velocity` (or its angular one, rad/s): the
+    /// body gets this velocity once.
+    pub(crate) fn set_velocity(&mut self, id: u32, v: Vector3D, angular: bool) -> bool {
+        self.physics.set_velocity(id, v, angular)
+    }
+
+    /// The other moving actors, as boxes the client vehicles meet.
+    fn movers(&self) -> Vec<Mover> {
+        let boxed = |part, r: Rect, z: f32, hz: f32| Mover {
+            part,
+            centre: v3(r.cx, r.cy, z + hz),
+            half: v3(r.hx, r.hy, hz),
+            yaw: r.sin.atan2(r.cos),
+        };
+        let mut out: Vec<Mover> = self
+            .vehicles
+            .iter()
+            .map(|v| boxed(Part::Vehicle(v.id), v.rect(), v.pose.z, v.extent.2))
+            .collect();
+        out.extend(
+            self.walkers
+                .iter()
+                .filter(|w| !w.ghost)
+                .map(|w| boxed(Part::Walker(w.id), w.rect(), w.z, HALF_HEIGHT)),
+        );
+        if self.player_active {
+            let c = &self.car;
+            out.push(boxed(
+                Part::Vehicle(PLAYER_ID),
+                c.footprint(),
+                c.z,
+                c.extent.z,
+            ));
+        }
+        out
+    }
+
+    /// The control a client vehicle drives under this step.
+    fn drive_of(&self, d: &Driven) -> Control {
+        if d.modes.autopilot {
+            let gap = traffic::gap_ahead(d.car.footprint(), d.id, &self.obstacles);
+            let t = &self.town;
+            pilot::drive(&d.car, &t.map.lanes, &t.ways, &t.lights, self.time, gap)
+        } else if let Some((wheel, speed)) = d.modes.ackermann {
+            d.car.follow(wheel, speed)
+        } else {
+            d.control
+        }
     }
 
     /// Steps the client vehicles by one sub-step (after the traffic).
     pub(in crate::world) fn step_fleet(&mut self, dt: f32) {
-        for i in 0..self.fleet.len() {
-            let (me, yaw0, modes) = (self.fleet[i].id, self.fleet[i].car.yaw, self.fleet[i].modes);
-            if modes.frozen {
-                self.fleet[i].car.speed = 0.0;
-                self.fleet[i].yaw_rate = 0.0;
+        if dt <= 0.0 || self.fleet.is_empty() {
+            return;
+        }
+        let movers = self.movers();
+        self.physics.set_movers(&movers);
+        let mut drives = Vec::with_capacity(self.fleet.len());
+        for d in &self.fleet {
+            let c = self.drive_of(d);
+            drives.push((
+                d.id,
+                Drive {
+                    throttle: c.throttle,
+                    steer: c.steer,
+                    brake: c.brake,
+                    hand_brake: c.hand_brake.get(),
+                    reverse: c.reverse.get(),
+                },
+            ));
+        }
+        for d in &self.fleet {
+            self.physics.set_frozen(d.id, d.modes.frozen);
+            self.physics.set_ghost(d.id, d.modes.ghost);
+            if let (Some(v), false) = (d.modes.constant_speed, d.modes.frozen) {
+                let (s, c) = d.car.yaw.sin_cos();
+                self.physics
+                    .set_velocity(d.id, v3(v * c, v * s, 0.0), false);
+            }
+        }
+        self.physics.step(dt, |id| {
+            drives.iter().find(|(i, _)| *i == id).map(|(_, d)| *d)
+        });
+        for d in &mut self.fleet {
+            let Some(s) = self.physics.state(d.id) else {
                 continue;
-            }
-            let mut car = self.fleet[i].car;
-            let control = if modes.autopilot {
-                let gap = traffic::gap_ahead(car.footprint(), me, &self.obstacles);
-                let t = &self.town;
-                pilot::drive(&car, &t.map.lanes, &t.ways, &t.lights, self.time, gap)
-            } else if let Some((wheel, speed)) = modes.ackermann {
-                car.follow(wheel, speed)
-            } else {
-                self.fleet[i].control
             };
-            if let Some(v) = modes.constant_speed {
-                car.speed = v;
-            }
-            if modes.ghost {
-                car.step(&control, dt, |_| None);
+            // What a client reads: the motion between the two poses (the
+            // body's own velocity carries the wheels' last impulses).
+            let before = d.velocity;
+            let car = &mut d.car;
+            let velocity = if std::mem::take(&mut d.teleported) {
+                s.velocity
             } else {
-                car.step(&control, dt, |r| self.collision(r, me));
-            }
-            if let Some(v) = modes.constant_speed {
-                car.speed = v;
-            }
-            self.settle(&mut car);
-            let d = &mut self.fleet[i];
-            let turn = (car.yaw - yaw0 + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
-                - std::f32::consts::PI;
-            d.yaw_rate = turn.to_degrees() / dt;
-            d.car = car;
-            if let Some((other, impulse, static_tag)) = car.hit {
+                v3(
+                    (s.position.x - car.x) / dt,
+                    (s.position.y - car.y) / dt,
+                    (s.position.z - car.z) / dt,
+                )
+            };
+            (car.x, car.y, car.z) = (s.position.x, s.position.y, s.position.z);
+            car.yaw = s.yaw.rem_euclid(std::f32::consts::TAU);
+            (car.pitch, car.roll) = (s.pitch, s.roll);
+            car.speed = s.forward_speed;
+            car.accel = v3(
+                (velocity.x - before.x) / dt,
+                (velocity.y - before.y) / dt,
+                (velocity.z - before.z) / dt,
+            );
+            car.settled_at = [car.x, car.y, car.yaw];
+            d.velocity = velocity;
+            d.angular = s.angular;
+            d.yaw_rate = s.angular.z.to_degrees();
+        }
+        for t in self.physics.touches() {
+            let (other, tag) = match t.other {
+                Part::Vehicle(id) | Part::Walker(id) => (id, 0),
+                Part::Static(tag, actor) => (actor, tag),
+                Part::Surface => continue,
+            };
+            self.contacts.push(Contact {
+                actor: t.vehicle,
+                other,
+                impulse: t.impulse,
+                static_tag: tag,
+            });
+            // What the car hit feels it too (a client car does by itself).
+            let driven = self.fleet.iter().any(|d| d.id == other);
+            if other != 0 && tag == 0 && !driven {
+                let i = t.impulse;
                 self.contacts.push(Contact {
-                    actor: me,
-                    other,
-                    impulse,
-                    static_tag,
+                    actor: other,
+                    other: t.vehicle,
+                    impulse: v3(-i.x, -i.y, -i.z),
+                    static_tag: 0,
                 });
             }
         }
@@ -345,16 +489,20 @@ impl World {
     }
 }
 
-/// How far to its right a client's vehicle comes to rest from the spot it
-/// was put at, metres: 0.05 to 0.5 mm either way, different from one
-/// vehicle to the next, as a physics engine's contact solver never lands a
+/// How high above the ground under it a client's vehicle put in the air
+/// stays there (and falls), metres; lower, it is put on the ground.
+const AIRBORNE: f32 = 2.0;
+
+/// How far to its right the `n`th vehicle a world spawns comes to rest
+/// from the spot it was put at, metres: 0.05 to 0.5 mm either way,
+/// different from one vehicle to the next, as a physics engine's contact solver never lands a
 /// body exactly where it was put. Two vehicles put on one lane's centre
 /// line would otherwise stand exactly in line, and CARLA's BasicAgent (so
 /// ScenarioRunner's npc_agent) does not see a vehicle exactly dead ahead:
 /// `agents/tools/misc.py` `is_within_distance` asks `0 < angle`, and the
 /// angle is exactly 0; it drove into a parked car.
-pub(crate) fn settle_aside(id: u32) -> f32 {
-    let h = id.wrapping_mul(2_654_435_761) >> 8;
+pub(crate) fn settle_aside(n: u32) -> f32 {
+    let h = n.wrapping_mul(2_654_435_761) >> 8;
     let side = if h & 1 == 0 { 1.0 } else { -1.0 };
     side * (5 + (h >> 1) % 46) as f32 * 1e-5
 }

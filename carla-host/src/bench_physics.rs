@@ -1,0 +1,129 @@
+//! `carla-host --bench-physics TICKS [MAP.xodr]` (hidden): times the
+//! physics of clients' vehicles. On a map (the built-in town by default)
+//! with 50 walkers it puts 100 client vehicles on the lanes, on the
+//! server's autopilot, and runs TICKS synchronous ticks of 0.05 s; then
+//! the same world without the vehicles (the baseline, same run). Prints
+//! ms per tick (p50, p99) for the whole world step and for the rigid-body
+//! step alone (substeps included; the target is under 2 ms), and how many
+//! vehicles stayed on a driving lane. `benches/world.rs` runs it.
+
+use crate::world::map::Options;
+use crate::world::simulation::vehicle::pose_transform;
+use crate::world::{Town, World, WorldConfig};
+use carla_server::types::{Control, Vector3D};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const VEHICLES: u32 = 100;
+const WALKERS: u32 = 50;
+const DT: f32 = 0.05;
+
+/// Runs the benchmark and exits if the arguments ask for it.
+pub(crate) fn run_if_asked() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) != Some("--bench-physics") {
+        return;
+    }
+    let town = match args.get(2) {
+        None => Ok(Town::builtin()),
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| format!("{path}: {e}"))
+            .and_then(|text| {
+                let name = std::path::Path::new(path)
+                    .file_stem()
+                    .map_or("map".into(), |s| s.to_string_lossy().into_owned());
+                Town::load(&name, text.into(), Options::default())
+            }),
+    };
+    match (args.get(1).map(|n| n.parse::<usize>()), town) {
+        (Some(Ok(ticks)), Ok(town)) if ticks > 0 => {
+            run(ticks, &town);
+            std::process::exit(0);
+        }
+        (_, Err(e)) => {
+            eprintln!("--bench-physics: {e}");
+            std::process::exit(2);
+        }
+        _ => {
+            eprintln!("usage: carla-host --bench-physics TICKS [MAP.xodr]");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// The world with `vehicles` client vehicles on the autopilot.
+fn world(town: &Arc<Town>, vehicles: u32) -> (World, u32) {
+    let config = WorldConfig {
+        vehicles: 0,
+        pedestrians: WALKERS,
+        ..WorldConfig::default()
+    };
+    let mut w = World::town(town, &config);
+    let extent = Vector3D {
+        x: 2.3,
+        y: 1.0,
+        z: 0.75,
+    };
+    let mut placed = 0;
+    for (i, &(lane, d)) in town.ways.slots.iter().enumerate() {
+        if placed >= vehicles {
+            break;
+        }
+        let p = town.map.lanes.lane(lane).pose(d);
+        let [x, y, z] = p.position;
+        let t = pose_transform(x, y, z + 0.3, p.yaw, 0.0, 0.0);
+        let id = 100_000 + i as u32;
+        if w.spawn_car(id, &t, [200, 30, 30], extent, 0.0).is_ok() {
+            if let Some(d) = w.driven_mut(id) {
+                d.modes.autopilot = true;
+            }
+            placed += 1;
+        }
+    }
+    (w, placed)
+}
+
+fn stats(mut v: Vec<Duration>) -> (f64, f64) {
+    v.sort();
+    let at = |q: f64| v[((v.len() - 1) as f64 * q) as usize].as_secs_f64() * 1000.0;
+    (at(0.5), at(0.99))
+}
+
+fn run(ticks: usize, town: &Arc<Town>) {
+    let (mut busy, placed) = world(town, VEHICLES);
+    let (mut quiet, _) = world(town, 0);
+    let mut whole = Vec::with_capacity(ticks);
+    let mut physics = Vec::with_capacity(ticks);
+    let mut base = Vec::with_capacity(ticks);
+    for _ in 0..ticks {
+        let spent = busy.physics_mut().spent;
+        let t = Instant::now();
+        busy.step(&Control::default(), DT);
+        whole.push(t.elapsed());
+        physics.push(busy.physics_mut().spent - spent);
+        let t = Instant::now();
+        quiet.step(&Control::default(), DT);
+        base.push(t.elapsed());
+    }
+    let lanes = &town.map.lanes;
+    let on_lane = busy
+        .fleet()
+        .iter()
+        .filter(|d| {
+            lanes
+                .driving_at(d.car.x, d.car.y, d.car.z, d.car.yaw, 1.0)
+                .is_some()
+        })
+        .count();
+    let (w50, w99) = stats(whole);
+    let (p50, p99) = stats(physics);
+    let (b50, b99) = stats(base);
+    println!(
+        "physics on {}: {placed} client vehicles (autopilot) + {WALKERS} walkers, {ticks} ticks of {DT} s",
+        town.map.name
+    );
+    println!("  world step       p50 {w50:.3} ms  p99 {w99:.3} ms");
+    println!("  rigid-body step  p50 {p50:.3} ms  p99 {p99:.3} ms  (target < 2 ms)");
+    println!("  baseline (no client vehicles): world step p50 {b50:.3} ms  p99 {b99:.3} ms");
+    println!("  on a driving lane at the end: {on_lane} of {placed}");
+}

@@ -1,0 +1,374 @@
+//! A vehicle's engine, clutch and gearbox from CARLA's
+//! `VehiclePhysicsControl`: how much torque the wheels get from the
+//! throttle at the speed they turn.
+//!
+//! In gear the engine turns with the wheels (an automatic's locked
+//! converter: engine speed = wheel speed × `G`, the gear's ratio times the
+//! final ratio) and gives the torque curve (Nm over rpm) times the
+//! throttle, less its friction (the full-throttle damping rate, N·m·s/rad,
+//! times its speed), never less than nothing: off the throttle the car
+//! coasts, with no engine braking. At `max_rpm` it gives no more torque.
+//! The wheels get `G` times that; the engine's inertia (`moi`) turns with
+//! them, so the car accelerates as if `moi · G² / r²` heavier (see
+//! [`Gearbox::inertia_mass`]). The automatic gearbox (`use_gear_autobox`)
+//! shifts up above `up_ratio · max_rpm` and down below `down_ratio ·
+//! max_rpm`; a shift leaves the engine free for `gear_switch_time` seconds
+//! (no drive; it spins down on the clutch-disengaged damping rate).
+//! Reverse uses a ratio of 4 (CARLA's controls carry no reverse gears).
+//! Not simulated: the clutch's strength (the converter is locked) and the
+//! zero-throttle engaged damping rate (no engine braking).
+
+/// What the powertrain reads of a physics control, made safe: every value
+/// finite and in the range a physics engine can integrate.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Engine {
+    /// `(rpm, Nm)`, rpm increasing, at least one point.
+    pub torque_curve: Vec<[f32; 2]>,
+    pub max_rpm: f32,
+    pub moi: f32,
+    pub damping_full: f32,
+    pub damping_engaged: f32,
+    pub damping_disengaged: f32,
+    pub autobox: bool,
+    pub switch_time: f32,
+    pub clutch: f32,
+    pub final_ratio: f32,
+    /// `(ratio, down, up)`; at least one gear.
+    pub gears: Vec<[f32; 3]>,
+}
+
+/// CARLA's reverse gear ratio (PhysX's default).
+const REVERSE_RATIO: f32 = 4.0;
+/// How long the automatic gearbox stays in a gear before it shifts again,
+/// seconds (PhysX's autobox latency is 2 s): CARLA's default gears step by
+/// more than the up and down points are apart, so without it a car at a
+/// steady speed would hunt between two gears.
+const AUTOBOX_LATENCY: f32 = 1.0;
+/// Down only where the lower gear stays this far under its up point.
+const DOWN_MARGIN: f32 = 0.9;
+
+/// `x` if finite, else `default`, then clamped to `lo..=hi`.
+pub(crate) fn clean(x: f32, default: f32, lo: f32, hi: f32) -> f32 {
+    if x.is_finite() {
+        x.clamp(lo, hi)
+    } else {
+        default
+    }
+}
+
+impl Engine {
+    /// The engine of `c`: non-finite or out-of-range values clamped (a
+    /// ratio at least 0.01, an inertia at least 0.01 kg·m², rpm at least
+    /// 100, curves sorted by rpm); an empty curve or gear list gets
+    /// CARLA's default.
+    pub(crate) fn of(c: &carla_server::rpc::VehiclePhysicsControl) -> Engine {
+        let mut curve: Vec<[f32; 2]> = c
+            .torque_curve
+            .iter()
+            .filter(|p| p[0].is_finite() && p[1].is_finite())
+            .map(|p| [p[0].clamp(0.0, 1e5), p[1].clamp(0.0, 1e5)])
+            .collect();
+        curve.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        if curve.is_empty() {
+            curve = vec![[0.0, 500.0], [5000.0, 500.0]];
+        }
+        let mut gears: Vec<[f32; 3]> = c
+            .forward_gears
+            .iter()
+            .map(|g| {
+                [
+                    clean(g.ratio, 1.0, 0.01, 100.0),
+                    clean(g.down_ratio, 0.5, 0.0, 1.0),
+                    clean(g.up_ratio, 0.65, 0.0, 1.0),
+                ]
+            })
+            .collect();
+        if gears.is_empty() {
+            gears = vec![[2.85, 0.5, 0.65], [2.02, 0.5, 0.65], [1.35, 0.5, 0.65]];
+        }
+        Engine {
+            torque_curve: curve,
+            max_rpm: clean(c.max_rpm, 5000.0, 100.0, 1e5),
+            moi: clean(c.moi, 1.0, 0.01, 1e3),
+            damping_full: clean(c.damping_rate_full_throttle, 0.15, 0.0, 100.0),
+            damping_engaged: clean(c.damping_rate_zero_throttle_clutch_engaged, 2.0, 0.0, 100.0),
+            damping_disengaged: clean(
+                c.damping_rate_zero_throttle_clutch_disengaged,
+                0.35,
+                0.0,
+                100.0,
+            ),
+            autobox: c.use_gear_autobox,
+            switch_time: clean(c.gear_switch_time, 0.5, 0.0, 10.0),
+            clutch: clean(c.clutch_strength, 10.0, 0.01, 1e3),
+            final_ratio: clean(c.final_ratio, 4.0, 0.01, 100.0),
+            gears,
+        }
+    }
+
+    /// The curve's torque at `rpm` (linear between points, flat outside).
+    pub(crate) fn torque_at(&self, rpm: f32) -> f32 {
+        curve_at(&self.torque_curve, rpm)
+    }
+}
+
+/// A piecewise-linear curve's value at `x`, flat beyond its ends; 0 for no
+/// points.
+pub(crate) fn curve_at(curve: &[[f32; 2]], x: f32) -> f32 {
+    let (Some(first), Some(last)) = (curve.first(), curve.last()) else {
+        return 0.0;
+    };
+    if x <= first[0] {
+        return first[1];
+    }
+    if x >= last[0] {
+        return last[1];
+    }
+    for w in curve.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if x <= b[0] {
+            let span = b[0] - a[0];
+            return if span > 0.0 {
+                a[1] + (b[1] - a[1]) * (x - a[0]) / span
+            } else {
+                b[1]
+            };
+        }
+    }
+    last[1]
+}
+
+const RPM: f32 = 60.0 / std::f32::consts::TAU;
+
+/// The powertrain's state between steps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Gearbox {
+    /// Forward gear index (0 = first), or -1 for reverse.
+    pub gear: i32,
+    /// Engine speed, rad/s.
+    pub omega: f32,
+    /// Seconds left of a shift (the clutch is open meanwhile).
+    pub shifting: f32,
+    /// Seconds since the last shift ended.
+    pub in_gear_for: f32,
+}
+
+impl Default for Gearbox {
+    fn default() -> Gearbox {
+        Gearbox {
+            gear: 0,
+            omega: 0.0,
+            shifting: 0.0,
+            in_gear_for: f32::INFINITY,
+        }
+    }
+}
+
+impl Gearbox {
+    /// The mass the engine's inertia adds to a car on wheels of radius
+    /// `r` (m) in the current gear, kg.
+    pub(crate) fn inertia_mass(&self, e: &Engine, r: f32) -> f32 {
+        let g = self.ratio(e);
+        e.moi * g * g / (r * r).max(1e-4)
+    }
+
+    /// Engine speed, rpm.
+    #[cfg(test)]
+    pub(crate) fn rpm(&self) -> f32 {
+        self.omega * RPM
+    }
+
+    /// The gear as CARLA reports it (1 = first, -1 = reverse).
+    #[cfg(test)]
+    pub(crate) fn carla_gear(&self) -> i32 {
+        if self.gear < 0 {
+            -1
+        } else {
+            self.gear + 1
+        }
+    }
+
+    /// One step of `dt`: the engine under `throttle` (0..1) with the
+    /// wheels turning at `wheel_omega` rad/s (forward positive), in reverse
+    /// when `reverse`. Returns the torque the driven wheels get in all,
+    /// N·m (positive drives forward).
+    pub(crate) fn step(
+        &mut self,
+        e: &Engine,
+        throttle: f32,
+        reverse: bool,
+        wheel_omega: f32,
+        dt: f32,
+    ) -> f32 {
+        let throttle = clean(throttle, 0.0, 0.0, 1.0);
+        let wheel_omega = clean(wheel_omega, 0.0, -1e4, 1e4);
+        if reverse != (self.gear < 0) {
+            self.gear = if reverse { -1 } else { 0 };
+            self.shifting = 0.0;
+        }
+        let ratio = self.ratio(e);
+        let in_gear = self.shifting <= 0.0;
+        self.shifting = (self.shifting - dt).max(0.0);
+        // The engine speed the wheels turn it at (wheels turning against
+        // the gear, rolling back in first, leave it at rest).
+        let target = (ratio * wheel_omega).max(0.0);
+        let torque = if in_gear {
+            self.in_gear_for += dt;
+            // In gear the converter holds the engine at the wheels' speed;
+            // its friction (the full-throttle damping rate) takes its
+            // share of the curve's torque, and no more: off the throttle
+            // the car coasts.
+            self.omega = target;
+            if self.omega * RPM < e.max_rpm {
+                (throttle * e.torque_at(self.omega * RPM) - e.damping_full * self.omega).max(0.0)
+            } else {
+                0.0
+            }
+        } else {
+            // Shifting: the engine spins down on its own (semi-implicit).
+            let inertia = e.moi / dt;
+            self.omega = inertia * self.omega / (inertia + e.damping_disengaged);
+            0.0
+        };
+        if e.autobox && in_gear && self.gear >= 0 && self.in_gear_for >= AUTOBOX_LATENCY {
+            self.shift(e, target);
+        }
+        torque * ratio
+    }
+
+    /// The gear's ratio times the final ratio (negative in reverse).
+    pub(crate) fn ratio(&self, e: &Engine) -> f32 {
+        if self.gear < 0 {
+            -REVERSE_RATIO * e.final_ratio
+        } else {
+            e.gears[(self.gear as usize).min(e.gears.len() - 1)][0] * e.final_ratio
+        }
+    }
+
+    /// The automatic gearbox's choice at the wheel-side engine speed
+    /// `target` (rad/s).
+    fn shift(&mut self, e: &Engine, target: f32) {
+        let rpm = target.abs() * RPM / 1.0;
+        let g = self.gear as usize;
+        let [_, _, up] = e.gears[g.min(e.gears.len() - 1)];
+        if g + 1 < e.gears.len() && rpm > up * e.max_rpm {
+            self.gear += 1;
+        } else if g > 0 {
+            let [_, down, _] = e.gears[g];
+            let lower = e.gears[g - 1][0] / e.gears[g][0];
+            let room = DOWN_MARGIN * e.gears[g - 1][2] * e.max_rpm;
+            if rpm < down * e.max_rpm && rpm * lower < room {
+                self.gear -= 1;
+            } else {
+                return;
+            }
+        } else {
+            return;
+        }
+        self.shifting = e.switch_time;
+        self.in_gear_for = 0.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use carla_server::rpc::VehiclePhysicsControl;
+    use carla_server::types::Vector3D;
+
+    fn engine() -> Engine {
+        Engine::of(&VehiclePhysicsControl::default_for(
+            Vector3D {
+                x: 2.3,
+                y: 1.0,
+                z: 0.75,
+            },
+            4,
+        ))
+    }
+
+    #[test]
+    fn curves_interpolate_and_hold_their_ends() {
+        let c = [[0.0, 100.0], [1000.0, 300.0], [2000.0, 200.0]];
+        assert_eq!(curve_at(&c, -5.0), 100.0);
+        assert_eq!(curve_at(&c, 500.0), 200.0);
+        assert_eq!(curve_at(&c, 1500.0), 250.0);
+        assert_eq!(curve_at(&c, 9e9), 200.0);
+        assert_eq!(curve_at(&[], 5.0), 0.0);
+    }
+
+    #[test]
+    fn full_throttle_from_rest_drives_forward_in_first() {
+        let e = engine();
+        let mut g = Gearbox::default();
+        let mut torque = 0.0;
+        for _ in 0..30 {
+            torque = g.step(&e, 1.0, false, 0.0, 0.01);
+        }
+        assert!(torque > 1000.0, "{torque}");
+        assert_eq!(g.carla_gear(), 1);
+        // Off the throttle the car coasts, and a little throttle at speed
+        // never brakes it.
+        let mut idle = Gearbox::default();
+        assert_eq!(idle.step(&e, 0.0, false, 10.0, 0.01), 0.0);
+        let mut part = Gearbox::default();
+        for _ in 0..100 {
+            assert!(part.step(&e, 0.05, false, 40.0, 0.01) >= 0.0);
+        }
+        // Reverse drives backwards.
+        let mut r = Gearbox::default();
+        let mut back = 0.0;
+        for _ in 0..30 {
+            back = r.step(&e, 1.0, true, 0.0, 0.01);
+        }
+        assert!(back < -1000.0, "{back}");
+        assert_eq!(r.carla_gear(), -1);
+    }
+
+    #[test]
+    fn the_autobox_shifts_up_with_speed_and_down_again() {
+        let e = engine();
+        let mut g = Gearbox::default();
+        // Wheels turning fast: the engine is dragged past the up point.
+        for _ in 0..400 {
+            g.step(&e, 1.0, false, 150.0, 0.01);
+        }
+        assert!(g.gear >= 3, "{g:?}");
+        for _ in 0..600 {
+            g.step(&e, 0.0, false, 5.0, 0.01);
+        }
+        assert_eq!(g.gear, 0, "{g:?}");
+    }
+
+    #[test]
+    fn no_torque_past_max_rpm() {
+        let e = engine();
+        let mut g = Gearbox {
+            in_gear_for: 0.0,
+            ..Gearbox::default()
+        };
+        // Wheels turning the engine past 5,000 rpm in first.
+        let t = g.step(&e, 1.0, false, 600.0 / (2.85 * 4.0), 0.01);
+        assert_eq!(t, 0.0);
+        assert!(g.rpm() > 5000.0);
+    }
+
+    #[test]
+    fn bad_controls_are_made_safe() {
+        let mut c = VehiclePhysicsControl::default_for(Vector3D::default(), 4);
+        c.torque_curve = vec![[f32::NAN, 1.0], [1e30, -5.0]];
+        c.forward_gears.clear();
+        c.final_ratio = -3.0;
+        c.moi = 0.0;
+        c.max_rpm = f32::INFINITY;
+        let e = Engine::of(&c);
+        assert_eq!(e.torque_curve, vec![[1e5, 0.0]]);
+        assert!(!e.gears.is_empty());
+        assert!(e.final_ratio > 0.0 && e.moi > 0.0 && e.max_rpm.is_finite());
+        let mut g = Gearbox::default();
+        for w in [f32::NAN, 1e30, -1e30, 0.0] {
+            let t = g.step(&e, f32::NAN, false, w, 0.01);
+            assert!(t.is_finite() && g.omega.is_finite(), "{t} {g:?}");
+        }
+    }
+}
