@@ -503,6 +503,29 @@ fn ros2_topics_are_read_by_cyclone_dds_and_its_control_drives_the_hero() {
     );
 }
 
+/// Vehicle physics through the stock client (tests/python/town/physics.py)
+/// on a map the script writes, in an empty world (`--town-vehicles 0
+/// --town-walkers 0`, as CARLA's): the physics control changes the 0-50
+/// km/h time and the top speed, full brake stops within what the brakes and
+/// tires explain, full steer turns on the wheelbase, a car rolls down a
+/// 10% grade and its hand brake holds it, a crash reports m·Δv on both
+/// sensors with no overlap, two runs of 1000 ticks give identical
+/// snapshots, and absurd input leaves every actor finite.
+#[test]
+fn vehicle_physics_follows_carlas_controls_and_repeats_bit_for_bit() {
+    let host = Host::start_with(&["--town-vehicles", "0", "--town-walkers", "0"]);
+    let out = run_within(script("physics.py").arg(host.port.to_string()))
+        .expect("physics.py ended within the limit");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{stdout}");
+    assert!(
+        out.status.success() && stdout.lines().any(|l| l == "OK"),
+        "physics.py: {}\n{stdout}\n{stderr}",
+        out.status
+    );
+}
+
 /// Resident memory of a process, KiB (Linux `/proc`).
 #[cfg(target_os = "linux")]
 fn rss_kib(pid: u32) -> u64 {

@@ -14,7 +14,9 @@ junction turns by 1.3-1.6 m, the car's body 0.8 m over the centre line)
 and holds its speed with a PID.
 
 It must reach the route's end with:
-- no collision (a sensor.other.collision on the hero);
+- no collision (a sensor.other.collision on the hero) but being struck
+  from behind by a vehicle (its impulse pushes the hero forward: the
+  follower's fault; counted apart, as struck_from_behind);
 - no red light run: for each light its stop lines, its stop waypoints
   followed to where their lanes enter the junction (as ScenarioRunner's
   RunningRedLightTest places them); the hero's front crossing one while
@@ -29,6 +31,7 @@ crossed, off-lane ticks and time, then OK.
 """
 import argparse
 import json
+import math
 import random
 import time
 
@@ -119,7 +122,19 @@ result["tm_vehicles"] = len(vehicle_ids)
 
 collisions = []
 sensor = world.spawn_actor(bl.find("sensor.other.collision"), carla.Transform(), attach_to=hero)
-sensor.listen(lambda e: collisions.append((e.frame, e.other_actor.type_id, e.other_actor.id)))
+struck = []  # hit from behind by a vehicle following it (that driver's fault)
+
+
+def on_collision(e):
+    f = e.actor.get_transform().get_forward_vector()
+    j = e.normal_impulse
+    size = math.sqrt(j.x * j.x + j.y * j.y + j.z * j.z)
+    behind = e.other_actor.type_id.startswith("vehicle.") and size > 0.0 \
+        and (j.x * f.x + j.y * f.y) > 0.7 * size
+    (struck if behind else collisions).append((e.frame, e.other_actor.type_id, e.other_actor.id))
+
+
+sensor.listen(on_collision)
 step()
 
 # ------------------------------------------------------------ stop lines
@@ -201,7 +216,7 @@ final = hero.get_location()
 result.update(
     reached=done, ticks=tick, sim_s=round(tick * DT, 1),
     to_goal_m=round(final.distance(route[-1].transform.location), 1),
-    collisions=len(collisions), stop_lines_crossed=crossings, crossed_on=crossed_on,
+    collisions=len(collisions), struck_from_behind=len(struck), stop_lines_crossed=crossings, crossed_on=crossed_on,
     red_lights_crossed=len(red_runs), off_lane_ticks=len(off_lane),
     max_off_route_m=round(worst_lateral, 2), max_off_route_at=worst_at,
     ticks_braking_for=stops, drive_s=round(drive_seconds, 1),

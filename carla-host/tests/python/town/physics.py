@@ -1,0 +1,321 @@
+"""Vehicle physics through the stock client: on a map this script writes (a
+flat straight road and a 10% grade, loaded with generate_opendrive_world)
+the physics control changes how a car drives, brakes stop it as its brakes
+and tires allow, steering turns it on its wheelbase, a car rolls down a
+grade and its hand brake holds it, two cars collide and both sensors say
+so, a run repeats bit for bit, and absurd physics input leaves the world
+finite. Prints figures and OK.
+
+Usage: python physics.py PORT"""
+import hashlib
+import math
+import struct
+
+import carla
+from common import end_ok, connect, check, synchronous
+
+DT = 0.05
+
+# Road 1: 2 km along +x, flat, 4 lanes each way (28 m wide). Road 2: 200 m along +x at y = -200 (CARLA
+# y; OpenDRIVE's +200), rising 10%.
+ROAD = """<road id="{id}" length="{length}" junction="-1"><link/>
+<planView><geometry s="0" x="0" y="{y}" hdg="0" length="{length}"><line/></geometry></planView>
+<elevationProfile><elevation s="0" a="0" b="{grade}" c="0" d="0"/></elevationProfile>
+<lanes><laneSection s="0">
+<left>{left}</left>
+<center><lane id="0" type="none"/></center>
+<right>{right}</right>
+</laneSection></lanes></road>"""
+LANE = '<lane id="{}" type="driving"><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane>'
+
+
+def road(id, length, y, grade, lanes):
+    """A straight road along +x, `lanes` driving lanes each way."""
+    return ROAD.format(id=id, length=length, y=y, grade=grade,
+                       left="".join(LANE.format(i) for i in range(lanes, 0, -1)),
+                       right="".join(LANE.format(-i) for i in range(1, lanes + 1)))
+
+
+XODR = ('<?xml version="1.0"?><OpenDRIVE><header revMajor="1" revMinor="4"/>'
+        + road(1, 2000, 0, 0, 4)
+        + road(2, 200, 200, 0.1, 1)
+        + "</OpenDRIVE>")
+
+client, world = connect()
+
+
+def fresh_world():
+    """The test map, loaded anew (so every run starts the same), ticked
+    synchronously."""
+    w = client.generate_opendrive_world(XODR)
+    synchronous(w, DT)
+    w.tick()
+    return w
+
+
+world = fresh_world()
+bl = world.get_blueprint_library()
+BP = bl.find("vehicle.tesla.model3")
+
+
+def spawn(x, y=-1.75, z=0.3, pitch=0.0, yaw=0.0, control=None):
+    """A Tesla at (x, y), settled for 10 ticks (under `control`)."""
+    car = world.spawn_actor(BP, carla.Transform(carla.Location(x, y, z), carla.Rotation(pitch, yaw, 0.0)))
+    if control is not None:
+        car.apply_control(control)
+    for _ in range(10):
+        world.tick()
+    return car
+
+
+def speed(a):
+    v = a.get_velocity()
+    return math.hypot(v.x, v.y)
+
+
+def zero_to_50(change=None):
+    car = spawn(10.0)
+    if change:
+        pc = car.get_physics_control()
+        change(pc)
+        car.apply_physics_control(pc)
+        world.tick()
+    car.apply_control(carla.VehicleControl(throttle=1.0))
+    ticks = 0
+    while speed(car) < 50 / 3.6 and ticks < 1200:
+        world.tick()
+        ticks += 1
+    car.destroy()
+    world.tick()
+    return ticks * DT
+
+
+# 0-50 km/h: the mass, the engine's torque and its inertia matter.
+base = zero_to_50()
+heavy = zero_to_50(lambda pc: setattr(pc, "mass", pc.mass * 2))
+weak = zero_to_50(lambda pc: setattr(pc, "torque_curve", [carla.Vector2D(p.x, p.y / 2) for p in pc.torque_curve]))
+
+
+def nimble(pc):
+    pc.moi = 0.2
+    pc.gear_switch_time = 0.1
+
+
+def nimble_heavy(pc):
+    nimble(pc)
+    pc.mass *= 2
+
+
+quick = zero_to_50(nimble)
+quick_heavy = zero_to_50(nimble_heavy)
+print("0-50 km/h: %.2f s; twice the mass %.2f s (x%.2f); half the torque %.2f s; "
+      "engine inertia 0.2 kg m2, shifts 0.1 s: %.2f s, twice the mass %.2f s (x%.2f)"
+      % (base, heavy, heavy / base, weak, quick, quick_heavy, quick_heavy / quick))
+check(2.0 < base < 15.0, "0-50 km/h in %.2f s" % base)
+check(1.3 <= heavy / base <= 2.5, "twice the mass: x%.2f" % (heavy / base))
+check(1.5 <= quick_heavy / quick <= 2.5, "twice the mass, light engine: x%.2f" % (quick_heavy / quick))
+check(weak > base * 1.2, "half the torque: %.2f s vs %.2f s" % (weak, base))
+
+
+def top_speed(change=None):
+    car = spawn(10.0)
+    if change:
+        pc = car.get_physics_control()
+        change(pc)
+        car.apply_physics_control(pc)
+    car.apply_control(carla.VehicleControl(throttle=1.0))
+    for _ in range(400):
+        world.tick()
+    v = speed(car)
+    car.destroy()
+    world.tick()
+    return v
+
+
+top = top_speed()
+short = top_speed(lambda pc: setattr(pc, "final_ratio", pc.final_ratio * 2))
+first = top_speed(lambda pc: setattr(pc, "forward_gears", pc.forward_gears[:1]))
+print("speed after 20 s: %.1f m/s; final ratio x2 %.1f m/s; first gear only %.1f m/s" % (top, short, first))
+check(short < 0.8 * top and first < 0.6 * top, "ratios change the top speed")
+
+# Full brake at 20 m/s: it stops in v^2 / (2 a), a = the brakes' torque
+# over the wheels' radius and the mass, or the tires' grip (mu g), whichever
+# is less.
+car = spawn(10.0)
+pc = car.get_physics_control()
+torque = sum(w.max_brake_torque / (w.radius / 100.0) for w in pc.wheels)
+a = min(torque / pc.mass, min(w.tire_friction for w in pc.wheels) * 9.81)
+car.set_target_velocity(carla.Vector3D(20.0, 0.0, 0.0))
+world.tick()
+x0 = car.get_location().x
+car.apply_control(carla.VehicleControl(brake=1.0))
+for _ in range(200):
+    world.tick()
+    if speed(car) < 0.05:
+        break
+stop = car.get_location().x - x0
+ideal = 20.0 ** 2 / (2 * a)
+print("full brake from 20 m/s: %.1f m (v^2/2a with a = %.1f m/s^2: %.1f m)" % (stop, a, ideal))
+check(0.7 * ideal < stop < 1.4 * ideal, "braking distance %.1f m vs %.1f m" % (stop, ideal))
+car.destroy()
+world.tick()
+
+# Full steer at 5 m/s: a circle of wheelbase / tan(max steer angle), the
+# steering curve flat (the road is wide enough for it).
+car = spawn(50.0)
+pc = car.get_physics_control()
+pc.steering_curve = [carla.Vector2D(0.0, 1.0), carla.Vector2D(200.0, 1.0)]
+wheels = pc.wheels
+for w in wheels[:2]:
+    w.max_steer_angle = 30.0
+pc.wheels = wheels
+car.apply_physics_control(pc)
+world.tick()
+front = (wheels[0].position + wheels[1].position) / 2.0
+rear = (wheels[2].position + wheels[3].position) / 2.0
+wheelbase = front.distance(rear) / 100.0
+car.set_target_velocity(carla.Vector3D(5.0, 0.0, 0.0))
+for _ in range(120):
+    car.apply_control(carla.VehicleControl(throttle=0.6 if speed(car) < 5.0 else 0.0, steer=1.0))
+    world.tick()
+w = car.get_angular_velocity().z
+radius = speed(car) / math.radians(w)
+ideal = wheelbase / math.tan(math.radians(30.0))
+print("full steer at 5 m/s: radius %.2f m (wheelbase %.2f m / tan 30 deg = %.2f m)" % (radius, wheelbase, ideal))
+check(abs(radius - ideal) < 0.3 * ideal, "turning radius %.2f m vs %.2f m" % (radius, ideal))
+car.destroy()
+world.tick()
+
+# A 10% grade: no throttle, no brake, it rolls down; the hand brake holds.
+def on_grade(hand):
+    pitch = math.degrees(math.atan(0.1))
+    car = spawn(100.0, y=-198.25, z=10.3, pitch=pitch, control=carla.VehicleControl(hand_brake=hand))
+    x0 = car.get_location().x
+    for _ in range(120):
+        world.tick()
+    moved = car.get_location().x - x0
+    car.destroy()
+    world.tick()
+    return moved
+
+
+rolled, held = on_grade(False), on_grade(True)
+print("10%% grade, 6 s: free %.2f m, hand brake %.2f m" % (rolled, held))
+check(rolled < -2.0, "it rolls down: %.2f m" % rolled)
+check(abs(held) < 0.3, "the hand brake holds: %.2f m" % held)
+
+# A car at 10 m/s into a parked one: both sensors name the other, the
+# impulse is about m dv, they do not overlap, the parked car moves.
+striker, parked = spawn(100.0), spawn(120.0)
+hits = {striker.id: [], parked.id: []}
+sensors = []
+for car in (striker, parked):
+    s = world.spawn_actor(bl.find("sensor.other.collision"), carla.Transform(), attach_to=car)
+    s.listen(lambda e, me=car.id: hits[me].append((e.other_actor.id, e.normal_impulse.length(), e.frame)))
+    sensors.append(s)
+world.tick()
+striker.set_target_velocity(carla.Vector3D(10.0, 0.0, 0.0))
+gap = math.inf
+speeds = {}
+for _ in range(60):
+    frame = world.tick()
+    speeds[frame] = speed(striker)
+    d = parked.get_location().x - striker.get_location().x
+    gap = min(gap, d - striker.bounding_box.extent.x - parked.bounding_box.extent.x)
+for _ in range(5):
+    world.tick()
+mass = striker.get_physics_control().mass
+# The first contact: the frames from the first hit on, one after another.
+frames = sorted({f for _, _, f in hits[striker.id]})
+first = [frames[0]] if frames else []
+for f in frames[1:]:
+    if f == first[-1] + 1:
+        first.append(f)
+before = speeds.get(first[0] - 1, 10.0) if first else 10.0
+after = speeds.get(first[-1], 10.0) if first else 10.0
+dv = before - after
+impulse = sum(j for _, j, f in hits[striker.id] if f in first)
+moved = parked.get_location().x - 120.0
+print("collision at 10 m/s: impulse %.0f N s over %d ticks (m dv %.0f), closest %.3f m, parked car pushed %.2f m"
+      % (impulse, len(first), mass * dv, gap, moved))
+check(hits[striker.id] and all(o == parked.id for o, _, _ in hits[striker.id]), "the striker's sensor names the parked car")
+check(hits[parked.id] and all(o == striker.id for o, _, _ in hits[parked.id]), "the parked car's sensor names the striker")
+check(abs(impulse - mass * dv) < 0.5 * mass * dv, "impulse %.0f vs m dv %.0f" % (impulse, mass * dv))
+check(gap > -0.1, "overlap %.3f m" % gap)
+check(moved > 0.5, "the parked car moved %.2f m" % moved)
+for s in sensors:
+    s.stop()
+    s.destroy()
+striker.destroy()
+parked.destroy()
+world.tick()
+
+# Put 200 m above the road, a car is spawned and falls.
+car = world.try_spawn_actor(BP, carla.Transform(carla.Location(300.0, -1.75, 200.0)))
+check(car is not None, "a car spawned 200 m up")
+for _ in range(160):
+    world.tick()
+z = car.get_location().z
+check(abs(z) < 0.1, "it fell to the road: z %.2f" % z)
+car.destroy()
+
+
+# The same commands twice on a fresh world: the same bits, tick after tick.
+def history(ticks):
+    global world
+    world = fresh_world()
+    cars = [spawn(10.0 + 12.0 * i, y=-1.75 if i % 2 else 1.75) for i in range(4)]
+    out = []
+    for t in range(ticks):
+        for i, c in enumerate(cars):
+            c.apply_control(carla.VehicleControl(throttle=0.5 + 0.1 * i, steer=0.2 * math.sin(t * 0.05 + i)))
+        world.tick()
+        h = hashlib.sha256()
+        snap = world.get_snapshot()
+        for c in cars:
+            a = snap.find(c.id)
+            t_, v = a.get_transform(), a.get_velocity()
+            h.update(struct.pack("<9f", t_.location.x, t_.location.y, t_.location.z,
+                                 t_.rotation.pitch, t_.rotation.yaw, t_.rotation.roll, v.x, v.y, v.z))
+        out.append(h.hexdigest())
+    return out
+
+
+one, two = history(1000), history(1000)
+same = sum(a == b for a, b in zip(one, two))
+print("two runs of 1000 ticks: %d ticks with identical snapshots" % same)
+check(one == two, "the runs differ first at tick %d" % next(i for i, (a, b) in enumerate(zip(one, two)) if a != b)
+      if one != two else "")
+
+# Absurd input: refused by name or made safe; never a NaN in the world.
+a, b = spawn(10.0), spawn(40.0)
+pc = a.get_physics_control()
+pc.forward_gears = [carla.GearPhysicsControl(ratio=-3.0, down_ratio=0.5, up_ratio=0.65)]
+pc.final_ratio = 0.0
+pc.torque_curve = [carla.Vector2D(0.0, 1e30), carla.Vector2D(1.0, -1e30)]
+wheels = pc.wheels
+for w in wheels:
+    w.radius = 0.0
+    w.tire_friction = -5.0
+pc.wheels = wheels
+a.apply_physics_control(pc)
+# The client sends a physics control without waiting for an answer: a
+# refused one (the server logs why) leaves the last one in place.
+mass = a.get_physics_control().mass
+for bad in (float("nan"), 0.0, -1500.0):
+    pc = a.get_physics_control()
+    pc.mass = bad
+    a.apply_physics_control(pc)
+    world.tick()
+    check(a.get_physics_control().mass == mass, "a mass of %s was refused" % bad)
+b.add_impulse(carla.Vector3D(1e30, 0.0, 1e30))
+b.add_angular_impulse(carla.Vector3D(0.0, 1e30, 0.0))
+a.set_target_velocity(carla.Vector3D(float("nan"), 0.0, 0.0))
+a.apply_control(carla.VehicleControl(throttle=1.0, steer=1.0))
+for _ in range(100):
+    world.tick()
+    for c in (a, b):
+        t_, v = c.get_transform(), c.get_velocity()
+        values = (t_.location.x, t_.location.y, t_.location.z, t_.rotation.yaw, v.x, v.y, v.z)
+        check(all(math.isfinite(x) for x in values), "actor %d finite: %s %s" % (c.id, t_, v))
+end_ok()
