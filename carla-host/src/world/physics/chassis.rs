@@ -49,6 +49,8 @@ struct WheelSpec {
     hand_brake: f32,
     friction: f32,
     damping: f32,
+    /// Cornering stiffness per newton of load, 1/rad.
+    lateral: f32,
 }
 
 /// A vehicle body and what drives it.
@@ -181,7 +183,7 @@ impl Chassis {
                 suspension_compression: 0.9 * critical,
                 suspension_damping: 0.9 * critical,
                 max_suspension_travel: REST,
-                side_friction_stiffness: clean(w.lat_stiff_value / 17.0, 1.0, 0.05, 1.0),
+                side_friction_stiffness: 1.0,
                 friction_slip: clean(w.tire_friction, 2.0, 0.0, 10.0),
                 max_suspension_force: self.mass * G * 20.0,
             };
@@ -204,6 +206,7 @@ impl Chassis {
                 hand_brake: clean(w.max_handbrake_torque, 0.0, 0.0, 1e6) / radius,
                 friction: clean(w.tire_friction, 2.0, 0.0, 10.0),
                 damping: clean(w.damping_rate, 0.25, 0.0, 100.0),
+                lateral: clean(w.lat_stiff_value, 17.0, 0.1, 1e3),
             });
         }
         // Keep the wheels' spin and suspension where they were.
@@ -284,6 +287,18 @@ impl Chassis {
         let n = self.specs.len().max(1) as f32;
         for (w, s) in self.wheels.wheels_mut().iter_mut().zip(&self.specs) {
             let angle = d.steer * s.max_steer * factor;
+            // The tire's cornering force, `lat_stiff_value · load · slip
+            // angle`, over this step takes back this share of the wheel's
+            // sideways slip (rapier's wheel would take it all: a rigid
+            // tire, which makes a car yaw at once and a controller at long
+            // steps weave); at walking pace all of it.
+            let load = if w.wheel_suspension_force > 0.0 {
+                w.wheel_suspension_force
+            } else {
+                self.mass * G / n
+            };
+            w.side_friction_stiffness =
+                (s.lateral * load * dt / (self.mass / n * speed.abs().max(0.1))).clamp(0.05, 1.0);
             // Positive in rapier turns the wheel towards +y, as CARLA's.
             w.steering = angle;
             let grip = s.friction * w.wheel_suspension_force.max(0.0);

@@ -24,6 +24,8 @@ use std::sync::Arc;
 
 /// Longest physics step, seconds.
 pub(crate) const MAX_STEP: f32 = 1.0 / 60.0;
+/// A walker's mass, kg (a car's contact impulse on one).
+const WALKER_KG: f32 = 80.0;
 /// How fast two bodies must close on each other for their contact to be
 /// a collision, m/s.
 const CLOSING: f32 = 0.05;
@@ -107,6 +109,8 @@ pub(crate) struct Physics {
     cars: Vec<Chassis>,
     movers: Vec<(Part, RigidBodyHandle, ColliderHandle)>,
     touches: Vec<Touch>,
+    /// (vehicle, walker) pairs overlapping after the last step.
+    overlaps: Vec<(u32, u32)>,
     /// Wall-clock time spent in [`Physics::step`] (the benchmark reads it).
     pub spent: std::time::Duration,
 }
@@ -157,6 +161,7 @@ impl Physics {
             cars: Vec::new(),
             movers: Vec::new(),
             touches: Vec::new(),
+            overlaps: Vec::new(),
             spent: std::time::Duration::ZERO,
         }
     }
@@ -335,6 +340,9 @@ impl Physics {
                             m.half.y.max(0.05),
                             m.half.z.max(0.05),
                         )
+                        // A walker does not stop a car (its model moves
+                        // it, not the car): the car meets it as a sensor.
+                        .sensor(matches!(m.part, Part::Walker(_)))
                         .user_data(m.part.data()),
                         b,
                         &mut w.bodies,
@@ -423,6 +431,7 @@ impl Physics {
     /// of their overlap, which moves neither, and not an impulse of the
     /// collision.
     fn collect_touches(&mut self, before: &[Vector]) {
+        self.collect_walkers(before);
         let w = &self.world;
         let velocity_of = |collider: ColliderHandle| -> Vector {
             let Some(b) = w.colliders[collider].parent() else {
@@ -473,6 +482,39 @@ impl Physics {
                 }
             }
         }
+    }
+
+    /// A car that runs into a walker: one contact when they start to
+    /// overlap, the impulse a walker of [`WALKER_KG`] takes from the car's
+    /// speed relative to it (on the car, against its motion).
+    fn collect_walkers(&mut self, before: &[Vector]) {
+        let w = &self.world;
+        let mut now = Vec::new();
+        for (i, c) in self.cars.iter().enumerate() {
+            for (a, b, touching) in w.narrow_phase.intersection_pairs_with(c.collider) {
+                let other = if a == c.collider { b } else { a };
+                let Part::Walker(walker) = Part::of(w.colliders[other].user_data) else {
+                    continue;
+                };
+                if !touching {
+                    continue;
+                }
+                now.push((c.id, walker));
+                if self.overlaps.contains(&(c.id, walker)) {
+                    continue;
+                }
+                let them = w.colliders[other]
+                    .parent()
+                    .map_or(Vector::ZERO, |p| w.bodies[p].linvel());
+                let j = (them - before[i]) * WALKER_KG;
+                self.touches.push(Touch {
+                    vehicle: c.id,
+                    other: Part::Walker(walker),
+                    impulse: vec3(j),
+                });
+            }
+        }
+        self.overlaps = now;
     }
 
     /// A body whose state went non-finite (an absurd impulse) is put back
