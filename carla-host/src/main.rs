@@ -516,6 +516,11 @@ fn main() {
         }
         let dt = settings.fixed_delta().map_or(period, |d| d as f32);
         let started = Instant::now();
+        world.set_substepping(
+            settings.substepping.get(),
+            settings.max_substep_delta_time,
+            settings.max_substeps,
+        );
         world.step(&control, dt);
         if let Some(ep) = episode.as_mut() {
             awaiting_control = None;

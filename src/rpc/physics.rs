@@ -73,7 +73,8 @@ pub struct VehiclePhysicsControl {
 }
 
 impl VehiclePhysicsControl {
-    /// LibCarla's defaults for a vehicle with half extent `extent` (m) and
+    /// LibCarla's defaults (the steering curve: as CARLA's vehicles report
+    /// it) for a vehicle with half extent `extent` (m) and
     /// `wheels` wheels (2 or 4; front ones steer 70°, rear ones brake with
     /// the handbrake); wheel positions are local, in metres, until
     /// [`VehiclePhysicsControl::placed`] puts them in the world.
@@ -124,7 +125,10 @@ impl VehiclePhysicsControl {
             mass: if wheels.len() == 2 { 250.0 } else { 1500.0 },
             drag_coefficient: 0.3,
             center_of_mass: Vector3D::default(),
-            steering_curve: vec![[0.0, 1.0], [10.0, 0.5]],
+            // As CARLA's vehicles report theirs (Unreal's curve, km/h);
+            // LibCarla's struct default, (0, 1) (10, 0.5), is only what a
+            // control made in a client starts with.
+            steering_curve: vec![[0.0, 1.0], [20.0, 0.9], [60.0, 0.8], [120.0, 0.7]],
             wheels,
             use_sweep_wheel_collision: false,
         }

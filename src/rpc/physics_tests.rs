@@ -22,6 +22,11 @@ fn defaults_are_libcarlas_with_wheels_from_the_box() {
     let c = car();
     assert_eq!((c.mass, c.max_rpm, c.final_ratio), (1500.0, 5000.0, 4.0));
     assert_eq!(c.torque_curve, [[0.0, 500.0], [5000.0, 500.0]]);
+    let curve = [[0.0, 1.0], [20.0, 0.9], [60.0, 0.8], [120.0, 0.7]];
+    assert_eq!(
+        c.steering_curve, curve,
+        "the steering curve CARLA's cars report"
+    );
     assert_eq!(c.forward_gears.len(), 5);
     assert_eq!(c.wheels.len(), 4);
     let steer: Vec<f32> = c.wheels.iter().map(|w| w.max_steer_angle).collect();
@@ -44,7 +49,7 @@ fn the_wire_form_round_trips_and_has_17_fields() {
         z: -0.4,
     };
     c.use_sweep_wheel_collision = true;
-    c.steering_curve.push([120.0, 0.3]);
+    c.steering_curve.push([180.0, 0.3]);
     assert_eq!(round_trip(&c), Ok(c.clone()));
     let mut bytes = Vec::new();
     c.encode(&mut bytes);

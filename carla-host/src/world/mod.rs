@@ -150,6 +150,8 @@ pub(crate) struct World {
     physics: physics::Physics,
     /// Vehicles clients spawned in this world so far.
     spawned: u32,
+    /// Most physics time clients' vehicles get per tick, seconds.
+    physics_budget: f32,
 }
 
 fn light_colour(l: Light) -> [u8; 3] {
@@ -227,6 +229,7 @@ impl World {
             contacts: Vec::new(),
             physics: physics::Physics::new(&town.statics),
             spawned: 0,
+            physics_budget: MAX_PHYSICS_DT,
         };
         world.refresh();
         world
@@ -261,15 +264,16 @@ impl World {
 
     /// Advances the world by `dt` seconds, the player under `control` (in
     /// sub-steps of at most `MAX_SUBSTEP` s, so a long tick does not let
-    /// anything jump through walls; clients' vehicles by at most
-    /// [`MAX_PHYSICS_DT`]). A non-positive or non-finite `dt` is ignored.
+    /// anything jump through walls; clients' vehicles by at most the
+    /// physics budget, [`World::set_substepping`]). A non-positive or
+    /// non-finite `dt` is ignored.
     pub(crate) fn step(&mut self, control: &Control, dt: f32) {
         if !(dt > 0.0 && dt.is_finite()) {
             return;
         }
         self.contacts.clear();
         let n = (dt / MAX_SUBSTEP).ceil().clamp(1.0, 1000.0);
-        let physics = dt.min(MAX_PHYSICS_DT) / dt;
+        let physics = dt.min(self.physics_budget) / dt;
         for _ in 0..n as usize {
             self.substep(control, dt / n, physics);
         }
@@ -338,6 +342,22 @@ impl World {
         for v in &mut self.vehicles {
             v.step(&mut road, dt);
         }
+    }
+
+    /// CARLA's substepping settings: with `substepping` on, Unreal gives
+    /// the physics at most `max_substeps · max_substep_delta_time` seconds
+    /// a frame (0.1 s with CARLA's defaults), and never more than
+    /// [`MAX_PHYSICS_DT`]; a longer tick's clock runs on without the
+    /// vehicles (CARLA's client warns of it). Non-finite or non-positive
+    /// values leave [`MAX_PHYSICS_DT`]. (The physics itself steps at most
+    /// 1/60 s, whatever `max_substep_delta_time` is.)
+    pub(crate) fn set_substepping(&mut self, on: bool, max_delta: f64, max_substeps: i32) {
+        let budget = max_delta as f32 * max_substeps as f32;
+        self.physics_budget = if on && budget.is_finite() && budget > 0.0 {
+            budget.min(MAX_PHYSICS_DT)
+        } else {
+            MAX_PHYSICS_DT
+        };
     }
 
     /// Puts a car on the ground under it: height, pitch and roll from the

@@ -322,6 +322,33 @@ fn traffic_keeps_flowing_round_a_parked_player_without_pile_ups() {
 fn a_client_vehicle_gets_at_most_a_third_of_a_second_of_physics_per_tick() {
     // As CARLA's Unreal clamps physics to MaxPhysicsDeltaTime: a 3 s tick
     // moves a car as far as a 1/3 s one, while the clock takes 3 s.
+    let (short, long) = (drive_for(MAX_PHYSICS_DT, None), drive_for(3.0, None));
+    assert!(short.0 > 2.0, "it moves: {short:?}");
+    assert!((short.0 - long.0).abs() < 0.01, "{short:?} vs {long:?}");
+    assert!((long.1 - 3.0).abs() < 1e-4, "the clock took the whole step");
+    // The same 1/3 s in physics steps of other lengths.
+    assert!((short.2 - long.2).abs() < 0.02, "{short:?} vs {long:?}");
+}
+
+#[test]
+fn with_substepping_a_tick_gives_the_physics_its_substeps_only() {
+    // CARLA's defaults (substepping on, 10 substeps of 0.01 s): a 3 s tick
+    // moves a car for 0.1 s, as a 0.1 s tick does; off, 1/3 s again.
+    let on = Some((true, 0.01, 10));
+    let (tenth, long) = (drive_for(0.1, on), drive_for(3.0, on));
+    assert!((tenth.0 - long.0).abs() < 0.01, "{tenth:?} vs {long:?}");
+    assert!(long.0 > 0.8 && long.0 < 1.2, "10 m/s for 0.1 s: {long:?}");
+    let off = drive_for(3.0, Some((false, 0.01, 10)));
+    let third = drive_for(MAX_PHYSICS_DT, None);
+    assert!((off.0 - third.0).abs() < 0.01, "{off:?} vs {third:?}");
+    // Nonsense settings leave the 1/3 s.
+    let nan = drive_for(3.0, Some((true, f64::NAN, 10)));
+    assert!((nan.0 - third.0).abs() < 0.01, "{nan:?} vs {third:?}");
+}
+
+/// A client's car at 10 m/s after one tick of `dt` (under `substepping`
+/// settings if given): how far it went, the clock's advance, its speed.
+fn drive_for(dt: f32, substepping: Option<(bool, f64, i32)>) -> (f32, f32, f32) {
     let drive = |dt: f32| {
         let empty = WorldConfig {
             vehicles: 0,
@@ -349,18 +376,16 @@ fn a_client_vehicle_gets_at_most_a_third_of_a_second_of_physics_per_tick() {
             z: 0.0,
         };
         w.set_velocity(900_000, v, false);
+        if let Some((on, d, n)) = substepping {
+            w.set_substepping(on, d, n);
+        }
         let t0 = w.time();
         w.step(&Control::default(), dt);
         let moved = w.actor_transform(900_000).unwrap().location;
         let d = ((moved.x - t.location.x).powi(2) + (moved.y - t.location.y).powi(2)).sqrt();
         (d, w.time() - t0, speed(&mut w))
     };
-    let (short, long) = (drive(MAX_PHYSICS_DT), drive(3.0));
-    assert!(short.0 > 2.0, "it moves: {short:?}");
-    assert!((short.0 - long.0).abs() < 0.01, "{short:?} vs {long:?}");
-    assert!((long.1 - 3.0).abs() < 1e-4, "the clock took the whole step");
-    // The same 1/3 s in physics steps of other lengths.
-    assert!((short.2 - long.2).abs() < 0.02, "{short:?} vs {long:?}");
+    drive(dt)
 }
 
 /// Half the size of the cars the slope tests put on it.
