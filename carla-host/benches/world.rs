@@ -241,35 +241,24 @@ fn traffic_09(python: &std::path::Path, port: u16) {
     let _ = (python, port);
 }
 
-/// Runs `carla-host --bench-render 60 [MAP]` and prints what it prints.
-fn render_bench() {
+/// Runs `carla-host FLAG COUNT [MAP]` (one of its hidden benchmarks) and
+/// prints what it prints: `--bench-render 60` (the camera),
+/// `--bench-physics 400` (100 client vehicles and 50 walkers; the
+/// rigid-body step per 0.05 s tick against the same world without them).
+fn host_bench(flag: &str, count: &str) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_carla-host"));
-    cmd.args(["--bench-render", "60"]);
+    cmd.args([flag, count]);
     if let Some(map) = std::env::var_os("CARLA_HOST_BENCH_MAP") {
         cmd.arg(map);
     }
-    let out = cmd.output().expect("run carla-host --bench-render");
+    let out = cmd.output().expect("run carla-host's benchmark");
     print!("{}", String::from_utf8_lossy(&out.stdout));
-    assert!(out.status.success(), "carla-host --bench-render failed");
-}
-
-/// Runs `carla-host --bench-physics 400 [MAP]` (100 client vehicles and
-/// 50 walkers; the rigid-body step per 0.05 s tick against the same world
-/// without them) and prints what it prints.
-fn physics_bench() {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_carla-host"));
-    cmd.args(["--bench-physics", "400"]);
-    if let Some(map) = std::env::var_os("CARLA_HOST_BENCH_MAP") {
-        cmd.arg(map);
-    }
-    let out = cmd.output().expect("run carla-host --bench-physics");
-    print!("{}", String::from_utf8_lossy(&out.stdout));
-    assert!(out.status.success(), "carla-host --bench-physics failed");
+    assert!(out.status.success(), "carla-host {flag} failed");
 }
 
 fn main() {
-    render_bench();
-    physics_bench();
+    host_bench("--bench-render", "60");
+    host_bench("--bench-physics", "400");
     let base: u16 = 23000 + (std::process::id() % 1000) as u16 * 3;
     println!("synchronous mode, {FRAMES} frames after {WARM_UP} warm-up, one client on loopback");
     let (baseline, _) = run("baseline: no sensors", base, &settings(&[], ""));

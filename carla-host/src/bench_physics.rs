@@ -7,7 +7,6 @@
 //! step alone (substeps included; the target is under 2 ms), and how many
 //! vehicles stayed on a driving lane. `benches/world.rs` runs it.
 
-use crate::world::map::Options;
 use crate::world::simulation::vehicle::pose_transform;
 use crate::world::{Town, World, WorldConfig};
 use carla_server::types::{Control, Vector3D};
@@ -24,17 +23,7 @@ pub(crate) fn run_if_asked() {
     if args.first().map(String::as_str) != Some("--bench-physics") {
         return;
     }
-    let town = match args.get(2) {
-        None => Ok(Town::builtin()),
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| format!("{path}: {e}"))
-            .and_then(|text| {
-                let name = std::path::Path::new(path)
-                    .file_stem()
-                    .map_or("map".into(), |s| s.to_string_lossy().into_owned());
-                Town::load(&name, text.into(), Options::default())
-            }),
-    };
+    let town = crate::bench_render::bench_town(args.get(2));
     match (args.get(1).map(|n| n.parse::<usize>()), town) {
         (Some(Ok(ticks)), Ok(town)) if ticks > 0 => {
             run(ticks, &town);

@@ -31,17 +31,7 @@ pub(crate) fn run_if_asked() {
         return;
     }
     let started = Instant::now();
-    let town = match args.get(2) {
-        None => Ok(Town::builtin()),
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| format!("{path}: {e}"))
-            .and_then(|text| {
-                let name = std::path::Path::new(path)
-                    .file_stem()
-                    .map_or("map".into(), |s| s.to_string_lossy().into_owned());
-                Town::load(&name, text.into(), Options::default())
-            }),
-    };
+    let town = bench_town(args.get(2));
     if let Ok(town) = &town {
         // What loading a map costs the server: the town (parse, lane
         // graph, meshes, scene, spawn points) and the walkers' file.
@@ -67,6 +57,19 @@ pub(crate) fn run_if_asked() {
             std::process::exit(2);
         }
     }
+}
+
+/// The town a benchmark runs on: the map file at `path` (named by its
+/// stem), or the built-in town.
+pub(crate) fn bench_town(path: Option<&String>) -> Result<Arc<Town>, String> {
+    let Some(path) = path else {
+        return Ok(Town::builtin());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let name = std::path::Path::new(path)
+        .file_stem()
+        .map_or("map".into(), |s| s.to_string_lossy().into_owned());
+    Town::load(&name, text.into(), Options::default())
 }
 
 /// The process's peak resident memory, as Linux counts it.

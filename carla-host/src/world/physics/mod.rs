@@ -221,36 +221,32 @@ impl Physics {
 
     /// Sets a vehicle's velocity (m/s) or angular velocity (rad/s).
     pub(crate) fn set_velocity(&mut self, id: u32, v: Vector3D, angular: bool) -> bool {
-        let v = Vector::new(v.x, v.y, v.z);
-        if !v.is_finite() {
-            return self.car(id).is_some();
-        }
-        self.body_mut(id)
-            .map(|b| {
-                if angular {
-                    b.set_angvel(v, true)
-                } else {
-                    b.set_linvel(v, true)
-                }
-            })
-            .is_some()
+        let set: fn(&mut RigidBody, Vector, bool) = if angular {
+            RigidBody::set_angvel
+        } else {
+            RigidBody::set_linvel
+        };
+        self.with_finite(id, v, set)
     }
 
     /// An impulse (N·s) at the centre of mass, or an angular one (N·m·s).
     pub(crate) fn impulse(&mut self, id: u32, j: Vector3D, angular: bool) -> bool {
-        let j = Vector::new(j.x, j.y, j.z);
-        if !j.is_finite() {
+        let apply: fn(&mut RigidBody, Vector, bool) = if angular {
+            RigidBody::apply_torque_impulse
+        } else {
+            RigidBody::apply_impulse
+        };
+        self.with_finite(id, j, apply)
+    }
+
+    /// `f(body, v, wake)` on vehicle `id`'s body if `v` is finite (a
+    /// non-finite one is dropped); whether `id` is a vehicle.
+    fn with_finite(&mut self, id: u32, v: Vector3D, f: fn(&mut RigidBody, Vector, bool)) -> bool {
+        let v = Vector::new(v.x, v.y, v.z);
+        if !v.is_finite() {
             return self.car(id).is_some();
         }
-        self.body_mut(id)
-            .map(|b| {
-                if angular {
-                    b.apply_torque_impulse(j, true)
-                } else {
-                    b.apply_impulse(j, true)
-                }
-            })
-            .is_some()
+        self.body_mut(id).map(|b| f(b, v, true)).is_some()
     }
 
     /// `set_simulate_physics`: a frozen body stays where it is put.
