@@ -110,6 +110,7 @@ impl Chassis {
                 .translation(centre)
                 .density(0.0)
                 .friction(0.5)
+                .active_hooks(ActiveHooks::MODIFY_SOLVER_CONTACTS)
                 .user_data(super::Part::Vehicle(id).data()),
             body,
             bodies,

@@ -120,6 +120,37 @@ fn gravity_lag(p: &IntegrationParameters, scale: f32) -> Vector {
     Vector::new(0.0, 0.0, 9.81 * scale * p.dt * (n - 1.0) / (2.0 * n))
 }
 
+/// The least upward share of the push a road surface may give a vehicle's
+/// body (about 53°): a steeper contact is the edge of a surface sheet.
+const SURFACE_UP: f32 = 0.6;
+
+/// Drops the contacts where a surface pushes a vehicle's body sideways or
+/// down. An OpenDRIVE junction's connecting roads each have their own
+/// elevation, so on a slope their sheets overlap decimetres apart; the
+/// wheels ride on the highest under them, but the edge of one a little
+/// higher stopped a car's box dead (Town03's ramp). Surfaces still carry a
+/// body that lands or rolls onto them; walls and boxes stop it whole.
+struct SurfaceEdges;
+
+impl PhysicsHooks for SurfaceEdges {
+    fn modify_solver_contacts(&self, context: &mut ContactModificationContext) {
+        let part = |h: ColliderHandle| context.colliders.get(h).map(|c| Part::of(c.user_data));
+        let (a, b) = (part(context.collider1), part(context.collider2));
+        // The contact normal points from collider 1 to collider 2: a
+        // surface pushes the body along it when the body is collider 2.
+        let sign = match (a, b) {
+            (Some(Part::Surface), Some(Part::Vehicle(_))) => 1.0,
+            (Some(Part::Vehicle(_)), Some(Part::Surface)) => -1.0,
+            _ => return,
+        };
+        if let Some(m) = context.rigid_mut() {
+            if sign * m.normal.z < SURFACE_UP {
+                m.solver_contacts.clear();
+            }
+        }
+    }
+}
+
 fn vec3(v: Vector) -> Vector3D {
     v3(v.x, v.y, v.z)
 }
@@ -391,7 +422,7 @@ impl Physics {
                 .iter()
                 .map(|c| self.world.bodies[c.body].linvel())
                 .collect();
-            self.world.step();
+            self.world.step_with_events(&SurfaceEdges, &());
             for &(handle, at, v, w) in &held {
                 let b = &mut self.world.bodies[handle];
                 let lag = gravity_lag(&self.world.integration_parameters, b.gravity_scale());

@@ -308,3 +308,60 @@ fn absurd_inputs_leave_the_world_finite() {
         }
     }
 }
+
+/// Flat ground with a road sheet `lift` m above it from x = 8 to 40 (a
+/// junction's connecting road whose elevation is not its neighbour's), and
+/// a wall at x = 60 when `wall`.
+fn raised_sheet(lift: f32, wall: bool) -> Physics {
+    let vs = vec![
+        Vector::new(8.0, -5.0, lift),
+        Vector::new(40.0, -5.0, lift),
+        Vector::new(40.0, 5.0, lift),
+        Vector::new(8.0, 5.0, lift),
+    ];
+    let sheet = SharedShape::trimesh(vs, vec![[0, 1, 2], [0, 2, 3]]).unwrap();
+    let mut extra = vec![(sheet, Vector::ZERO, Part::Surface)];
+    if wall {
+        let w = SharedShape::cuboid(0.5, 10.0, 2.0);
+        extra.push((w, Vector::new(60.5, 0.0, 2.0), Part::Static(3, 0)));
+    }
+    Physics::new(&Arc::new(Statics::with(0.0, extra)))
+}
+
+#[test]
+fn the_edge_of_a_road_sheet_a_little_higher_does_not_stop_a_car() {
+    // 0.4 m: above the box's bottom (0.25 m), below the wheels' reach.
+    let mut p = raised_sheet(0.4, false);
+    with_car(&mut p, 1, 0.0, &control());
+    run(&mut p, Drive::default(), 1.0, |_| false);
+    let t = run(&mut p, FULL, 15.0, |s| s.position.x > 45.0);
+    assert!(
+        t < 15.0,
+        "stopped at x {:.2}",
+        p.state(1).unwrap().position.x
+    );
+    // It rode over the sheet and down its far edge onto the ground.
+    let s = p.state(1).unwrap();
+    assert!(s.position.z.abs() < 0.1, "{s:?}");
+    // A wall still stops it, and it does not pass through.
+    let mut p = raised_sheet(0.4, true);
+    with_car(&mut p, 1, 0.0, &control());
+    run(&mut p, FULL, 15.0, |_| false);
+    let x = p.state(1).unwrap().position.x;
+    assert!(x < 60.0 - EXTENT.x + 0.05, "x {x:.2}");
+    // And a car dropped onto the sheet lands on it.
+    let mut p = raised_sheet(0.4, false);
+    p.add_vehicle(
+        1,
+        v3(20.0, 0.0, 5.0),
+        0.0,
+        0.0,
+        0.0,
+        EXTENT,
+        0.0,
+        &control(),
+    );
+    run(&mut p, Drive::default(), 4.0, |_| false);
+    let z = p.state(1).unwrap().position.z;
+    assert!((z - 0.4).abs() < 0.1, "landed at z {z:.3}");
+}
