@@ -411,6 +411,9 @@ impl Vehicle {
         if claimed(n) || road.ways.conflicts[n as usize].iter().any(|&c| claimed(c)) {
             return false;
         }
+        if client_crossing(road, n) {
+            return false;
+        }
         // The way out: the lane after the junction lane has room for us.
         let out = lanes.lane(n).successors.first().copied();
         out.is_none_or(|o| {
@@ -475,6 +478,45 @@ impl Vehicle {
     }
 }
 
+/// How far ahead a vehicle about to enter a junction looks at the clients'
+/// vehicles coming (seconds, every half second): a client's car drives on
+/// its own physics and brakes as its tires let it, so the junction is left
+/// to one that would be on a crossing lane by then.
+const CLIENT_HORIZON: f32 = 3.0;
+/// A client's car this close to a point of a crossing lane's centre line
+/// (metres, beside its own half width) is on that lane.
+const LANE_REACH: f32 = 1.5;
+
+/// Whether a client's vehicle (or the player's) is on a junction lane
+/// crossing `n`, or would be within [`CLIENT_HORIZON`] going on straight
+/// at its speed. The world's own vehicles keep out of each other's way by
+/// their claims; a client's car claims nothing.
+pub(crate) fn client_crossing(road: &Road, n: LaneIx) -> bool {
+    let lanes = road.lanes;
+    let steps = (CLIENT_HORIZON / 0.5) as usize;
+    let near = |o: &Obstacle, p: [f32; 3]| {
+        let r = &o.rect;
+        (0..=steps).any(|s| {
+            let ahead = o.speed * 0.5 * s as f32;
+            let (x, y) = (r.cx + r.cos * ahead, r.cy + r.sin * ahead);
+            (x - p[0]).hypot(y - p[1]) < LANE_REACH + r.hy
+        })
+    };
+    let clients = || road.obstacles.iter().filter(|o| !o.walker && !o.traffic);
+    if clients().next().is_none() {
+        return false;
+    }
+    road.ways.conflicts[n as usize].iter().any(|&c| {
+        let lane = lanes.lane(c);
+        let len = lane.length();
+        let points = (len / 2.0).ceil().max(1.0) as usize;
+        (0..=points).any(|k| {
+            let p = lane.pose(len * k as f32 / points as f32).position;
+            clients().any(|o| near(o, p))
+        })
+    })
+}
+
 /// A random way on after `lane`, preferring ways that go on.
 fn choose(lanes: &Lanes, lane: LaneIx, rng: &mut Rng) -> Option<LaneIx> {
     let s = &lanes.lane(lane).successors;
@@ -514,3 +556,7 @@ pub(crate) fn gap_ahead(me: Rect, my_id: u32, obstacles: &[Obstacle]) -> Option<
         })
         .reduce(f32::min)
 }
+
+#[cfg(test)]
+#[path = "traffic_tests.rs"]
+mod tests;
