@@ -406,18 +406,29 @@ history = {}  # by overlapping pair: both vehicles' last 2 s when it began
 
 
 def story(i):
-    """A vehicle's last 2 s, every 0.5 s: tick, where, m/s, yaw, lane."""
+    """A vehicle's last 2 s, every 0.5 s: tick, where, m/s, yaw, lane, and
+    the state of the light it is at (- at none)."""
     out = []
-    for tick_, loc, speed, yaw in trail[i][::10]:
+    for tick_, loc, speed, yaw, light in trail[i][::10]:
         wp = m.get_waypoint(loc)
-        out.append("%d %s %.1f m/s yaw %.0f road %d lane %d%s" % (
-            tick_, at(loc), speed, yaw, wp.road_id, wp.lane_id, " J" if wp.is_junction else ""))
+        out.append("%d %s %.1f m/s yaw %.0f road %d lane %d%s light %s" % (
+            tick_, at(loc), speed, yaw, wp.road_id, wp.lane_id, " J" if wp.is_junction else "", light))
     return out
 
 
 standing = {i: 0 for i in vehicle_ids}  # ticks stopped
 at_light = {i: 0 for i in vehicle_ids}  # ticks stopped at a light that is not green
 tm_actors = {a.id: a for a in world.get_actors(vehicle_ids)}
+all_vehicles = {a.id: a for a in world.get_actors(vehicle_ids + town_ids)}
+
+
+def light_of(i):
+    """The state of the light vehicle i is at (from the tick's snapshot),
+    as a letter: - when it is at none."""
+    v = all_vehicles[i]
+    if not v.is_at_traffic_light():
+        return "-"
+    return str(v.get_traffic_light_state())[0]
 last = {}
 walker_start, walker_far = {}, {i: 0.0 for i in walker_ids}
 off_lane, overlaps, max_depth = [], [], 0.0
@@ -481,7 +492,8 @@ while True:
         a = snap.find(i)
         t = a.get_transform()
         shapes[i] = corners(t, boxes[i]) + (t.location.z,)
-        trail.setdefault(i, []).append((tick, t.location, a.get_velocity().length(), t.rotation.yaw))
+        trail.setdefault(i, []).append((tick, t.location, a.get_velocity().length(), t.rotation.yaw,
+                                        light_of(i)))
         del trail[i][:-41]
         if i in travelled:
             if a.get_velocity().length() < 0.1:
@@ -542,17 +554,24 @@ result.update(
 
 def why_slow(i):
     """What a vehicle that drove little did: its distance, ticks standing,
-    ticks standing at a light that was not green, where it is, and the
-    nearest vehicle ahead of it."""
+    ticks standing at a light that was not green, where it is, its last
+    control, and the nearest vehicles ahead of it (distance, id, speed)."""
     t = tm_actors[i].get_transform()
     f = t.get_forward_vector()
-    ahead = [(round(t.location.distance(tr[1]), 1), j) for j, tr in shapes.items() if j != i
+    ahead = [(round(t.location.distance(tr[1]), 1), j,
+              round(all_vehicles[j].get_velocity().length(), 1)) for j, tr in shapes.items() if j != i
              and (tr[1].x - t.location.x) * f.x + (tr[1].y - t.location.y) * f.y > 0
              and t.location.distance(tr[1]) < 15.0]
     wp = m.get_waypoint(t.location)
     return dict(id=i, m=round(travelled[i], 1), standing=standing[i], at_red=at_light[i],
                 at=at(t.location), road=wp.road_id, lane=wp.lane_id, junction=wp.is_junction,
-                ahead=sorted(ahead)[:2])
+                control=controls(i), ahead=sorted(ahead)[:2])
+
+
+def controls(i):
+    """Vehicle i's last control: throttle, steer, brake, hand brake."""
+    c = all_vehicles[i].get_control()
+    return (round(c.throttle, 2), round(c.steer, 2), round(c.brake, 2), c.hand_brake)
 
 
 def walker_in_front(i):
