@@ -12,7 +12,7 @@ STEP=""
 STEP_START=$SECONDS
 step() {
   if [ -n "$STEP" ]; then
-    TIMES="$TIMES$(printf '%5d s  %s' $((SECONDS - STEP_START)) "$STEP")"$'\n'
+    TIMES="$TIMES$(printf '%5d s  %-60s target/ %s, disk free %s' $((SECONDS - STEP_START)) "$STEP" "$(du -sh target 2>/dev/null | cut -f1)" "$(df -h --output=avail . | tail -n 1 | tr -d ' ')")"$'\n'
   fi
   STEP="$1"
   STEP_START=$SECONDS
@@ -24,6 +24,9 @@ summary() {
   printf '== time per step (exit status %d)\n%s%5d s  in all\n' "$rc" "$TIMES" "$SECONDS"
 }
 trap summary EXIT
+# No incremental caches: a clean checkout gains nothing from them and they
+# were a gigabyte of target/debug.
+export CARGO_INCREMENTAL=0
 step "compilers and Python clients (Debian, PyPI)"
 
 # The Unreal glue is compiled with g++ and clang++ (tests/unreal_glue.rs).
