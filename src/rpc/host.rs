@@ -295,11 +295,18 @@ impl RpcServer {
         states: &[ActorState],
     ) -> Result<(), Error> {
         let s = &*self.shared;
+        // While a map load runs the message is not sent (`super::quiet`);
+        // the map change's flag waits for the states that are.
+        let send = s.quiet.may_send();
         let header = EpisodeHeader {
             episode_id: s.world.episode_id.load(Ordering::Relaxed),
             platform_seconds: frame.platform_seconds,
             delta_seconds: frame.delta_seconds as f32,
-            simulation_state: s.world.map_change.lock().next_state(Instant::now()),
+            simulation_state: if send {
+                s.world.map_change.lock().next_state(Instant::now())
+            } else {
+                0
+            },
         };
         let mut given = s.scratch.lock();
         given.clear();
@@ -349,7 +356,11 @@ impl RpcServer {
             frame.elapsed_seconds,
             ActorTransform::default(),
         );
-        let sent = s.observer.send(&h.to_bytes(), buf);
+        let sent = if send {
+            s.observer.send(&h.to_bytes(), buf)
+        } else {
+            Ok(())
+        };
         s.world.state_sent(frame.frame, seq);
         s.sensors.ros.tick(frame.elapsed_seconds, states);
         s.replay_tick(frame);

@@ -151,20 +151,25 @@ fn bound(s: &RpcShared) -> Duration {
 
 /// `client.load_world(name)` / `reload_world()` (name ""): a new episode
 /// of the map, which the host builds; the episode id changes before this
-/// answers (the client waits for a new id).
+/// answers (the client waits for a new id). No world message goes out from
+/// the request until the answer ([`super::quiet`]).
 pub(crate) fn load_episode(s: &RpcShared, name: &str, reset_settings: bool) -> ArgResult<()> {
     let map = resolve(&s.world, name)?;
-    s.ask_within(
+    // No world message while the load runs (see `super::quiet`).
+    s.quiet.hold();
+    let loaded = s.ask_within(
         EngineCall::LoadEpisode {
             map,
             reset_settings,
         },
         bound(s),
-    )?;
-    if reset_settings {
+    );
+    if loaded.is_ok() && reset_settings {
         *s.world.settings.lock() = super::EpisodeSettings::default();
         s.apply_delivery_mode();
     }
+    s.quiet.release();
+    loaded?;
     Ok(())
 }
 

@@ -33,6 +33,7 @@ mod host_boxes;
 mod maps;
 mod part_calls;
 pub mod physics;
+mod quiet;
 mod recording;
 mod ros;
 mod tm_pacing;
@@ -81,6 +82,8 @@ pub(crate) struct RpcShared {
     engine: EngineQueue,
     sensors: Arc<SensorTable>,
     observer: Stream,
+    /// Holds the world-observer stream around a map load.
+    quiet: quiet::Quiet,
     stream_port: u16,
     /// Bounds a partial request, a reply write and the wait for the host.
     timeout: Duration,
@@ -373,6 +376,7 @@ impl RpcServer {
             promised_frame: Arc::new(AtomicU64::new(0)),
             sensors,
             observer,
+            quiet: quiet::Quiet::default(),
             stream_port,
             timeout,
             client_count: AtomicUsize::new(0),

@@ -362,3 +362,129 @@ fn the_unmodified_0_9_13_client_loads_maps_and_generates_a_world() {
 fn the_unmodified_0_9_12_client_loads_maps_and_generates_a_world() {
     run_maps_script(Release::V0_9_12, "short");
 }
+
+/// A host whose map loads take `load` while its world ticks on every 20 ms
+/// (as an engine that loads a level over many frames), on a thread until
+/// `stop`.
+fn slow_loading_host(load: Duration, stop: Arc<AtomicBool>) -> (Arc<Server>, JoinHandle<()>) {
+    let server = Arc::new(Server::new());
+    server.listen_streaming(0).expect("streaming port");
+    server.listen_rpc(0).expect("rpc port");
+    let rpc = server.rpc().unwrap();
+    rpc.set_available_maps(&["Town01"]).unwrap();
+    let text = straight_road("Town01", 100);
+    rpc.set_map("Carla/Maps/Town01", &spawn_points(2), &text);
+    drop(rpc);
+    let s = server.clone();
+    let thread = std::thread::spawn(move || {
+        let rpc = s.rpc().unwrap();
+        let (mut frame, started) = (0u64, Instant::now());
+        let mut next = Instant::now();
+        let mut pending = None;
+        while !stop.load(Ordering::Relaxed) {
+            if let Some(req) = rpc.poll(Duration::from_millis(2)) {
+                if matches!(req.call(), EngineCall::LoadEpisode { .. }) {
+                    pending = Some((req, Instant::now() + load));
+                } else {
+                    req.succeed(0);
+                }
+            }
+            if pending
+                .as_ref()
+                .is_some_and(|(_, at)| Instant::now() >= *at)
+            {
+                let (req, _) = pending.take().unwrap();
+                rpc.set_map("Carla/Maps/Town01", &spawn_points(2), &text);
+                rpc.new_episode();
+                req.succeed(0);
+            }
+            if Instant::now() >= next {
+                next += Duration::from_millis(20);
+                frame += 1;
+                let header = EpisodeFrame {
+                    frame,
+                    elapsed_seconds: frame as f64 * 0.02,
+                    delta_seconds: 0.02,
+                    platform_seconds: started.elapsed().as_secs_f64(),
+                };
+                rpc.send_episode_state(&header, &[]).unwrap();
+            }
+        }
+    });
+    (server, thread)
+}
+
+/// The stock client's `load_world` drops its episode object right after
+/// the answer and subscribes a new one to the world stream; a world
+/// message its stream thread is handling just then (one sent while the
+/// load ran, with the new episode's id) makes that thread drop the old
+/// episode last, racing the new subscription, and the client aborts or
+/// segfaults (src/rpc/quiet.rs). So no world message goes out from a
+/// load's request until its answer, though the world ticks on; then they
+/// flow again, with the new episode's id.
+#[test]
+fn no_world_message_goes_out_while_a_map_loads() {
+    use carla_server::client::{RpcClient, StreamClient};
+    let stop = Arc::new(AtomicBool::new(false));
+    let (server, host) = slow_loading_host(Duration::from_millis(400), stop.clone());
+    let addr = server.rpc_addr().unwrap();
+    let mut rpc = RpcClient::connect(addr, Duration::from_secs(10)).unwrap();
+    let info = rpc.call("get_episode_info", &[]).unwrap();
+    let first_episode = info[0].as_u64().unwrap();
+    let token = info[1][0].as_slice().unwrap().to_vec();
+    let id = u32::from_le_bytes(token[..4].try_into().unwrap());
+    let stream = server.streaming_addr().unwrap();
+    let mut world = StreamClient::subscribe(stream, id, Duration::from_secs(10)).unwrap();
+    // Arrival time and episode id of every world message, on a thread.
+    let arrivals: Arc<Mutex<Vec<(Instant, u64)>>> = Arc::default();
+    let reader = {
+        let (arrivals, stop) = (arrivals.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let Ok(msg) = world.next_message() else { break };
+                let episode = u64::from_le_bytes(msg.payload()[..8].try_into().unwrap());
+                arrivals.lock().unwrap().push((Instant::now(), episode));
+            }
+        })
+    };
+    let started = Instant::now();
+    while arrivals.lock().unwrap().len() < 5 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no world messages"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let asked = Instant::now();
+    let loaded = rpc.call(
+        "load_new_episode",
+        &["Town01".into(), true.into(), rmpv::Value::from(0xffff)],
+    );
+    let answered = Instant::now();
+    assert!(loaded.is_ok(), "{loaded:?}");
+    assert!(answered - asked >= Duration::from_millis(400));
+    std::thread::sleep(Duration::from_millis(500));
+    stop.store(true, Ordering::Relaxed);
+    let _ = host.join();
+    drop(server);
+    let _ = reader.join();
+    let arrivals = arrivals.lock().unwrap().clone();
+    // 100 ms for a message already on its way when the request went out;
+    // the host ticked every 20 ms all along.
+    let during: Vec<_> = arrivals
+        .iter()
+        .filter(|(t, _)| *t > asked + Duration::from_millis(100) && *t < answered)
+        .map(|(t, e)| (t.duration_since(asked), e))
+        .collect();
+    assert!(
+        during.is_empty(),
+        "world messages during the load: {during:?}"
+    );
+    let after: Vec<u64> = arrivals
+        .iter()
+        .filter(|(t, _)| *t > answered)
+        .map(|(_, e)| *e)
+        .collect();
+    assert!(after.len() >= 5, "messages after the load: {after:?}");
+    assert!(after.iter().all(|e| *e > first_episode), "{after:?}");
+}
