@@ -15,8 +15,11 @@ and holds its speed with a PID.
 
 It must reach the route's end with:
 - no collision (a sensor.other.collision on the hero) but being struck
-  from behind by a vehicle (its impulse pushes the hero forward: the
-  follower's fault; counted apart, as struck_from_behind);
+  by a vehicle: from behind (its impulse pushes the hero forward: the
+  follower's fault), or by one that closed in on the hero faster than the
+  hero on it (a Traffic Manager car changing lanes into its side); counted
+  apart, as struck_from_behind (each as frame, type, id, N·s, the hero's
+  and the other's speed towards each other);
 - no red light run: for each light its stop lines, its stop waypoints
   followed to where their lanes enter the junction (as ScenarioRunner's
   RunningRedLightTest places them); the hero's front crossing one while
@@ -122,16 +125,27 @@ result["tm_vehicles"] = len(vehicle_ids)
 
 collisions = []
 sensor = world.spawn_actor(bl.find("sensor.other.collision"), carla.Transform(), attach_to=hero)
-struck = []  # hit from behind by a vehicle following it (that driver's fault)
+struck = []  # hit by a vehicle that closed in on the hero (that driver's fault)
 
 
 def on_collision(e):
     f = e.actor.get_transform().get_forward_vector()
     j = e.normal_impulse
     size = math.sqrt(j.x * j.x + j.y * j.y + j.z * j.z)
-    behind = e.other_actor.type_id.startswith("vehicle.") and size > 0.0 \
-        and (j.x * f.x + j.y * f.y) > 0.7 * size
-    (struck if behind else collisions).append((e.frame, e.other_actor.type_id, e.other_actor.id))
+    vehicle = e.other_actor.type_id.startswith("vehicle.")
+    behind = vehicle and size > 0.0 and (j.x * f.x + j.y * f.y) > 0.7 * size
+    # Which of the two closed in on the other: each one's speed towards
+    # the other (a Traffic Manager car changing lanes into the hero's side
+    # is that car's doing, as one running into its back is).
+    a, b = e.actor.get_location(), e.other_actor.get_location()
+    dx, dy = b.x - a.x, b.y - a.y
+    n = math.hypot(dx, dy) or 1.0
+    hv, ov = e.actor.get_velocity(), e.other_actor.get_velocity()
+    hero_in = (hv.x * dx + hv.y * dy) / n
+    other_in = -(ov.x * dx + ov.y * dy) / n
+    by_other = vehicle and other_in > max(hero_in, 0.0)
+    (struck if behind or by_other else collisions).append(
+        (e.frame, e.other_actor.type_id, e.other_actor.id, round(size), round(hero_in, 2), round(other_in, 2)))
 
 
 sensor.listen(on_collision)
@@ -216,7 +230,7 @@ final = hero.get_location()
 result.update(
     reached=done, ticks=tick, sim_s=round(tick * DT, 1),
     to_goal_m=round(final.distance(route[-1].transform.location), 1),
-    collisions=len(collisions), struck_from_behind=len(struck), stop_lines_crossed=crossings, crossed_on=crossed_on,
+    collisions=len(collisions), struck_from_behind=len(struck), struck=struck[:5], stop_lines_crossed=crossings, crossed_on=crossed_on,
     red_lights_crossed=len(red_runs), off_lane_ticks=len(off_lane),
     max_off_route_m=round(worst_lateral, 2), max_off_route_at=worst_at,
     ticks_braking_for=stops, drive_s=round(drive_seconds, 1),
