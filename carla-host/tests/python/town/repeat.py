@@ -1,0 +1,59 @@
+"""One run of a script, to be compared with another on a fresh server
+(CARLA's empty world: the town's own traffic would move in real time
+before synchronous mode is on): 15 cars, each under a control of its own
+that changes every tick (throttle, a weaving steer, braking now and
+then), 400 synchronous ticks of 0.05 s. (Not the Traffic
+Manager: its commands reach the server from its own thread, and on a busy
+machine a tick may go before them; docs/physics.md.) Writes OUT.txt
+(a hash of every actor's id, transform and velocity per tick).
+
+Usage: python repeat.py PORT OUT"""
+import hashlib
+import math
+import struct
+import sys
+
+import carla
+from common import end_ok, connect, check, synchronous
+
+TICKS = 400
+out = sys.argv[2]
+client, world = connect()
+# A fresh episode, whatever ran on the server before.
+world = client.reload_world()
+synchronous(world, 0.05)
+points = world.get_map().get_spawn_points()
+four = sorted((b for b in world.get_blueprint_library().filter("vehicle.*")
+               if int(b.get_attribute("number_of_wheels")) == 4), key=lambda b: b.id)
+cars = []
+for i in range(15):
+    bp = four[i % len(four)]
+    if bp.has_attribute("color"):
+        bp.set_attribute("color", "10,20,30")
+    car = world.try_spawn_actor(bp, points[(i * 3) % len(points)])
+    if car is not None:
+        cars.append(car)
+check(len(cars) >= 12, "15 cars spawned: %d" % len(cars))
+world.tick()
+hashes = []
+moved = {c.id: c.get_location() for c in cars}
+for tick in range(TICKS):
+    for i, car in enumerate(cars):
+        braking = (tick + 37 * i) % 120 < 15
+        car.apply_control(carla.VehicleControl(
+            throttle=0.0 if braking else 0.4 + 0.2 * (i % 3),
+            steer=0.3 * math.sin(0.05 * tick + i),
+            brake=1.0 if braking else 0.0))
+    world.tick()
+    h = hashlib.sha1()
+    for a in sorted(world.get_snapshot(), key=lambda a: a.id):
+        t, v = a.get_transform(), a.get_velocity()
+        h.update(struct.pack("<I9f", a.id, t.location.x, t.location.y, t.location.z, t.rotation.pitch,
+                             t.rotation.yaw, t.rotation.roll, v.x, v.y, v.z))
+    hashes.append(h.hexdigest())
+far = sum(moved[c.id].distance(c.get_location()) > 10.0 for c in cars)
+check(far >= len(cars) // 2, "the cars drove: %d of %d over 10 m" % (far, len(cars)))
+with open(out + ".txt", "w") as f:
+    f.write("\n".join(hashes) + "\n")
+print("%d cars, %d ticks, %d moved over 10 m" % (len(cars), TICKS, far))
+end_ok()
