@@ -1,10 +1,35 @@
 """Shared by the town scripts: connect to the demo world (port in argv[1]),
-synchronous mode, a check helper that names what failed, and end_ok()."""
+synchronous mode, a check helper that names what failed, a free port for
+a script's own Traffic Manager, a hash of actors' states (runs that must
+repeat), and end_ok()."""
+import hashlib
 import os
+import socket
+import struct
 import sys
 import time
 
 import carla
+
+
+def free_port():
+    """A port nothing listens on now (for a script's Traffic Manager)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def state_hash(actors, with_ids=False):
+    """A hash of actor snapshots' transforms and velocities, bit for bit
+    (with their ids too if `with_ids`), in the order given."""
+    h = hashlib.sha256()
+    for a in actors:
+        t, v = a.get_transform(), a.get_velocity()
+        if with_ids:
+            h.update(struct.pack("<I", a.id))
+        h.update(struct.pack("<9f", t.location.x, t.location.y, t.location.z, t.rotation.pitch,
+                             t.rotation.yaw, t.rotation.roll, v.x, v.y, v.z))
+    return h.hexdigest()
 
 
 def connect():

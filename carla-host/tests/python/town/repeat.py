@@ -8,13 +8,11 @@ machine a tick may go before them; docs/physics.md.) Writes OUT.txt
 (a hash of every actor's id, transform and velocity per tick).
 
 Usage: python repeat.py PORT OUT"""
-import hashlib
 import math
-import struct
 import sys
 
 import carla
-from common import end_ok, connect, check, synchronous
+from common import end_ok, connect, check, state_hash, synchronous
 
 TICKS = 400
 out = sys.argv[2]
@@ -45,12 +43,7 @@ for tick in range(TICKS):
             steer=0.3 * math.sin(0.05 * tick + i),
             brake=1.0 if braking else 0.0))
     world.tick()
-    h = hashlib.sha1()
-    for a in sorted(world.get_snapshot(), key=lambda a: a.id):
-        t, v = a.get_transform(), a.get_velocity()
-        h.update(struct.pack("<I9f", a.id, t.location.x, t.location.y, t.location.z, t.rotation.pitch,
-                             t.rotation.yaw, t.rotation.roll, v.x, v.y, v.z))
-    hashes.append(h.hexdigest())
+    hashes.append(state_hash(sorted(world.get_snapshot(), key=lambda a: a.id), with_ids=True))
 far = sum(moved[c.id].distance(c.get_location()) > 10.0 for c in cars)
 check(far >= len(cars) // 2, "the cars drove: %d of %d over 10 m" % (far, len(cars)))
 with open(out + ".txt", "w") as f:

@@ -5,16 +5,13 @@ tick where the map has no driving lane under it. Prints the figures and
 OK.
 
 Usage: python tm_on_road.py PORT"""
-import socket
 
 import carla
-from common import end_ok, connect, check, synchronous
+from common import end_ok, connect, check, free_port, synchronous
 
 client, world = connect()
 synchronous(world, 0.05)
-with socket.socket() as s:  # a free port for this test's Traffic Manager
-    s.bind(("127.0.0.1", 0))
-    tm_port = s.getsockname()[1]
+tm_port = free_port()  # this test's own Traffic Manager
 tm = client.get_trafficmanager(tm_port)
 tm.set_synchronous_mode(True)
 tm.set_random_device_seed(7)

@@ -14,10 +14,9 @@ import argparse
 import json
 import math
 import random
-import socket
 
 import carla
-from common import end_ok, check, stop_sensors
+from common import end_ok, check, free_port, stop_sensors
 
 parser = argparse.ArgumentParser()
 parser.add_argument("port", type=int)
@@ -37,9 +36,7 @@ watcher = carla.Client("127.0.0.1", args.port)
 watcher.set_timeout(20.0)
 seen = watcher.get_world()
 
-with socket.socket() as s:  # a free port for this test's Traffic Manager
-    s.bind(("127.0.0.1", 0))
-    tm_port = s.getsockname()[1]
+tm_port = free_port()  # this test's own Traffic Manager
 tm = client.get_trafficmanager(tm_port)
 check(tm.get_port() == tm_port, "traffic manager port")
 dt = 0.05
