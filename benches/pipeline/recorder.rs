@@ -30,6 +30,7 @@ pub(crate) fn run(actors: u32, frames: u32, rounds: u32) -> [Outcome; 3] {
         attributes: Vec::new(),
         bounding_box: Default::default(),
         library_sensor: false,
+        physics: None,
     });
     for i in 0..actors {
         rpc.add_actor(

@@ -62,7 +62,18 @@ fn world(town: &Arc<Town>, vehicles: u32) -> (World, u32) {
         let [x, y, z] = p.position;
         let t = pose_transform(x, y, z + 0.3, p.yaw, 0.0, 0.0);
         let id = 100_000 + i as u32;
-        if w.spawn_car(id, &t, [200, 30, 30], extent, 0.0).is_ok() {
+        if w.spawn_car(
+            id,
+            &t,
+            [200, 30, 30],
+            (
+                extent,
+                0.0,
+                &carla_server::rpc::VehiclePhysicsControl::default_for(extent, 4),
+            ),
+        )
+        .is_ok()
+        {
             if let Some(d) = w.driven_mut(id) {
                 d.modes.autopilot = true;
             }

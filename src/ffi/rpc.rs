@@ -401,6 +401,7 @@ pub unsafe extern "C" fn carla_rpc_add_blueprint(
             attributes,
             bounding_box,
             library_sensor: false,
+            physics: None,
         });
         Ok(())
     })

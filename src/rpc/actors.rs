@@ -5,7 +5,6 @@
 
 use super::actor_commands::ActorCommand;
 use super::engine::{EngineCall, Undo};
-use super::physics::VehiclePhysicsControl;
 use super::wire::{as_array, as_str, as_transform, ArgResult};
 use super::world::ATTR_STRING;
 use super::world::{Actor, WALKER_CONTROLLER};
@@ -257,7 +256,7 @@ pub(crate) fn spawn_described(
         transform,
         light_state: 0,
         token_for_clients,
-        physics: None,
+        physics: bp.physics,
         last: Default::default(),
         owner,
         frame_bytes,
@@ -397,8 +396,7 @@ pub(crate) fn command(s: &RpcShared, actor_id: u32, mut command: ActorCommand) -
             ActorCommand::PhysicsControl(applied) => {
                 // A client cannot move wheels: they stay where the vehicle
                 // has them (local metres; see `physics`).
-                let n = applied.wheels.len() as u32;
-                let own = VehiclePhysicsControl::default_for(actor.bounding_box.extent, n);
+                let own = actor.local_physics_control();
                 for (i, w) in applied.wheels.iter_mut().enumerate() {
                     w.position = own
                         .wheels

@@ -50,6 +50,7 @@ mod tests {
             attributes: Vec::new(),
             bounding_box: ActorBox::default(),
             library_sensor: false,
+            physics: None,
         });
         let v = |x, y, z| Vector3D { x, y, z };
         let b = ActorBox {

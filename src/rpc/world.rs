@@ -44,6 +44,11 @@ pub struct Blueprint {
     pub bounding_box: ActorBox,
     /// Whether the library makes a sensor (with a stream) for it.
     pub library_sensor: bool,
+    /// A vehicle's physics as its actors start (`get_physics_control`;
+    /// wheel positions local, metres, as
+    /// [`VehiclePhysicsControl::default_for`] places them). `None`: that
+    /// default for its box and `number_of_wheels`.
+    pub physics: Option<Box<VehiclePhysicsControl>>,
 }
 
 fn role_name() -> BlueprintAttribute {
@@ -70,6 +75,7 @@ fn library_blueprints() -> Vec<Blueprint> {
         attributes: vec![role_name()],
         bounding_box: ActorBox::default(),
         library_sensor: false,
+        physics: None,
     });
     all
 }
@@ -107,6 +113,7 @@ fn sensor_blueprints() -> Vec<Blueprint> {
                 .collect(),
             bounding_box: ActorBox::default(),
             library_sensor: true,
+            physics: None,
         })
         .collect()
 }
@@ -386,7 +393,7 @@ impl World {
                 transform,
                 light_state: 0,
                 token_for_clients: false,
-                physics: None,
+                physics: bp.physics,
                 last: LastState::default(),
                 owner: 0,
                 frame_bytes: 0,

@@ -69,6 +69,7 @@ pub(crate) fn vehicle_blueprint() -> Blueprint {
             },
         },
         library_sensor: false,
+        physics: None,
     }
 }
 

@@ -34,6 +34,7 @@ fn replays_and_recordings_started_and_stopped_from_another_thread_never_block_th
         attributes: Vec::new(),
         bounding_box: Default::default(),
         library_sensor: false,
+        physics: None,
     });
     for id in [500, 501] {
         rpc.add_actor(id, "vehicle.test.box", &[], ActorTransform::default())

@@ -6,7 +6,8 @@
 
 use super::vehicle_catalog::{VehicleModel, VEHICLES};
 use carla_server::rpc::{
-    ActorBox, Blueprint, BlueprintAttribute, ATTR_BOOL, ATTR_INT, ATTR_RGB, ATTR_STRING,
+    ActorBox, Blueprint, BlueprintAttribute, VehiclePhysicsControl, ATTR_BOOL, ATTR_INT, ATTR_RGB,
+    ATTR_STRING,
 };
 use carla_server::types::Vector3D;
 
@@ -123,19 +124,45 @@ fn vehicle(m: &VehicleModel) -> Blueprint {
             extent: v(m.extent),
         },
         library_sensor: false,
+        physics: Some(Box::new(physics(m))),
     }
+}
+
+/// A model's physics: the library's default for its box and wheels at the
+/// model's mass, the engine's torque and the brakes scaled with it (a
+/// 14 t fire truck pulls away and stops like a 1.5 t car).
+fn physics(m: &VehicleModel) -> VehiclePhysicsControl {
+    let mut c = VehiclePhysicsControl::default_for(extent_of(m), m.wheels as u32);
+    let scale = m.mass / c.mass;
+    c.mass = m.mass;
+    for p in &mut c.torque_curve {
+        p[1] *= scale;
+    }
+    for w in &mut c.wheels {
+        w.max_brake_torque *= scale;
+        w.max_handbrake_torque *= scale;
+    }
+    c
+}
+
+fn extent_of(m: &VehicleModel) -> Vector3D {
+    Vector3D {
+        x: m.extent[0],
+        y: m.extent[1],
+        z: m.extent[2],
+    }
+}
+
+/// The physics vehicle blueprint `id`'s actors start with.
+pub(crate) fn vehicle_physics(id: &str) -> Option<VehiclePhysicsControl> {
+    VEHICLES.iter().find(|m| m.id == id).map(physics)
 }
 
 /// The size of vehicle blueprint `id` (half extents) and how far ahead of
 /// its origin its bounding box is centred, if it is one.
 pub(crate) fn vehicle_extent(id: &str) -> Option<(Vector3D, f32)> {
     let m = VEHICLES.iter().find(|m| m.id == id)?;
-    let extent = Vector3D {
-        x: m.extent[0],
-        y: m.extent[1],
-        z: m.extent[2],
-    };
-    Some((extent, m.location[0]))
+    Some((extent_of(m), m.location[0]))
 }
 
 /// The blueprint that best fits a town vehicle of `extent` (the town's
@@ -184,6 +211,7 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
                 extent: walker_extent,
             },
             library_sensor: false,
+            physics: None,
         });
     }
     out.push(Blueprint {
@@ -191,6 +219,7 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
         attributes: vec![modifiable(attr("role_name", ATTR_STRING, ""))],
         bounding_box: ActorBox::default(),
         library_sensor: false,
+        physics: None,
     });
     out.push(Blueprint {
         id: TRAFFIC_LIGHT.into(),
@@ -201,6 +230,7 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
             z: 2.5,
         }),
         library_sensor: false,
+        physics: None,
     });
     for id in SPEED_LIMITS.iter().chain(&[STOP, YIELD]) {
         out.push(Blueprint {
@@ -212,6 +242,7 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
                 z: 1.45,
             }),
             library_sensor: false,
+            physics: None,
         });
     }
     out

@@ -216,8 +216,12 @@ impl Serve09 {
                 } else if blueprint.starts_with("vehicle.") {
                     let (extent, ahead) =
                         blueprints::vehicle_extent(&blueprint).unwrap_or((vehicle::EXTENT, 0.0));
+                    let physics = blueprints::vehicle_physics(&blueprint).unwrap_or_else(|| {
+                        carla_server::rpc::VehiclePhysicsControl::default_for(extent, 4)
+                    });
                     let t = to_transform(&transform);
-                    world.spawn_car(actor_id, &t, colour(&attributes), extent, ahead)
+                    let body = (extent, ahead, &physics);
+                    world.spawn_car(actor_id, &t, colour(&attributes), body)
                 } else if blueprint == "spectator" {
                     Ok(())
                 } else if blueprint.starts_with("walker.") {

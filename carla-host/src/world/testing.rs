@@ -2,6 +2,8 @@
 //! binary, and a busy world on it.
 
 use super::{Town, World, WorldConfig};
+use carla_server::rpc::VehiclePhysicsControl;
+use carla_server::types::Vector3D;
 use std::sync::{Arc, OnceLock};
 
 /// The built-in town (loaded once).
@@ -25,4 +27,10 @@ pub(crate) fn world(vehicles: u32, pedestrians: u32, seed: u64, start: usize) ->
 /// A map from `text` (a test's own OpenDRIVE).
 pub(crate) fn town_of(text: &str) -> Arc<Town> {
     Town::load("Test", text.into(), Default::default()).expect("the test's map loads")
+}
+
+/// The library's default physics for a four-wheeled vehicle of half size
+/// `extent`.
+pub(crate) fn physics(extent: Vector3D) -> VehiclePhysicsControl {
+    VehiclePhysicsControl::default_for(extent, 4)
 }

@@ -366,7 +366,15 @@ fn drive_for(dt: f32, substepping: Option<(bool, f64, i32)>) -> (f32, f32, f32) 
             .spawn_points
             .iter()
             .copied()
-            .find(|t| w.spawn_car(900_000, t, [200, 0, 0], extent, 0.0).is_ok())
+            .find(|t| {
+                w.spawn_car(
+                    900_000,
+                    t,
+                    [200, 0, 0],
+                    (extent, 0.0, &testing::physics(extent)),
+                )
+                .is_ok()
+            })
             .expect("a free spawn point");
         let speed = |w: &mut World| w.driven_mut(900_000).unwrap().car.speed;
         let yaw = w.driven_mut(900_000).unwrap().car.yaw;
@@ -415,8 +423,13 @@ fn a_car_on_a_slope_climbs_it_pitched() {
     let extent = CAR;
     // Given a spawn point 0.5 m above the road, the car stands on it.
     let spot = pose_transform(30.0, 1.75, 1.7, 0.0, 0.0, 0.0);
-    w.spawn_car(500, &spot, [1, 2, 3], extent, 0.0)
-        .expect("a free spot");
+    w.spawn_car(
+        500,
+        &spot,
+        [1, 2, 3],
+        (extent, 0.0, &testing::physics(extent)),
+    )
+    .expect("a free spot");
     let t = w.actor_transform(500).unwrap();
     assert!((t.location.z - 1.2).abs() < 0.02, "{t:?}");
     let pitch = (4.0f32 / 100.0).atan().to_degrees();
@@ -473,8 +486,13 @@ fn two_cars_put_on_one_line_do_not_stand_exactly_in_line() {
         .map(|i| {
             let id = 500 + i;
             let spot = pose_transform(10.0 + 8.0 * i as f32, 1.75, 1.0, 0.0, 0.0, 0.0);
-            w.spawn_car(id, &spot, [1, 2, 3], extent, 0.0)
-                .expect("a free spot");
+            w.spawn_car(
+                id,
+                &spot,
+                [1, 2, 3],
+                (extent, 0.0, &testing::physics(extent)),
+            )
+            .expect("a free spot");
             w.actor_transform(id).unwrap().location.y
         })
         .collect();
@@ -513,7 +531,9 @@ fn the_towns_cars_never_drive_into_a_clients_car_across_their_way() {
         }
         let id = 900 + placed.len() as u32;
         let spot = pose_transform(x, y, p.position[2] + 0.5, p.yaw + 0.8, 0.0, 0.0);
-        if w.spawn_car(id, &spot, [1, 2, 3], CAR, 0.0).is_ok() {
+        if w.spawn_car(id, &spot, [1, 2, 3], (CAR, 0.0, &testing::physics(CAR)))
+            .is_ok()
+        {
             placed.push((x, y));
         }
     }
@@ -587,7 +607,7 @@ fn nose_to_nose(seed: u64) -> (World, u32, Pose, f32) {
         0.0,
         0.0,
     );
-    w.spawn_car(990, &spot, [1, 2, 3], CAR, 0.0)
+    w.spawn_car(990, &spot, [1, 2, 3], (CAR, 0.0, &testing::physics(CAR)))
         .expect("room ahead of the town car");
     w.set_control(
         990,
@@ -641,7 +661,7 @@ fn a_town_car_wedged_between_clients_cars_starts_again_elsewhere() {
         0.0,
         0.0,
     );
-    w.spawn_car(991, &spot, [1, 2, 3], CAR, 0.0)
+    w.spawn_car(991, &spot, [1, 2, 3], (CAR, 0.0, &testing::physics(CAR)))
         .expect("room behind the town car");
     let start = w.actor_transform(990).unwrap().location;
     let mut overlaps = 0;

@@ -117,15 +117,15 @@ impl World {
         }
     }
 
-    /// Adds a client's vehicle `id` at `t` (on the ground, its yaw). Like
-    /// CARLA, a spot where it would collide is refused.
+    /// Adds a client's vehicle `id` at `t` (on the ground, its yaw), of
+    /// half size `extent` centred `ahead` of its origin, under `control`.
+    /// Like CARLA, a spot where it would collide is refused.
     pub(crate) fn spawn_car(
         &mut self,
         id: u32,
         t: &Transform,
         albedo: [u8; 3],
-        extent: carla_server::types::Vector3D,
-        ahead: f32,
+        (extent, ahead, control): (Vector3D, f32, &VehiclePhysicsControl),
     ) -> Result<(), String> {
         let mut car = Car::sized(t, extent, ahead);
         let (sin, cos) = car.yaw.sin_cos();
@@ -159,7 +159,6 @@ impl World {
                 return refused();
             }
         }
-        let control = VehiclePhysicsControl::default_for(extent, 4);
         self.physics.add_vehicle(
             id,
             v3(car.x, car.y, car.z),
@@ -168,7 +167,7 @@ impl World {
             car.roll,
             extent,
             ahead,
-            &control,
+            control,
         );
         self.fleet.push(Driven {
             id,

@@ -258,6 +258,32 @@ check(abs(z) < 0.1, "it fell to the road: z %.2f" % z)
 car.destroy()
 
 
+# Each blueprint its own mass: the same 6000 N s push gives an Audi A2
+# about 6 m/s and a fire truck about 0.4 m/s (dv = J / m).
+def pushed(blueprint, x):
+    car = world.spawn_actor(bl.find(blueprint), carla.Transform(carla.Location(x, -1.75, 0.3)))
+    for _ in range(10):
+        world.tick()
+    mass = car.get_physics_control().mass
+    car.add_impulse(carla.Vector3D(6000.0, 0.0, 0.0))
+    world.tick()
+    dv = speed(car)
+    car.destroy()
+    return mass, dv
+
+
+masses = {}
+for name, x in (("vehicle.audi.a2", 500.0), ("vehicle.tesla.model3", 540.0),
+                ("vehicle.carlamotors.firetruck", 580.0)):
+    mass, dv = pushed(name, x)
+    masses[name] = mass
+    print("%s: %.0f kg, 6000 N s gives %.2f m/s (J/m %.2f)" % (name, mass, dv, 6000.0 / mass))
+    check(abs(dv - 6000.0 / mass) < 0.2 * 6000.0 / mass, "%s: dv %.2f, J/m %.2f" % (name, dv, 6000.0 / mass))
+check(masses["vehicle.audi.a2"] < masses["vehicle.tesla.model3"] < masses["vehicle.carlamotors.firetruck"],
+      "blueprint masses: %s" % masses)
+world.tick()
+
+
 # The same commands twice on a fresh world: the same bits, tick after tick.
 def history(ticks):
     global world
