@@ -437,7 +437,7 @@ fn main() {
         {
             first = false;
             let started = Instant::now();
-            let handled = serve.handle(&mut world, req);
+            let handled = serve.handle(&server, &mut world, req);
             times.busy_since(started);
             let Some(req) = handled else {
                 continue;

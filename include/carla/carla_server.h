@@ -256,6 +256,14 @@
 #define CARLA_RPC_LOAD_OPENDRIVE 44
 
 /*
+ Vehicle `actor_id`: a client asked for its telemetry
+ (`get_telemetry_data`): report it with `carla_rpc_set_vehicle_telemetry`,
+ then answer (answered without a report, the client gets the speed,
+ controls and gear of the last episode state). Expects an answer.
+ */
+#define CARLA_RPC_VEHICLE_TELEMETRY 47
+
+/*
  Vehicle: a client applied a physics control (Rust hosts get all of it,
  `EngineCall::Actor` with `ActorCommand::PhysicsControl`): `scalar` is
  the mass (kg), `location` the centre of mass (m, vehicle frame), `value`
@@ -359,6 +367,11 @@
  `ActorState::kind`: a traffic light (sign id, times, pole, state).
  */
 #define CARLA_ACTOR_TRAFFIC_LIGHT 3
+
+/*
+ Wheels a [`VehicleTelemetry`] carries at most.
+ */
+#define CARLA_TELEMETRY_WHEELS 8
 
 /*
  An image buffer acquired for zero-copy sending (opaque; C sees only
@@ -878,6 +891,70 @@ struct carla_actor_box {
    Half sizes, metres.
    */
   struct carla_vector3d extent;
+};
+
+/*
+ One wheel of `carla.VehicleTelemetryData` (CARLA's
+ `WheelTelemetryData`, its field order).
+ */
+struct carla_wheel_telemetry {
+  float tire_friction;
+  /*
+   Degrees.
+   */
+  float lat_slip;
+  float long_slip;
+  /*
+   rad/s.
+   */
+  float omega;
+  /*
+   N.
+   */
+  float tire_load;
+  float normalized_tire_load;
+  /*
+   N·m.
+   */
+  float torque;
+  /*
+   N.
+   */
+  float long_force;
+  /*
+   N.
+   */
+  float lat_force;
+  float normalized_long_force;
+  float normalized_lat_force;
+};
+
+/*
+ A vehicle's `get_telemetry_data()` (`carla.VehicleTelemetryData`).
+ */
+struct carla_vehicle_telemetry {
+  /*
+   Forward speed, m/s.
+   */
+  float speed;
+  float steer;
+  float throttle;
+  float brake;
+  float engine_rpm;
+  /*
+   -1 reverse, 0 neutral, 1 first, ...
+   */
+  int32_t gear;
+  /*
+   Air drag, N.
+   */
+  float drag;
+  /*
+   How many of `wheels` the vehicle has (at most
+   [`CARLA_TELEMETRY_WHEELS`]).
+   */
+  uint32_t wheel_count;
+  struct carla_wheel_telemetry wheels[CARLA_TELEMETRY_WHEELS];
 };
 
 /*
@@ -1613,6 +1690,20 @@ int32_t carla_rpc_set_traffic_light_group(CarlaServerPtr server,
  */
 int32_t carla_rpc_remove_actor(CarlaServerPtr server,
                                uint32_t id);
+
+/*
+ Reports vehicle `id`'s telemetry, what a client's `get_telemetry_data()`
+ answers: do it on a `CARLA_RPC_VEHICLE_TELEMETRY` request, before
+ answering it. `CARLA_SERVER_INVALID_ARGUMENT`: the RPC port is not
+ listening, `id` is not a vehicle the library knows, `wheel_count` is
+ over `CARLA_TELEMETRY_WHEELS`, or a number is not finite.
+
+ # Safety
+ `server` NULL or live; `telemetry` readable.
+ */
+int32_t carla_rpc_set_vehicle_telemetry(CarlaServerPtr server,
+                                        uint32_t id,
+                                        const struct carla_vehicle_telemetry *telemetry);
 
 /*
  Starts a new episode for 0.9 clients (a new level, a reset): every

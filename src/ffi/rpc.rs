@@ -224,6 +224,10 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
             out.opendrive_length = opendrive.len();
             out.opendrive_parameters = *params;
         }
+        EngineCall::VehicleTelemetry { actor_id } => {
+            out.kind = super::rpc_commands::CARLA_RPC_VEHICLE_TELEMETRY;
+            out.actor_id = *actor_id;
+        }
     }
     strings
 }

@@ -7,6 +7,7 @@
 use super::args::{array, read, text, write, write_if_given};
 use super::handle::server;
 use super::structs::CarlaServerPtr;
+use crate::rpc::VehicleTelemetry;
 use crate::types::ActorTransform;
 use std::ffi::c_char;
 
@@ -89,6 +90,30 @@ pub unsafe extern "C" fn carla_rpc_set_traffic_light_group(
 pub unsafe extern "C" fn carla_rpc_remove_actor(server: CarlaServerPtr, id: u32) -> i32 {
     export!({
         self::server(server)?.server.rpc()?.remove_actor(id)?;
+        Ok(())
+    })
+}
+
+/// Reports vehicle `id`'s telemetry, what a client's `get_telemetry_data()`
+/// answers: do it on a `CARLA_RPC_VEHICLE_TELEMETRY` request, before
+/// answering it. `CARLA_SERVER_INVALID_ARGUMENT`: the RPC port is not
+/// listening, `id` is not a vehicle the library knows, `wheel_count` is
+/// over `CARLA_TELEMETRY_WHEELS`, or a number is not finite.
+///
+/// # Safety
+/// `server` NULL or live; `telemetry` readable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_set_vehicle_telemetry(
+    server: CarlaServerPtr,
+    id: u32,
+    telemetry: *const VehicleTelemetry,
+) -> i32 {
+    export!({
+        let t = read(telemetry)?;
+        self::server(server)?
+            .server
+            .rpc()?
+            .set_vehicle_telemetry(id, t)?;
         Ok(())
     })
 }

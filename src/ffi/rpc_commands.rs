@@ -82,6 +82,12 @@ pub const CARLA_RPC_LOAD_EPISODE: u32 = 42;
 /// `"Carla/Maps/OpenDriveMap"` and the same text. Expects an answer.
 pub const CARLA_RPC_LOAD_OPENDRIVE: u32 = 44;
 
+/// Vehicle `actor_id`: a client asked for its telemetry
+/// (`get_telemetry_data`): report it with `carla_rpc_set_vehicle_telemetry`,
+/// then answer (answered without a report, the client gets the speed,
+/// controls and gear of the last episode state). Expects an answer.
+pub const CARLA_RPC_VEHICLE_TELEMETRY: u32 = 47;
+
 /// Vehicle: a client applied a physics control (Rust hosts get all of it,
 /// `EngineCall::Actor` with `ActorCommand::PhysicsControl`): `scalar` is
 /// the mass (kg), `location` the centre of mass (m, vehicle frame), `value`

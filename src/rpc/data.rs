@@ -133,6 +133,53 @@ pub struct ActorBox {
     pub extent: Vector3D,
 }
 
+/// Wheels a [`VehicleTelemetry`] carries at most.
+pub const CARLA_TELEMETRY_WHEELS: u32 = 8;
+
+/// One wheel of `carla.VehicleTelemetryData` (CARLA's
+/// `WheelTelemetryData`, its field order).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WheelTelemetry {
+    pub tire_friction: f32,
+    /// Degrees.
+    pub lat_slip: f32,
+    pub long_slip: f32,
+    /// rad/s.
+    pub omega: f32,
+    /// N.
+    pub tire_load: f32,
+    pub normalized_tire_load: f32,
+    /// N·m.
+    pub torque: f32,
+    /// N.
+    pub long_force: f32,
+    /// N.
+    pub lat_force: f32,
+    pub normalized_long_force: f32,
+    pub normalized_lat_force: f32,
+}
+
+/// A vehicle's `get_telemetry_data()` (`carla.VehicleTelemetryData`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VehicleTelemetry {
+    /// Forward speed, m/s.
+    pub speed: f32,
+    pub steer: f32,
+    pub throttle: f32,
+    pub brake: f32,
+    pub engine_rpm: f32,
+    /// -1 reverse, 0 neutral, 1 first, ...
+    pub gear: i32,
+    /// Air drag, N.
+    pub drag: f32,
+    /// How many of `wheels` the vehicle has (at most
+    /// [`CARLA_TELEMETRY_WHEELS`]).
+    pub wheel_count: u32,
+    pub wheels: [WheelTelemetry; CARLA_TELEMETRY_WHEELS as usize],
+}
+
 /// One tick's header of the episode state.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -103,6 +103,13 @@ pub enum EngineCall {
         opendrive: Arc<str>,
         params: OpendriveGenerationParameters,
     },
+    /// `get_telemetry_data`: report the vehicle's telemetry with
+    /// [`crate::rpc::RpcServer::set_vehicle_telemetry`], then answer (an
+    /// answer without a report: the library tells what it knows, the
+    /// speed, controls and gear of the last state).
+    VehicleTelemetry {
+        actor_id: u32,
+    },
 }
 
 impl EngineCall {
@@ -125,6 +132,7 @@ impl EngineCall {
             EngineCall::World(WorldCommand::HoldTraffic(_)) => "hold traffic",
             EngineCall::LoadEpisode { .. } => "load episode",
             EngineCall::LoadOpenDrive { .. } => "load OpenDRIVE",
+            EngineCall::VehicleTelemetry { .. } => "vehicle telemetry",
         }
     }
 }

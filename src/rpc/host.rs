@@ -4,10 +4,10 @@
 //! actors, start new episodes.
 
 use super::episode_state::{self, EpisodeHeader};
-use super::world::World;
+use super::world::{Seen, World};
 use super::{
     ActorState, Blueprint, ClientBudget, ClientUsage, EngineRequest, EpisodeFrame, EpisodeSettings,
-    RpcServer, CARLA_ACTOR_VEHICLE,
+    RpcServer, VehicleControl09, VehicleTelemetry, CARLA_ACTOR_VEHICLE,
 };
 use crate::sensor::{SensorHeader, SensorType};
 use crate::streaming::stream::MAX_QUEUE_DEPTH;
@@ -162,6 +162,39 @@ impl RpcServer {
             Ok(())
         } else {
             Err(Error::InvalidArgument(format!("no actor {id} to remove")))
+        }
+    }
+
+    /// Reports vehicle `id`'s telemetry, what a client's
+    /// `get_telemetry_data()` answers: the host's answer to an
+    /// [`EngineCall::VehicleTelemetry`](super::EngineCall::VehicleTelemetry).
+    /// Unknown ids, actors that are not vehicles, more than
+    /// [`CARLA_TELEMETRY_WHEELS`](super::CARLA_TELEMETRY_WHEELS) wheels and
+    /// non-finite numbers are [`Error::InvalidArgument`].
+    pub fn set_vehicle_telemetry(&self, id: u32, t: &VehicleTelemetry) -> Result<(), Error> {
+        if t.wheel_count > super::CARLA_TELEMETRY_WHEELS {
+            return Err(Error::InvalidArgument(format!(
+                "telemetry of {} wheels (at most {})",
+                t.wheel_count,
+                super::CARLA_TELEMETRY_WHEELS
+            )));
+        }
+        if !super::telemetry::finite(t) {
+            return Err(Error::InvalidArgument(format!(
+                "telemetry of vehicle {id} has a number that is not finite"
+            )));
+        }
+        let actors = self.shared.world.actors.read();
+        match actors.get(&id) {
+            Some(a) if a.blueprint.starts_with("vehicle.") => {
+                a.last.set_telemetry(t);
+                Ok(())
+            }
+            Some(a) => Err(Error::InvalidArgument(format!(
+                "actor {id} is a {}, not a vehicle",
+                a.blueprint
+            ))),
+            None => Err(Error::InvalidArgument(format!("no actor {id}"))),
         }
     }
 
@@ -322,14 +355,15 @@ impl RpcServer {
         for st in states {
             if let Some(a) = actors.get(&st.id) {
                 let vehicle = st.kind == CARLA_ACTOR_VEHICLE;
-                a.last.set(
-                    st.transform,
-                    if vehicle {
-                        st.vehicle_control.steer
+                a.last.set(Seen {
+                    transform: st.transform,
+                    velocity: st.velocity,
+                    control: if vehicle {
+                        st.vehicle_control
                     } else {
-                        0.0
+                        VehicleControl09::default()
                     },
-                );
+                });
             }
         }
         let seq = s.world.states_composed.fetch_add(1, Ordering::Relaxed) + 1;

@@ -36,6 +36,7 @@ pub mod physics;
 mod quiet;
 mod recording;
 mod ros;
+mod telemetry;
 mod tm_pacing;
 pub mod token;
 mod traffic_managers;

@@ -49,6 +49,7 @@ pub(crate) fn call(
                 control.encode(out);
             })
         }
+        ("get_telemetry_data", 1) => super::telemetry::get(s, &a[0], out),
         ("get_actor_component_names", 1) => parts(s, &a[0], components::components).map(|p| {
             wire::ok_head(out);
             wire::array(out, p.len());
@@ -108,7 +109,11 @@ fn world_parts(s: &RpcShared, v: &Value, which: fn(&Actor) -> Vec<Part>) -> ArgR
     let id = as_u32(v, "actor id")?;
     let actors = s.world.actors.read();
     let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
-    let lookup = |i: u32| actors.get(&i).and_then(|p| p.last.get().map(|(t, _)| t));
+    let lookup = |i: u32| {
+        actors
+            .get(&i)
+            .and_then(|p| p.last.get().map(|s| s.transform))
+    };
     let at = match actor.parent {
         0 => actor.current_transform(),
         _ => World::world_transform(&actors, actor, &lookup),

@@ -3,11 +3,13 @@
 //! library, the live actors (id, parent, description, bounding box, sensor
 //! stream), the settings and weather last applied, the map.
 
-use super::data::{ActorBox, EpisodeSettings, Weather, DEFAULT_WEATHER};
+use super::data::{
+    ActorBox, EpisodeSettings, VehicleControl09, VehicleTelemetry, Weather, DEFAULT_WEATHER,
+};
 use super::physics::VehiclePhysicsControl;
 use crate::sensor::blueprint::{AttributeType, DEFINITIONS};
 use crate::sensor::compose;
-use crate::types::ActorTransform;
+use crate::types::{ActorTransform, Vector3D};
 use parking_lot::{Condvar, Mutex, RwLock};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -150,24 +152,50 @@ pub(crate) struct Actor {
     pub(crate) frame_bytes: u64,
 }
 
-/// A host actor's world transform and (vehicles) steer in the last
-/// episode state, written by the tick under the actor table's read lock,
-/// read by RPC threads.
+/// What the last episode state said of a host actor.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Seen {
+    pub(crate) transform: ActorTransform,
+    /// m/s.
+    pub(crate) velocity: Vector3D,
+    /// Vehicles: the control the state carried (zero for others).
+    pub(crate) control: VehicleControl09,
+}
+
+/// A host actor's last episode state, written by the tick under the actor
+/// table's read lock, read by RPC threads; and a vehicle's telemetry as
+/// the host last reported it.
 #[derive(Debug, Default)]
-pub(crate) struct LastState(Mutex<Option<(ActorTransform, f32)>>);
+pub(crate) struct LastState {
+    seen: Mutex<Option<Seen>>,
+    telemetry: Mutex<Option<Box<VehicleTelemetry>>>,
+}
 
 impl LastState {
-    pub(crate) fn set(&self, transform: ActorTransform, steer: f32) {
-        *self.0.lock() = Some((transform, steer));
+    pub(crate) fn set(&self, seen: Seen) {
+        *self.seen.lock() = Some(seen);
     }
-    pub(crate) fn get(&self) -> Option<(ActorTransform, f32)> {
-        *self.0.lock()
+    pub(crate) fn get(&self) -> Option<Seen> {
+        *self.seen.lock()
+    }
+    pub(crate) fn set_telemetry(&self, t: &VehicleTelemetry) {
+        let mut slot = self.telemetry.lock();
+        match slot.as_mut() {
+            Some(b) => **b = *t,
+            None => *slot = Some(Box::new(*t)),
+        }
+    }
+    pub(crate) fn telemetry(&self) -> Option<VehicleTelemetry> {
+        self.telemetry.lock().as_deref().copied()
     }
 }
 
 impl Clone for LastState {
     fn clone(&self) -> LastState {
-        LastState(Mutex::new(self.get()))
+        LastState {
+            seen: Mutex::new(self.get()),
+            telemetry: Mutex::new(self.telemetry.lock().clone()),
+        }
     }
 }
 
@@ -175,12 +203,12 @@ impl Actor {
     /// Its world transform as last known (the last episode state; for
     /// actors the host does not report, the spawn transform).
     pub(crate) fn current_transform(&self) -> ActorTransform {
-        self.last.get().map_or(self.transform, |(t, _)| t)
+        self.last.get().map_or(self.transform, |s| s.transform)
     }
 
     /// Its steer in the last episode state (0 before one).
     pub(crate) fn steer(&self) -> f32 {
-        self.last.get().map_or(0.0, |(_, s)| s)
+        self.last.get().map_or(0.0, |s| s.control.steer)
     }
 
     /// Its physics control now: the applied one or the defaults, wheels

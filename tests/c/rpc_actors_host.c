@@ -36,6 +36,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -86,6 +87,33 @@ static void *serve_requests(void *arg) {
       code = carla_sensor_type_id(server, req.sensor_id, &type);
       snprintf(line, sizeof line, "REFUSED %u %u %d\n", (unsigned)req.actor_id,
                (unsigned)req.sensor_id, (int)code);
+      say(line);
+      continue;
+    }
+    if (req.kind == CARLA_RPC_VEHICLE_TELEMETRY) {
+      /* Bad reports are refused; a good one is what the client reads. */
+      struct carla_vehicle_telemetry t;
+      int32_t too_many, not_finite, not_a_vehicle, null_report;
+      memset(&t, 0, sizeof t);
+      t.wheel_count = CARLA_TELEMETRY_WHEELS + 1;
+      too_many = carla_rpc_set_vehicle_telemetry(server, req.actor_id, &t);
+      t.wheel_count = 2;
+      t.wheels[1].lat_force = NAN;
+      not_finite = carla_rpc_set_vehicle_telemetry(server, req.actor_id, &t);
+      t.wheels[1].lat_force = -250.0f;
+      not_a_vehicle = carla_rpc_set_vehicle_telemetry(server, 1, &t);
+      null_report = carla_rpc_set_vehicle_telemetry(server, req.actor_id, NULL);
+      t.speed = 12.5f;
+      t.throttle = 0.75f;
+      t.engine_rpm = 3100.0f;
+      t.gear = 3;
+      t.drag = 57.0f;
+      t.wheels[0].tire_friction = 3.5f;
+      t.wheels[1].tire_load = 3600.0f;
+      OK(carla_rpc_set_vehicle_telemetry(server, req.actor_id, &t));
+      OK(carla_rpc_answer(server, req.request_id, 0, NULL));
+      snprintf(line, sizeof line, "TELEMETRY %u %d %d %d %d\n", (unsigned)req.actor_id,
+               (int)too_many, (int)not_finite, (int)not_a_vehicle, (int)null_report);
       say(line);
       continue;
     }

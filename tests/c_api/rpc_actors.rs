@@ -148,6 +148,33 @@ fn host_actors_episodes_client_count_and_a_refused_spawn_from_c() {
     let ids = snapshot_ids(&mut host, &mut world, first_episode);
     assert!(ids.contains(&500), "snapshot ids {ids:?}");
 
+    // Its telemetry: asked of the host, which reports it from C; bad
+    // reports were refused by name (wheels, a NaN, not a vehicle, NULL).
+    let t = rpc
+        .call("get_telemetry_data", &[500u32.into()])
+        .expect("get_telemetry_data");
+    let f = |v: &Value| v.as_f64().unwrap();
+    assert_eq!(
+        (f(&t[0]), f(&t[2]), f(&t[4])),
+        (12.5, 0.75, 3100.0),
+        "{t:?}"
+    );
+    assert_eq!((t[5].as_i64(), f(&t[6])), (Some(3), 57.0), "{t:?}");
+    let wheels = t[7].as_array().expect("wheels");
+    assert_eq!(wheels.len(), 2, "{t:?}");
+    assert_eq!(
+        (f(&wheels[0][0]), f(&wheels[1][4]), f(&wheels[1][8])),
+        (3.5, 3600.0, -250.0)
+    );
+    assert_eq!(next_with(&host, "TELEMETRY"), "500 -2 -2 -2 -1");
+    for id in [1u32, 9999] {
+        let refused = rpc.call("get_telemetry_data", &[id.into()]);
+        assert!(
+            matches!(refused, Err(RpcError::Failed(_))),
+            "{id}: {refused:?}"
+        );
+    }
+
     // Removing it: no longer listed; a second removal is refused.
     assert_eq!(ask(&mut host, "remove 500", "REMOVE"), "0");
     assert!(actor(&mut rpc, 500).is_none());

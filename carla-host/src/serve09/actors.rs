@@ -212,7 +212,12 @@ pub(crate) fn states(
         ));
     }
     for d in world.fleet() {
-        let control = controls.get(&d.id).copied().unwrap_or_default();
+        let mut control = controls.get(&d.id).copied().unwrap_or_default();
+        // CARLA reports the gear the vehicle is in, and reverse with it.
+        if let Some(gear) = world.gear_of(d.id) {
+            control.gear = gear;
+            control.reverse = CBool::from(gear < 0);
+        }
         let c = &d.car;
         let light = world.light_governing(c.x, c.y, c.z, c.yaw);
         out.push(vehicle(d.id, world, light, control, car(c, d.yaw_rate)));

@@ -179,6 +179,7 @@ impl Serve09 {
     /// (`load_world`) are handed back to the main loop.
     pub(crate) fn handle(
         &mut self,
+        server: &Server,
         world: &mut World,
         req: EngineRequest,
     ) -> Option<EngineRequest> {
@@ -288,6 +289,20 @@ impl Serve09 {
                 world.set_velocity(actor_id, velocity, false);
                 req.succeed(0)
             }
+            EngineCall::VehicleTelemetry { actor_id } => {
+                // The world's own traffic has no rigid body: the library
+                // answers from its last state.
+                if let Some(t) = world.telemetry(actor_id) {
+                    if let Err(e) = server
+                        .rpc()
+                        .and_then(|r| r.set_vehicle_telemetry(actor_id, &t))
+                    {
+                        req.fail(&e.to_string());
+                        return None;
+                    }
+                }
+                req.succeed(0)
+            }
             EngineCall::ApplyVehicleControl { actor_id, control } => {
                 let c = Control {
                     steer: control.steer,
@@ -297,6 +312,8 @@ impl Serve09 {
                     reverse: control.reverse,
                 };
                 if world.set_control(actor_id, c) {
+                    let manual = control.manual_gear_shift.get().then_some(control.gear);
+                    world.set_manual_gear(actor_id, manual);
                     self.controls.insert(actor_id, control);
                 }
                 req.succeed(0)

@@ -556,8 +556,10 @@ fn two_runs_of_a_script_repeat_bit_for_bit() {
 /// km/h time and the top speed, full brake stops within what the brakes and
 /// tires explain, full steer turns on the wheelbase, a car rolls down a
 /// 10% grade and its hand brake holds it, a crash reports m·Δv on both
-/// sensors with no overlap, two runs of 1000 ticks give identical
-/// snapshots, and absurd input leaves every actor finite.
+/// sensors with no overlap, manual gears hold and report the driver's
+/// gear, telemetry tells the engine and the wheels' loads, each blueprint
+/// has its own mass, two runs of 1000 ticks give identical snapshots, and
+/// absurd input leaves every actor finite.
 #[test]
 fn vehicle_physics_follows_carlas_controls_and_repeats_bit_for_bit() {
     let host = Host::start_with(&["--town-vehicles", "0", "--town-walkers", "0"]);

@@ -17,7 +17,7 @@
 //! the car's speed (km/h).
 
 use super::powertrain::{clean, curve_at, Engine, Gearbox};
-use carla_server::rpc::VehiclePhysicsControl;
+use carla_server::rpc::{VehiclePhysicsControl, VehicleTelemetry, WheelTelemetry};
 use carla_server::types::Vector3D;
 use rapier3d::control::{DynamicRayCastVehicleController, WheelTuning};
 use rapier3d::prelude::*;
@@ -39,6 +39,9 @@ pub(crate) struct Drive {
     pub brake: f32,
     pub hand_brake: bool,
     pub reverse: bool,
+    /// `manual_gear_shift`: the gear (-1 reverse, 0 neutral, 1 first,
+    /// ...); `None`: the automatic.
+    pub gear: Option<i32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,6 +73,8 @@ pub(crate) struct Chassis {
     /// The last input and the drive torque in all (N·m).
     pub last: Drive,
     pub drive_torque: f32,
+    /// The last step's length, seconds.
+    last_dt: f32,
     /// Not stepped yet: the engine has not taken the body in (its mass
     /// properties are computed by its first step), so its wheels wait.
     pub fresh: bool,
@@ -130,6 +135,7 @@ impl Chassis {
             ahead,
             last: Drive::default(),
             drive_torque: 0.0,
+            last_dt: 0.0,
             fresh: true,
         };
         c.apply(control, bodies);
@@ -269,12 +275,15 @@ impl Chassis {
             ..d
         };
         self.last = d;
+        self.last_dt = dt;
         let speed = self.forward_speed(bodies);
         let r_mean =
             self.specs.iter().map(|s| s.radius).sum::<f32>() / self.specs.len().max(1) as f32;
+        self.gearbox.select(&self.engine, d.gear);
+        let reverse = d.gear.map_or(d.reverse, |g| g < 0);
         let torque = self
             .gearbox
-            .step(&self.engine, d.throttle, d.reverse, speed / r_mean, dt);
+            .step(&self.engine, d.throttle, reverse, speed / r_mean, dt);
         self.drive_torque = torque;
         // The engine's inertia turns with the wheels: the drive also
         // spins it up.
@@ -321,5 +330,76 @@ impl Chassis {
         if drag.is_finite() {
             b.apply_impulse(drag, true);
         }
+    }
+
+    /// CARLA's telemetry of the car after its last step: forward speed,
+    /// the controls it drove under, engine rpm, gear, drag (N) and per
+    /// wheel its grip, slip angle (degrees), spin (rad/s), load (N, and
+    /// over its share of the weight), torque (N·m) and the tire's forward
+    /// and side forces (N). Wheels roll with the road (no longitudinal
+    /// slip), so `long_slip` is 0.
+    pub(crate) fn telemetry(&self, bodies: &RigidBodySet) -> VehicleTelemetry {
+        let b = &bodies[self.body];
+        let rot = b.position().rotation;
+        let v = b.linvel();
+        let speed = self.forward_speed(bodies);
+        let d = self.last;
+        let dt = self.last_dt;
+        let per_second = |impulse: f32| if dt > 0.0 { impulse / dt } else { 0.0 };
+        let n = self.specs.len().max(1) as f32;
+        let share = self.mass * G / n;
+        let mut t = VehicleTelemetry {
+            speed,
+            steer: d.steer,
+            throttle: d.throttle,
+            brake: d.brake,
+            engine_rpm: self.gearbox.omega * 60.0 / std::f32::consts::TAU,
+            gear: self.gearbox.carla_gear(),
+            drag: self.drag * v.length_squared(),
+            ..Default::default()
+        };
+        let pairs = self.wheels.wheels().iter().zip(&self.specs);
+        for (out, (w, s)) in t.wheels.iter_mut().zip(pairs) {
+            let (sin, cos) = w.steering.sin_cos();
+            let fwd = rot * Vector::new(cos, sin, 0.0);
+            let side = rot * Vector::new(-sin, cos, 0.0);
+            let at = b.velocity_at_point(w.raycast_info().hard_point_ws);
+            let (along, across) = (fwd.dot(at), side.dot(at));
+            let load = w.wheel_suspension_force.max(0.0);
+            let long_force = per_second(w.forward_impulse);
+            let lat_force = per_second(w.side_impulse);
+            let normalized = load / share;
+            let torque = if w.brake > 0.0 {
+                -per_second(w.brake) * s.radius * along.signum()
+            } else {
+                w.engine_force * s.radius
+            };
+            let over_load = |f: f32| {
+                if load > 0.0 {
+                    f.abs() * normalized / load
+                } else {
+                    0.0
+                }
+            };
+            *out = WheelTelemetry {
+                tire_friction: s.friction,
+                lat_slip: if along.abs() + across.abs() > 0.1 {
+                    across.atan2(along.abs()).to_degrees()
+                } else {
+                    0.0
+                },
+                long_slip: 0.0,
+                omega: along / s.radius,
+                tire_load: load,
+                normalized_tire_load: normalized,
+                torque,
+                long_force,
+                lat_force,
+                normalized_long_force: over_load(long_force),
+                normalized_lat_force: over_load(lat_force),
+            };
+        }
+        t.wheel_count = self.specs.len().min(t.wheels.len()) as u32;
+        t
     }
 }

@@ -464,6 +464,16 @@ impl Physics {
         &self.touches
     }
 
+    /// Vehicle `id`'s telemetry after the last step (`get_telemetry_data`).
+    pub(crate) fn telemetry(&self, id: u32) -> Option<carla_server::rpc::VehicleTelemetry> {
+        self.car(id).map(|c| c.telemetry(&self.world.bodies))
+    }
+
+    /// The gear vehicle `id` is in, as CARLA reports it.
+    pub(crate) fn gear(&self, id: u32) -> Option<i32> {
+        self.car(id).map(|c| c.gearbox.carla_gear())
+    }
+
     /// Vehicle `id`'s pose and motion.
     pub(crate) fn state(&self, id: u32) -> Option<BodyState> {
         let c = self.car(id)?;

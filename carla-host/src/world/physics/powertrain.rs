@@ -151,6 +151,10 @@ pub(crate) struct Gearbox {
     pub shifting: f32,
     /// Seconds since the last shift ended.
     pub in_gear_for: f32,
+    /// The driver chose neutral: no drive, the engine free.
+    pub neutral: bool,
+    /// The driver picks the gear (`manual_gear_shift`): no autobox.
+    pub manual: bool,
 }
 
 impl Default for Gearbox {
@@ -160,6 +164,8 @@ impl Default for Gearbox {
             omega: 0.0,
             shifting: 0.0,
             in_gear_for: f32::INFINITY,
+            neutral: false,
+            manual: false,
         }
     }
 }
@@ -178,13 +184,36 @@ impl Gearbox {
         self.omega * RPM
     }
 
-    /// The gear as CARLA reports it (1 = first, -1 = reverse).
-    #[cfg(test)]
+    /// The gear as CARLA reports it (1 = first, 0 = neutral, -1 =
+    /// reverse).
     pub(crate) fn carla_gear(&self) -> i32 {
         if self.gear < 0 {
             -1
+        } else if self.neutral {
+            0
         } else {
             self.gear + 1
+        }
+    }
+
+    /// The driver's choice of gear: `Some(g)` under `manual_gear_shift`,
+    /// CARLA's numbers (-1 reverse, 0 neutral, 1 first, ...; past the top
+    /// gear the top one), taken at once as CARLA's PhysX vehicles take a
+    /// manual shift (no `gear_switch_time`, no autobox); `None`: the
+    /// automatic, from the gear it is in.
+    pub(crate) fn select(&mut self, e: &Engine, manual: Option<i32>) {
+        self.manual = manual.is_some();
+        let Some(g) = manual else {
+            self.neutral = false;
+            return;
+        };
+        self.neutral = g == 0;
+        let top = e.gears.len() as i32 - 1;
+        let want = if g < 0 { -1 } else { (g - 1).clamp(0, top) };
+        if want != self.gear {
+            self.gear = want;
+            self.shifting = 0.0;
+            self.in_gear_for = 0.0;
         }
     }
 
@@ -202,12 +231,12 @@ impl Gearbox {
     ) -> f32 {
         let throttle = clean(throttle, 0.0, 0.0, 1.0);
         let wheel_omega = clean(wheel_omega, 0.0, -1e4, 1e4);
-        if reverse != (self.gear < 0) {
+        if !self.manual && reverse != (self.gear < 0) {
             self.gear = if reverse { -1 } else { 0 };
             self.shifting = 0.0;
         }
         let ratio = self.ratio(e);
-        let in_gear = self.shifting <= 0.0;
+        let in_gear = self.shifting <= 0.0 && !self.neutral;
         self.shifting = (self.shifting - dt).max(0.0);
         // The engine speed the wheels turn it at (wheels turning against
         // the gear, rolling back in first, leave it at rest).
@@ -225,12 +254,18 @@ impl Gearbox {
                 0.0
             }
         } else {
-            // Shifting: the engine spins down on its own (semi-implicit).
+            // Shifting or in neutral: the engine spins down on its own
+            // (semi-implicit).
             let inertia = e.moi / dt;
             self.omega = inertia * self.omega / (inertia + e.damping_disengaged);
             0.0
         };
-        if e.autobox && in_gear && self.gear >= 0 && self.in_gear_for >= AUTOBOX_LATENCY {
+        if e.autobox
+            && !self.manual
+            && in_gear
+            && self.gear >= 0
+            && self.in_gear_for >= AUTOBOX_LATENCY
+        {
             self.shift(e, target);
         }
         torque * ratio
@@ -338,6 +373,41 @@ mod tests {
             g.step(&e, 0.0, false, 5.0, 0.01);
         }
         assert_eq!(g.gear, 0, "{g:?}");
+    }
+
+    #[test]
+    fn a_manual_gearbox_stays_in_the_drivers_gear() {
+        let e = engine();
+        let drive = |gear: i32, wheel_omega: f32| {
+            let mut g = Gearbox::default();
+            let mut t = 0.0;
+            for _ in 0..300 {
+                g.select(&e, Some(gear));
+                t = g.step(&e, 1.0, false, wheel_omega, 0.01);
+            }
+            (t, g)
+        };
+        let (first, g1) = drive(1, 0.0);
+        let (third, g3) = drive(3, 0.0);
+        assert_eq!((g1.carla_gear(), g3.carla_gear()), (1, 3));
+        // Third gives the wheels 1.35/2.85 of first's torque.
+        assert!(
+            (third / first - 1.35 / 2.85).abs() < 0.01,
+            "{first} {third}"
+        );
+        // Wheels fast enough for the autobox to go up: it stays put.
+        let (_, fast) = drive(1, 150.0);
+        assert_eq!(fast.carla_gear(), 1);
+        let (idle, n) = drive(0, 0.0);
+        assert_eq!((idle, n.carla_gear()), (0.0, 0));
+        let (back, r) = drive(-1, 0.0);
+        assert!(back < -1000.0 && r.carla_gear() == -1, "{back}");
+        // Past the top gear: the top gear.
+        assert_eq!(drive(9, 0.0).1.carla_gear(), 5);
+        // Back to the automatic: it drives again from the gear it is in.
+        let mut g = n;
+        g.select(&e, None);
+        assert!(g.step(&e, 1.0, false, 0.0, 0.01) > 0.0);
     }
 
     #[test]

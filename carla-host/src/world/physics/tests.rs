@@ -43,6 +43,7 @@ const FULL: Drive = Drive {
     brake: 0.0,
     hand_brake: false,
     reverse: false,
+    gear: None,
 };
 
 fn time_to_50(c: &VehiclePhysicsControl) -> f32 {

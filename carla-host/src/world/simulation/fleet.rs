@@ -21,6 +21,9 @@ pub(crate) struct Driven {
     pub id: u32,
     pub car: Car,
     pub control: Control,
+    /// The client's `manual_gear_shift` gear (CARLA's numbers); `None`:
+    /// the automatic.
+    pub manual_gear: Option<i32>,
     pub albedo: [u8; 3],
     /// Yaw rate of the last tick, deg/s.
     pub yaw_rate: f32,
@@ -173,6 +176,7 @@ impl World {
             id,
             car,
             control: Control::default(),
+            manual_gear: None,
             albedo,
             yaw_rate: 0.0,
             velocity: v3(0.0, 0.0, 0.0),
@@ -254,6 +258,23 @@ impl World {
                 d.modes.ackermann = None;
             })
             .is_some()
+    }
+
+    /// A client vehicle's gear under `manual_gear_shift` (`None`: the
+    /// automatic); false if it is not one.
+    pub(crate) fn set_manual_gear(&mut self, id: u32, gear: Option<i32>) -> bool {
+        self.driven_mut(id).map(|d| d.manual_gear = gear).is_some()
+    }
+
+    /// A client vehicle's telemetry after the last step.
+    pub(crate) fn telemetry(&self, id: u32) -> Option<carla_server::rpc::VehicleTelemetry> {
+        self.physics.telemetry(id)
+    }
+
+    /// The gear a client vehicle is in, as CARLA reports it (-1 reverse, 0
+    /// neutral, 1 first, ...).
+    pub(crate) fn gear_of(&self, id: u32) -> Option<i32> {
+        self.physics.gear(id)
     }
 
     /// An impulse (N·s; angular: N·m·s) on a client vehicle; false if it
@@ -377,6 +398,11 @@ impl World {
                     brake: c.brake,
                     hand_brake: c.hand_brake.get(),
                     reverse: c.reverse.get(),
+                    gear: if d.modes.autopilot || d.modes.ackermann.is_some() {
+                        None
+                    } else {
+                        d.manual_gear
+                    },
                 },
             ));
         }

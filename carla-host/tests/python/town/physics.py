@@ -2,9 +2,10 @@
 flat straight road and a 10% grade, loaded with generate_opendrive_world)
 the physics control changes how a car drives, brakes stop it as its brakes
 and tires allow, steering turns it on its wheelbase, a car rolls down a
-grade and its hand brake holds it, two cars collide and both sensors say
-so, a run repeats bit for bit, and absurd physics input leaves the world
-finite. Prints figures and OK.
+grade and its hand brake holds it, manual gears hold, telemetry tells the
+engine and wheels, each blueprint has its own mass, two cars collide and
+both sensors say so, a run repeats bit for bit, and absurd physics input
+leaves the world finite. Prints figures and OK.
 
 Usage: python physics.py PORT"""
 import math
@@ -135,6 +136,51 @@ short = top_speed(lambda pc: setattr(pc, "final_ratio", pc.final_ratio * 2))
 first = top_speed(lambda pc: setattr(pc, "forward_gears", pc.forward_gears[:1]))
 print("speed after 20 s: %.1f m/s; final ratio x2 %.1f m/s; first gear only %.1f m/s" % (top, short, first))
 check(short < 0.8 * top and first < 0.6 * top, "ratios change the top speed")
+
+
+# Manual gears (VehicleControl.manual_gear_shift): the car stays in the
+# driver's gear; get_control() and the telemetry report the gear it is in.
+def manual(gear, ticks=400, x=10.0):
+    car = spawn(x)
+    car.apply_control(carla.VehicleControl(throttle=1.0, manual_gear_shift=True, gear=gear))
+    for _ in range(ticks):
+        world.tick()
+    v = car.get_velocity()
+    forward = car.get_transform().get_forward_vector()
+    along = v.x * forward.x + v.y * forward.y
+    reported = (car.get_control().gear, car.get_telemetry_data().gear)
+    car.destroy()
+    world.tick()
+    return along, reported
+
+
+in_first, first_gear = manual(1)
+in_neutral, neutral_gear = manual(0, 60)
+backwards, reverse_gear = manual(-1, 60, x=300.0)
+print("manual: first gear %.1f m/s (gear %s), neutral %.2f m/s (%s), reverse %.1f m/s (%s)"
+      % (in_first, first_gear, in_neutral, neutral_gear, backwards, reverse_gear))
+check(abs(in_first - first) < 1.0 and first_gear == (1, 1), "first gear: %.1f m/s %s" % (in_first, first_gear))
+check(abs(in_neutral) < 0.3 and neutral_gear == (0, 0), "neutral: %.2f m/s %s" % (in_neutral, neutral_gear))
+check(backwards < -2.0 and reverse_gear == (-1, -1), "reverse: %.1f m/s %s" % (backwards, reverse_gear))
+
+# Telemetry (get_telemetry_data) at full throttle: the engine turns, the
+# autobox has shifted, the wheels carry the car's weight and the drive.
+car = spawn(10.0)
+car.apply_control(carla.VehicleControl(throttle=1.0))
+for _ in range(200):
+    world.tick()
+t = car.get_telemetry_data()
+weight = car.get_physics_control().mass * 9.81
+load = sum(w.tire_load for w in t.wheels)
+drive = sum(w.torque for w in t.wheels)
+print("telemetry after 10 s: %.1f m/s, gear %d, %.0f rpm, drag %.0f N, wheels carry %.0f N of %.0f N, "
+      "drive torque %.0f N m" % (t.speed, t.gear, t.engine_rpm, t.drag, load, weight, drive))
+check(abs(t.speed - speed(car)) < 0.5 and t.throttle == 1.0, "telemetry speed %.2f" % t.speed)
+check(t.gear >= 2 and t.gear == car.get_control().gear and t.engine_rpm > 1000.0, "gear %d rpm %.0f" % (t.gear, t.engine_rpm))
+check(len(t.wheels) == 4 and abs(load - weight) < 0.1 * weight, "wheel loads %.0f of %.0f" % (load, weight))
+check(drive > 0.0 and t.drag > 0.0, "drive %.0f, drag %.0f" % (drive, t.drag))
+car.destroy()
+world.tick()
 
 # Full brake at 20 m/s: it stops in v^2 / (2 a), a = the brakes' torque
 # over the wheels' radius and the mass, or the tires' grip (mu g), whichever
