@@ -291,7 +291,11 @@ impl World {
             let scene = &self.scene;
             let ground = |x: f32, y: f32, z: f32| scene.ground_at(x, y, z, 0.6).0;
             for w in &mut self.walkers {
-                w.step(&town.map.lanes, &town.paths, dt, &ground);
+                if w.is_character() {
+                    character_step(&self.physics, w, dt, &ground);
+                } else {
+                    w.step(&town.map.lanes, &town.paths, dt, &ground);
+                }
             }
         }
         if self.player_active {
@@ -609,6 +613,28 @@ fn bbox(x: f32, y: f32, z: f32) -> BoundingBox {
             rotation: Rotation3D::default(),
         },
         extent: v3(x, y, z),
+    }
+}
+
+/// A client's walker walks `dt` as a character; one that fell through
+/// the level (there is no surface under it) stands on the ground under it.
+fn character_step(
+    physics: &physics::Physics,
+    w: &mut simulation::pedestrians::Walker,
+    dt: f32,
+    ground: &dyn Fn(f32, f32, f32) -> f32,
+) {
+    use physics::walkers::Stride;
+    let want = w.stride(dt);
+    let s = Stride {
+        feet: math::v3(w.x, w.y, w.z),
+        motion: w.motion,
+    };
+    let s = physics.walk(w.id, s, want, simulation::pedestrians::HALF_HEIGHT, dt);
+    (w.x, w.y, w.z, w.motion) = (s.feet.x, s.feet.y, s.feet.z, s.motion);
+    let floor = ground(w.x, w.y, w.z + 1.0);
+    if w.z < floor - 2.0 {
+        (w.z, w.motion) = (floor, Default::default());
     }
 }
 

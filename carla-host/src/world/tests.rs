@@ -684,3 +684,33 @@ fn a_town_car_wedged_between_clients_cars_starts_again_elsewhere() {
     );
     assert!(moved > 1.5, "the client's car got {moved} m on");
 }
+
+#[test]
+fn a_clients_walker_stops_at_a_parked_car() {
+    let mut w = empty_slope();
+    let spot = pose_transform(30.0, 1.75, 1.7, 0.0, 0.0, 0.0);
+    w.spawn_car(500, &spot, [1, 2, 3], (CAR, 0.0, &testing::physics(CAR)))
+        .expect("a free spot");
+    let parked = Control {
+        hand_brake: CBool::TRUE,
+        brake: 1.0,
+        ..Control::default()
+    };
+    w.set_control(500, parked);
+    let at = pose_transform(20.0, 1.75, 2.0, 0.0, 0.0, 0.0);
+    w.spawn_walker(600, &at).expect("a walker");
+    w.walker_mut(600).unwrap().control = Some((1.0, 0.0, 1.5));
+    for i in 0..200 {
+        w.step(&Control::default(), 0.05);
+        if std::env::var_os("WALK_TRACE").is_some() {
+            let t = w.actor_transform(600).unwrap().location;
+            eprintln!("{i} {t:?}");
+        }
+    }
+    let walker = w.actor_transform(600).unwrap().location;
+    let car = w.actor_transform(500).unwrap().location;
+    assert!(
+        walker.x < car.x - CAR.x && walker.x > car.x - CAR.x - 1.0,
+        "walker {walker:?}, car {car:?}"
+    );
+}

@@ -32,13 +32,14 @@ impl Physics {
     pub(super) fn collect_touches(&mut self, before: &[Vector]) {
         self.collect_walkers(before);
         let w = &self.world;
+        let movers = &self.movers;
         let velocity_of = |collider: ColliderHandle| -> Vector {
             let Some(b) = w.colliders[collider].parent() else {
                 return Vector::ZERO;
             };
             match self.cars.iter().position(|c| c.body == b) {
                 Some(i) => before[i],
-                None => w.bodies[b].linvel(),
+                None => mover_velocity(movers, b),
             }
         };
         for (i, c) in self.cars.iter().enumerate() {
@@ -89,6 +90,7 @@ impl Physics {
     fn collect_walkers(&mut self, before: &[Vector]) {
         let w = &self.world;
         let mut now = Vec::new();
+        let mut pushed = Vec::new();
         for (i, c) in self.cars.iter().enumerate() {
             for (a, b, touching) in w.narrow_phase.intersection_pairs_with(c.collider) {
                 let other = if a == c.collider { b } else { a };
@@ -104,15 +106,34 @@ impl Physics {
                 }
                 let them = w.colliders[other]
                     .parent()
-                    .map_or(Vector::ZERO, |p| w.bodies[p].linvel());
+                    .map_or(Vector::ZERO, |p| mover_velocity(&self.movers, p));
                 let j = (them - before[i]) * WALKER_KG;
                 self.touches.push(Touch {
                     vehicle: c.id,
                     other: Part::Walker(walker),
                     impulse: vec3(j),
                 });
+                pushed.push((c.body, j));
             }
         }
         self.overlaps = now;
+        // The car gives the walker that momentum (it shoves it along; see
+        // `walkers`): it loses as much.
+        for (body, j) in pushed {
+            if j.is_finite() {
+                self.world.bodies[body].apply_impulse(j, true);
+            }
+        }
     }
+}
+
+/// The velocity the world gave mover `body` (zero for other bodies).
+fn mover_velocity(
+    movers: &[(Part, RigidBodyHandle, ColliderHandle, Vector)],
+    body: RigidBodyHandle,
+) -> Vector {
+    movers
+        .iter()
+        .find(|m| m.1 == body)
+        .map_or(Vector::ZERO, |m| m.3)
 }

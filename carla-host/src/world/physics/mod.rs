@@ -13,6 +13,7 @@ pub(crate) mod chassis;
 mod contacts;
 pub(crate) mod powertrain;
 mod statics;
+pub(crate) mod walkers;
 
 use crate::world::math::v3;
 use carla_server::rpc::VehiclePhysicsControl;
@@ -70,6 +71,9 @@ pub(crate) struct Mover {
     pub centre: Vector3D,
     pub half: Vector3D,
     pub yaw: f32,
+    /// m/s: how it moves (a kinematic body's own velocity is its last
+    /// displacement over the first physics sub-step, not this).
+    pub velocity: Vector3D,
 }
 
 /// A vehicle's pose and motion after a step.
@@ -95,7 +99,8 @@ pub(crate) struct Physics {
     ground: ColliderSet,
     ground_tree: BroadPhaseBvh,
     cars: Vec<Chassis>,
-    movers: Vec<(Part, RigidBodyHandle, ColliderHandle)>,
+    /// The other moving actors: part, body, collider, velocity.
+    movers: Vec<(Part, RigidBodyHandle, ColliderHandle, Vector)>,
     touches: Vec<Touch>,
     /// (vehicle, walker) pairs overlapping after the last step.
     overlaps: Vec<(u32, u32)>,
@@ -161,6 +166,17 @@ impl Physics {
         let mut world = PhysicsWorld::new();
         world.gravity = Vector::new(0.0, 0.0, -9.81);
         statics.insert(&mut world.colliders, false);
+        // The level in the broad phase before any step: walkers' moves
+        // ask it (a world with no client vehicle is never stepped).
+        let level: Vec<ColliderHandle> = world.colliders.iter().map(|(h, _)| h).collect();
+        world.broad_phase.update(
+            &world.integration_parameters,
+            &world.colliders,
+            &world.bodies,
+            &level,
+            &[],
+            &mut Vec::new(),
+        );
         let mut ground = ColliderSet::new();
         statics.insert(&mut ground, true);
         let mut ground_tree = BroadPhaseBvh::new();
@@ -328,14 +344,18 @@ impl Physics {
             if keep(&self.movers[i].0) {
                 i += 1;
             } else {
-                let (_, b, _) = self.movers.remove(i);
+                let (_, b, _, _) = self.movers.remove(i);
                 w.remove_body_with_colliders(b, true);
             }
         }
         for m in movers {
             let at = pose(m.centre, m.yaw, 0.0, 0.0);
-            match self.movers.iter().find(|(p, _, _)| *p == m.part) {
-                Some(&(_, b, c)) => {
+            let v = Vector::new(m.velocity.x, m.velocity.y, m.velocity.z);
+            let v = if v.is_finite() { v } else { Vector::ZERO };
+            match self.movers.iter_mut().find(|(p, _, _, _)| *p == m.part) {
+                Some((_, b, c, velocity)) => {
+                    let (b, c) = (*b, *c);
+                    *velocity = v;
                     w.bodies[b].set_next_kinematic_position(at);
                     if let Some(shape) = w.colliders[c].shape().as_cuboid() {
                         let h = shape.half_extents;
@@ -362,7 +382,7 @@ impl Physics {
                         b,
                         &mut w.bodies,
                     );
-                    self.movers.push((m.part, b, c));
+                    self.movers.push((m.part, b, c, v));
                 }
             }
         }

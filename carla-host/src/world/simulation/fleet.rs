@@ -338,23 +338,32 @@ impl World {
 
     /// The other moving actors, as boxes the client vehicles meet.
     fn movers(&self) -> Vec<Mover> {
-        let boxed = |part, r: Rect, z: f32, hz: f32| Mover {
+        let boxed = |part, r: Rect, z: f32, hz: f32, (speed, yaw): (f32, f32)| Mover {
             part,
             centre: v3(r.cx, r.cy, z + hz),
             half: v3(r.hx, r.hy, hz),
             yaw: r.sin.atan2(r.cos),
+            velocity: v3(speed * yaw.cos(), speed * yaw.sin(), 0.0),
         };
         let mut out: Vec<Mover> = self
             .vehicles
             .iter()
-            .map(|v| boxed(Part::Vehicle(v.id), v.rect(), v.pose.z, v.extent.2))
+            .map(|v| {
+                let motion = (v.speed, v.pose.yaw);
+                boxed(Part::Vehicle(v.id), v.rect(), v.pose.z, v.extent.2, motion)
+            })
             .collect();
-        out.extend(
-            self.walkers
-                .iter()
-                .filter(|w| !w.ghost)
-                .map(|w| boxed(Part::Walker(w.id), w.rect(), w.z, HALF_HEIGHT)),
-        );
+        out.extend(self.walkers.iter().filter(|w| !w.ghost).map(|w| {
+            let mut m = boxed(
+                Part::Walker(w.id),
+                w.rect(),
+                w.z,
+                HALF_HEIGHT,
+                (w.speed, w.yaw),
+            );
+            (m.velocity.x, m.velocity.y) = (m.velocity.x + w.motion.x, m.velocity.y + w.motion.y);
+            m
+        }));
         if self.player_active {
             let c = &self.car;
             out.push(boxed(
@@ -362,6 +371,7 @@ impl World {
                 c.footprint(),
                 c.z,
                 c.extent.z,
+                (c.speed, c.yaw),
             ));
         }
         out
@@ -382,7 +392,10 @@ impl World {
 
     /// Steps the client vehicles by one sub-step (after the traffic).
     pub(in crate::world) fn step_fleet(&mut self, dt: f32) {
-        if dt <= 0.0 || self.fleet.is_empty() {
+        // With no client vehicle the bodies still move for clients'
+        // walkers (what their characters meet).
+        let characters = self.walkers.iter().any(|w| w.is_character());
+        if dt <= 0.0 || (self.fleet.is_empty() && !characters) {
             return;
         }
         let movers = self.movers();

@@ -8,6 +8,7 @@
 use crate::world::map::lanes::{LaneIx, LaneKind, Lanes};
 use crate::world::map::CURB_HEIGHT;
 use crate::world::math::{Rect, Rng};
+use carla_server::types::Vector3D;
 
 /// Half a pedestrian's height: its origin (the centre of its capsule, as
 /// CARLA's) is this far above the ground, metres.
@@ -59,6 +60,9 @@ pub(crate) struct Walker {
     /// `set_collisions(False)`: vehicles pass through it (a client's
     /// walker controller asks this of every walker it moves).
     pub ghost: bool,
+    /// A client's walker: its motion besides its walk (a shove, a fall),
+    /// m/s.
+    pub motion: Vector3D,
 }
 
 const CLOTHES: [[u8; 3]; 4] = [[60, 60, 140], [140, 50, 50], [50, 50, 50], [200, 180, 120]];
@@ -78,6 +82,7 @@ impl Walker {
             walk: None,
             control: None,
             ghost: false,
+            motion: Vector3D::default(),
         };
         if !paths.lanes.is_empty() {
             let lane = paths.lanes[rng.below(paths.lanes.len())];
@@ -105,6 +110,7 @@ impl Walker {
             walk: None,
             control: None,
             ghost: false,
+            motion: Vector3D::default(),
         }
     }
 
@@ -134,6 +140,26 @@ impl Walker {
         } else {
             p.yaw + std::f32::consts::PI
         };
+    }
+
+    /// Whether it walks as a character ([`crate::world::physics::walkers`]):
+    /// a client's walker that collides.
+    pub(crate) fn is_character(&self) -> bool {
+        self.walk.is_none() && !self.ghost
+    }
+
+    /// A character's stride over `dt` under its control (metres along x
+    /// and y); it turns to where it walks.
+    pub(crate) fn stride(&mut self, dt: f32) -> (f32, f32) {
+        let Some((dx, dy, speed)) = self.control else {
+            self.speed = 0.0;
+            return (0.0, 0.0);
+        };
+        self.speed = speed;
+        if speed > 0.0 && (dx != 0.0 || dy != 0.0) {
+            self.yaw = dy.atan2(dx);
+        }
+        (dx * speed * dt, dy * speed * dt)
     }
 
     /// Walks `dt` seconds. A client's walker moves by its control and

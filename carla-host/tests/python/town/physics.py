@@ -294,6 +294,49 @@ striker.destroy()
 parked.destroy()
 world.tick()
 
+# A walker is a character: it walks up to a parked car and stops there; a
+# car driving into a standing walker shoves it along, and both sensors
+# name the other.
+walker_bp = bl.find("walker.pedestrian.0001")
+parked = spawn(700.0)
+walker = world.spawn_actor(walker_bp, carla.Transform(carla.Location(690.0, -1.75, 1.0)))
+world.tick()
+walker.apply_control(carla.WalkerControl(direction=carla.Vector3D(1.0, 0.0, 0.0), speed=1.5))
+for _ in range(200):
+    world.tick()
+front = walker.get_location().x
+rear = parked.get_location().x - parked.bounding_box.extent.x
+print("a walker walking into a parked car stops at %.2f m, the car's rear at %.2f m" % (front, rear))
+check(rear - 1.0 < front < rear, "the walker stopped at the car: %.2f, rear %.2f" % (front, rear))
+walker.destroy()
+parked.destroy()
+world.tick()
+
+car = spawn(800.0)
+walker = world.spawn_actor(walker_bp, carla.Transform(carla.Location(815.0, -1.75, 1.0)))
+hits = {car.id: [], walker.id: []}
+sensors = []
+for a in (car, walker):
+    s = world.spawn_actor(bl.find("sensor.other.collision"), carla.Transform(), attach_to=a)
+    s.listen(lambda e, me=a.id: hits[me].append(e.other_actor.id))
+    sensors.append(s)
+world.tick()
+car.set_target_velocity(carla.Vector3D(8.0, 0.0, 0.0))
+for _ in range(60):
+    world.tick()
+shoved = walker.get_location().x - 815.0
+print("a car at 8 m/s into a standing walker: the walker shoved %.1f m, the car at %.1f m/s, sensors %s"
+      % (shoved, speed(car), {k: sorted(set(v)) for k, v in hits.items()}))
+check(hits[car.id] and set(hits[car.id]) == {walker.id}, "the car's sensor names the walker")
+check(hits[walker.id] and set(hits[walker.id]) == {car.id}, "the walker's sensor names the car")
+check(shoved > 5.0, "the walker was shoved %.1f m" % shoved)
+for s in sensors:
+    s.stop()
+    s.destroy()
+walker.destroy()
+car.destroy()
+world.tick()
+
 # Put 200 m above the road, a car is spawned and falls.
 car = world.try_spawn_actor(BP, carla.Transform(carla.Location(300.0, -1.75, 200.0)))
 check(car is not None, "a car spawned 200 m up")
