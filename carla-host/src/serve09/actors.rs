@@ -294,4 +294,13 @@ pub(crate) fn states(
             ..Default::default()
         });
     }
+    for p in world.props() {
+        out.push(ActorState {
+            id: p.id,
+            kind: CARLA_ACTOR_OTHER,
+            transform: at(&p.transform()),
+            velocity: p.velocity,
+            ..Default::default()
+        });
+    }
 }

@@ -1,9 +1,10 @@
 //! The blueprints the town adds to the library's sensor blueprints:
 //! CARLA 0.9.16's 41 vehicles (their ids, attributes, recommended colours
 //! and bounding boxes: [`super::vehicle_catalog`]), pedestrians, the
-//! traffic light. Every vehicle is the world's box-shaped car model
+//! traffic light, and its props ([`super::prop_catalog`]). Every vehicle is the world's box-shaped car model
 //! underneath, of its blueprint's size.
 
+use super::prop_catalog::{PropModel, PROPS};
 use super::vehicle_catalog::{VehicleModel, VEHICLES};
 use carla_server::rpc::{
     ActorBox, Blueprint, BlueprintAttribute, VehiclePhysicsControl, ATTR_BOOL, ATTR_INT, ATTR_RGB,
@@ -245,5 +246,31 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
             physics: None,
         });
     }
+    for p in &PROPS {
+        out.push(Blueprint {
+            id: p.id.into(),
+            attributes: vec![
+                modifiable(attr("role_name", ATTR_STRING, "")),
+                attr("size", ATTR_STRING, p.size),
+            ],
+            bounding_box: boxed(extent_of_prop(p)),
+            library_sensor: false,
+            physics: None,
+        });
+    }
     out
+}
+
+fn extent_of_prop(p: &PropModel) -> Vector3D {
+    Vector3D {
+        x: p.extent[0],
+        y: p.extent[1],
+        z: p.extent[2],
+    }
+}
+
+/// Prop blueprint `id`'s half size and mass, if it is one.
+pub(crate) fn prop(id: &str) -> Option<(Vector3D, f32)> {
+    let p = PROPS.iter().find(|p| p.id == id)?;
+    Some((extent_of_prop(p), p.mass))
 }

@@ -43,7 +43,7 @@ pub(crate) fn actor(
             }
             // Walkers are kinematic already: moved only by their walk or a
             // client's controls.
-            None => world.walker_mut(id).is_some(),
+            None => world.walker_mut(id).is_some() || world.set_prop_simulated(id, on),
         },
         C::Collisions(on) => match world.driven_mut(id) {
             Some(d) => {

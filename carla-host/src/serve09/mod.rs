@@ -8,6 +8,7 @@ mod actors;
 pub(crate) mod blueprints;
 mod cameras;
 mod commands;
+mod prop_catalog;
 pub(crate) mod sensors;
 mod v2x;
 mod vehicle_catalog;
@@ -223,6 +224,9 @@ impl Serve09 {
                     let t = to_transform(&transform);
                     let body = (extent, ahead, &physics);
                     world.spawn_car(actor_id, &t, colour(&attributes), body)
+                } else if let Some((extent, mass)) = blueprints::prop(&blueprint) {
+                    world.spawn_prop(actor_id, &to_transform(&transform), extent, mass);
+                    Ok(())
                 } else if blueprint == "spectator" {
                     Ok(())
                 } else if blueprint.starts_with("walker.") {

@@ -144,6 +144,8 @@ pub(crate) struct World {
     traffic_held: bool,
     /// Vehicles 0.9 clients spawned.
     fleet: Vec<Driven>,
+    /// Props 0.9 clients spawned.
+    props: Vec<simulation::props::Prop>,
     /// This tick's collisions.
     contacts: Vec<Contact>,
     /// Clients' vehicles as rigid bodies.
@@ -226,6 +228,7 @@ impl World {
             player_active,
             traffic_held: false,
             fleet: Vec::new(),
+            props: Vec::new(),
             contacts: Vec::new(),
             physics: physics::Physics::new(&town.statics),
             spawned: 0,
@@ -447,6 +450,13 @@ impl World {
                     traffic: false,
                 }),
         );
+        self.obstacles.extend(self.props.iter().map(|p| Obstacle {
+            rect: p.rect(),
+            id: p.id,
+            speed: 0.0,
+            walker: false,
+            traffic: false,
+        }));
         let b = &mut self.actor_buf;
         b.clear();
         if self.player_active {
@@ -493,6 +503,18 @@ impl World {
                 1.8,
                 tag::PEDESTRIANS,
                 w.albedo,
+                f32::INFINITY,
+            ));
+        }
+        for p in &self.props {
+            let h = 2.0 * p.extent.z;
+            b.push(actor(
+                p.id,
+                p.rect(),
+                p.at.z,
+                h,
+                tag::OTHER,
+                p.albedo,
                 f32::INFINITY,
             ));
         }

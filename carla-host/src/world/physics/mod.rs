@@ -12,6 +12,7 @@
 pub(crate) mod chassis;
 mod contacts;
 pub(crate) mod powertrain;
+mod props;
 mod statics;
 pub(crate) mod walkers;
 
@@ -39,6 +40,8 @@ pub(crate) enum Part {
     Static(u8, u32),
     Vehicle(u32),
     Walker(u32),
+    /// A prop (`static.prop.*`).
+    Prop(u32),
 }
 
 impl Part {
@@ -48,6 +51,7 @@ impl Part {
             Part::Static(t, a) => (2, t, a),
             Part::Vehicle(id) => (3, 0, id),
             Part::Walker(id) => (4, 0, id),
+            Part::Prop(id) => (5, 0, id),
         };
         (kind << 40) | ((tag as u128) << 32) | id as u128
     }
@@ -58,6 +62,7 @@ impl Part {
             0 => Part::Surface,
             2 => Part::Static(tag, id),
             3 => Part::Vehicle(id),
+            5 => Part::Prop(id),
             _ => Part::Walker(id),
         }
     }
@@ -99,6 +104,7 @@ pub(crate) struct Physics {
     ground: ColliderSet,
     ground_tree: BroadPhaseBvh,
     cars: Vec<Chassis>,
+    props: Vec<props::PropBody>,
     /// The other moving actors: part, body, collider, velocity.
     movers: Vec<(Part, RigidBodyHandle, ColliderHandle, Vector)>,
     touches: Vec<Touch>,
@@ -194,6 +200,7 @@ impl Physics {
             ground,
             ground_tree,
             cars: Vec::new(),
+            props: Vec::new(),
             movers: Vec::new(),
             touches: Vec::new(),
             overlaps: Vec::new(),
@@ -229,11 +236,15 @@ impl Physics {
         self.cars.push(c);
     }
 
-    /// Removes a client's vehicle.
+    /// Removes a client's vehicle or a prop.
     pub(crate) fn remove(&mut self, id: u32) {
         if let Some(i) = self.cars.iter().position(|c| c.id == id) {
             let c = self.cars.remove(i);
             self.world.remove_body_with_colliders(c.body, true);
+        }
+        if let Some(i) = self.props.iter().position(|p| p.id == id) {
+            let p = self.props.remove(i);
+            self.world.remove_body_with_colliders(p.body, true);
         }
     }
 
@@ -249,8 +260,13 @@ impl Physics {
             .map(|c| (c, &mut w.bodies))
     }
 
+    /// The body of a client's vehicle or a prop.
+    fn body_of(&self, id: u32) -> Option<RigidBodyHandle> {
+        self.car(id).map(|c| c.body).or_else(|| self.prop_body(id))
+    }
+
     fn body_mut(&mut self, id: u32) -> Option<&mut RigidBody> {
-        let h = self.car(id)?.body;
+        let h = self.body_of(id)?;
         self.world.bodies.get_mut(h)
     }
 
@@ -291,7 +307,7 @@ impl Physics {
     fn with_finite(&mut self, id: u32, v: Vector3D, f: fn(&mut RigidBody, Vector, bool)) -> bool {
         let v = Vector::new(v.x, v.y, v.z);
         if !v.is_finite() {
-            return self.car(id).is_some();
+            return self.body_of(id).is_some();
         }
         self.body_mut(id).map(|b| f(b, v, true)).is_some()
     }
@@ -462,8 +478,9 @@ impl Physics {
     /// at rest: rapier disables it at its last finite pose; here it is
     /// taken back, still.
     fn keep_finite(&mut self) {
-        for c in &self.cars {
-            let b = &mut self.world.bodies[c.body];
+        let bodies = self.cars.iter().map(|c| c.body);
+        for h in bodies.chain(self.props.iter().map(|p| p.body)) {
+            let b = &mut self.world.bodies[h];
             let whole = b.linvel().is_finite()
                 && b.angvel().is_finite()
                 && b.position().translation.is_finite()
@@ -494,10 +511,9 @@ impl Physics {
         self.car(id).map(|c| c.gearbox.carla_gear())
     }
 
-    /// Vehicle `id`'s pose and motion.
+    /// A vehicle's or a prop's pose and motion.
     pub(crate) fn state(&self, id: u32) -> Option<BodyState> {
-        let c = self.car(id)?;
-        let b = &self.world.bodies[c.body];
+        let b = &self.world.bodies[self.body_of(id)?];
         let p = b.position();
         let fwd = p.rotation * Vector::X;
         let right = p.rotation * Vector::Y;
@@ -506,9 +522,13 @@ impl Physics {
             yaw: fwd.y.atan2(fwd.x),
             pitch: fwd.z.clamp(-1.0, 1.0).asin(),
             roll: (-right.z).clamp(-1.0, 1.0).asin(),
-            velocity: vec3(
-                b.linvel() + gravity_lag(&self.world.integration_parameters, b.gravity_scale()),
-            ),
+            velocity: if b.is_dynamic() {
+                vec3(
+                    b.linvel() + gravity_lag(&self.world.integration_parameters, b.gravity_scale()),
+                )
+            } else {
+                vec3(Vector::ZERO)
+            },
             angular: vec3(b.angvel()),
             forward_speed: fwd.dot(b.linvel()),
         })

@@ -20,6 +20,8 @@ pub(crate) enum ActorKind {
     Light,
     /// A speed-limit sign.
     Sign,
+    /// A prop a client spawned.
+    Prop,
 }
 
 impl World {
@@ -35,6 +37,8 @@ impl World {
             Some(ActorKind::Traffic)
         } else if self.walkers.iter().any(|w| w.id == id) {
             Some(ActorKind::Walker)
+        } else if self.props.iter().any(|p| p.id == id) {
+            Some(ActorKind::Prop)
         } else if (LIGHT_ID0..LIGHT_ID0 + lights.min(MAX_PER_KIND)).contains(&id) {
             Some(ActorKind::Light)
         } else if (SIGN_ID0..SIGN_ID0 + signs.min(MAX_PER_KIND)).contains(&id) {
@@ -101,6 +105,7 @@ impl World {
             }
             ActorKind::Light => self.light_transform((id - LIGHT_ID0) as usize),
             ActorKind::Sign => self.sign_actors().nth((id - SIGN_ID0) as usize)?.1,
+            ActorKind::Prop => self.props.iter().find(|p| p.id == id)?.transform(),
         })
     }
 }
@@ -126,6 +131,11 @@ impl World {
                 .iter()
                 .find(|w| w.id == id)
                 .map_or(v3(0.0, 0.0, 0.0), |w| planar(w.speed, w.yaw)),
+            Some(ActorKind::Prop) => self
+                .props
+                .iter()
+                .find(|p| p.id == id)
+                .map_or(v3(0.0, 0.0, 0.0), |p| p.velocity),
             _ => v3(0.0, 0.0, 0.0),
         }
     }

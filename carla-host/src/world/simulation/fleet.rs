@@ -211,11 +211,13 @@ impl World {
 
     /// Removes a client's vehicle, a traffic vehicle or a pedestrian.
     pub(crate) fn remove_actor(&mut self, id: u32) -> bool {
-        let before = self.fleet.len() + self.vehicles.len() + self.walkers.len();
+        let count = |w: &Self| w.fleet.len() + w.vehicles.len() + w.walkers.len() + w.props.len();
+        let before = count(self);
         self.fleet.retain(|d| d.id != id);
         self.vehicles.retain(|v| v.id != id);
         self.walkers.retain(|w| w.id != id);
-        let removed = before != self.fleet.len() + self.vehicles.len() + self.walkers.len();
+        self.props.retain(|p| p.id != id);
+        let removed = before != count(self);
         self.physics.remove(id);
         if removed {
             self.refresh();
@@ -321,6 +323,12 @@ impl World {
             // the traffic (their lane takes them back afterwards).
             (v.pose.x, v.pose.y, v.pose.z, v.pose.yaw) = (x, y, t.location.z, yaw);
             true
+        } else if let Some(p) = self.props.iter_mut().find(|p| p.id == id) {
+            let r = &t.rotation;
+            p.at = v3(x, y, t.location.z);
+            (p.yaw, p.pitch, p.roll) = (yaw, r.pitch.to_radians(), r.roll.to_radians());
+            self.physics.teleport(id, p.at, p.yaw, p.pitch, p.roll);
+            true
         } else {
             false
         };
@@ -395,7 +403,7 @@ impl World {
         // With no client vehicle the bodies still move for clients'
         // walkers (what their characters meet).
         let characters = self.walkers.iter().any(|w| w.is_character());
-        if dt <= 0.0 || (self.fleet.is_empty() && !characters) {
+        if dt <= 0.0 || (self.fleet.is_empty() && !characters && self.props.is_empty()) {
             return;
         }
         let movers = self.movers();
@@ -462,9 +470,10 @@ impl World {
             d.angular = s.angular;
             d.yaw_rate = s.angular.z.to_degrees();
         }
+        self.read_props();
         for t in self.physics.touches() {
             let (other, tag) = match t.other {
-                Part::Vehicle(id) | Part::Walker(id) => (id, 0),
+                Part::Vehicle(id) | Part::Walker(id) | Part::Prop(id) => (id, 0),
                 Part::Static(tag, actor) => (actor, tag),
                 Part::Surface => continue,
             };

@@ -337,6 +337,44 @@ walker.destroy()
 car.destroy()
 world.tick()
 
+# Props are bodies: still until they simulate physics, then they fall and
+# are pushed; a still one stops a car.
+props = bl.filter("static.prop.*")
+check(len(props) == 96 and all(p.has_attribute("size") for p in props), "prop blueprints: %d" % len(props))
+barrier = world.spawn_actor(bl.find("static.prop.streetbarrier"), carla.Transform(carla.Location(920.0, -1.75, 0.0), carla.Rotation(yaw=90.0)))
+cone = world.spawn_actor(bl.find("static.prop.constructioncone"), carla.Transform(carla.Location(1020.0, -1.75, 3.0)))
+for _ in range(20):
+    world.tick()
+floating = cone.get_location().z
+cone.set_simulate_physics(True)
+for _ in range(40):
+    world.tick()
+landed = cone.get_location().z
+into_barrier, into_cone = spawn(900.0), spawn(1000.0)
+hits = {into_barrier.id: [], into_cone.id: []}
+sensors = []
+for a in (into_barrier, into_cone):
+    s = world.spawn_actor(bl.find("sensor.other.collision"), carla.Transform(), attach_to=a)
+    s.listen(lambda e, me=a.id: hits[me].append(e.other_actor.id))
+    sensors.append(s)
+world.tick()
+for a in (into_barrier, into_cone):
+    a.set_target_velocity(carla.Vector3D(10.0, 0.0, 0.0))
+for _ in range(60):
+    world.tick()
+pushed = cone.get_location().distance(carla.Location(1020.0, -1.75, 0.0))
+held = barrier.get_location().x - 920.0
+print("props: a still cone at %.2f m, simulated it lands at %.2f m and a car at 10 m/s pushes it %.1f m (the car %.1f m/s); "
+      "a still barrier moves %.2f m, the car into it %.1f m/s"
+      % (floating, landed, pushed, speed(into_cone), held, speed(into_barrier)))
+check(abs(floating - 3.0) < 0.01 and abs(landed) < 0.1, "the cone floats, then falls: %.2f, %.2f" % (floating, landed))
+check(pushed > 1.0 and set(hits[into_cone.id]) == {cone.id}, "the cone pushed %.1f m, hits %s" % (pushed, hits[into_cone.id]))
+check(held == 0.0 and speed(into_barrier) < 1.0 and set(hits[into_barrier.id]) == {barrier.id},
+      "the barrier held (%.2f m), the car at %.1f m/s, hits %s" % (held, speed(into_barrier), hits[into_barrier.id]))
+for a in sensors + [into_barrier, into_cone, barrier, cone]:
+    a.destroy()
+world.tick()
+
 # Put 200 m above the road, a car is spawned and falls.
 car = world.try_spawn_actor(BP, carla.Transform(carla.Location(300.0, -1.75, 200.0)))
 check(car is not None, "a car spawned 200 m up")
