@@ -180,6 +180,14 @@
 #define CARLA_RPC_ACKERMANN_CONTROL 33
 
 /*
+ Vehicle: its Ackermann controller's gains
+ (`apply_ackermann_controller_settings`): `numbers` speed kp, ki, kd,
+ acceleration kp, ki; `scalar` acceleration kd. The library keeps them
+ for `get_ackermann_controller_settings`.
+ */
+#define CARLA_RPC_ACKERMANN_SETTINGS 48
+
+/*
  Vehicle: door `value` (0-3, 6 = all) opens (`enabled`) or closes.
  */
 #define CARLA_RPC_VEHICLE_DOOR 34

@@ -38,6 +38,11 @@ pub const CARLA_RPC_VEHICLE_LIGHTS: u32 = 32;
 /// Vehicle: `numbers` are steer (rad), steer speed (rad/s), speed (m/s),
 /// acceleration (m/s²), jerk (m/s³).
 pub const CARLA_RPC_ACKERMANN_CONTROL: u32 = 33;
+/// Vehicle: its Ackermann controller's gains
+/// (`apply_ackermann_controller_settings`): `numbers` speed kp, ki, kd,
+/// acceleration kp, ki; `scalar` acceleration kd. The library keeps them
+/// for `get_ackermann_controller_settings`.
+pub const CARLA_RPC_ACKERMANN_SETTINGS: u32 = 48;
 /// Vehicle: door `value` (0-3, 6 = all) opens (`enabled`) or closes.
 pub const CARLA_RPC_VEHICLE_DOOR: u32 = 34;
 /// Walker: it dies (falls and stops).
@@ -140,6 +145,10 @@ pub(super) fn fill_actor(out: &mut carla_rpc_request, actor_id: u32, command: &A
         C::AckermannControl(values) => {
             out.numbers = values;
             CARLA_RPC_ACKERMANN_CONTROL
+        }
+        C::AckermannSettings([a, b, c, d, e, f]) => {
+            (out.numbers, out.scalar) = ([a, b, c, d, e], f);
+            CARLA_RPC_ACKERMANN_SETTINGS
         }
         C::PhysicsControl(ref c) => {
             out.scalar = c.mass;

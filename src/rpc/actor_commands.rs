@@ -60,6 +60,11 @@ pub enum ActorCommand {
     /// `carla.VehicleAckermannControl`: steer (rad), steer speed (rad/s),
     /// speed (m/s), acceleration (m/s²), jerk (m/s³).
     AckermannControl([f32; 5]),
+    /// `apply_ackermann_controller_settings`: the server's Ackermann
+    /// controller's gains, speed kp, ki, kd and acceleration kp, ki, kd
+    /// (finite; the library keeps them for
+    /// `get_ackermann_controller_settings`).
+    AckermannSettings([f32; 6]),
     /// `apply_physics_control` (and batch `ApplyVehiclePhysicsControl`):
     /// the whole control, checked; the wheel positions are the library's
     /// (local, metres), a client cannot move wheels.
@@ -141,6 +146,7 @@ fn parse_rpc(method: &str, a: &[Value]) -> ArgResult<Option<(u32, ActorCommand)>
         // `rpc::VehicleLightState` is a one-field struct: `[flags]`.
         ("set_vehicle_light_state", 2) => C::LightState(light_flags(arg(1)?)?),
         ("apply_ackermann_control_to_vehicle", 2) => ackermann(arg(1)?)?,
+        ("apply_ackermann_controller_settings", 2) => ackermann_settings(arg(1)?)?,
         ("apply_physics_control", 2) => VehiclePhysicsControl::decode(arg(1)?)?.command(),
         ("open_vehicle_door", 2) => C::Door {
             door: door(arg(1)?)?,
@@ -230,6 +236,7 @@ impl ActorCommand {
             C::WalkerState { .. } => "walker state",
             C::LightState(_) => "vehicle light state",
             C::AckermannControl(_) => "ackermann control",
+            C::AckermannSettings(_) => "ackermann controller settings",
             C::PhysicsControl(_) => "physics control",
             C::Door { .. } => "vehicle door",
             C::Dead => "actor dead",
@@ -248,6 +255,7 @@ impl ActorCommand {
             C::WalkerControl { .. } | C::WalkerState { .. } | C::Dead => Some("walker."),
             C::LightState(_)
             | C::AckermannControl(_)
+            | C::AckermannSettings(_)
             | C::PhysicsControl(_)
             | C::Door { .. }
             | C::Autopilot(_) => Some("vehicle."),
@@ -289,6 +297,23 @@ fn ackermann(v: &Value) -> ArgResult<ActorCommand> {
         *slot = as_f32(x, "ackermann control")?;
     }
     Ok(ActorCommand::AckermannControl(values))
+}
+
+/// `carla::rpc::AckermannControllerSettings`: six finite gains.
+fn ackermann_settings(v: &Value) -> ArgResult<ActorCommand> {
+    let what = "ackermann controller settings";
+    let f = as_array(v, what)?;
+    if f.len() != 6 {
+        return Err(format!("{what}: 6 gains expected, {} given", f.len()));
+    }
+    let mut gains = [0.0f32; 6];
+    for (slot, x) in gains.iter_mut().zip(f) {
+        *slot = as_f32(x, what)?;
+        if !slot.is_finite() {
+            return Err(format!("{what}: a gain is not finite"));
+        }
+    }
+    Ok(ActorCommand::AckermannSettings(gains))
 }
 
 fn door(v: &Value) -> ArgResult<u8> {

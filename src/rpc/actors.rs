@@ -257,6 +257,7 @@ pub(crate) fn spawn_described(
         light_state: 0,
         token_for_clients,
         physics: bp.physics,
+        ackermann: None,
         last: Default::default(),
         owner,
         frame_bytes,
@@ -393,6 +394,7 @@ pub(crate) fn command(s: &RpcShared, actor_id: u32, mut command: ActorCommand) -
         }
         match &mut command {
             ActorCommand::LightState(flags) => actor.light_state = *flags,
+            ActorCommand::AckermannSettings(gains) => actor.ackermann = Some(*gains),
             ActorCommand::PhysicsControl(applied) => {
                 // A client cannot move wheels: they stay where the vehicle
                 // has them (local metres; see `physics`).

@@ -16,6 +16,10 @@ use parking_lot::RwLockReadGuard;
 use rmpv::Value;
 use std::collections::BTreeMap;
 
+/// CARLA's Ackermann controller gains: speed kp, ki, kd; acceleration kp,
+/// ki, kd.
+const ACKERMANN_DEFAULTS: [f32; 6] = [0.15, 0.0, 0.25, 0.01, 0.0, 0.01];
+
 /// Runs `method` if it is one of these calls (`None` otherwise); `Err` is
 /// a failed `Response` with that message.
 pub(crate) fn call(
@@ -50,6 +54,16 @@ pub(crate) fn call(
             })
         }
         ("get_telemetry_data", 1) => super::telemetry::get(s, &a[0], out),
+        ("get_ackermann_controller_settings", 1) => {
+            let actors = s.world.actors.read();
+            vehicle(&actors, &a[0]).map(|v| {
+                wire::ok_head(out);
+                wire::array(out, 6);
+                for g in v.ackermann.unwrap_or(ACKERMANN_DEFAULTS) {
+                    wire::f32v(out, g);
+                }
+            })
+        }
         ("get_actor_component_names", 1) => parts(s, &a[0], components::components).map(|p| {
             wire::ok_head(out);
             wire::array(out, p.len());

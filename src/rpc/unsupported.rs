@@ -20,8 +20,6 @@ const UNSUPPORTED: &[(&str, bool, &str)] = &[
     ("set_wheel_steer_direction", true, "wheels cannot be turned by hand on this server (they follow the steer)"),
     ("get_wheel_pitch_angle", false, "wheel angles are not available on this server"),
     ("set_wheel_pitch_angle", true, "wheel angles are not available on this server"),
-    ("get_ackermann_controller_settings", false, "Ackermann controller settings are not available on this server"),
-    ("apply_ackermann_controller_settings", true, "Ackermann controller settings are not available on this server"),
     ("enable_carsim", true, "CarSim is not available on this server"),
     ("use_carsim_road", true, "CarSim is not available on this server"),
     ("enable_chrono_physics", true, "Chrono is not available on this server"),

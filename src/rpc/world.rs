@@ -144,6 +144,9 @@ pub(crate) struct Actor {
     /// Vehicles: the physics control a client applied (`None`: the
     /// defaults, see [`super::physics`]).
     pub(crate) physics: Option<Box<VehiclePhysicsControl>>,
+    /// Vehicles: the Ackermann controller gains a client applied (`None`:
+    /// CARLA's defaults).
+    pub(crate) ackermann: Option<[f32; 6]>,
     /// The host's actors: what the last episode state said of it.
     pub(crate) last: LastState,
     /// The client connection that spawned it (0: the host's).
@@ -318,6 +321,7 @@ impl World {
                 light_state: 0,
                 token_for_clients: false,
                 physics: None,
+                ackermann: None,
                 last: LastState::default(),
                 owner: 0,
                 frame_bytes: 0,
@@ -422,6 +426,7 @@ impl World {
                 light_state: 0,
                 token_for_clients: false,
                 physics: bp.physics,
+                ackermann: None,
                 last: LastState::default(),
                 owner: 0,
                 frame_bytes: 0,

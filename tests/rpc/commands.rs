@@ -122,6 +122,53 @@ fn actor_commands_reach_the_host_with_their_values() {
         all,
         Value::Array(vec![Value::Array(vec![id.clone(), Value::from(0b101u32)])])
     );
+    // Ackermann controller gains: CARLA's defaults, then what was applied
+    // (kept by the library, carried to the host); a wrong count or a NaN
+    // is refused by name and changes nothing.
+    let gains = |v: &Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g.as_f64().unwrap())
+            .collect()
+    };
+    let read = |rpc: &mut RpcClient| {
+        rpc.call(
+            "get_ackermann_controller_settings",
+            std::slice::from_ref(&id),
+        )
+        .unwrap()
+    };
+    let defaults = gains(&read(&mut rpc));
+    let want = [0.15, 0.0, 0.25, 0.01, 0.0, 0.01];
+    assert!(
+        defaults.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6),
+        "{defaults:?}"
+    );
+    let applied: Vec<Value> = (1..=6).map(|i| Value::F32(i as f32 / 10.0)).collect();
+    rpc.call(
+        "apply_ackermann_controller_settings",
+        &[id.clone(), Value::Array(applied.clone())],
+    )
+    .unwrap();
+    noted(&host, |c| {
+        matches!(c, EngineCall::Actor { actor_id, command: ActorCommand::AckermannSettings(g) }
+            if *actor_id == car && g[0] == 0.1 && g[5] == 0.6)
+    });
+    let five = Value::Array(applied[..5].to_vec());
+    let mut nan = applied.clone();
+    nan[2] = Value::F32(f32::NAN);
+    for bad in [five, Value::Array(nan)] {
+        match rpc.call("apply_ackermann_controller_settings", &[id.clone(), bad]) {
+            Err(RpcError::Failed(m)) => assert!(m.contains("ackermann controller settings"), "{m}"),
+            other => panic!("bad gains answered {other:?}"),
+        }
+    }
+    let now = gains(&read(&mut rpc));
+    assert!(
+        (now[0] - 0.1).abs() < 1e-6 && (now[5] - 0.6).abs() < 1e-6,
+        "{now:?}"
+    );
 }
 
 #[test]
@@ -255,8 +302,15 @@ fn a_c_host_gets_actor_commands_with_their_values() {
     let text = format!("hello {}", "x".repeat(200));
     rpc.call("send", &[Value::from(radio), Value::from(text.as_str())])
         .unwrap();
+    // Ackermann gains: `numbers` and `scalar` (the last gain).
+    let gains: Vec<Value> = (1..=6).map(|i| Value::F32(i as f32 / 10.0)).collect();
+    rpc.call(
+        "apply_ackermann_controller_settings",
+        &[Value::from(car), Value::Array(gains)],
+    )
+    .unwrap();
     let mut lines = Vec::new();
-    while lines.len() < 7 {
+    while lines.len() < 8 {
         let line = host.next_line();
         if ["COMMAND ", "PHYSICS ", "V2X "]
             .iter()
@@ -267,6 +321,7 @@ fn a_c_host_gets_actor_commands_with_their_values() {
     }
     assert_eq!(lines[5], format!("COMMAND 46 {radio} 0 0 0 0 0 0"));
     assert_eq!(lines[6], format!("V2X {radio} {}", &text[..99]));
+    assert_eq!(lines[7], format!("COMMAND 48 {car} 0 0 0.6 0 0 0"));
     // kind actor enabled value scalar x y z
     assert_eq!(lines[0], format!("COMMAND 20 {car} 0 0 0 0 0 0"));
     assert_eq!(lines[1], format!("COMMAND 26 {car} 0 0 0 100 -2 0.5"));

@@ -60,9 +60,16 @@ pub(crate) fn actor(
             .driven_mut(id)
             .map(|d| d.modes.constant_speed = v.map(|v| v.x))
             .is_some(),
-        C::AckermannControl([wheel, _, speed, ..]) => world
+        C::AckermannControl(target) => world
             .driven_mut(id)
-            .map(|d| d.modes.ackermann = Some((wheel, speed)))
+            .map(|d| {
+                d.ackermann.aim(target);
+                d.modes.ackermann = true;
+            })
+            .is_some(),
+        C::AckermannSettings(gains) => world
+            .driven_mut(id)
+            .map(|d| d.ackermann.settings = gains)
             .is_some(),
         // CARLA's units: N·s, N (over this tick), and degrees for the
         // angular ones.

@@ -275,6 +275,7 @@ impl World {
             return;
         }
         self.contacts.clear();
+        self.run_ackermann(dt);
         let n = (dt / MAX_SUBSTEP).ceil().clamp(1.0, 1000.0);
         let physics = dt.min(self.physics_budget) / dt;
         for _ in 0..n as usize {

@@ -4,6 +4,7 @@
 //! and impulses, colliding with everything else. Also the world's actor
 //! look-ups by id the 0.9 side needs.
 
+use super::ackermann::{Ackermann, DEFAULT_SETTINGS};
 use super::pedestrians::HALF_HEIGHT;
 use super::pilot;
 use super::traffic;
@@ -36,6 +37,10 @@ pub(crate) struct Driven {
     pub teleported: bool,
     /// How clients' commands change the way it moves.
     pub modes: DriveModes,
+    /// Its Ackermann controller (settings kept across controls) and the
+    /// control it gave this tick.
+    pub ackermann: Ackermann,
+    pub ackermann_out: Control,
 }
 
 /// What clients asked of a vehicle beyond its control.
@@ -51,9 +56,9 @@ pub(crate) struct DriveModes {
     pub autopilot: bool,
     /// `enable_constant_velocity`: m/s along its heading, kept each step.
     pub constant_speed: Option<f32>,
-    /// `apply_ackermann_control`: (wheel angle rad, speed m/s), followed
-    /// each step until the next control.
-    pub ackermann: Option<(f32, f32)>,
+    /// `apply_ackermann_control`: the server's controller drives it
+    /// ([`Driven::ackermann`]) until the next control.
+    pub ackermann: bool,
 }
 
 /// A contact of a tick: `actor` ran into `other` (0: static geometry).
@@ -183,6 +188,8 @@ impl World {
             angular: v3(0.0, 0.0, 0.0),
             teleported: true,
             modes: DriveModes::default(),
+            ackermann: Ackermann::new(DEFAULT_SETTINGS),
+            ackermann_out: Control::default(),
         });
         self.refresh();
         Ok(())
@@ -257,9 +264,17 @@ impl World {
         self.driven_mut(id)
             .map(|d| {
                 d.control = control;
-                d.modes.ackermann = None;
+                d.modes.ackermann = false;
             })
             .is_some()
+    }
+
+    /// One tick of the Ackermann controllers of the vehicles under one.
+    pub(in crate::world) fn run_ackermann(&mut self, dt: f32) {
+        for d in self.fleet.iter_mut().filter(|d| d.modes.ackermann) {
+            let max_steer = d.car.max_steer_deg.to_radians();
+            d.ackermann_out = d.ackermann.run(d.car.speed, max_steer, dt);
+        }
     }
 
     /// A client vehicle's gear under `manual_gear_shift` (`None`: the
@@ -391,8 +406,8 @@ impl World {
             let gap = traffic::gap_ahead(d.car.footprint(), d.id, &self.obstacles);
             let t = &self.town;
             pilot::drive(&d.car, &t.map.lanes, &t.ways, &t.lights, self.time, gap)
-        } else if let Some((wheel, speed)) = d.modes.ackermann {
-            d.car.follow(wheel, speed)
+        } else if d.modes.ackermann {
+            d.ackermann_out
         } else {
             d.control
         }
@@ -419,7 +434,7 @@ impl World {
                     brake: c.brake,
                     hand_brake: c.hand_brake.get(),
                     reverse: c.reverse.get(),
-                    gear: if d.modes.autopilot || d.modes.ackermann.is_some() {
+                    gear: if d.modes.autopilot || d.modes.ackermann {
                         None
                     } else {
                         d.manual_gear

@@ -4,6 +4,7 @@
 //! autopilot ([`pilot`]), the vehicles 0.9 clients drive ([`fleet`]), the props
 //! they spawn ([`props`]), and the world's actors by id ([`actors`]).
 
+pub(crate) mod ackermann;
 pub(crate) mod actors;
 pub(crate) mod fleet;
 pub(crate) mod lights;

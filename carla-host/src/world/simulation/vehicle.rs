@@ -11,7 +11,7 @@
 
 use crate::world::map::lanes::Lanes;
 use crate::world::math::{v3, Rect};
-use carla_server::types::{CBool, Control, Rotation3D, Transform, Vector3D};
+use carla_server::types::{Control, Rotation3D, Transform, Vector3D};
 
 pub(crate) const MASS_KG: f32 = 1500.0;
 pub(crate) const WHEELBASE_M: f32 = 2.9;
@@ -260,23 +260,6 @@ impl Car {
             }
         }
         (other as f32 / n as f32, off as f32 / n as f32)
-    }
-
-    /// The control that turns the front wheels to `wheel` radians and
-    /// holds `speed` m/s (an Ackermann control).
-    pub(crate) fn follow(&self, wheel: f32, speed: f32) -> Control {
-        let err = speed - self.speed;
-        Control {
-            steer: (wheel / self.max_steer_deg.to_radians()).clamp(-1.0, 1.0),
-            throttle: (err * 0.5).clamp(0.0, 1.0),
-            brake: if err < -0.3 {
-                (-err * 0.3).clamp(0.0, 1.0)
-            } else {
-                0.0
-            },
-            hand_brake: CBool::FALSE,
-            reverse: CBool::FALSE,
-        }
     }
 }
 

@@ -4,6 +4,7 @@ use crate::world::scene::{Material, Scene, StaticBox, Statics, NO_LIGHT};
 use crate::world::simulation::lights::Light;
 use crate::world::simulation::pilot::{self, AUTOPILOT_SPEED};
 use crate::world::testing;
+use carla_server::types::CBool;
 
 const DT: f32 = 1.0 / 30.0;
 /// The built-in town's lanes are 3.5 m wide, one each way: the lane

@@ -163,6 +163,33 @@ check(abs(in_first - first) < 1.0 and first_gear == (1, 1), "first gear: %.1f m/
 check(abs(in_neutral) < 0.3 and neutral_gear == (0, 0), "neutral: %.2f m/s %s" % (in_neutral, neutral_gear))
 check(backwards < -2.0 and reverse_gear == (-1, -1), "reverse: %.1f m/s %s" % (backwards, reverse_gear))
 
+# apply_ackermann_control: the server's controller holds the asked speed
+# with CARLA's gains; gains of zero give no pedal at all.
+def ackermann(speed_target, gains=None, ticks=300):
+    car = spawn(1200.0)
+    defaults = car.get_ackermann_controller_settings()
+    if gains is not None:
+        car.apply_ackermann_controller_settings(carla.AckermannControllerSettings(*gains))
+        world.tick()
+    read = car.get_ackermann_controller_settings()
+    car.apply_ackermann_control(carla.VehicleAckermannControl(steer=0.0, speed=speed_target))
+    for _ in range(ticks):
+        world.tick()
+    v = speed(car)
+    car.destroy()
+    world.tick()
+    return v, defaults, read
+
+
+held, defaults, _ = ackermann(8.0)
+idle, _, read = ackermann(8.0, gains=(0.0, 0.0, 0.0, 0.0, 0.0, 0.0), ticks=60)
+print("ackermann: 8 m/s asked, %.2f m/s after 15 s (gains %s); all gains 0: %.2f m/s"
+      % (held, [round(g, 3) for g in (defaults.speed_kp, defaults.speed_ki, defaults.speed_kd,
+                                       defaults.accel_kp, defaults.accel_ki, defaults.accel_kd)], idle))
+check(abs(held - 8.0) < 0.5, "the Ackermann controller holds 8 m/s: %.2f" % held)
+check(abs(defaults.speed_kp - 0.15) < 1e-6 and abs(defaults.accel_kd - 0.01) < 1e-6, "CARLA's default gains")
+check(read.speed_kp == 0.0 and read.accel_kd == 0.0 and idle < 0.1, "zero gains read back and drive nothing: %.2f" % idle)
+
 # Telemetry (get_telemetry_data) at full throttle: the engine turns, the
 # autobox has shifted, the wheels carry the car's weight and the drive.
 car = spawn(10.0)
