@@ -178,7 +178,8 @@ fn gbuffer_token(s: &RpcShared, release: Release, a: &[Value]) -> ArgResult<u32>
 }
 
 /// `get_wheel_steer_angle(actor, wheel)`: the last steer × the wheel's
-/// max steer angle, degrees (the front wheels turn, as in CARLA).
+/// max steer angle × the steering curve's factor at the last speed,
+/// degrees (the front wheels turn, as in CARLA).
 fn wheel_angle(actors: &Actors<'_>, a: &[Value]) -> ArgResult<f32> {
     let v = vehicle(actors, &a[0])?;
     let wheel = as_u32(&a[1], "wheel")? as usize;
@@ -187,7 +188,8 @@ fn wheel_angle(actors: &Actors<'_>, a: &[Value]) -> ArgResult<f32> {
         let n = control.wheels.len();
         format!("vehicle {} has {n} wheels, no wheel {wheel}", v.id)
     })?;
-    Ok(v.steer() * w.max_steer_angle)
+    let factor = control.steering_factor(v.forward_speed().abs() * 3.6);
+    Ok(v.steer() * w.max_steer_angle * factor)
 }
 
 type Actors<'a> = RwLockReadGuard<'a, BTreeMap<u32, Actor>>;

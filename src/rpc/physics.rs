@@ -154,6 +154,41 @@ impl VehiclePhysicsControl {
         c
     }
 
+    /// The steering curve's factor at `kmh` (linear between its points,
+    /// flat beyond its ends; 1 for no curve or a non-finite value).
+    pub fn steering_factor(&self, kmh: f32) -> f32 {
+        let mut points: Vec<[f32; 2]> = self
+            .steering_curve
+            .iter()
+            .filter(|p| p[0].is_finite() && p[1].is_finite())
+            .copied()
+            .collect();
+        points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        let (Some(first), Some(last)) = (points.first(), points.last()) else {
+            return 1.0;
+        };
+        if !kmh.is_finite() {
+            return 1.0;
+        }
+        if kmh <= first[0] {
+            return first[1];
+        }
+        if kmh >= last[0] {
+            return last[1];
+        }
+        let w = points
+            .windows(2)
+            .find(|w| kmh <= w[1][0])
+            .unwrap_or(&points[..2]);
+        let (a, b) = (w[0], w[1]);
+        let span = b[0] - a[0];
+        if span > 0.0 {
+            a[1] + (b[1] - a[1]) * (kmh - a[0]) / span
+        } else {
+            b[1]
+        }
+    }
+
     /// The largest steer angle of its wheels, degrees.
     pub fn max_steer_angle(&self) -> f32 {
         self.wheels

@@ -125,3 +125,23 @@ fn bad_controls_are_refused_with_a_reason() {
         .unwrap_err()
         .contains("forward_gears entries are 3 finite numbers"));
 }
+
+#[test]
+fn the_steering_curve_interpolates_and_holds_its_ends() {
+    let mut c = VehiclePhysicsControl::default_for(
+        Vector3D {
+            x: 2.3,
+            y: 1.0,
+            z: 0.75,
+        },
+        4,
+    );
+    c.steering_curve = vec![[60.0, 0.8], [0.0, 1.0], [20.0, 0.9], [f32::NAN, 0.1]];
+    assert_eq!(c.steering_factor(0.0), 1.0);
+    assert!((c.steering_factor(10.0) - 0.95).abs() < 1e-6);
+    assert!((c.steering_factor(40.0) - 0.85).abs() < 1e-6);
+    assert_eq!(c.steering_factor(500.0), 0.8);
+    assert_eq!(c.steering_factor(f32::NAN), 1.0);
+    c.steering_curve.clear();
+    assert_eq!(c.steering_factor(30.0), 1.0);
+}

@@ -209,6 +209,17 @@ impl Actor {
         self.last.get().map_or(self.transform, |s| s.transform)
     }
 
+    /// Its speed along its heading in the last episode state, m/s (0
+    /// before one).
+    pub(crate) fn forward_speed(&self) -> f32 {
+        self.last.get().map_or(0.0, |s| {
+            let r = &s.transform.rotation;
+            let (yaw, pitch) = (r.yaw.to_radians(), r.pitch.to_radians());
+            let v = s.velocity;
+            pitch.cos() * (yaw.cos() * v.x + yaw.sin() * v.y) + pitch.sin() * v.z
+        })
+    }
+
     /// Its steer in the last episode state (0 before one).
     pub(crate) fn steer(&self) -> f32 {
         self.last.get().map_or(0.0, |s| s.control.steer)

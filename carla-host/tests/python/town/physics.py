@@ -149,6 +149,19 @@ def manual(gear, ticks=400, x=10.0):
     forward = car.get_transform().get_forward_vector()
     along = v.x * forward.x + v.y * forward.y
     reported = (car.get_control().gear, car.get_telemetry_data().gear)
+    if gear == 1:
+        # The wheels' steer angle follows the steering curve at speed.
+        car.apply_control(carla.VehicleControl(throttle=1.0, steer=0.2, manual_gear_shift=True, gear=1))
+        world.tick()
+        pc = car.get_physics_control()
+        kmh = abs(car.get_velocity().length()) * 3.6
+        curve = sorted((p.x, p.y) for p in pc.steering_curve)
+        factor = next((a[1] + (b[1] - a[1]) * (kmh - a[0]) / (b[0] - a[0])
+                       for a, b in zip(curve, curve[1:]) if a[0] <= kmh <= b[0]), curve[-1][1])
+        angle = car.get_wheel_steer_angle(carla.VehicleWheelLocation.FL_Wheel)
+        want = 0.2 * pc.wheels[0].max_steer_angle * factor
+        print("steer 0.2 at %.0f km/h: front wheel %.2f deg (curve factor %.3f: %.2f)" % (kmh, angle, factor, want))
+        check(abs(angle - want) < 0.3 and factor < 0.9, "wheel angle %.2f, want %.2f" % (angle, want))
     car.destroy()
     world.tick()
     return along, reported
