@@ -525,7 +525,7 @@ fn traffic_manager_keeps_30_cars_on_the_road_at_short_and_3_s_steps() {
 /// cars, each under controls of its own that change every tick) on two
 /// fresh hosts with CARLA's empty world gives identical snapshots, every
 /// actor's id, transform and velocity bit for bit, for 400 synchronous
-/// ticks.
+/// ticks, and identical recorder files but for their header's date.
 #[test]
 fn two_runs_of_a_script_repeat_bit_for_bit() {
     let dir =
@@ -533,6 +533,7 @@ fn two_runs_of_a_script_repeat_bit_for_bit() {
     std::fs::create_dir_all(&dir).unwrap();
     let allowed = ["No InMemoryMap cache found"];
     let mut runs = Vec::new();
+    let mut recordings = Vec::new();
     for tag in ["one", "two"] {
         let out = dir.join(tag);
         // CARLA's empty world: the town's own traffic would move in real
@@ -540,6 +541,7 @@ fn two_runs_of_a_script_repeat_bit_for_bit() {
         let empty = ["--town-vehicles", "0", "--town-walkers", "0"];
         run_hosted(&empty, "repeat.py", &[out.to_str().unwrap()], &allowed);
         runs.push(std::fs::read_to_string(out.with_extension("txt")).unwrap());
+        recordings.push(std::fs::read(out.with_extension("log")).unwrap());
     }
     assert_eq!(runs[0].lines().count(), 400);
     let first = runs[0]
@@ -547,6 +549,17 @@ fn two_runs_of_a_script_repeat_bit_for_bit() {
         .zip(runs[1].lines())
         .position(|(x, y)| x != y);
     assert_eq!(first, None, "the snapshots differ first at tick {first:?}");
+    // The recordings: identical but for the header's date (bytes 18..26:
+    // version u16, "CARLA_RECORDER" as u16 length + 14 bytes, then i64).
+    let (a, b) = (&recordings[0], &recordings[1]);
+    assert!(a.len() > 100_000, "a recording of 400 ticks: {} bytes", a.len());
+    assert_eq!(a.len(), b.len(), "the recordings' sizes");
+    let differ = a
+        .iter()
+        .zip(b.iter())
+        .enumerate()
+        .find(|(i, (x, y))| x != y && !(18..26).contains(i));
+    assert_eq!(differ.map(|(i, _)| i), None, "the recordings differ at this byte");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -5,7 +5,9 @@ that changes every tick (throttle, a weaving steer, braking now and
 then), 400 synchronous ticks of 0.05 s. (Not the Traffic
 Manager: its commands reach the server from its own thread, and on a busy
 machine a tick may go before them; docs/physics.md.) Writes OUT.txt
-(a hash of every actor's id, transform and velocity per tick).
+(a hash of every actor's id, transform and velocity per tick) and records
+the ticks with CARLA's recorder to OUT.log (the path is absolute: the
+server writes it).
 
 Usage: python repeat.py PORT OUT"""
 import math
@@ -17,9 +19,11 @@ from common import end_ok, connect, check, state_hash, synchronous
 TICKS = 400
 out = sys.argv[2]
 client, world = connect()
-# A fresh episode, whatever ran on the server before.
-world = client.reload_world()
+# A fresh episode, whatever ran on the server before, that starts in
+# synchronous mode (reload_world keeps the settings): its clock does not
+# run before the first tick, so the recordings' times repeat too.
 synchronous(world, 0.05)
+world = client.reload_world(False)
 points = world.get_map().get_spawn_points()
 four = sorted((b for b in world.get_blueprint_library().filter("vehicle.*")
                if int(b.get_attribute("number_of_wheels")) == 4), key=lambda b: b.id)
@@ -33,6 +37,7 @@ for i in range(15):
         cars.append(car)
 check(len(cars) >= 12, "15 cars spawned: %d" % len(cars))
 world.tick()
+client.start_recorder(out + ".log")
 hashes = []
 moved = {c.id: c.get_location() for c in cars}
 for tick in range(TICKS):
@@ -44,6 +49,7 @@ for tick in range(TICKS):
             brake=1.0 if braking else 0.0))
     world.tick()
     hashes.append(state_hash(sorted(world.get_snapshot(), key=lambda a: a.id), with_ids=True))
+client.stop_recorder()
 far = sum(moved[c.id].distance(c.get_location()) > 10.0 for c in cars)
 check(far >= len(cars) // 2, "the cars drove: %d of %d over 10 m" % (far, len(cars)))
 with open(out + ".txt", "w") as f:
