@@ -243,8 +243,8 @@ fn traffic_09(python: &std::path::Path, port: u16) {
 
 /// Runs `carla-host FLAG COUNT [MAP]` (one of its hidden benchmarks) and
 /// prints what it prints: `--bench-render 60` (the camera),
-/// `--bench-physics 400` (100 client vehicles and 50 walkers; the
-/// rigid-body step per 0.05 s tick against the same world without them).
+/// `--bench-physics 400` (100 client vehicles and 50 client walkers; the
+/// physics per 0.05 s tick against the same world without them).
 fn host_bench(flag: &str, count: &str) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_carla-host"));
     cmd.args([flag, count]);

@@ -281,9 +281,29 @@ impl World {
         for _ in 0..n as usize {
             self.substep(control, dt / n, physics);
         }
+        if !self.traffic_held {
+            self.step_characters(dt);
+        }
         self.frame += 1;
         self.game_ms += (dt as f64 * 1000.0).round() as u64;
         self.last_dt = dt;
+    }
+
+    /// Clients' walkers walk `dt` as characters, once a tick: at walking
+    /// pace a sub-step's stride is a few centimetres, and the character
+    /// controller's casts are continuous, so a longer one goes through
+    /// nothing.
+    fn step_characters(&mut self, dt: f32) {
+        let started = std::time::Instant::now();
+        let scene = &self.scene;
+        let ground = |x: f32, y: f32, z: f32| scene.ground_at(x, y, z, physics::walkers::STEP);
+        for w in self.walkers.iter_mut().filter(|w| w.is_character()) {
+            character_step(&self.physics, w, dt, &ground);
+        }
+        // The walkers' moves are physics too.
+        self.physics.spent += started.elapsed();
+        self.physics.walked += started.elapsed();
+        self.refresh();
     }
 
     /// One sub-step of `dt`; clients' vehicles move `physics · dt`.
@@ -294,12 +314,10 @@ impl World {
             let town = &self.town;
             let scene = &self.scene;
             let ground = |x: f32, y: f32, z: f32| scene.ground_at(x, y, z, 0.6).0;
-            for w in &mut self.walkers {
-                if w.is_character() {
-                    character_step(&self.physics, w, dt, &ground);
-                } else {
-                    w.step(&town.map.lanes, &town.paths, dt, &ground);
-                }
+            // Clients' walkers walk as characters once a tick
+            // (`step_characters`).
+            for w in self.walkers.iter_mut().filter(|w| !w.is_character()) {
+                w.step(&town.map.lanes, &town.paths, dt, &ground);
             }
         }
         if self.player_active {
@@ -639,13 +657,12 @@ fn bbox(x: f32, y: f32, z: f32) -> BoundingBox {
     }
 }
 
-/// A client's walker walks `dt` as a character; one that fell through
-/// the level (there is no surface under it) stands on the ground under it.
+/// A client's walker walks `dt` as a character on `ground`.
 fn character_step(
     physics: &physics::Physics,
     w: &mut simulation::pedestrians::Walker,
     dt: f32,
-    ground: &dyn Fn(f32, f32, f32) -> f32,
+    ground: physics::walkers::Ground<'_>,
 ) {
     use physics::walkers::Stride;
     let want = w.stride(dt);
@@ -653,12 +670,15 @@ fn character_step(
         feet: math::v3(w.x, w.y, w.z),
         motion: w.motion,
     };
-    let s = physics.walk(w.id, s, want, simulation::pedestrians::HALF_HEIGHT, dt);
+    let s = physics.walk(
+        w.id,
+        s,
+        want,
+        simulation::pedestrians::HALF_HEIGHT,
+        dt,
+        ground,
+    );
     (w.x, w.y, w.z, w.motion) = (s.feet.x, s.feet.y, s.feet.z, s.motion);
-    let floor = ground(w.x, w.y, w.z + 1.0);
-    if w.z < floor - 2.0 {
-        (w.z, w.motion) = (floor, Default::default());
-    }
 }
 
 #[cfg(test)]

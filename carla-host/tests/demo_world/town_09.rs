@@ -552,14 +552,22 @@ fn two_runs_of_a_script_repeat_bit_for_bit() {
     // The recordings: identical but for the header's date (bytes 18..26:
     // version u16, "CARLA_RECORDER" as u16 length + 14 bytes, then i64).
     let (a, b) = (&recordings[0], &recordings[1]);
-    assert!(a.len() > 100_000, "a recording of 400 ticks: {} bytes", a.len());
+    assert!(
+        a.len() > 100_000,
+        "a recording of 400 ticks: {} bytes",
+        a.len()
+    );
     assert_eq!(a.len(), b.len(), "the recordings' sizes");
     let differ = a
         .iter()
         .zip(b.iter())
         .enumerate()
         .find(|(i, (x, y))| x != y && !(18..26).contains(i));
-    assert_eq!(differ.map(|(i, _)| i), None, "the recordings differ at this byte");
+    assert_eq!(
+        differ.map(|(i, _)| i),
+        None,
+        "the recordings differ at this byte"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
