@@ -54,6 +54,9 @@ struct WheelSpec {
     damping: f32,
     /// Cornering stiffness per newton of load, 1/rad.
     lateral: f32,
+    /// The load past which the cornering stiffness grows no more, in
+    /// shares of the wheel's part of the car's weight.
+    max_load: f32,
 }
 
 /// A vehicle body and what drives it.
@@ -214,6 +217,7 @@ impl Chassis {
                 friction: clean(w.tire_friction, 2.0, 0.0, 10.0),
                 damping: clean(w.damping_rate, 0.25, 0.0, 100.0),
                 lateral: clean(w.lat_stiff_value, 17.0, 0.1, 1e3),
+                max_load: clean(w.lat_stiff_max_load, 2.0, 0.01, 100.0),
             });
         }
         // Keep the wheels' spin and suspension where they were.
@@ -302,10 +306,11 @@ impl Chassis {
             // sideways slip (rapier's wheel would take it all: a rigid
             // tire, which makes a car yaw at once and a controller at long
             // steps weave); at walking pace all of it.
+            let share = self.mass * G / n;
             let load = if w.wheel_suspension_force > 0.0 {
-                w.wheel_suspension_force
+                w.wheel_suspension_force.min(s.max_load * share)
             } else {
-                self.mass * G / n
+                share
             };
             w.side_friction_stiffness =
                 (s.lateral * load * dt / (self.mass / n * speed.abs().max(0.1))).clamp(0.05, 1.0);

@@ -2,12 +2,16 @@
 //! `VehiclePhysicsControl`: how much torque the wheels get from the
 //! throttle at the speed they turn.
 //!
-//! In gear the engine turns with the wheels (an automatic's locked
-//! converter: engine speed = wheel speed × `G`, the gear's ratio times the
-//! final ratio) and gives the torque curve (Nm over rpm) times the
-//! throttle, less its friction (the full-throttle damping rate, N·m·s/rad,
-//! times its speed), never less than nothing: off the throttle the car
-//! coasts, with no engine braking. At `max_rpm` it gives no more torque.
+//! In gear the engine turns with the wheels (engine speed = wheel speed ×
+//! `G`, the gear's ratio times the final ratio) and gives the torque curve
+//! (Nm over rpm) times the throttle, less its friction: a damping rate
+//! (N·m·s/rad) times its speed, the rate going from the zero-throttle
+//! clutch-engaged one off the throttle to the full-throttle one at full
+//! throttle, as PhysX interpolates it, seen through the clutch (`k · d /
+//! (k + d)` for a clutch of strength `k`: the engine slips against the
+//! wheels). Off the throttle that friction brakes the car (engine braking,
+//! stronger in the lower gears): with CARLA's defaults, 2 and 10, about
+//! 1.7 · `G²` · ω of the wheels, N·m. At `max_rpm` it gives no more torque.
 //! The wheels get `G` times that; the engine's inertia (`moi`) turns with
 //! them, so the car accelerates as if `moi · G² / r²` heavier (see
 //! [`Gearbox::inertia_mass`]). The automatic gearbox (`use_gear_autobox`)
@@ -15,8 +19,6 @@
 //! max_rpm`; a shift leaves the engine free for `gear_switch_time` seconds
 //! (no drive; it spins down on the clutch-disengaged damping rate).
 //! Reverse uses a ratio of 4 (CARLA's controls carry no reverse gears).
-//! Not simulated: the clutch's strength (the converter is locked) and the
-//! zero-throttle engaged damping rate (no engine braking).
 
 /// What the powertrain reads of a physics control, made safe: every value
 /// finite and in the range a physics engine can integrate.
@@ -104,6 +106,15 @@ impl Engine {
             final_ratio: clean(c.final_ratio, 4.0, 0.01, 100.0),
             gears,
         }
+    }
+
+    /// The engine's friction at `throttle` as the wheels feel it through
+    /// the clutch, N·m·s/rad: the damping rate interpolated between the
+    /// zero-throttle (clutch engaged) and the full-throttle ones, in series
+    /// with the clutch's strength.
+    pub(crate) fn friction(&self, throttle: f32) -> f32 {
+        let d = self.damping_engaged + (self.damping_full - self.damping_engaged) * throttle;
+        self.clutch * d / (self.clutch + d).max(1e-6)
     }
 
     /// The curve's torque at `rpm` (linear between points, flat outside).
@@ -243,16 +254,16 @@ impl Gearbox {
         let target = (ratio * wheel_omega).max(0.0);
         let torque = if in_gear {
             self.in_gear_for += dt;
-            // In gear the converter holds the engine at the wheels' speed;
-            // its friction (the full-throttle damping rate) takes its
-            // share of the curve's torque, and no more: off the throttle
-            // the car coasts.
+            // In gear the engine turns at the wheels' speed; its friction
+            // takes its share of the curve's torque and, off the throttle,
+            // brakes the wheels.
             self.omega = target;
-            if self.omega * RPM < e.max_rpm {
-                (throttle * e.torque_at(self.omega * RPM) - e.damping_full * self.omega).max(0.0)
+            let drive = if self.omega * RPM < e.max_rpm {
+                throttle * e.torque_at(self.omega * RPM)
             } else {
                 0.0
-            }
+            };
+            drive - e.friction(throttle) * self.omega
         } else {
             // Shifting or in neutral: the engine spins down on its own
             // (semi-implicit).
@@ -342,14 +353,20 @@ mod tests {
         }
         assert!(torque > 1000.0, "{torque}");
         assert_eq!(g.carla_gear(), 1);
-        // Off the throttle the car coasts, and a little throttle at speed
-        // never brakes it.
+        // Off the throttle at speed the engine brakes the wheels, by its
+        // speed and the gear (CARLA's 2 and 10: k·d/(k+d) = 1.67); a
+        // little throttle brakes less, at rest nothing brakes.
         let mut idle = Gearbox::default();
-        assert_eq!(idle.step(&e, 0.0, false, 10.0, 0.01), 0.0);
+        let ratio = 2.85 * 4.0;
+        let braking = idle.step(&e, 0.0, false, 10.0, 0.01);
+        assert!(
+            (braking + 1.667 * ratio * ratio * 10.0).abs() < 5.0,
+            "{braking}"
+        );
         let mut part = Gearbox::default();
-        for _ in 0..100 {
-            assert!(part.step(&e, 0.05, false, 40.0, 0.01) >= 0.0);
-        }
+        let light = part.step(&e, 0.1, false, 10.0, 0.01);
+        assert!(braking < light && light < 0.0, "{braking} {light}");
+        assert_eq!(Gearbox::default().step(&e, 0.0, false, 0.0, 0.01), 0.0);
         // Reverse drives backwards.
         let mut r = Gearbox::default();
         let mut back = 0.0;
@@ -411,15 +428,17 @@ mod tests {
     }
 
     #[test]
-    fn no_torque_past_max_rpm() {
+    fn no_drive_past_max_rpm_only_friction() {
         let e = engine();
         let mut g = Gearbox {
             in_gear_for: 0.0,
             ..Gearbox::default()
         };
-        // Wheels turning the engine past 5,000 rpm in first.
+        // Wheels turning the engine past 5,000 rpm in first: the curve
+        // gives nothing, the engine's friction still brakes.
         let t = g.step(&e, 1.0, false, 600.0 / (2.85 * 4.0), 0.01);
-        assert_eq!(t, 0.0);
+        let ratio = 2.85 * 4.0;
+        assert!((t + e.friction(1.0) * 600.0 * ratio).abs() < 1.0, "{t}");
         assert!(g.rpm() > 5000.0);
     }
 

@@ -99,9 +99,10 @@ mod tests {
         Physics::new(&Arc::new(Statics::with(0.0, Vec::new())))
     }
 
-    /// A car at 10 m/s from x = 0 towards a prop at x = 10 (a box of half
-    /// size `half`, `mass` kg, simulated or not) for 3 s: the prop's
-    /// travel, the car's last speed and whether the car felt it.
+    /// A car at 10 m/s from x = 0 on half throttle towards a prop at x =
+    /// 10 (a box of half size `half`, `mass` kg, simulated or not) for 3 s:
+    /// the prop's travel, the car's last speed and whether the car felt
+    /// it.
     fn drive_into(half: [f32; 3], mass: f32, simulated: bool) -> (f32, f32, bool) {
         let mut p = flat();
         let control = VehiclePhysicsControl::default_for(CAR, 4);
@@ -118,8 +119,12 @@ mod tests {
         p.step(0.05, |_| None);
         p.set_velocity(1, v3(10.0, 0.0, 0.0), false);
         let mut felt = false;
+        let drive = Drive {
+            throttle: 0.5,
+            ..Drive::default()
+        };
         for _ in 0..60 {
-            p.step(0.05, |_| Some(Drive::default()));
+            p.step(0.05, |_| Some(drive));
             felt |= p
                 .touches()
                 .iter()

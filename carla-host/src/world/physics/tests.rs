@@ -366,3 +366,32 @@ fn the_edge_of_a_road_sheet_a_little_higher_does_not_stop_a_car() {
     let z = p.state(1).unwrap().position.z;
     assert!((z - 0.4).abs() < 0.1, "landed at z {z:.3}");
 }
+
+#[test]
+fn a_low_lateral_stiffness_load_cap_turns_the_car_less() {
+    // 12 m/s, a quarter steer for 0.5 s: with the cornering stiffness
+    // capped at a tenth of each wheel's load the car yaws into the turn
+    // more slowly.
+    let yaw_rate = |max_load: f32| {
+        let mut c = control();
+        c.wheels
+            .iter_mut()
+            .for_each(|w| w.lat_stiff_max_load = max_load);
+        let mut p = flat();
+        with_car(&mut p, 1, 0.0, &c);
+        run(&mut p, Drive::default(), 1.0, |_| false);
+        p.set_velocity(1, v3(12.0, 0.0, 0.0), false);
+        let d = Drive {
+            throttle: 0.3,
+            steer: 0.25,
+            ..Drive::default()
+        };
+        run(&mut p, d, 0.5, |_| false);
+        p.state(1).unwrap().angular.z
+    };
+    let (full, capped) = (yaw_rate(2.0), yaw_rate(0.1));
+    assert!(
+        capped > 0.0 && capped < 0.8 * full,
+        "{capped} vs {full} rad/s"
+    );
+}

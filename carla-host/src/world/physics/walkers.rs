@@ -339,7 +339,11 @@ mod tests {
             motion: Vector3D::default(),
         };
         let mut felt = false;
-        let coast = Drive::default();
+        // Half throttle: about its speed.
+        let coast = Drive {
+            throttle: 0.5,
+            ..Drive::default()
+        };
         for _ in 0..20 {
             p.set_movers(&[Mover {
                 part: Part::Walker(7),

@@ -99,7 +99,12 @@ car.apply_physics_control(pc)
 world.tick()
 back = car.get_physics_control()
 check(back.mass == 2000.0 and back.wheels[0].max_steer_angle == 40.0, "physics control read back")
-car.apply_control(carla.VehicleControl(steer=0.5))
+# At rest (the steering curve is 1 there): braked, steer 0.5.
+car.apply_control(carla.VehicleControl(steer=0.5, brake=1.0))
+for _ in range(100):
+    world.tick()
+    if car.get_velocity().length() < 0.01:
+        break
 world.tick()
 fl = car.get_wheel_steer_angle(carla.VehicleWheelLocation.FL_Wheel)
 bl_ = car.get_wheel_steer_angle(carla.VehicleWheelLocation.BL_Wheel)

@@ -138,6 +138,33 @@ print("speed after 20 s: %.1f m/s; final ratio x2 %.1f m/s; first gear only %.1f
 check(short < 0.8 * top and first < 0.6 * top, "ratios change the top speed")
 
 
+# Engine braking: off the throttle in third gear at 15 m/s, the engine's
+# zero-throttle damping rate, through the clutch, slows the car; without it
+# (or with a weak clutch) the car coasts on.
+def coast(change=None):
+    car = spawn(1400.0)
+    pc = car.get_physics_control()
+    if change:
+        change(pc)
+    car.apply_physics_control(pc)
+    car.set_target_velocity(carla.Vector3D(15.0, 0.0, 0.0))
+    car.apply_control(carla.VehicleControl(manual_gear_shift=True, gear=3))
+    for _ in range(40):
+        world.tick()
+    v = speed(car)
+    car.destroy()
+    world.tick()
+    return v
+
+
+braked = coast()
+free = coast(lambda pc: setattr(pc, "damping_rate_zero_throttle_clutch_engaged", 0.0))
+slipping = coast(lambda pc: setattr(pc, "clutch_strength", 0.5))
+print("off the throttle from 15 m/s in third, 2 s: %.2f m/s; no engine damping %.2f m/s; weak clutch %.2f m/s"
+      % (braked, free, slipping))
+check(braked < free - 2.0 and braked < slipping - 1.0 and free > 13.0,
+      "engine braking: %.2f, free %.2f, weak clutch %.2f" % (braked, free, slipping))
+
 # Manual gears (VehicleControl.manual_gear_shift): the car stays in the
 # driver's gear; get_control() and the telemetry report the gear it is in.
 def manual(gear, ticks=400, x=10.0):
@@ -361,7 +388,10 @@ for a in (car, walker):
     s.listen(lambda e, me=a.id: hits[me].append(e.other_actor.id))
     sensors.append(s)
 world.tick()
+# 8 m/s, held by the server's Ackermann controller (off the throttle the
+# engine would brake it).
 car.set_target_velocity(carla.Vector3D(8.0, 0.0, 0.0))
+car.apply_ackermann_control(carla.VehicleAckermannControl(speed=8.0))
 for _ in range(60):
     world.tick()
 shoved = walker.get_location().x - 815.0
