@@ -93,14 +93,16 @@ pub(crate) fn actor(
             direction, speed, ..
         } => walk(world, id, direction.x, direction.y, speed),
         C::WalkerState { transform, speed } => {
-            let yaw = transform.rotation.yaw.to_radians();
+            // A client's crowd moves it: to the place given (its feet, on
+            // the crowd's navigation mesh), on the ground there.
             let moved = world.walker_mut(id).map(|w| {
                 w.take_over();
-                (w.x, w.y, w.yaw) = (transform.location.x, transform.location.y, yaw);
                 w.control = None;
                 w.speed = speed;
             });
-            moved.is_some()
+            let mut centre = super::to_transform(&transform);
+            centre.location.z += crate::world::simulation::pedestrians::HALF_HEIGHT;
+            moved.is_some() && world.set_transform(id, &centre)
         }
         C::Dead => walk(world, id, 0.0, 0.0, 0.0),
         C::LightState(_) => no_effect(quiet, "vehicle lights (kept and reported, not drawn)"),

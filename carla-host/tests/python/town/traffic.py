@@ -162,10 +162,16 @@ for k in range(ticks):
 moved = sorted(travelled.values())
 walked = [seen.get_actor(w).get_location().distance(walker_start[w]) for w in walker_ids]
 on_sidewalk = 0
+# The crowd's walkers stand on the ground: their feet (the centre less half
+# their box) at the lane's height under them.
+heights = []
 for w in walker_ids:
-    loc = seen.get_actor(w).get_location()
+    a = seen.get_actor(w)
+    loc = a.get_location()
     wp = m.get_waypoint(loc, project_to_road=False, lane_type=carla.LaneType.Any)
     on_sidewalk += wp is not None and wp.lane_type in (carla.LaneType.Sidewalk, carla.LaneType.Driving)
+    if wp is not None:
+        heights.append(abs(loc.z - a.bounding_box.extent.z - wp.transform.location.z))
 ours = set(vehicle_ids)
 pairs = {(a, b) if a < b else (b, a) for _, a, b in crashes}
 vehicle_crashes = {p for p in pairs if p[0] in ours and p[1] in ours}
@@ -179,6 +185,7 @@ result = {
     "slow_max_kmh": round(max(max_speed[v.id] for v in slow) * 3.6, 1),
     "fast_max_kmh": round(max(max_speed[v.id] for v in fast) * 3.6, 1),
     "walkers_median_m": round(sorted(walked)[len(walked) // 2], 1),
+    "walker_feet_off_ground_max_m": round(max(heights), 2) if heights else None,
 }
 print("RESULT " + json.dumps(result), flush=True)
 check(result["median_travel_m"] > 60, "traffic moves: %s" % result)
@@ -188,6 +195,7 @@ check(len(vehicle_crashes) <= 1, "TM vehicles do not crash into each other: %s" 
 check(6.0 < result["slow_max_kmh"] < 12.0 * 1.25, "set_desired_speed(12 km/h) holds: %s" % result)
 check(result["fast_max_kmh"] > 30.0 * 1.1, "20 %% over the speed limit: %s" % result)
 check(result["walkers_median_m"] > 10, "walkers walk: %s" % result)
+check(heights and max(heights) < 0.35, "walkers stand on the ground: %s" % result)
 
 stop_sensors(sensors, then_destroy=False)
 # Not do_tick=True here: with it the client ticks while holding Python's
