@@ -213,6 +213,13 @@ pub(crate) fn states(
     }
     for d in world.fleet() {
         let mut control = controls.get(&d.id).copied().unwrap_or_default();
+        // CARLA reports the control applied: the autopilot's or the
+        // Ackermann controller's when one drives.
+        let applied = d.applied;
+        control.throttle = applied.throttle;
+        control.steer = applied.steer;
+        control.brake = applied.brake;
+        control.hand_brake = applied.hand_brake;
         // CARLA reports the gear the vehicle is in, and reverse with it.
         if let Some(gear) = world.gear_of(d.id) {
             control.gear = gear;

@@ -41,6 +41,8 @@ pub(crate) struct Driven {
     /// control it gave this tick.
     pub ackermann: Ackermann,
     pub ackermann_out: Control,
+    /// The control it drove under in the last step (what CARLA reports).
+    pub applied: Control,
 }
 
 /// What clients asked of a vehicle beyond its control.
@@ -190,6 +192,7 @@ impl World {
             modes: DriveModes::default(),
             ackermann: Ackermann::new(DEFAULT_SETTINGS),
             ackermann_out: Control::default(),
+            applied: Control::default(),
         });
         self.refresh();
         Ok(())
@@ -400,7 +403,8 @@ impl World {
         out
     }
 
-    /// The control a client vehicle drives under this step.
+    /// The control a client vehicle drives under this step (its client's,
+    /// or what the server's autopilot or Ackermann controller gives).
     fn drive_of(&self, d: &Driven) -> Control {
         if d.modes.autopilot {
             let gap = traffic::gap_ahead(d.car.footprint(), d.id, &self.obstacles);
@@ -424,8 +428,11 @@ impl World {
         let movers = self.movers();
         self.physics.set_movers(&movers);
         let mut drives = Vec::with_capacity(self.fleet.len());
-        for d in &self.fleet {
-            let c = self.drive_of(d);
+        let applied: Vec<Control> = self.fleet.iter().map(|d| self.drive_of(d)).collect();
+        for (d, c) in self.fleet.iter_mut().zip(&applied) {
+            d.applied = *c;
+        }
+        for (d, &c) in self.fleet.iter().zip(&applied) {
             drives.push((
                 d.id,
                 Drive {

@@ -216,13 +216,18 @@ def ackermann(speed_target, gains=None, ticks=300):
     for _ in range(ticks):
         world.tick()
     v = speed(car)
+    applied = car.get_control()
     car.destroy()
     world.tick()
-    return v, defaults, read
+    return v, defaults, read, applied
 
 
-held, defaults, _ = ackermann(8.0)
-idle, _, read = ackermann(8.0, gains=(0.0, 0.0, 0.0, 0.0, 0.0, 0.0), ticks=60)
+held, defaults, _, applied = ackermann(8.0)
+# get_control() is the control applied: the controller's pedal holding
+# 8 m/s against the engine's braking.
+check(0.05 < applied.throttle < 0.95 and applied.brake == 0.0, "the applied control: %s" % applied)
+
+idle, _, read, _ = ackermann(8.0, gains=(0.0, 0.0, 0.0, 0.0, 0.0, 0.0), ticks=60)
 print("ackermann: 8 m/s asked, %.2f m/s after 15 s (gains %s); all gains 0: %.2f m/s"
       % (held, [round(g, 3) for g in (defaults.speed_kp, defaults.speed_ki, defaults.speed_kd,
                                        defaults.accel_kp, defaults.accel_ki, defaults.accel_kd)], idle))
