@@ -7,7 +7,6 @@ use super::engine::EngineCall;
 use super::wire::{self, as_u32, ArgResult};
 use super::world::Seen;
 use super::RpcShared;
-use crate::types::ActorTransform;
 use rmpv::Value;
 
 /// Whether every number `t` carries is finite.
@@ -78,24 +77,13 @@ pub(crate) fn get(s: &RpcShared, id: &Value, out: &mut Vec<u8>) -> ArgResult<()>
 fn from_state(seen: &Seen) -> VehicleTelemetry {
     let c = &seen.control;
     VehicleTelemetry {
-        speed: forward_speed(&seen.transform, seen),
+        speed: seen.forward_speed(),
         steer: c.steer,
         throttle: c.throttle,
         brake: c.brake,
         gear: c.gear,
         ..Default::default()
     }
-}
-
-fn forward_speed(t: &ActorTransform, seen: &Seen) -> f32 {
-    let (yaw, pitch) = (t.rotation.yaw.to_radians(), t.rotation.pitch.to_radians());
-    let v = seen.velocity;
-    let f = [
-        pitch.cos() * yaw.cos(),
-        pitch.cos() * yaw.sin(),
-        pitch.sin(),
-    ];
-    v.x * f[0] + v.y * f[1] + v.z * f[2]
 }
 
 /// `carla::rpc::VehicleTelemetryData` as msgpack: speed, steer, throttle,
@@ -121,7 +109,7 @@ pub(crate) fn encode(t: &VehicleTelemetry, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::rpc::data::VehicleControl09;
-    use crate::types::{Rotation3D, Vector3D};
+    use crate::types::{ActorTransform, Rotation3D, Vector3D};
 
     #[test]
     fn encodes_carlas_field_order() {

@@ -165,6 +165,16 @@ pub(crate) struct Seen {
     pub(crate) control: VehicleControl09,
 }
 
+impl Seen {
+    /// The velocity along the actor's heading, m/s.
+    pub(crate) fn forward_speed(&self) -> f32 {
+        let r = &self.transform.rotation;
+        let (yaw, pitch) = (r.yaw.to_radians(), r.pitch.to_radians());
+        let v = self.velocity;
+        pitch.cos() * (yaw.cos() * v.x + yaw.sin() * v.y) + pitch.sin() * v.z
+    }
+}
+
 /// A host actor's last episode state, written by the tick under the actor
 /// table's read lock, read by RPC threads; and a vehicle's telemetry as
 /// the host last reported it.
@@ -212,12 +222,7 @@ impl Actor {
     /// Its speed along its heading in the last episode state, m/s (0
     /// before one).
     pub(crate) fn forward_speed(&self) -> f32 {
-        self.last.get().map_or(0.0, |s| {
-            let r = &s.transform.rotation;
-            let (yaw, pitch) = (r.yaw.to_radians(), r.pitch.to_radians());
-            let v = s.velocity;
-            pitch.cos() * (yaw.cos() * v.x + yaw.sin() * v.y) + pitch.sin() * v.z
-        })
+        self.last.get().map_or(0.0, |s| s.forward_speed())
     }
 
     /// Its steer in the last episode state (0 before one).

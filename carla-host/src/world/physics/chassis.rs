@@ -17,6 +17,7 @@
 //! the car's speed (km/h).
 
 use super::powertrain::{clean, curve_at, Engine, Gearbox};
+use super::G;
 use carla_server::rpc::{VehiclePhysicsControl, VehicleTelemetry, WheelTelemetry};
 use carla_server::types::Vector3D;
 use rapier3d::control::{DynamicRayCastVehicleController, WheelTuning};
@@ -29,7 +30,6 @@ pub(crate) const SAG: f32 = 0.08;
 /// Suspension travel above the wheel at rest, metres.
 const REST: f32 = 0.3;
 const AIR_DENSITY: f32 = 1.225;
-const G: f32 = 9.81;
 
 /// A driver's input for one step (CARLA's `VehicleControl`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -165,6 +165,24 @@ impl PhysicsHooks for SurfaceEdges {
     }
 }
 
+/// Makes `b` dynamic (`on`) or kinematic where it is, at rest when it
+/// changes.
+fn simulate(b: &mut RigidBody, on: bool) {
+    let kind = if on {
+        RigidBodyType::Dynamic
+    } else {
+        RigidBodyType::KinematicPositionBased
+    };
+    if b.body_type() != kind {
+        b.set_body_type(kind, true);
+        b.set_linvel(Vector::ZERO, true);
+        b.set_angvel(Vector::ZERO, true);
+    }
+}
+
+/// Gravity, m/s².
+pub(crate) const G: f32 = 9.81;
+
 fn vec3(v: Vector) -> Vector3D {
     v3(v.x, v.y, v.z)
 }
@@ -319,16 +337,7 @@ impl Physics {
     /// `set_simulate_physics`: a frozen body stays where it is put.
     pub(crate) fn set_frozen(&mut self, id: u32, frozen: bool) {
         if let Some(b) = self.body_mut(id) {
-            let kind = if frozen {
-                RigidBodyType::KinematicPositionBased
-            } else {
-                RigidBodyType::Dynamic
-            };
-            if b.body_type() != kind {
-                b.set_body_type(kind, true);
-                b.set_linvel(Vector::ZERO, true);
-                b.set_angvel(Vector::ZERO, true);
-            }
+            simulate(b, !frozen);
         }
     }
 

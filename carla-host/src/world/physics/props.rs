@@ -60,17 +60,7 @@ impl Physics {
         let Some(h) = self.prop_body(id) else {
             return false;
         };
-        let b = &mut self.world.bodies[h];
-        let kind = if on {
-            RigidBodyType::Dynamic
-        } else {
-            RigidBodyType::KinematicPositionBased
-        };
-        if b.body_type() != kind {
-            b.set_body_type(kind, true);
-            b.set_linvel(Vector::ZERO, true);
-            b.set_angvel(Vector::ZERO, true);
-        }
+        super::simulate(&mut self.world.bodies[h], on);
         true
     }
 

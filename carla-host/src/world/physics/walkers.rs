@@ -12,7 +12,7 @@
 //! cast against a road's triangle mesh every tick cost 28 µs a walker (50
 //! walkers: 1.4 ms a tick, most of the physics budget), the split 4 µs.
 
-use super::{Part, Physics};
+use super::{Part, Physics, G};
 use carla_server::types::Vector3D;
 use rapier3d::control::{CharacterLength, KinematicCharacterController};
 use rapier3d::prelude::*;
@@ -22,7 +22,6 @@ pub(crate) const RADIUS: f32 = 0.25;
 /// The highest step a walker takes in its stride (a curb is 0.15 m); the
 /// capsule that meets obstacles starts this far above its feet.
 pub(crate) const STEP: f32 = 0.3;
-const G: f32 = 9.81;
 /// The steepest ground a walker climbs: the least upward share of its
 /// normal (45°).
 const CLIMB: f32 = std::f32::consts::FRAC_1_SQRT_2;

@@ -428,11 +428,11 @@ impl World {
         let movers = self.movers();
         self.physics.set_movers(&movers);
         let mut drives = Vec::with_capacity(self.fleet.len());
-        let applied: Vec<Control> = self.fleet.iter().map(|d| self.drive_of(d)).collect();
-        for (d, c) in self.fleet.iter_mut().zip(&applied) {
-            d.applied = *c;
+        for i in 0..self.fleet.len() {
+            self.fleet[i].applied = self.drive_of(&self.fleet[i]);
         }
-        for (d, &c) in self.fleet.iter().zip(&applied) {
+        for d in &self.fleet {
+            let c = d.applied;
             drives.push((
                 d.id,
                 Drive {
