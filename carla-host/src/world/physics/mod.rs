@@ -11,6 +11,7 @@
 
 pub(crate) mod chassis;
 mod contacts;
+mod ground_grid;
 pub(crate) mod powertrain;
 mod props;
 mod statics;
@@ -100,7 +101,8 @@ pub(crate) struct BodyState {
 pub(crate) struct Physics {
     world: PhysicsWorld,
     /// The surfaces alone, with a tree of their own: what the wheels' rays
-    /// ask (a few hundred leaves, not the scene's thousands of boxes).
+    /// ask (the surfaces' grid and the ground plane, not the scene's
+    /// thousands of boxes).
     ground: ColliderSet,
     ground_tree: BroadPhaseBvh,
     cars: Vec<Chassis>,

@@ -1,9 +1,11 @@
 //! The scene's static geometry as rapier colliders, built once per town
 //! (the shapes are shared by every episode's physics): the surfaces the
-//! wheels roll on as one triangle mesh, each solid material's walls as
-//! another, each static box (poles, signs, buildings, props) as a cuboid,
-//! and the ground plane below everything.
+//! wheels roll on as triangle meshes (and, for the wheels' rays, as one
+//! [`GroundGrid`]), each solid material's walls as others, each static
+//! box (poles, signs, buildings, props) as a cuboid, and the ground plane
+//! below everything.
 
+use super::ground_grid::GroundGrid;
 use super::Part;
 use crate::world::scene::Fixed;
 use rapier3d::prelude::*;
@@ -14,6 +16,9 @@ const TILE: f32 = 32.0;
 /// Shapes, where they stand and what they are.
 pub(crate) struct Statics {
     shapes: Vec<(SharedShape, Vector, Part)>,
+    /// The surface meshes' triangles filed for the wheels' rays (`None`
+    /// when there are none or too many: the meshes serve then).
+    grid: Option<GroundGrid>,
 }
 
 impl Statics {
@@ -71,7 +76,19 @@ impl Statics {
             Vector::new(0.0, 0.0, ground_z),
             Part::Surface,
         ));
-        Statics { shapes }
+        Statics::filed(shapes)
+    }
+
+    /// `shapes`, their surface meshes also filed in a grid.
+    fn filed(shapes: Vec<(SharedShape, Vector, Part)>) -> Statics {
+        let mut tris = Vec::new();
+        for (shape, at, part) in &shapes {
+            if let (Part::Surface, Some(mesh)) = (part, shape.as_trimesh()) {
+                tris.extend(mesh.triangles().map(|t| [t.a + *at, t.b + *at, t.c + *at]));
+            }
+        }
+        let grid = GroundGrid::new(tris);
+        Statics { shapes, grid }
     }
 
     /// Level ground at `z` and nothing else, plus `extra` shapes (tests).
@@ -83,14 +100,24 @@ impl Statics {
             Vector::new(0.0, 0.0, z),
             Part::Surface,
         ));
-        Statics { shapes }
+        Statics::filed(shapes)
     }
 
     /// Adds the colliders to `colliders` (no parent body: fixed); with
-    /// `surfaces_only`, only what wheels roll on.
+    /// `surfaces_only`, only what wheels roll on, the surface meshes as
+    /// their grid when there is one.
     pub(super) fn insert(&self, colliders: &mut ColliderSet, surfaces_only: bool) {
+        let grid = self.grid.as_ref().filter(|_| surfaces_only);
+        if let Some(g) = grid {
+            colliders.insert(
+                ColliderBuilder::new(SharedShape::new(g.clone())).user_data(Part::Surface.data()),
+            );
+        }
         for (shape, at, part) in &self.shapes {
             if surfaces_only && *part != Part::Surface {
+                continue;
+            }
+            if grid.is_some() && shape.as_trimesh().is_some() && *part == Part::Surface {
                 continue;
             }
             colliders.insert(
