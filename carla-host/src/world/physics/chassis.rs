@@ -9,7 +9,9 @@
 //! [`SAG`] under the car's weight) and a tire whose grip is the wheel's
 //! `tire_friction` times its load: drive and brake forces are capped at
 //! it, and rapier's controller caps the combined forward and side impulse.
-//! Brakes give `brake · max_brake_torque / radius` per wheel (the hand
+//! With `use_sweep_wheel_collision` a wheel finds the road where its
+//! cylinder, swept down the suspension, first touches it
+//! ([`Chassis::sweep_wheels`]). Brakes give `brake · max_brake_torque / radius` per wheel (the hand
 //! brake adds `max_handbrake_torque`); a wheel's `damping_rate` is its
 //! rolling resistance (`damping_rate · ω / radius`); air drag is
 //! `½ ρ · drag_coefficient · width · height · v²`. Steering turns each
@@ -21,6 +23,7 @@ use super::G;
 use carla_server::rpc::{VehiclePhysicsControl, VehicleTelemetry, WheelTelemetry};
 use carla_server::types::Vector3D;
 use rapier3d::control::{DynamicRayCastVehicleController, WheelTuning};
+use rapier3d::parry::query::ShapeCastOptions;
 use rapier3d::prelude::*;
 
 /// Height of the body's box above the ground at rest, metres.
@@ -30,6 +33,8 @@ pub(crate) const SAG: f32 = 0.08;
 /// Suspension travel above the wheel at rest, metres.
 const REST: f32 = 0.3;
 const AIR_DENSITY: f32 = 1.225;
+/// A tire's width for its sweep, metres (CARLA's control has none).
+const TREAD: f32 = 0.2;
 
 /// A driver's input for one step (CARLA's `VehicleControl`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -57,6 +62,8 @@ struct WheelSpec {
     /// The load past which the cornering stiffness grows no more, in
     /// shares of the wheel's part of the car's weight.
     max_load: f32,
+    /// Where the suspension meets the body (its top), body frame.
+    mount: Vector,
 }
 
 /// A vehicle body and what drives it.
@@ -71,6 +78,9 @@ pub(crate) struct Chassis {
     pub mass: f32,
     drag: f32,
     steering: Vec<[f32; 2]>,
+    /// `use_sweep_wheel_collision`: the wheels are cylinders swept down
+    /// the suspension, not rays.
+    sweep: bool,
     pub extent: Vector3D,
     pub ahead: f32,
     /// The last input and the drive torque in all (N·m).
@@ -134,6 +144,7 @@ impl Chassis {
             mass: 1.0,
             drag: 0.0,
             steering: Vec::new(),
+            sweep: false,
             extent,
             ahead,
             last: Drive::default(),
@@ -156,6 +167,7 @@ impl Chassis {
             * (2.0 * e.y)
             * (2.0 * e.z);
         self.engine = Engine::of(control);
+        self.sweep = control.use_sweep_wheel_collision;
         self.steering = control
             .steering_curve
             .iter()
@@ -218,11 +230,50 @@ impl Chassis {
                 damping: clean(w.damping_rate, 0.25, 0.0, 100.0),
                 lateral: clean(w.lat_stiff_value, 17.0, 0.1, 1e3),
                 max_load: clean(w.lat_stiff_max_load, 2.0, 0.01, 100.0),
+                mount,
             });
         }
         // Keep the wheels' spin and suspension where they were.
         for (new, old) in self.wheels.wheels_mut().iter_mut().zip(old.wheels()) {
             new.rotation = old.rotation;
+        }
+    }
+
+    /// With `use_sweep_wheel_collision`, sets each wheel's mount for the
+    /// step to come so that rapier's ray finds the road where the wheel's
+    /// cylinder, swept down its suspension, first touches it: a tire meets
+    /// a curb's edge or a bump under its tread before its centre is over
+    /// it, as PhysX's sweeps do. The mount goes down by what the sweep is
+    /// shorter than the ray; where the ray finds nothing under the wheel's
+    /// centre (past a ledge) the wheel stays a ray.
+    pub(crate) fn sweep_wheels(&mut self, body: &RigidBody, ground: &QueryPipeline) {
+        if !self.sweep {
+            return;
+        }
+        let pose = *body.position();
+        let down = pose.rotation * Vector::new(0.0, 0.0, -1.0);
+        for (w, s) in self.wheels.wheels_mut().iter_mut().zip(&self.specs) {
+            w.chassis_connection_point_cs = s.mount;
+            let top = pose * s.mount;
+            let ray = Ray::new(top, down);
+            let Some((_, hit)) = ground.cast_ray(&ray, REST + s.radius, true) else {
+                continue;
+            };
+            let by_ray = hit - s.radius;
+            let turn = Rotation::from_rotation_z(w.steering);
+            let at = Pose::from_parts(top, pose.rotation * turn);
+            let tire = Cylinder::new(TREAD / 2.0, s.radius);
+            let options = ShapeCastOptions {
+                max_time_of_impact: REST,
+                stop_at_penetration: true,
+                ..ShapeCastOptions::default()
+            };
+            if let Some((_, swept)) = ground.cast_shape(&at, down, &tire, options) {
+                let lift = by_ray - swept.time_of_impact;
+                if lift > 1e-4 && lift.is_finite() {
+                    w.chassis_connection_point_cs = s.mount - Vector::new(0.0, 0.0, lift);
+                }
+            }
         }
     }
 

@@ -456,6 +456,17 @@ impl Physics {
                 let lag = gravity_lag(&w.integration_parameters, b.gravity_scale());
                 let v = b.linvel();
                 b.set_linvel(v + lag, false);
+                // Sweeps ask the surfaces' meshes (the wheels' grid
+                // answers rays only).
+                let surface =
+                    |_: ColliderHandle, c: &Collider| Part::of(c.user_data) == Part::Surface;
+                let surfaces = w.broad_phase.as_query_pipeline(
+                    w.narrow_phase.query_dispatcher(),
+                    &w.bodies,
+                    &w.colliders,
+                    QueryFilter::default().predicate(&surface),
+                );
+                c.sweep_wheels(&w.bodies[c.body], &surfaces);
                 let q = self.ground_tree.as_query_pipeline_mut(
                     w.narrow_phase.query_dispatcher(),
                     &mut w.bodies,

@@ -395,3 +395,45 @@ fn a_low_lateral_stiffness_load_cap_turns_the_car_less() {
         "{capped} vs {full} rad/s"
     );
 }
+
+#[test]
+fn a_swept_wheel_meets_a_step_before_its_centre_is_over_it() {
+    // Rolling in neutral at 3 m/s onto a sheet 5 cm up from x = 8: a
+    // ray-cast front wheel rises when its centre passes the edge; a swept
+    // one (0.3 m radius) when its tread touches the edge, about
+    // √(0.3² − 0.25²) = 0.17 m sooner.
+    let front_axle_at_rise = |sweep: bool| {
+        let mut c = control();
+        c.use_sweep_wheel_collision = sweep;
+        let mut p = raised_sheet(0.05, false);
+        with_car(&mut p, 1, 0.0, &c);
+        run(&mut p, Drive::default(), 1.0, |_| false);
+        let z0 = p.state(1).unwrap().position.z;
+        assert!(p.set_velocity(1, v3(3.0, 0.0, 0.0), false));
+        let neutral = Drive {
+            gear: Some(0),
+            ..Drive::default()
+        };
+        for _ in 0..300 {
+            p.step(0.01, |_| Some(neutral));
+            let s = p.state(1).unwrap();
+            if s.position.z > z0 + 0.003 {
+                return s.position.x + 0.6 * EXTENT.x;
+            }
+        }
+        panic!("never rose (sweep {sweep})");
+    };
+    let (ray, swept) = (front_axle_at_rise(false), front_axle_at_rise(true));
+    assert!(ray > 7.95, "ray: front axle at {ray:.3}");
+    assert!(swept < ray - 0.08 && swept > 7.7, "{swept:.3} vs {ray:.3}");
+    // On flat ground the two rest alike.
+    let rest = |sweep: bool| {
+        let mut c = control();
+        c.use_sweep_wheel_collision = sweep;
+        let mut p = flat();
+        with_car(&mut p, 1, 0.0, &c);
+        run(&mut p, Drive::default(), 2.0, |_| false);
+        p.state(1).unwrap().position.z
+    };
+    assert!((rest(true) - rest(false)).abs() < 1e-3);
+}

@@ -116,6 +116,16 @@ check(1.5 <= quick_heavy / quick <= 2.5, "twice the mass, light engine: x%.2f" %
 check(weak > base * 1.2, "half the torque: %.2f s vs %.2f s" % (weak, base))
 
 
+# Swept wheels (use_sweep_wheel_collision) drive alike on a flat road.
+def swept(pc):
+    pc.use_sweep_wheel_collision = True
+
+
+sweeping = zero_to_50(swept)
+print("swept wheels: 0-50 km/h %.2f s" % sweeping)
+check(abs(sweeping - base) <= 0.1 * base, "swept wheels: %.2f s vs %.2f s" % (sweeping, base))
+
+
 def top_speed(change=None):
     car = spawn(10.0)
     if change:
