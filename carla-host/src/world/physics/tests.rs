@@ -282,6 +282,7 @@ fn absurd_inputs_leave_the_world_finite() {
     c.final_ratio = -1.0;
     c.forward_gears.iter_mut().for_each(|g| g.ratio = 0.0);
     c.wheels.iter_mut().for_each(|w| w.radius = 0.0);
+    c.use_sweep_wheel_collision = true;
     c.torque_curve = vec![[0.0, 1e30]; 64];
     let mut p = flat();
     with_car(&mut p, 1, 0.0, &control());
@@ -306,6 +307,10 @@ fn absurd_inputs_leave_the_world_finite() {
                     "{s:?}"
                 );
             }
+            let t = p.telemetry(id).unwrap();
+            let mut wheels = t.wheels.iter().take(t.wheel_count as usize);
+            let finite = wheels.all(|w| w.omega.is_finite() && w.tire_load.is_finite());
+            assert!(t.engine_rpm.is_finite() && finite, "{t:?}");
         }
     }
 }
