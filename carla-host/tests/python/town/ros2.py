@@ -192,7 +192,10 @@ check(moved > 1.0, "the hero moved %.2f m under ROS control" % moved)
 check(hero.get_control().throttle > 0.9, "the hero's control is the ROS one: %s" % hero.get_control())
 
 # An Ackermann drive from Cyclone sets the hero's speed (3 m/s, straight).
-for _ in range(80):
+# CARLA's default gains make the controller hunt slowly around its target
+# (about ±0.4 m/s here): the speed over the last second, not at one tick.
+speeds = []
+for i in range(80):
     ackermann_writer.write(AckermannDriveStamped(
         header=Header(stamp=Time(sec=0, nanosec=0), frame_id="hero"),
         drive=AckermannDrive(steering_angle=0.0, steering_angle_velocity=0.0, speed=3.0, acceleration=0.0,
@@ -200,7 +203,9 @@ for _ in range(80):
     time.sleep(0.02)
     ticked[stamp_of(world.get_snapshot().timestamp.elapsed_seconds)] = world.tick()
     drain()
-speed = hero.get_velocity().length()
+    if i >= 60:
+        speeds.append(hero.get_velocity().length())
+speed, last = sum(speeds) / len(speeds), speeds[-1]
 check(abs(speed - 3.0) < 0.5, "the hero drives at %.2f m/s under a 3 m/s Ackermann drive" % speed)
 # Its odometry: in the map frame, ROS's axes (y negated), the twist in the
 # car's own frame (forward is +x).
@@ -213,7 +218,8 @@ at = hero.get_location()
 check(abs(p.x - at.x) < 0.5 and abs(p.y + at.y) < 0.5 and abs(p.z - at.z) < 0.5,
       "odometry position %s vs the hero at %s" % ((p.x, p.y, p.z), at))
 lin = odo.twist.twist.linear
-check(abs(lin.x - 3.0) < 0.5 and abs(lin.y) < 0.3, "odometry twist %s at 3 m/s straight" % ((lin.x, lin.y, lin.z),))
+check(abs(lin.x - last) < 0.3 and abs(lin.y) < 0.3, "odometry twist %s at %.2f m/s straight"
+      % ((lin.x, lin.y, lin.z), last))
 # Its vehicle status: the speed, the orientation of its odometry, and the
 # control it drives under (the throttle of the ROS control before, then
 # what the Ackermann drive sets), in the same stamps as the odometry.
@@ -222,7 +228,7 @@ same = [s for s in got["status"] if s.header.stamp == odo.header.stamp]
 check(len(same) == 1, "one vehicle_status at the last odometry's stamp: %d" % len(same))
 status = same[0] if same else got["status"][-1]
 check(status.header.frame_id == "map", "vehicle_status frame %s" % status.header.frame_id)
-check(abs(status.velocity - 3.0) < 0.5, "vehicle_status speed %.2f at 3 m/s" % status.velocity)
+check(abs(status.velocity - last) < 0.3, "vehicle_status speed %.2f at %.2f m/s" % (status.velocity, last))
 o, q = status.orientation, odo.pose.pose.orientation
 check(max(abs(o.x - q.x), abs(o.y - q.y), abs(o.z - q.z), abs(o.w - q.w)) < 1e-9, "orientation as the odometry's")
 c = status.control
