@@ -16,6 +16,7 @@ use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
 use rapier3d::parry::shape::{FeatureId, Shape, ShapeType, Triangle, TypedShape};
 use rapier3d::prelude::{Real, Vector};
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 /// A cell's side, metres, where the ground plan allows it.
@@ -33,11 +34,7 @@ pub(crate) struct GroundGrid(Arc<Inner>);
 
 struct Inner {
     tris: Vec<Triangle>,
-    /// The plan's corner (x, y) and the cell's side.
-    origin: [f32; 2],
-    cell: f32,
-    nx: usize,
-    ny: usize,
+    plan: Plan,
     /// Cell `i`'s triangles are `entries[starts[i]..starts[i + 1]]`.
     starts: Vec<u32>,
     entries: Vec<u32>,
@@ -65,77 +62,46 @@ impl GroundGrid {
         let cell = CELL
             .max((w * h / MAX_CELLS).sqrt())
             .max(w.max(h) / MAX_CELLS);
-        let nx = (w / cell).floor() as usize + 1;
-        let ny = (h / cell).floor() as usize + 1;
-        let origin = [lo.x, lo.y];
-        let span = |t: &[Vector; 3]| {
-            let (x0, x1) = (
-                t[0].x.min(t[1].x).min(t[2].x),
-                t[0].x.max(t[1].x).max(t[2].x),
-            );
-            let (y0, y1) = (
-                t[0].y.min(t[1].y).min(t[2].y),
-                t[0].y.max(t[1].y).max(t[2].y),
-            );
-            let i =
-                |v: f32, o: f32, n: usize| (((v - o) / cell).floor().max(0.0) as usize).min(n - 1);
-            (
-                i(x0, origin[0], nx)..=i(x1, origin[0], nx),
-                i(y0, origin[1], ny)..=i(y1, origin[1], ny),
-            )
+        let plan = Plan {
+            origin: [lo.x, lo.y],
+            cell,
+            nx: (w / cell).floor() as usize + 1,
+            ny: (h / cell).floor() as usize + 1,
         };
-        let square = |cx: usize, cy: usize| {
-            let x = origin[0] + cx as f32 * cell;
-            let y = origin[1] + cy as f32 * cell;
-            [x, y, x + cell, y + cell]
-        };
+        let cells = plan.nx * plan.ny;
         // Count, then file.
-        let mut counts = vec![0u32; nx * ny + 1];
+        let mut counts = vec![0u32; cells + 1];
         let mut total = 0usize;
         for t in &tris {
-            let (xs, ys) = span(t);
-            for cy in ys {
-                for cx in xs.clone() {
-                    if overlaps(t, square(cx, cy)) {
-                        counts[cy * nx + cx] += 1;
-                        total += 1;
-                        if total > MAX_ENTRIES {
-                            return None;
-                        }
-                    }
-                }
+            plan.file(t, |i| {
+                counts[i] += 1;
+                total += 1;
+            });
+            if total > MAX_ENTRIES {
+                return None;
             }
         }
-        let mut starts = Vec::with_capacity(nx * ny + 1);
+        let mut starts = Vec::with_capacity(cells + 1);
         let mut at = 0u32;
         for c in &counts {
             starts.push(at);
             at += c;
         }
-        starts.truncate(nx * ny + 1);
+        starts.truncate(cells + 1);
         let mut fill: Vec<u32> = starts.clone();
         let mut entries = vec![0u32; total];
         for (k, t) in tris.iter().enumerate() {
-            let (xs, ys) = span(t);
-            for cy in ys {
-                for cx in xs.clone() {
-                    if overlaps(t, square(cx, cy)) {
-                        let slot = &mut fill[cy * nx + cx];
-                        entries[*slot as usize] = k as u32;
-                        *slot += 1;
-                    }
-                }
-            }
+            plan.file(t, |i| {
+                entries[fill[i] as usize] = k as u32;
+                fill[i] += 1;
+            });
         }
         Some(GroundGrid(Arc::new(Inner {
             tris: tris
                 .iter()
                 .map(|t| Triangle::new(t[0], t[1], t[2]))
                 .collect(),
-            origin,
-            cell,
-            nx,
-            ny,
+            plan,
             starts,
             entries,
             aabb: Aabb::new(lo, hi),
@@ -173,30 +139,53 @@ fn overlaps(t: &[Vector; 3], r: [f32; 4]) -> bool {
     true
 }
 
-impl Inner {
-    /// The cells (column and row ranges) the plan of the segment from `a`
-    /// to `b` crosses, within the grid.
-    fn cells(&self, a: Vector, b: Vector) -> Option<(usize, usize, usize, usize)> {
+/// The grid over the ground plan: its corner (x, y), the cell's side and
+/// the cells along x and y.
+#[derive(Clone, Copy)]
+struct Plan {
+    origin: [f32; 2],
+    cell: f32,
+    nx: usize,
+    ny: usize,
+}
+
+impl Plan {
+    /// The cells (column and row ranges) under the plan of the box from
+    /// `lo` to `hi`, within the grid; `None` when it lies outside.
+    fn cells(
+        &self,
+        lo: Vector,
+        hi: Vector,
+    ) -> Option<(RangeInclusive<usize>, RangeInclusive<usize>)> {
         let f = |v: f32, o: f32| (v - o) / self.cell;
-        let (x0, x1) = (
-            f(a.x.min(b.x), self.origin[0]),
-            f(a.x.max(b.x), self.origin[0]),
-        );
-        let (y0, y1) = (
-            f(a.y.min(b.y), self.origin[1]),
-            f(a.y.max(b.y), self.origin[1]),
-        );
+        let (x0, x1) = (f(lo.x, self.origin[0]), f(hi.x, self.origin[0]));
+        let (y0, y1) = (f(lo.y, self.origin[1]), f(hi.y, self.origin[1]));
         let (nx, ny) = (self.nx as f32, self.ny as f32);
         if !(x1 >= 0.0 && y1 >= 0.0 && x0 < nx && y0 < ny) {
             return None;
         }
         let i = |v: f32, n: usize| (v.floor().max(0.0) as usize).min(n - 1);
         Some((
-            i(x0, self.nx),
-            i(x1, self.nx),
-            i(y0, self.ny),
-            i(y1, self.ny),
+            i(x0, self.nx)..=i(x1, self.nx),
+            i(y0, self.ny)..=i(y1, self.ny),
         ))
+    }
+
+    /// Hands `file` the index of every cell triangle `t`'s plan overlaps.
+    fn file(&self, t: &[Vector; 3], mut file: impl FnMut(usize)) {
+        let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
+        let Some((xs, ys)) = self.cells(lo, hi) else {
+            return;
+        };
+        for cy in ys {
+            for cx in xs.clone() {
+                let x = self.origin[0] + cx as f32 * self.cell;
+                let y = self.origin[1] + cy as f32 * self.cell;
+                if overlaps(t, [x, y, x + self.cell, y + self.cell]) {
+                    file(cy * self.nx + cx);
+                }
+            }
+        }
     }
 }
 
@@ -212,12 +201,12 @@ impl RayCast for GroundGrid {
             return None;
         }
         let end = ray.point_at(max_time_of_impact);
-        let (cx0, cx1, cy0, cy1) = g.cells(ray.origin, end)?;
+        let (xs, ys) = g.plan.cells(ray.origin.min(end), ray.origin.max(end))?;
         let mut best: Option<RayIntersection> = None;
         let mut reach = max_time_of_impact;
-        for cy in cy0..=cy1 {
-            for cx in cx0..=cx1 {
-                let i = cy * g.nx + cx;
+        for cy in ys {
+            for cx in xs.clone() {
+                let i = cy * g.plan.nx + cx;
                 let (s, e) = (g.starts[i] as usize, g.starts[i + 1] as usize);
                 for &k in &g.entries[s..e] {
                     let tri = &g.tris[k as usize];
@@ -389,7 +378,7 @@ mod tests {
         assert!(!overlaps(&t, [16.0, 0.0, 18.0, 2.0]));
         let g = GroundGrid::new(vec![t]).unwrap();
         let filed = g.0.entries.len();
-        assert!(filed < 40, "{filed} of {} cells", g.0.nx * g.0.ny);
+        assert!(filed < 40, "{filed} of {} cells", g.0.plan.nx * g.0.plan.ny);
         // A ray beside it, inside its box, finds nothing.
         let ray = Ray::new(Vector::new(3.0, 15.0, 1.0), Vector::new(0.0, 0.0, -1.0));
         assert!(g.cast_local_ray_and_get_normal(&ray, 2.0, true).is_none());
@@ -407,7 +396,11 @@ mod tests {
             Vector::new(0.0, 1e5, 0.0),
         ];
         let g = GroundGrid::new(vec![far]).unwrap();
-        assert!(g.0.nx * g.0.ny <= 1_100_000, "{} cells", g.0.nx * g.0.ny);
+        assert!(
+            g.0.plan.nx * g.0.plan.ny <= 1_100_000,
+            "{} cells",
+            g.0.plan.nx * g.0.plan.ny
+        );
         let ray = Ray::new(Vector::new(0.0, 0.0, 1.0), Vector::new(0.0, 0.0, -1.0));
         let hit = g.cast_local_ray_and_get_normal(&ray, 2.0, true).unwrap();
         assert!((hit.time_of_impact - 1.0).abs() < 1e-6);
@@ -418,6 +411,10 @@ mod tests {
             Vector::new(0.0, 1e-4, 0.0),
         ];
         let g = GroundGrid::new(vec![thin]).unwrap();
-        assert!(g.0.nx * g.0.ny <= 3_000_001, "{} cells", g.0.nx * g.0.ny);
+        assert!(
+            g.0.plan.nx * g.0.plan.ny <= 3_000_001,
+            "{} cells",
+            g.0.plan.nx * g.0.plan.ny
+        );
     }
 }
