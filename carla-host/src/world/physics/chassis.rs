@@ -7,18 +7,22 @@
 //! box) starts [`CLEARANCE`] above that, so the road and curbs meet only
 //! the wheels. Each wheel is a spring and damper down to the road (sagging
 //! [`SAG`] under the car's weight) and a tire whose grip is the wheel's
-//! `tire_friction` times its load: drive and brake forces are capped at
-//! it, and rapier's controller caps the combined forward and side impulse.
-//! With `use_sweep_wheel_collision` a wheel finds the road where its
-//! cylinder, swept down the suspension, first touches it
-//! ([`Chassis::sweep_wheels`]). Brakes give `brake · max_brake_torque / radius` per wheel (the hand
-//! brake adds `max_handbrake_torque`); a wheel's `damping_rate` is its
-//! rolling resistance (`damping_rate · ω / radius`); air drag is
-//! `½ ρ · drag_coefficient · width · height · v²`. Steering turns each
-//! wheel by `steer · max_steer_angle` times the steering curve's factor at
-//! the car's speed (km/h).
+//! `tire_friction` times its load. The drive reaches the road through the
+//! tires' longitudinal slip ([`tire`]): the engine and wheels turn at the
+//! speed where the tires take what the engine gives, so a soft tire spins
+//! and a wheel off the ground revs free. Brake forces are capped at the
+//! grip, and rapier's controller caps the combined forward and side
+//! impulse. With `use_sweep_wheel_collision` a wheel finds the road where
+//! its cylinder, swept down the suspension, first touches it
+//! ([`Chassis::sweep_wheels`]). Brakes give `brake · max_brake_torque /
+//! radius` per wheel (the hand brake adds `max_handbrake_torque`); a
+//! wheel's `damping_rate` is its rolling resistance (`damping_rate · ω /
+//! radius`); air drag is `½ ρ · drag_coefficient · width · height · v²`.
+//! Steering turns each wheel by `steer · max_steer_angle` times the
+//! steering curve's factor at the car's speed (km/h).
 
 use super::powertrain::{clean, curve_at, Engine, Gearbox};
+use super::tire;
 use super::G;
 use carla_server::rpc::{VehiclePhysicsControl, VehicleTelemetry, WheelTelemetry};
 use carla_server::types::Vector3D;
@@ -64,6 +68,8 @@ struct WheelSpec {
     max_load: f32,
     /// Where the suspension meets the body (its top), body frame.
     mount: Vector,
+    /// Longitudinal stiffness, N per unit slip.
+    long_stiff: f32,
 }
 
 /// A vehicle body and what drives it.
@@ -86,6 +92,8 @@ pub(crate) struct Chassis {
     /// The last input and the drive torque in all (N·m).
     pub last: Drive,
     pub drive_torque: f32,
+    /// Each wheel's longitudinal slip and spin (rad/s) in the last step.
+    slips: Vec<(f32, f32)>,
     /// The last step's length, seconds.
     last_dt: f32,
     /// Not stepped yet: the engine has not taken the body in (its mass
@@ -149,6 +157,7 @@ impl Chassis {
             ahead,
             last: Drive::default(),
             drive_torque: 0.0,
+            slips: Vec::new(),
             last_dt: 0.0,
             fresh: true,
         };
@@ -231,6 +240,7 @@ impl Chassis {
                 lateral: clean(w.lat_stiff_value, 17.0, 0.1, 1e3),
                 max_load: clean(w.lat_stiff_max_load, 2.0, 0.01, 100.0),
                 mount,
+                long_stiff: clean(w.long_stiff_value, 1000.0, 0.1, 1e6) * G,
             });
         }
         // Keep the wheels' spin and suspension where they were.
@@ -336,20 +346,36 @@ impl Chassis {
             self.specs.iter().map(|s| s.radius).sum::<f32>() / self.specs.len().max(1) as f32;
         self.gearbox.select(&self.engine, d.gear);
         let reverse = d.gear.map_or(d.reverse, |g| g < 0);
-        let torque = self
-            .gearbox
-            .step(&self.engine, d.throttle, reverse, speed / r_mean, dt);
-        self.drive_torque = torque;
-        // The engine's inertia turns with the wheels: the drive also
-        // spins it up.
+        let braking = d.brake > 0.0 || d.hand_brake;
+        // The engine's inertia turns with the wheels: of what it gives,
+        // this share reaches the road, the rest spins it up.
         let share = self.mass / (self.mass + self.gearbox.inertia_mass(&self.engine, r_mean));
-        let torque = torque * share;
+        let (wheels, specs) = (&self.wheels, &self.specs);
+        // What the engine gives the driven wheels turning at ω for the
+        // tires to take their force at their slip over the road.
+        let road = |omega: f32| -> f32 {
+            let pairs = wheels.wheels().iter().zip(specs);
+            let taken: f32 = pairs
+                .map(|(w, s)| {
+                    let grip = s.friction * w.wheel_suspension_force.max(0.0);
+                    let slip = tire::slip(omega, s.radius, speed);
+                    tire::force(s.long_stiff, grip, slip) * s.radius
+                })
+                .sum();
+            taken / share
+        };
+        let road: Option<&dyn Fn(f32) -> f32> = if braking { None } else { Some(&road) };
+        let (torque, spin) =
+            self.gearbox
+                .step(&self.engine, d.throttle, reverse, speed / r_mean, road, dt);
+        self.drive_torque = torque;
         let factor = if self.steering.is_empty() {
             1.0
         } else {
             curve_at(&self.steering, speed.abs() * 3.6)
         };
         let n = self.specs.len().max(1) as f32;
+        self.slips.clear();
         for (w, s) in self.wheels.wheels_mut().iter_mut().zip(&self.specs) {
             let angle = d.steer * s.max_steer * factor;
             // The tire's cornering force, `lat_stiff_value · load · slip
@@ -357,11 +383,11 @@ impl Chassis {
             // sideways slip (rapier's wheel would take it all: a rigid
             // tire, which makes a car yaw at once and a controller at long
             // steps weave); at walking pace all of it.
-            let share = self.mass * G / n;
+            let weight = self.mass * G / n;
             let load = if w.wheel_suspension_force > 0.0 {
-                w.wheel_suspension_force.min(s.max_load * share)
+                w.wheel_suspension_force.min(s.max_load * weight)
             } else {
-                share
+                weight
             };
             w.side_friction_stiffness =
                 (s.lateral * load * dt / (self.mass / n * speed.abs().max(0.1))).clamp(0.05, 1.0);
@@ -371,13 +397,29 @@ impl Chassis {
             let brake = d.brake * s.brake
                 + if d.hand_brake { s.hand_brake } else { 0.0 }
                 + s.damping * (speed / s.radius).abs() / s.radius;
-            let push = torque / (s.radius * n);
-            if d.brake > 0.0 || d.hand_brake || torque.abs() < 1e-3 {
+            if braking || torque.abs() < 1e-3 {
                 w.engine_force = 0.0;
                 w.brake = brake.min(grip) * dt;
-            } else {
-                w.engine_force = push.clamp(-grip, grip);
+                // The tread slows against the road by the slip that force
+                // takes.
+                let slip = -tire::slip_for(s.long_stiff, grip, brake.min(grip)) * speed.signum();
+                let slip = if speed.abs() > 0.01 { slip } else { 0.0 };
+                let room = speed.abs().max(tire::MIN_SLIP_SPEED);
+                self.slips.push((slip, (speed + slip * room) / s.radius));
+            } else if let Some(spin) = spin {
+                let slip = tire::slip(spin, s.radius, speed);
+                w.engine_force = tire::force(s.long_stiff, grip, slip);
                 w.brake = 0.0;
+                self.slips.push((slip, spin));
+            } else {
+                // The engine at rest, its clutch slipping (the car rolls
+                // back in gear): its torque shared out, up to the grip.
+                let push = (torque * share / (s.radius * n)).clamp(-grip, grip);
+                w.engine_force = push;
+                w.brake = 0.0;
+                let slip = tire::slip_for(s.long_stiff, grip, push);
+                let room = speed.abs().max(tire::MIN_SLIP_SPEED);
+                self.slips.push((slip, (speed + slip * room) / s.radius));
             }
         }
         let b = &mut bodies[self.body];
@@ -390,10 +432,9 @@ impl Chassis {
 
     /// CARLA's telemetry of the car after its last step: forward speed,
     /// the controls it drove under, engine rpm, gear, drag (N) and per
-    /// wheel its grip, slip angle (degrees), spin (rad/s), load (N, and
-    /// over its share of the weight), torque (N·m) and the tire's forward
-    /// and side forces (N). Wheels roll with the road (no longitudinal
-    /// slip), so `long_slip` is 0.
+    /// wheel its grip, slip angle (degrees), longitudinal slip, spin
+    /// (rad/s), load (N, and over its share of the weight), torque (N·m)
+    /// and the tire's forward and side forces (N).
     pub(crate) fn telemetry(&self, bodies: &RigidBodySet) -> VehicleTelemetry {
         let b = &bodies[self.body];
         let rot = b.position().rotation;
@@ -415,7 +456,12 @@ impl Chassis {
             ..Default::default()
         };
         let pairs = self.wheels.wheels().iter().zip(&self.specs);
-        for (out, (w, s)) in t.wheels.iter_mut().zip(pairs) {
+        let slips = self
+            .slips
+            .iter()
+            .copied()
+            .chain(std::iter::repeat((0.0, f32::NAN)));
+        for (out, ((w, s), (long_slip, spin))) in t.wheels.iter_mut().zip(pairs.zip(slips)) {
             let (sin, cos) = w.steering.sin_cos();
             let fwd = rot * Vector::new(cos, sin, 0.0);
             let side = rot * Vector::new(-sin, cos, 0.0);
@@ -444,8 +490,12 @@ impl Chassis {
                 } else {
                     0.0
                 },
-                long_slip: 0.0,
-                omega: along / s.radius,
+                long_slip,
+                omega: if spin.is_nan() {
+                    along / s.radius
+                } else {
+                    spin
+                },
                 tire_load: load,
                 normalized_tire_load: normalized,
                 torque,

@@ -15,6 +15,7 @@ mod ground_grid;
 pub(crate) mod powertrain;
 mod props;
 mod statics;
+mod tire;
 pub(crate) mod walkers;
 
 use crate::world::math::v3;

@@ -3,7 +3,8 @@
 //! throttle at the speed they turn.
 //!
 //! In gear the engine turns with the wheels (engine speed = wheel speed ×
-//! `G`, the gear's ratio times the final ratio) and gives the torque curve
+//! `G`, the gear's ratio times the final ratio; the wheels turn as fast as
+//! the tires' slip lets them, see [`Gearbox::step`]) and gives the torque curve
 //! (Nm over rpm) times the throttle, less its friction: a damping rate
 //! (N·m·s/rad) times its speed, the rate going from the zero-throttle
 //! clutch-engaged one off the throttle to the full-throttle one at full
@@ -16,8 +17,9 @@
 //! them, so the car accelerates as if `moi · G² / r²` heavier (see
 //! [`Gearbox::inertia_mass`]). The automatic gearbox (`use_gear_autobox`)
 //! shifts up above `up_ratio · max_rpm` and down below `down_ratio ·
-//! max_rpm`; a shift leaves the engine free for `gear_switch_time` seconds
-//! (no drive; it spins down on the clutch-disengaged damping rate).
+//! max_rpm` (of the road's speed, not of spinning wheels); a shift leaves
+//! the engine free for `gear_switch_time` seconds (no drive; it spins down
+//! on the clutch-disengaged damping rate).
 //! Reverse uses a ratio of 4 (CARLA's controls carry no reverse gears).
 
 /// What the powertrain reads of a physics control, made safe: every value
@@ -151,6 +153,58 @@ pub(crate) fn curve_at(curve: &[[f32; 2]], x: f32) -> f32 {
 
 const RPM: f32 = 60.0 / std::f32::consts::TAU;
 
+/// The engine speed (rad/s) where `gap` (what the engine gives the wheels
+/// less what the road takes, decreasing with the speed) is zero, from the
+/// rolling speed `rolling` (≥ 0): above it when the engine drives, down
+/// to rest when it brakes; at most a little past `max` (where the engine
+/// gives nothing). Regula falsi (Illinois), to 0.01 rad/s.
+fn balance(gap: impl Fn(f32) -> f32, rolling: f32, max: f32) -> f32 {
+    let g0 = gap(rolling);
+    if g0 == 0.0 {
+        return rolling;
+    }
+    let (mut a, mut b, mut fa, mut fb) = if g0 > 0.0 {
+        let top = rolling.max(max) * 1.05 + 1.0;
+        let ft = gap(top);
+        if ft >= 0.0 {
+            return top;
+        }
+        (rolling, top, g0, ft)
+    } else {
+        let f0 = gap(0.0);
+        if f0 <= 0.0 {
+            return 0.0;
+        }
+        (0.0, rolling, f0, g0)
+    };
+    // Invariant: fa > 0 > fb, the root between a and b.
+    let mut side = 0;
+    for _ in 0..40 {
+        let c = (a * fb - b * fa) / (fb - fa);
+        let c = if c.is_finite() { c } else { 0.5 * (a + b) };
+        let fc = gap(c);
+        if fc > 0.0 {
+            (a, fa) = (c, fc);
+            if side == 1 {
+                fb *= 0.5;
+            }
+            side = 1;
+        } else if fc < 0.0 {
+            (b, fb) = (c, fc);
+            if side == -1 {
+                fa *= 0.5;
+            }
+            side = -1;
+        } else {
+            return c;
+        }
+        if b - a < 0.01 {
+            break;
+        }
+    }
+    0.5 * (a + b)
+}
+
 /// The powertrain's state between steps.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Gearbox {
@@ -229,17 +283,24 @@ impl Gearbox {
     }
 
     /// One step of `dt`: the engine under `throttle` (0..1) with the
-    /// wheels turning at `wheel_omega` rad/s (forward positive), in reverse
-    /// when `reverse`. Returns the torque the driven wheels get in all,
-    /// N·m (positive drives forward).
+    /// wheels rolling at `wheel_omega` rad/s (forward positive), in reverse
+    /// when `reverse`. `road(ω)` is the torque the road takes back from
+    /// the driven wheels turning at ω (N·m, from their tires' slip); with
+    /// it the engine and wheels turn at the speed where what the engine
+    /// gives is what the tires take (a soft or unloaded tire lets them
+    /// spin up), without it (or with the wheels turning the engine
+    /// backwards) they roll with the road. Returns the torque the driven
+    /// wheels get in all (N·m, positive drives forward) and, when the
+    /// road set it, their speed (rad/s).
     pub(crate) fn step(
         &mut self,
         e: &Engine,
         throttle: f32,
         reverse: bool,
         wheel_omega: f32,
+        road: Option<&dyn Fn(f32) -> f32>,
         dt: f32,
-    ) -> f32 {
+    ) -> (f32, Option<f32>) {
         let throttle = clean(throttle, 0.0, 0.0, 1.0);
         let wheel_omega = clean(wheel_omega, 0.0, -1e4, 1e4);
         if !self.manual && reverse != (self.gear < 0) {
@@ -249,37 +310,43 @@ impl Gearbox {
         let ratio = self.ratio(e);
         let in_gear = self.shifting <= 0.0 && !self.neutral;
         self.shifting = (self.shifting - dt).max(0.0);
-        // The engine speed the wheels turn it at (wheels turning against
-        // the gear, rolling back in first, leave it at rest).
-        let target = (ratio * wheel_omega).max(0.0);
-        let torque = if in_gear {
-            self.in_gear_for += dt;
-            // In gear the engine turns at the wheels' speed; its friction
-            // takes its share of the curve's torque and, off the throttle,
-            // brakes the wheels.
-            self.omega = target;
-            let drive = if self.omega * RPM < e.max_rpm {
-                throttle * e.torque_at(self.omega * RPM)
+        if !in_gear {
+            // Shifting or in neutral: the engine spins down on its own
+            // (semi-implicit), the wheels roll free.
+            let inertia = e.moi / dt;
+            self.omega = inertia * self.omega / (inertia + e.damping_disengaged);
+            return (0.0, None);
+        }
+        self.in_gear_for += dt;
+        // In gear the engine turns with the wheels; its friction takes its
+        // share of the curve's torque and, off the throttle, brakes them.
+        let engine = |u: f32| {
+            let drive = if u * RPM < e.max_rpm {
+                throttle * e.torque_at(u * RPM)
             } else {
                 0.0
             };
-            drive - e.friction(throttle) * self.omega
-        } else {
-            // Shifting or in neutral: the engine spins down on its own
-            // (semi-implicit).
-            let inertia = e.moi / dt;
-            self.omega = inertia * self.omega / (inertia + e.damping_disengaged);
-            0.0
+            drive - e.friction(throttle) * u
         };
-        if e.autobox
-            && !self.manual
-            && in_gear
-            && self.gear >= 0
-            && self.in_gear_for >= AUTOBOX_LATENCY
-        {
-            self.shift(e, target);
+        // The engine speed the rolling wheels turn it at (wheels turning
+        // against the gear, rolling back in first, leave it at rest).
+        let rolling = ratio * wheel_omega;
+        let mut wheels = None;
+        self.omega = match road {
+            Some(road) if rolling >= 0.0 => {
+                let gap = |u: f32| ratio.abs() * engine(u) - ratio.signum() * road(u / ratio);
+                let u = balance(gap, rolling, e.max_rpm / RPM);
+                wheels = Some(u / ratio);
+                u
+            }
+            _ => rolling.max(0.0),
+        };
+        let torque = engine(self.omega);
+        if e.autobox && !self.manual && self.gear >= 0 && self.in_gear_for >= AUTOBOX_LATENCY {
+            // On the road's speed, not the spinning wheels'.
+            self.shift(e, rolling);
         }
-        torque * ratio
+        (torque * ratio, wheels)
     }
 
     /// The gear's ratio times the final ratio (negative in reverse).
@@ -349,7 +416,7 @@ mod tests {
         let mut g = Gearbox::default();
         let mut torque = 0.0;
         for _ in 0..30 {
-            torque = g.step(&e, 1.0, false, 0.0, 0.01);
+            torque = g.step(&e, 1.0, false, 0.0, None, 0.01).0;
         }
         assert!(torque > 1000.0, "{torque}");
         assert_eq!(g.carla_gear(), 1);
@@ -358,20 +425,23 @@ mod tests {
         // little throttle brakes less, at rest nothing brakes.
         let mut idle = Gearbox::default();
         let ratio = 2.85 * 4.0;
-        let braking = idle.step(&e, 0.0, false, 10.0, 0.01);
+        let braking = idle.step(&e, 0.0, false, 10.0, None, 0.01).0;
         assert!(
             (braking + 1.667 * ratio * ratio * 10.0).abs() < 5.0,
             "{braking}"
         );
         let mut part = Gearbox::default();
-        let light = part.step(&e, 0.1, false, 10.0, 0.01);
+        let light = part.step(&e, 0.1, false, 10.0, None, 0.01).0;
         assert!(braking < light && light < 0.0, "{braking} {light}");
-        assert_eq!(Gearbox::default().step(&e, 0.0, false, 0.0, 0.01), 0.0);
+        assert_eq!(
+            Gearbox::default().step(&e, 0.0, false, 0.0, None, 0.01).0,
+            0.0
+        );
         // Reverse drives backwards.
         let mut r = Gearbox::default();
         let mut back = 0.0;
         for _ in 0..30 {
-            back = r.step(&e, 1.0, true, 0.0, 0.01);
+            back = r.step(&e, 1.0, true, 0.0, None, 0.01).0;
         }
         assert!(back < -1000.0, "{back}");
         assert_eq!(r.carla_gear(), -1);
@@ -383,11 +453,11 @@ mod tests {
         let mut g = Gearbox::default();
         // Wheels turning fast: the engine is dragged past the up point.
         for _ in 0..400 {
-            g.step(&e, 1.0, false, 150.0, 0.01);
+            g.step(&e, 1.0, false, 150.0, None, 0.01);
         }
         assert!(g.gear >= 3, "{g:?}");
         for _ in 0..600 {
-            g.step(&e, 0.0, false, 5.0, 0.01);
+            g.step(&e, 0.0, false, 5.0, None, 0.01);
         }
         assert_eq!(g.gear, 0, "{g:?}");
     }
@@ -400,7 +470,7 @@ mod tests {
             let mut t = 0.0;
             for _ in 0..300 {
                 g.select(&e, Some(gear));
-                t = g.step(&e, 1.0, false, wheel_omega, 0.01);
+                t = g.step(&e, 1.0, false, wheel_omega, None, 0.01).0;
             }
             (t, g)
         };
@@ -424,7 +494,38 @@ mod tests {
         // Back to the automatic: it drives again from the gear it is in.
         let mut g = n;
         g.select(&e, None);
-        assert!(g.step(&e, 1.0, false, 0.0, 0.01) > 0.0);
+        assert!(g.step(&e, 1.0, false, 0.0, None, 0.01).0 > 0.0);
+    }
+
+    #[test]
+    fn the_engine_turns_where_the_road_takes_what_it_gives() {
+        let e = engine();
+        let fresh = || Gearbox {
+            in_gear_for: 0.0,
+            ..Gearbox::default()
+        };
+        // A road that takes 1,000 N·m per rad/s the wheels turn faster than
+        // it passes (10 rad/s): they spin up until it takes the drive.
+        let road = |w: f32| 1000.0 * (w - 10.0);
+        let (t, spin) = fresh().step(&e, 1.0, false, 10.0, Some(&road), 0.01);
+        let spin = spin.expect("set by the road");
+        assert!(spin > 10.5, "{spin}");
+        assert!((t - road(spin)).abs() < 1.0, "{t} vs {}", road(spin));
+        // Off the throttle the engine brakes: the wheels turn slower.
+        let (t, spin) = fresh().step(&e, 0.0, false, 10.0, Some(&road), 0.01);
+        let spin = spin.unwrap();
+        assert!(spin < 10.0 && t < 0.0, "{spin} {t}");
+        assert!((t - road(spin)).abs() < 1.0, "{t} vs {}", road(spin));
+        // A road with no grip: the engine runs up to its limit.
+        let free = |_: f32| 0.0;
+        let mut g = fresh();
+        let (_, spin) = g.step(&e, 1.0, false, 0.0, Some(&free), 0.01);
+        let rpm = g.rpm();
+        assert!(rpm > 0.99 * e.max_rpm && rpm < 1.06 * e.max_rpm, "{rpm}");
+        assert!((spin.unwrap() * 2.85 * 4.0 - g.omega).abs() < 1e-3);
+        // Rolling back in first the engine stays at rest: no road speed.
+        let (t, spin) = fresh().step(&e, 1.0, false, -3.0, Some(&road), 0.01);
+        assert!(spin.is_none() && t > 0.0, "{t} {spin:?}");
     }
 
     #[test]
@@ -436,7 +537,7 @@ mod tests {
         };
         // Wheels turning the engine past 5,000 rpm in first: the curve
         // gives nothing, the engine's friction still brakes.
-        let t = g.step(&e, 1.0, false, 600.0 / (2.85 * 4.0), 0.01);
+        let t = g.step(&e, 1.0, false, 600.0 / (2.85 * 4.0), None, 0.01).0;
         let ratio = 2.85 * 4.0;
         assert!((t + e.friction(1.0) * 600.0 * ratio).abs() < 1.0, "{t}");
         assert!(g.rpm() > 5000.0);
@@ -456,7 +557,7 @@ mod tests {
         assert!(e.final_ratio > 0.0 && e.moi > 0.0 && e.max_rpm.is_finite());
         let mut g = Gearbox::default();
         for w in [f32::NAN, 1e30, -1e30, 0.0] {
-            let t = g.step(&e, f32::NAN, false, w, 0.01);
+            let t = g.step(&e, f32::NAN, false, w, None, 0.01).0;
             assert!(t.is_finite() && g.omega.is_finite(), "{t} {g:?}");
         }
     }

@@ -442,3 +442,47 @@ fn a_swept_wheel_meets_a_step_before_its_centre_is_over_it() {
     };
     assert!((rest(true) - rest(false)).abs() < 1e-3);
 }
+
+#[test]
+fn a_soft_tire_spins_and_pushes_less() {
+    // Full throttle from rest for 1 s. CARLA's tire (long_stiff_value
+    // 1000: 9,810 N per unit slip) turns a little faster than the road
+    // under it; one of 5 (49 N per unit slip) spins the engine up to its
+    // limit and barely moves the car.
+    let launch = |stiffness: f32| {
+        let mut c = control();
+        c.wheels
+            .iter_mut()
+            .for_each(|w| w.long_stiff_value = stiffness);
+        let mut p = flat();
+        with_car(&mut p, 1, 0.0, &c);
+        run(&mut p, Drive::default(), 1.0, |_| false);
+        run(&mut p, FULL, 1.0, |_| false);
+        (p.state(1).unwrap().forward_speed, p.telemetry(1).unwrap())
+    };
+    let (v, t) = launch(1000.0);
+    let (soft_v, soft) = launch(5.0);
+    assert!(v > 3.0 && soft_v < v / 3.0, "{v} m/s vs {soft_v} m/s");
+    for w in &t.wheels[..4] {
+        assert!(w.long_slip > 0.01 && w.long_slip < 0.5, "{w:?}");
+        let rolling = v / 0.3;
+        assert!(w.omega > rolling * 1.01, "{} vs {rolling}", w.omega);
+    }
+    for w in &soft.wheels[..4] {
+        assert!(w.long_slip > 2.0, "{w:?}");
+    }
+    assert!(soft.engine_rpm > 0.9 * control().max_rpm, "{soft:?}");
+    assert!(t.engine_rpm < soft.engine_rpm, "{t:?}");
+    // Off the throttle at speed the engine brakes the wheels: the tread
+    // turns slower than the road.
+    let mut p = flat();
+    with_car(&mut p, 1, 0.0, &control());
+    run(&mut p, Drive::default(), 1.0, |_| false);
+    run(&mut p, FULL, 3.0, |_| false);
+    run(&mut p, Drive::default(), 0.2, |_| false);
+    let coast = p.telemetry(1).unwrap();
+    assert!(
+        coast.wheels[..4].iter().all(|w| w.long_slip < -0.001),
+        "{coast:?}"
+    );
+}

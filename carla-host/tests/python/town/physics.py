@@ -126,6 +126,26 @@ print("swept wheels: 0-50 km/h %.2f s" % sweeping)
 check(abs(sweeping - base) <= 0.1 * base, "swept wheels: %.2f s vs %.2f s" % (sweeping, base))
 
 
+# The tires' longitudinal stiffness: a soft tire spins (telemetry's
+# long_slip) and the car gets to 50 km/h later.
+def soft_tires(pc):
+    wheels = pc.wheels
+    for w in wheels:
+        w.long_stiff_value = 20.0
+    pc.wheels = wheels
+
+
+soft = zero_to_50(soft_tires)
+car = spawn(10.0, control=carla.VehicleControl(throttle=1.0))
+slip = [w.long_slip for w in car.get_telemetry_data().wheels]
+car.destroy()
+world.tick()
+print("long_stiff_value 20: 0-50 km/h %.2f s; long_slip at full throttle %s"
+      % (soft, [round(x, 3) for x in slip]))
+check(soft > base * 1.5, "soft tires: %.2f s vs %.2f s" % (soft, base))
+check(len(slip) == 4 and all(0.01 < x < 1.0 for x in slip), "long_slip under throttle: %s" % slip)
+
+
 def top_speed(change=None):
     car = spawn(10.0)
     if change:
