@@ -282,6 +282,9 @@ fn absurd_inputs_leave_the_world_finite() {
     c.final_ratio = -1.0;
     c.forward_gears.iter_mut().for_each(|g| g.ratio = 0.0);
     c.wheels.iter_mut().for_each(|w| w.radius = 0.0);
+    for (w, k) in c.wheels.iter_mut().zip([f32::NAN, -5.0, 0.0, 1e30]) {
+        w.long_stiff_value = k;
+    }
     c.use_sweep_wheel_collision = true;
     c.torque_curve = vec![[0.0, 1e30]; 64];
     let mut p = flat();
@@ -297,8 +300,9 @@ fn absurd_inputs_leave_the_world_finite() {
         brake: -5.0,
         ..Drive::default()
     };
-    for _ in 0..100 {
-        p.step(0.05, |_| Some(d));
+    // Then full throttle, so the absurd tires drive too.
+    for k in 0..100 {
+        p.step(0.05, |_| Some(if k < 50 { d } else { FULL }));
         for id in [1, 2] {
             let s = p.state(id).unwrap();
             for v in [s.position, s.velocity, s.angular] {
@@ -309,7 +313,8 @@ fn absurd_inputs_leave_the_world_finite() {
             }
             let t = p.telemetry(id).unwrap();
             let mut wheels = t.wheels.iter().take(t.wheel_count as usize);
-            let finite = wheels.all(|w| w.omega.is_finite() && w.tire_load.is_finite());
+            let finite = wheels
+                .all(|w| w.omega.is_finite() && w.tire_load.is_finite() && w.long_slip.is_finite());
             assert!(t.engine_rpm.is_finite() && finite, "{t:?}");
         }
     }
