@@ -50,6 +50,12 @@ for tick in range(TICKS):
     world.tick()
     hashes.append(state_hash(sorted(world.get_snapshot(), key=lambda a: a.id), with_ids=True))
 client.stop_recorder()
+# The stock client sends stop_recorder without waiting for its answer, so
+# this script could end before the server ran it: the server, its
+# synchronous client gone, would tick on in real time (and record those
+# ticks) until the test stops it. A call that waits, on the same
+# connection, returns only after the stop has closed the file.
+client.get_server_version()
 far = sum(moved[c.id].distance(c.get_location()) > 10.0 for c in cars)
 check(far >= len(cars) // 2, "the cars drove: %d of %d over 10 m" % (far, len(cars)))
 with open(out + ".txt", "w") as f:
