@@ -264,7 +264,11 @@ impl Serve09 {
                     ))
                 }
             }
-            EngineCall::SetEpisodeSettings(_) | EngineCall::SetWeather(_) => req.succeed(0),
+            EngineCall::SetEpisodeSettings(_) => req.succeed(0),
+            EngineCall::SetWeather(w) => {
+                world.set_weather(w);
+                req.succeed(0)
+            }
             EngineCall::SetActorTransform {
                 actor_id,
                 transform,

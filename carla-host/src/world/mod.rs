@@ -386,6 +386,12 @@ impl World {
         };
     }
 
+    /// Sets the weather the cameras light the world by (`set_weather`;
+    /// `carla.WeatherParameters`' fields in the client's order).
+    pub(crate) fn set_weather(&mut self, w: carla_server::rpc::Weather) {
+        self.scene.set_weather(w);
+    }
+
     /// Puts a car on the ground under it: height, pitch and roll from the
     /// surface under its four corners.
     pub(crate) fn settle(&self, car: &mut Car) {

@@ -6,6 +6,7 @@
 
 pub(crate) mod cameras;
 pub(crate) mod gbuffer;
+pub(crate) mod light;
 pub(crate) mod motion;
 pub(crate) mod raster;
 pub(crate) mod raycast;

@@ -24,6 +24,7 @@
 //! caster ([`super::raycast`]), which the tests compare it with.
 
 use super::gbuffer::{Channels, GBuffer};
+use super::light::Lighting;
 use super::render::{CameraPose, FAR_M};
 use super::shade;
 use crate::world::math::v3;
@@ -80,6 +81,7 @@ pub(crate) fn rasterize_stripes(
     }
     let tan = (lens.fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
     let view = View {
+        light: Lighting::of(scene.weather()),
         o: pose.origin,
         axes: pose.axes,
         width: w,
@@ -102,7 +104,7 @@ pub(crate) fn rasterize_stripes(
         let band = Band {
             view: &view,
             frame: &frame,
-            ground: Look::new(&solid, shade::UP),
+            ground: Look::new(&solid, shade::UP, &view.light),
             ground_z,
             need: g.channels,
         };

@@ -4,7 +4,9 @@
 use super::frame::MAX_PLACE;
 use super::{BAND, FAR_M, NEAR};
 use crate::world::math::{add, dot, floor, floor_i32, scale, sub, v3, Axes};
+use crate::world::rendering::light::Lighting;
 use crate::world::rendering::shade::{self, Detail};
+use crate::world::scene::tags::tag;
 use crate::world::scene::{Block, Scene};
 use carla_server::types::Vector3D;
 
@@ -37,8 +39,10 @@ pub(super) struct Look {
     pub(super) tag: u8,
     pub(super) id: u32,
     pub(super) detail: Detail,
-    /// Albedo × light, RGB.
+    /// Albedo × light (× wetness), RGB.
     pub(super) lit: [f32; 3],
+    /// The share of it puddles cover (0: none, or not a road).
+    pub(super) puddles: f32,
     /// Above `window_z`, `glass` instead of `lit`.
     pub(super) window_z: f32,
     pub(super) glass: [f32; 3],
@@ -47,16 +51,20 @@ pub(super) struct Look {
 }
 
 impl Look {
-    pub(super) fn new(s: &Solid, n: Vector3D) -> Look {
-        let light = shade::light(n);
+    pub(super) fn new(s: &Solid, n: Vector3D, l: &Lighting) -> Look {
         let side = n.z == 0.0;
         Look {
             tag: s.tag,
             id: s.id,
             detail: Detail::of(s.tag, n),
-            lit: s.albedo.map(|c| f32::from(c) * light),
+            lit: shade::lit(s.albedo, n, s.tag, l),
+            puddles: if shade::puddles_on(s.tag, n) {
+                l.puddles
+            } else {
+                0.0
+            },
             window_z: if side { s.window_z } else { f32::INFINITY },
-            glass: shade::WINDOW.map(|c| f32::from(c) * light),
+            glass: shade::lit(shade::WINDOW, n, tag::VEHICLES, l),
             normal: shade::normal_bgra(n),
         }
     }
@@ -164,6 +172,8 @@ fn within(x: f32, lo: f32, hi: f32) -> f32 {
 
 /// The camera and image, in the form the set-up and the bands use.
 pub(super) struct View {
+    /// The weather's light on this image.
+    pub(super) light: Lighting,
     pub(super) o: Vector3D,
     pub(super) axes: Axes,
     pub(super) width: usize,
@@ -350,7 +360,7 @@ impl View {
             n
         };
         if let Some(f) = self.project(q, w) {
-            faces.push(f, Look::new(solid, seen));
+            faces.push(f, Look::new(solid, seen, &self.light));
         }
     }
 
@@ -396,7 +406,7 @@ impl View {
                 continue;
             };
             if let Some(f) = self.project(&quad, (w0, wx, wy)) {
-                faces.push(f, Look::new(solid, normal));
+                faces.push(f, Look::new(solid, normal, &self.light));
             }
         }
     }

@@ -50,7 +50,7 @@ impl Band<'_> {
                         ys[j] = o.y + dy * dist;
                         zs[j] = o.z + dz * dist;
                         dists[j] = dist;
-                        fogs[j] = shade::fog(dist * len);
+                        fogs[j] = view.light.fog(dist * len, zs[j]);
                     }
                 } else if need.depth {
                     for (d, &i) in dists.iter_mut().zip(inv.iter()) {
@@ -81,7 +81,7 @@ impl Band<'_> {
                 if !need.colour {
                     continue;
                 }
-                let [hr, hg, hb] = shade::HORIZON;
+                let [hr, hg, hb] = view.light.horizon;
                 for (j, c) in colour[at..at + n].iter_mut().enumerate() {
                     let f = s.fog[j];
                     let r = s.r[j] + (hr - s.r[j]) * f;
@@ -122,7 +122,7 @@ impl Band<'_> {
             if !need.colour {
                 return;
             }
-            let [r, g, b] = shade::ZENITH;
+            let [r, g, b] = self.view.light.zenith;
             s.r[run.clone()].fill(r);
             s.g[run.clone()].fill(g);
             s.b[run.clone()].fill(b);
@@ -162,6 +162,16 @@ impl Band<'_> {
                 r[j] = (lit[0] * k[j]).min(255.0);
                 g[j] = (lit[1] * k[j]).min(255.0);
                 b[j] = (lit[2] * k[j]).min(255.0);
+            }
+            if look.puddles > 0.0 {
+                let [hr, hg, hb] = self.view.light.horizon;
+                for j in 0..k.len() {
+                    if shade::puddle(x[j], y[j], look.puddles) {
+                        r[j] = shade::mirror(r[j], hr);
+                        g[j] = shade::mirror(g[j], hg);
+                        b[j] = shade::mirror(b[j], hb);
+                    }
+                }
             }
             return;
         }

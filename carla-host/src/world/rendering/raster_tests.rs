@@ -10,6 +10,7 @@ use crate::world::scene::tags::tag;
 use crate::world::scene::{ActorBox, Material, StaticBox, Statics, Tri, NO_LIGHT};
 use crate::world::simulation::vehicle::pose_transform;
 use crate::world::testing;
+use carla_server::rpc::DEFAULT_WEATHER;
 use carla_server::types::{Control, Rotation3D, Transform, Vector3D};
 
 fn ground_transform(x: f32, y: f32, yaw_deg: f32) -> Transform {
@@ -192,18 +193,39 @@ fn colours_match_the_ray_caster_to_a_few_levels() {
     w.step(&Control::default(), 0.5);
     let c = cam(0.3, 0.0, 1.3, 0.0, 0.0, 0.0);
     let player = w.player_transform();
-    let g = gbuffer(w.scene(), &c, &player);
-    let (mut ours, mut reference) = (vec![0; 160 * 120 * 4], vec![0; 160 * 120 * 4]);
-    g.write(Output::Rgb, &mut ours);
-    crate::world::rendering::raycast::render(w.scene(), &c, &player, &mut reference);
-    let close = ours
-        .chunks(4)
-        .zip(reference.chunks(4))
-        .filter(|(a, b)| a.iter().zip(b.iter()).all(|(x, y)| x.abs_diff(*y) <= 2))
-        .count();
-    assert!(close as f64 >= 0.98 * 160.0 * 120.0, "{close} close pixels");
-    let distinct: std::collections::HashSet<&[u8]> = ours.chunks(4).collect();
-    assert!(distinct.len() > 200, "a shaded picture");
+    // ClearNoon; a wet, foggy evening with puddles (CARLA's order:
+    // clouds, rain, puddles, wind, azimuth, altitude, fog density,
+    // distance, falloff, wetness, ...); night.
+    let mut rainy = DEFAULT_WEATHER;
+    rainy[..10].copy_from_slice(&[60.0, 40.0, 80.0, 30.0, 120.0, 12.0, 40.0, 10.0, 0.5, 80.0]);
+    let mut night = DEFAULT_WEATHER;
+    night[5] = -90.0;
+    let mut means = Vec::new();
+    for weather in [DEFAULT_WEATHER, rainy, night] {
+        w.set_weather(weather);
+        let g = gbuffer(w.scene(), &c, &player);
+        let (mut ours, mut reference) = (vec![0; 160 * 120 * 4], vec![0; 160 * 120 * 4]);
+        g.write(Output::Rgb, &mut ours);
+        crate::world::rendering::raycast::render(w.scene(), &c, &player, &mut reference);
+        let close = ours
+            .chunks(4)
+            .zip(reference.chunks(4))
+            .filter(|(a, b)| a.iter().zip(b.iter()).all(|(x, y)| x.abs_diff(*y) <= 2))
+            .count();
+        assert!(
+            close as f64 >= 0.98 * 160.0 * 120.0,
+            "{weather:?}: {close} close pixels"
+        );
+        let distinct: std::collections::HashSet<&[u8]> = ours.chunks(4).collect();
+        assert!(distinct.len() > 100, "a shaded picture: {weather:?}");
+        let rgb = ours.chunks(4).flat_map(|p| &p[..3]);
+        means.push(rgb.map(|&b| f64::from(b)).sum::<f64>() / (160.0 * 120.0 * 3.0));
+    }
+    // Noon is brighter than the rainy evening, which is brighter than night.
+    assert!(
+        means[0] > means[1] && means[1] > 2.0 * means[2],
+        "{means:?}"
+    );
 }
 
 fn lone_car(id: u32) -> ActorBox {
@@ -432,6 +454,7 @@ fn a_triangle_left_out_before_projection_covers_no_pixel_centre() {
     let (w, h) = (800usize, 600usize);
     let tan = 1.0f32;
     let view = View {
+        light: Default::default(),
         o: v3(0.0, 0.0, 0.0),
         axes: Axes {
             forward: v3(1.0, 0.0, 0.0),

@@ -3,6 +3,7 @@
 //! It was the demo world's camera before the rasterizer ([`super::raster`])
 //! and stays as its reference (tests) and baseline (`--bench-render`).
 
+use super::light::Lighting;
 use super::render::{camera_pose, depth_bgra, CameraSpec, PostProcessing, FAR_M};
 use super::shade;
 use crate::world::math::{add, length, scale, sub, Axes};
@@ -30,6 +31,7 @@ pub(crate) fn render(scene: &Scene, cam: &CameraSpec, player: &Transform, out: &
     let tan = (cam.fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
     let view = View {
         scene,
+        light: Lighting::of(scene.weather()),
         origin,
         ignore,
         axes,
@@ -58,6 +60,7 @@ pub(crate) fn render(scene: &Scene, cam: &CameraSpec, player: &Transform, out: &
 
 struct View<'a> {
     scene: &'a Scene,
+    light: Lighting,
     origin: Vector3D,
     ignore: u32,
     axes: Axes,
@@ -83,23 +86,26 @@ impl View<'_> {
                 PostProcessing::SemanticSegmentation => {
                     [0, 0, hit.map_or(0, |h| tag_08(h.semantic_tag)), 255]
                 }
-                PostProcessing::None | PostProcessing::SceneFinal => shade_hit(hit.as_ref(), d),
+                PostProcessing::None | PostProcessing::SceneFinal => {
+                    shade_hit(hit.as_ref(), d, &self.light)
+                }
             };
             px.copy_from_slice(&value);
         }
     }
 }
 
-fn shade_hit(hit: Option<&Hit>, d: Vector3D) -> [u8; 4] {
+fn shade_hit(hit: Option<&Hit>, d: Vector3D, light: &Lighting) -> [u8; 4] {
     let len = length(d);
     match hit {
-        None => shade::sky(d, len),
+        None => shade::sky(d, len, light),
         Some(h) => shade::surface(
             h.point,
             h.normal,
             h.semantic_tag,
             h.albedo,
             h.distance * len,
+            light,
         ),
     }
 }

@@ -1,22 +1,16 @@
 //! The demo world's look, shared by the rasterizer ([`super::raster`]) and
-//! the ray-cast reference camera ([`super::raycast`]): albedo × light (sky
-//! ambient plus sun Lambert) with surface detail (windows on facades,
-//! paving, asphalt and grass grain), faded into the horizon colour with
-//! distance; the sky is a gradient from the horizon to the zenith. Colours
-//! are BGRA bytes.
+//! the ray-cast reference camera ([`super::raycast`]): albedo × the
+//! weather's light ([`Lighting`]: sky ambient plus sun Lambert), darker
+//! where the ground is wet, with surface detail (windows on facades,
+//! paving, asphalt and grass grain, puddles), faded into the horizon
+//! colour with distance and fog; the sky is a gradient from the horizon
+//! to the zenith. Colours are BGRA bytes.
 
-use crate::world::math::{dot, floor, floor_i32};
+use super::light::Lighting;
+use crate::world::math::{floor, floor_i32};
 use crate::world::scene::tags::tag;
 use carla_server::types::Vector3D;
 
-/// Unit vector towards the sun.
-const SUN: Vector3D = Vector3D {
-    x: -0.4206,
-    y: -0.2804,
-    z: 0.8629,
-};
-pub(crate) const HORIZON: [f32; 3] = [205.0, 215.0, 225.0];
-pub(crate) const ZENITH: [f32; 3] = [95.0, 140.0, 205.0];
 /// Dark glass of vehicle windows.
 pub(crate) const WINDOW: [u8; 3] = [38, 46, 56];
 
@@ -153,43 +147,85 @@ pub(crate) fn bgra(r: f32, g: f32, b: f32) -> u32 {
     level(b) | level(g) << 8 | level(r) << 16 | 0xFF00_0000
 }
 
-/// The sky seen along `d` (any length; `len` = |d|).
+/// The sky seen along `d` (any length; `len` = |d|) under `l`.
 #[inline]
-pub(crate) fn sky(d: Vector3D, len: f32) -> [u8; 4] {
+pub(crate) fn sky(d: Vector3D, len: f32, l: &Lighting) -> [u8; 4] {
     let k = (d.z / len).clamp(0.0, 1.0).sqrt();
-    let c: [f32; 3] = std::array::from_fn(|i| ZENITH[i] + (HORIZON[i] - ZENITH[i]) * (1.0 - k));
+    let c: [f32; 3] =
+        std::array::from_fn(|i| l.zenith[i] + (l.horizon[i] - l.zenith[i]) * (1.0 - k));
     bgra(c[0], c[1], c[2]).to_le_bytes()
 }
 
-/// Sky ambient plus sun Lambert on a face of unit normal `n`.
-pub(crate) fn light(n: Vector3D) -> f32 {
-    0.42 + 0.08 * n.z + 0.62 * dot(n, SUN).max(0.0)
+/// How much darker wet ground makes a surface of internal tag `t` (1 for
+/// what the rain does not darken: walls, cars, poles).
+pub(crate) fn wet_factor(t: u8, l: &Lighting) -> f32 {
+    match t {
+        tag::ROADS | tag::ROAD_LINES => 1.0 - 0.45 * l.wet,
+        tag::SIDEWALKS | tag::TERRAIN => 1.0 - 0.3 * l.wet,
+        _ => 1.0,
+    }
 }
 
-/// How much of the horizon colour a surface `metres` away takes.
+/// A surface's lit colour before its detail: `albedo` × the light on unit
+/// normal `n` × the wetness of tag `t`, RGB.
+pub(crate) fn lit(albedo: [u8; 3], n: Vector3D, t: u8, l: &Lighting) -> [f32; 3] {
+    let light = l.on(n);
+    let wet = wet_factor(t, l);
+    std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet)
+}
+
+/// Whether road point `(x, y)` stands in a puddle when `share` of the road
+/// is covered: patches a few metres across.
 #[inline]
-pub(crate) fn fog(metres: f32) -> f32 {
-    // Aerial perspective: x/(1+x) approximates 1 − e^(−x), x = distance / 700 m.
-    let x = metres * (1.0 / 700.0);
-    x / (1.0 + x)
+pub(crate) fn puddle(x: f32, y: f32, share: f32) -> bool {
+    // Smooth value noise: the lattice's hashes, bilinear over 3 m cells.
+    let (u, v) = (x * (1.0 / 3.0), y * (1.0 / 3.0));
+    let (fu, fv) = (u - floor(u), v - floor(v));
+    let a = hash(u, v) + (hash(u + 1.0, v) - hash(u, v)) * fu;
+    let b = hash(u, v + 1.0) + (hash(u + 1.0, v + 1.0) - hash(u, v + 1.0)) * fu;
+    a + (b - a) * fv < share
+}
+
+/// Whether puddles lie on a surface of tag `t` and unit normal `n`: roads
+/// facing up.
+pub(crate) fn puddles_on(t: u8, n: Vector3D) -> bool {
+    t == tag::ROADS && n.z > 0.5
+}
+
+/// What a puddle shows: mostly the sky's horizon, a little of the road.
+#[inline]
+pub(crate) fn mirror(road: f32, sky: f32) -> f32 {
+    0.3 * road + 0.55 * sky
 }
 
 /// The colour of a lit surface (`lit`: RGB, before the detail factor
-/// `detail`) faded by `fog`.
+/// `detail`) faded by `fog` into `horizon`.
 #[inline]
-pub(crate) fn blend(lit: [f32; 3], detail: f32, fog: f32) -> [u8; 4] {
+pub(crate) fn blend(lit: [f32; 3], detail: f32, fog: f32, horizon: [f32; 3]) -> [u8; 4] {
     let c: [f32; 3] = std::array::from_fn(|i| {
         let lit = (lit[i] * detail).min(255.0);
-        lit + (HORIZON[i] - lit) * fog
+        lit + (horizon[i] - lit) * fog
     });
     bgra(c[0], c[1], c[2]).to_le_bytes()
 }
 
 /// A surface of internal tag `t` and base colour `albedo` at point `p`
-/// (unit normal `n`), seen from `metres` away.
-pub(crate) fn surface(p: Vector3D, n: Vector3D, t: u8, albedo: [u8; 3], metres: f32) -> [u8; 4] {
-    let light = light(n) * Detail::of(t, n).at(p);
-    blend(albedo.map(f32::from), light, fog(metres))
+/// (unit normal `n`), seen from `metres` away, lit by `l`.
+pub(crate) fn surface(
+    p: Vector3D,
+    n: Vector3D,
+    t: u8,
+    albedo: [u8; 3],
+    metres: f32,
+    l: &Lighting,
+) -> [u8; 4] {
+    let detail = Detail::of(t, n).at(p);
+    let lit = lit(albedo, n, t, l);
+    let mut c: [f32; 3] = std::array::from_fn(|i| (lit[i] * detail).min(255.0));
+    if puddles_on(t, n) && puddle(p.x, p.y, l.puddles) {
+        c = std::array::from_fn(|i| mirror(c[i], l.horizon[i]));
+    }
+    blend(c, 1.0, l.fog(metres, p.z), l.horizon)
 }
 
 /// A unit normal as CARLA 0.9.16's normals camera encodes it: each world
@@ -221,17 +257,25 @@ mod tests {
 
     #[test]
     fn the_sky_darkens_towards_the_zenith_and_fog_greys_far_surfaces() {
-        let horizon = sky(v3(1.0, 0.0, 0.0), 1.0);
-        let zenith = sky(v3(0.0, 0.0, 2.0), 2.0);
-        assert_eq!(horizon, [225, 215, 205, 255]);
-        assert_eq!(zenith, [205, 140, 95, 255]);
+        let l = Lighting::default();
+        let horizon = sky(v3(1.0, 0.0, 0.0), 1.0, &l);
+        let zenith = sky(v3(0.0, 0.0, 2.0), 2.0, &l);
+        let [r, g, b] = l.horizon;
+        assert_eq!(horizon, bgra(r, g, b).to_le_bytes());
+        let [r, g, b] = l.zenith;
+        assert_eq!(zenith, bgra(r, g, b).to_le_bytes());
+        // A clear day: blue overhead, paler at the horizon.
+        assert!(
+            zenith[0] > zenith[2] + 80 && horizon[2] > zenith[2] + 80,
+            "{zenith:?} {horizon:?}"
+        );
         assert_eq!(
             [0.0, 0.49, 0.51, 254.5, 255.0].map(level),
             [0, 0, 1, 254, 255]
         );
         let red = [200, 0, 0];
-        let near = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 1.0);
-        let far = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 5000.0);
+        let near = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 1.0, &l);
+        let far = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 5000.0, &l);
         assert!(near[2] > 150 && near[0] < 5, "{near:?}");
         assert!(far[0] > 150, "blue of the fog: {far:?}");
         for i in 0..=100_000 {

@@ -23,6 +23,7 @@ pub(crate) mod surface;
 pub(crate) mod tags;
 
 use super::math::{slab_entry, v3, Rect};
+use carla_server::rpc::{Weather, DEFAULT_WEATHER};
 use carla_server::types::Vector3D;
 use grid::{Csr, Grid};
 use std::sync::Arc;
@@ -266,6 +267,8 @@ pub(crate) struct Scene {
     /// Buffers of the per-tick rebuild (kept to avoid allocating).
     spans: Vec<[usize; 4]>,
     light_albedo: Vec<[u8; 3]>,
+    /// The weather the cameras light the scene by.
+    weather: Weather,
 }
 
 impl std::ops::Deref for Scene {
@@ -413,6 +416,7 @@ impl Scene {
             actor_top: f32::NEG_INFINITY,
             spans: Vec::new(),
             light_albedo: Vec::new(),
+            weather: DEFAULT_WEATHER,
         };
         s.set_actors(&[]);
         s
@@ -471,6 +475,17 @@ impl Scene {
                 && (a.z0..=a.z1).contains(&p.z)
         };
         self.actors.iter().find(inside).map_or(0, |a| a.id)
+    }
+
+    /// The weather the cameras light the scene by (CARLA's ClearNoon at
+    /// first).
+    pub(crate) fn weather(&self) -> &Weather {
+        &self.weather
+    }
+
+    /// Sets the weather the cameras light the scene by.
+    pub(crate) fn set_weather(&mut self, w: Weather) {
+        self.weather = w;
     }
 
     /// Colours of the traffic-light lamps, by light index.
