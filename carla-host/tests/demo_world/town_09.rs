@@ -260,6 +260,17 @@ fn normals_flow_dvs_and_cosmos_cameras_and_static_collisions() {
     run("cameras.py");
 }
 
+/// The weather lights the RGB camera (tests/python/town/weather.py), in an
+/// empty world so that only the light changes between shots: night far
+/// darker than noon, clouds and rain dimmer, a sunset warmer, a wet road
+/// darker, fog taking the far contrast and leaving the near, and depth and
+/// semantic images the same in every weather.
+#[test]
+fn the_weather_lights_the_rgb_camera() {
+    let empty = ["--town-vehicles", "0", "--town-walkers", "0"];
+    run_hosted(&empty, "weather.py", &[], &[]);
+}
+
 #[test]
 fn asynchronous_synchronous_and_no_rendering_modes() {
     run("modes.py");
