@@ -11,7 +11,7 @@ use crate::world::map::lanes::LaneKind;
 use crate::world::map::Options;
 use crate::world::rendering::gbuffer::{Channels, GBuffer, Output};
 use crate::world::rendering::render::{CameraPose, CameraSpec, PostProcessing};
-use crate::world::rendering::{raster, raycast};
+use crate::world::rendering::{raster, raycast, shadow};
 use crate::world::sensing::lidar::{legacy_lidar_settings, Mount};
 use crate::world::simulation::vehicle::pose_transform;
 use crate::world::{workers, Town, World, WorldConfig};
@@ -207,6 +207,7 @@ fn run(frames: usize, town: &Arc<Town>) {
     let mut writes = vec![Vec::new(); outputs.len()];
     let (mut all_planes, mut tags_only) = (Vec::new(), Vec::new());
     let (mut fresh, mut kept, mut as_tris) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut with_shadows, mut no_shadows) = (Vec::new(), Vec::new());
     for (name, base, cam) in views(town) {
         let mut world = World::new(town, &config, 0);
         let drive = Control {
@@ -248,6 +249,19 @@ fn run(frames: usize, town: &Arc<Town>) {
                     world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g)
                 }));
                 raster::draw_quads(true);
+                // The RGB camera without the sun's shadows
+                // (`--quality-level low`): their same-run baseline.
+                g.fill_only(Channels::of(Output::Rgb));
+                shadow::cast_shadows(false);
+                no_shadows.push(time(|| {
+                    world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g);
+                    g.write(Output::Rgb, &mut out);
+                }));
+                shadow::cast_shadows(true);
+                with_shadows.push(time(|| {
+                    world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g);
+                    g.write(Output::Rgb, &mut out);
+                }));
                 // A semantic camera: the tags alone, no shading.
                 g.fill_only(Channels::of(Output::Semantic0916));
                 tags_only.push(time(|| {
@@ -297,6 +311,12 @@ fn run(frames: usize, town: &Arc<Town>) {
         "  the same, paired triangles drawn as two: p50 {q50:.2} ms mean {qmean:.2} ms \
          ({:.2}x the quads' time)",
         qmean / kmean
+    );
+    let ((s50, smean), (n50, nmean)) = (stats(&mut with_shadows), stats(&mut no_shadows));
+    println!(
+        "  the RGB camera with the sun's shadows: p50 {s50:.2} ms mean {smean:.2} ms; without \
+         (--quality-level low): p50 {n50:.2} ms mean {nmean:.2} ms ({:.2}x)",
+        smean / nmean
     );
     let ((a50, amean), (t50, tmean)) = (stats(&mut all_planes), stats(&mut tags_only));
     println!(

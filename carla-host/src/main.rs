@@ -307,6 +307,7 @@ fn main() {
     bench_physics::run_if_asked(); // hidden: --bench-physics TICKS, then exits
     let args = Args::parse();
     log_sink::install();
+    world::rendering::shadow::cast_shadows(args.quality_level == args::Quality::Epic);
     // Ctrl-C, SIGTERM and SIGHUP on Unix, Ctrl-C, Ctrl-Break and console
     // close on Windows: the main loop ends and the server is freed.
     if let Err(e) = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst)) {

@@ -156,9 +156,23 @@ impl Lighting {
     /// The light on a surface of unit normal `n`, RGB factors.
     #[inline]
     pub(crate) fn on(&self, n: Vector3D) -> [f32; 3] {
-        let facing = (n.x * self.sun.x + n.y * self.sun.y + n.z * self.sun.z).max(0.0);
+        let facing = self.sun_cos(n).max(0.0);
+        let sky = self.sky_on(n);
+        std::array::from_fn(|i| sky[i] + self.sun_rgb[i] * facing)
+    }
+
+    /// The sky's light alone on a surface of unit normal `n` (in the
+    /// sun's shadow), RGB factors.
+    #[inline]
+    pub(crate) fn sky_on(&self, n: Vector3D) -> [f32; 3] {
         let sky = 0.84 + 0.16 * n.z;
-        std::array::from_fn(|i| self.ambient[i] * sky + self.sun_rgb[i] * facing)
+        self.ambient.map(|a| a * sky)
+    }
+
+    /// The cosine between unit normal `n` and the sun (≤ 0: facing away).
+    #[inline]
+    pub(crate) fn sun_cos(&self, n: Vector3D) -> f32 {
+        n.x * self.sun.x + n.y * self.sun.y + n.z * self.sun.z
     }
 
     /// How much of the horizon's colour a surface `metres` away at height

@@ -12,3 +12,4 @@ pub(crate) mod raster;
 pub(crate) mod raycast;
 pub(crate) mod render;
 pub(crate) mod shade;
+pub(crate) mod shadow;

@@ -15,7 +15,8 @@
 //!    intersection, affine along the row; seen from above only) or the
 //!    sky; each face overlapping the band is scanned row by row (the pixel
 //!    centres inside the polygon) with a z-test on `1/t` (a pixel's `1/t`
-//!    buffer starts at `1/FAR_M`: nothing beyond the far plane is drawn);
+//!    buffer starts at `1/far`, `FAR_M` for the cameras: nothing beyond
+//!    the far plane is drawn);
 //!    then each pixel is resolved once (`raster_resolve.rs`): depth, tag,
 //!    actor id and shaded colour of what it sees (those of them the
 //!    G-buffer's [`Channels`] ask for).
@@ -27,6 +28,7 @@ use super::gbuffer::{Channels, GBuffer};
 use super::light::Lighting;
 use super::render::{CameraPose, FAR_M};
 use super::shade;
+use super::shadow::SunMap;
 use crate::world::math::v3;
 use crate::world::scene::Scene;
 use crate::world::workers::{on_threads, threads};
@@ -72,7 +74,55 @@ pub(crate) fn rasterize_stripes(
     lens: &Lens,
     max_pixels: usize,
     g: &mut GBuffer,
+    emit: impl FnMut(&GBuffer),
+) {
+    let light = Lighting::of(scene.weather());
+    if !g.channels.colour {
+        return draw(
+            scene,
+            pose,
+            lens,
+            max_pixels,
+            g,
+            emit,
+            &SunMap::default(),
+            FAR_M,
+        );
+    }
+    // The colours need the sun's shadows: its depth map first.
+    SUN.with(|cell| {
+        let mut sun = cell.take();
+        sun_map(scene, pose, &light, &mut sun);
+        draw(scene, pose, lens, max_pixels, g, emit, &sun, FAR_M);
+        cell.replace(sun);
+    });
+}
+
+/// Builds `sun`, the sun's depth map around a camera at `pose`.
+pub(crate) fn sun_map(scene: &Scene, pose: &CameraPose, light: &Lighting, sun: &mut SunMap) {
+    sun.build(pose, light, |view, size, fov_deg, far, g| {
+        let lens = Lens {
+            width: size as u32,
+            height: size as u32,
+            fov_deg,
+        };
+        let off = SunMap::default();
+        draw(scene, view, &lens, usize::MAX, g, |_| {}, &off, far);
+    });
+}
+
+/// [`rasterize_stripes`] with the sun's depth map `sun` for the shadows
+/// and the far plane `far` (metres).
+#[allow(clippy::too_many_arguments)]
+fn draw(
+    scene: &Scene,
+    pose: &CameraPose,
+    lens: &Lens,
+    max_pixels: usize,
+    g: &mut GBuffer,
     mut emit: impl FnMut(&GBuffer),
+    sun: &SunMap,
+    far: f32,
 ) {
     let (w, h) = (lens.width as usize, lens.height as usize);
     if w == 0 || h == 0 {
@@ -82,6 +132,7 @@ pub(crate) fn rasterize_stripes(
     let tan = (lens.fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
     let view = View {
         light: Lighting::of(scene.weather()),
+        far,
         o: pose.origin,
         axes: pose.axes,
         width: w,
@@ -90,7 +141,15 @@ pub(crate) fn rasterize_stripes(
         tan_v: tan * h as f32 / w as f32,
         step: 2.0 * tan / w as f32,
     };
-    FRAME.with(|cell| {
+    // The sun's views (depth only, no map of their own) keep their faces
+    // apart from the cameras': of other sizes, they would regrow each
+    // other's buffers every image.
+    let frames = if g.channels.colour {
+        &FRAME
+    } else {
+        &SUN_FRAME
+    };
+    frames.with(|cell| {
         let mut frame = cell.take();
         // A camera inside a car (the player's, typically) sees out of it.
         frame.build(&view, scene, scene.actor_containing(view.o), h);
@@ -107,6 +166,7 @@ pub(crate) fn rasterize_stripes(
             ground: Look::new(&solid, shade::UP, &view.light),
             ground_z,
             need: g.channels,
+            sun,
         };
         // Whole bands a stripe, so a stripe's bands are the image's.
         let stripe = ((max_pixels / w) / BAND * BAND).max(BAND).min(h);
@@ -124,6 +184,10 @@ thread_local! {
     /// The faces of the last image rendered on this thread (kept so
     /// rendering allocates nothing once warmed up).
     static FRAME: std::cell::Cell<Frame> = std::cell::Cell::new(Frame::default());
+    /// The same for depth-only views (the sun's, depth cameras).
+    static SUN_FRAME: std::cell::Cell<Frame> = std::cell::Cell::new(Frame::default());
+    /// The sun's depth map of the last image rendered on this thread.
+    static SUN: std::cell::Cell<SunMap> = std::cell::Cell::new(SunMap::default());
 }
 
 /// What the bands share.
@@ -136,6 +200,8 @@ struct Band<'a> {
     ground_z: f32,
     /// The planes to fill in.
     need: Channels,
+    /// The sun's depth map, for the shadows.
+    sun: &'a SunMap,
 }
 
 impl Band<'_> {
@@ -174,7 +240,7 @@ impl Band<'_> {
         let view = self.view;
         let w = view.width;
         let rows = inv.len() / w;
-        let far = 1.0 / FAR_M;
+        let far = 1.0 / view.far;
         // The ground plane, seen from above only.
         let ground = (view.o.z > self.ground_z)
             .then(|| view.plane(shade::UP, v3(view.o.x, view.o.y, self.ground_z)))

@@ -2,10 +2,11 @@
 //! on the screen, each with its inverse-depth plane and its look.
 
 use super::frame::MAX_PLACE;
-use super::{BAND, FAR_M, NEAR};
+use super::{BAND, NEAR};
 use crate::world::math::{add, dot, floor, floor_i32, scale, sub, v3, Axes};
 use crate::world::rendering::light::Lighting;
 use crate::world::rendering::shade::{self, Detail};
+use crate::world::rendering::shadow::SunMap;
 use crate::world::scene::tags::tag;
 use crate::world::scene::{Block, Scene};
 use carla_server::types::Vector3D;
@@ -39,8 +40,12 @@ pub(super) struct Look {
     pub(super) tag: u8,
     pub(super) id: u32,
     pub(super) detail: Detail,
-    /// Albedo × light (× wetness), RGB.
+    /// Albedo × light (× wetness), RGB; in the sun's shadow `shadowed`.
     pub(super) lit: [f32; 3],
+    pub(super) shadowed: [f32; 3],
+    /// The shadow map's depth tolerance ([`SunMap::bias`]); infinite when
+    /// the face is turned from the sun (no shadow to find).
+    pub(super) sun_bias: f32,
     /// The share of it puddles cover (0: none, or not a road).
     pub(super) puddles: f32,
     /// Above `window_z`, `glass` instead of `lit`.
@@ -58,6 +63,11 @@ impl Look {
             id: s.id,
             detail: Detail::of(s.tag, n),
             lit: shade::lit(s.albedo, n, s.tag, l),
+            shadowed: shade::shadowed(s.albedo, n, s.tag, l),
+            sun_bias: match l.sun_cos(n) {
+                c if c > 0.0 => SunMap::bias(c),
+                _ => f32::INFINITY,
+            },
             puddles: if shade::puddles_on(s.tag, n) {
                 l.puddles
             } else {
@@ -174,6 +184,8 @@ fn within(x: f32, lo: f32, hi: f32) -> f32 {
 pub(super) struct View {
     /// The weather's light on this image.
     pub(super) light: Lighting,
+    /// The far plane, metres: nothing beyond it is drawn.
+    pub(super) far: f32,
     pub(super) o: Vector3D,
     pub(super) axes: Axes,
     pub(super) width: usize,
@@ -289,7 +301,7 @@ impl View {
         // A bit per plane the point lies outside of; the points share one.
         let outside = |q: &Vector3D| {
             u8::from(q.x < NEAR)
-                | u8::from(q.x > FAR_M) << 1
+                | u8::from(q.x > self.far) << 1
                 | u8::from(q.y > tan * q.x) << 2
                 | u8::from(q.y < -tan * q.x) << 3
                 | u8::from(q.z > tan_v * q.x) << 4

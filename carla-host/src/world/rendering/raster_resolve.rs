@@ -154,14 +154,31 @@ impl Band<'_> {
         let (x, y, z) = (&s.x[run.clone()], &s.y[run.clone()], &s.z[run.clone()]);
         let k = &mut s.k[run.clone()];
         look.detail.fill(x, y, z, k);
+        let sun = &mut s.sun[run.clone()];
         let (r, g, b) = (&mut s.r[run.clone()], &mut s.g[run.clone()], &mut s.b[run]);
         let (lit, glass, window_z) = (look.lit, look.glass, look.window_z);
+        // Where the sun may cast a shadow on this face, the sun's map
+        // says how much of it each pixel gets.
+        let shadows = self.sun.is_on() && look.sun_bias.is_finite();
+        if shadows {
+            let texel = &mut s.texel[..sun.len()];
+            self.sun.sunlit_run((x, y, z), look.sun_bias, texel, sun);
+        }
         // Most looks have no windows: a loop of their own (vectorized).
         if window_z == f32::INFINITY {
-            for j in 0..k.len() {
-                r[j] = (lit[0] * k[j]).min(255.0);
-                g[j] = (lit[1] * k[j]).min(255.0);
-                b[j] = (lit[2] * k[j]).min(255.0);
+            if shadows {
+                let dark = look.shadowed;
+                for j in 0..k.len() {
+                    r[j] = (shade::in_sun(dark[0], lit[0], sun[j]) * k[j]).min(255.0);
+                    g[j] = (shade::in_sun(dark[1], lit[1], sun[j]) * k[j]).min(255.0);
+                    b[j] = (shade::in_sun(dark[2], lit[2], sun[j]) * k[j]).min(255.0);
+                }
+            } else {
+                for j in 0..k.len() {
+                    r[j] = (lit[0] * k[j]).min(255.0);
+                    g[j] = (lit[1] * k[j]).min(255.0);
+                    b[j] = (lit[2] * k[j]).min(255.0);
+                }
             }
             if look.puddles > 0.0 {
                 let [hr, hg, hb] = self.view.light.horizon;
@@ -175,11 +192,17 @@ impl Band<'_> {
             }
             return;
         }
+        let dark = if shadows { look.shadowed } else { lit };
         for j in 0..k.len() {
-            let c = if z[j] > window_z { glass } else { lit };
-            r[j] = (c[0] * k[j]).min(255.0);
-            g[j] = (c[1] * k[j]).min(255.0);
-            b[j] = (c[2] * k[j]).min(255.0);
+            let (c, v) = if z[j] > window_z {
+                (glass, 1.0)
+            } else {
+                (lit, if shadows { sun[j] } else { 1.0 })
+            };
+            let d = if z[j] > window_z { glass } else { dark };
+            r[j] = (shade::in_sun(d[0], c[0], v) * k[j]).min(255.0);
+            g[j] = (shade::in_sun(d[1], c[1], v) * k[j]).min(255.0);
+            b[j] = (shade::in_sun(d[2], c[2], v) * k[j]).min(255.0);
         }
     }
 }
@@ -199,6 +222,10 @@ pub(super) struct Scratch {
     fog: [f32; CHUNK],
     /// The detail's brightness factor.
     k: [f32; CHUNK],
+    /// How much of the sun each pixel gets (1 lit, 0 in shadow), and the
+    /// sun map's texel it looked up.
+    sun: [f32; CHUNK],
+    texel: [u32; CHUNK],
     /// Lit colour, before the fog.
     r: [f32; CHUNK],
     g: [f32; CHUNK],
@@ -214,6 +241,8 @@ impl Default for Scratch {
             dist: [0.0; CHUNK],
             fog: [0.0; CHUNK],
             k: [0.0; CHUNK],
+            sun: [0.0; CHUNK],
+            texel: [0; CHUNK],
             r: [0.0; CHUNK],
             g: [0.0; CHUNK],
             b: [0.0; CHUNK],

@@ -455,6 +455,7 @@ fn a_triangle_left_out_before_projection_covers_no_pixel_centre() {
     let tan = 1.0f32;
     let view = View {
         light: Default::default(),
+        far: FAR_M,
         o: v3(0.0, 0.0, 0.0),
         axes: Axes {
             forward: v3(1.0, 0.0, 0.0),

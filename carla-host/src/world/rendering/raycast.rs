@@ -4,8 +4,9 @@
 //! and stays as its reference (tests) and baseline (`--bench-render`).
 
 use super::light::Lighting;
-use super::render::{camera_pose, depth_bgra, CameraSpec, PostProcessing, FAR_M};
+use super::render::{camera_pose, depth_bgra, CameraPose, CameraSpec, PostProcessing, FAR_M};
 use super::shade;
+use super::shadow::SunMap;
 use crate::world::math::{add, length, scale, sub, Axes};
 use crate::world::scene::tags::tag_08;
 use crate::world::scene::{Hit, Scene};
@@ -29,9 +30,17 @@ pub(crate) fn render(scene: &Scene, cam: &CameraSpec, player: &Transform, out: &
     // A camera inside a car (the player's, typically) sees out of it.
     let ignore = scene.actor_containing(origin);
     let tan = (cam.fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
+    let light = Lighting::of(scene.weather());
+    // The sun's shadows: the rasterizer's depth map of the sun's view.
+    let mut sun = SunMap::default();
+    if matches!(cam.post, PostProcessing::None | PostProcessing::SceneFinal) {
+        let pose = CameraPose { origin, axes };
+        super::raster::sun_map(scene, &pose, &light, &mut sun);
+    }
     let view = View {
         scene,
-        light: Lighting::of(scene.weather()),
+        light,
+        sun: &sun,
         origin,
         ignore,
         axes,
@@ -61,6 +70,7 @@ pub(crate) fn render(scene: &Scene, cam: &CameraSpec, player: &Transform, out: &
 struct View<'a> {
     scene: &'a Scene,
     light: Lighting,
+    sun: &'a SunMap,
     origin: Vector3D,
     ignore: u32,
     axes: Axes,
@@ -87,7 +97,7 @@ impl View<'_> {
                     [0, 0, hit.map_or(0, |h| tag_08(h.semantic_tag)), 255]
                 }
                 PostProcessing::None | PostProcessing::SceneFinal => {
-                    shade_hit(hit.as_ref(), d, &self.light)
+                    shade_hit(hit.as_ref(), d, &self.light, self.sun)
                 }
             };
             px.copy_from_slice(&value);
@@ -95,17 +105,24 @@ impl View<'_> {
     }
 }
 
-fn shade_hit(hit: Option<&Hit>, d: Vector3D, light: &Lighting) -> [u8; 4] {
+fn shade_hit(hit: Option<&Hit>, d: Vector3D, light: &Lighting, sun: &SunMap) -> [u8; 4] {
     let len = length(d);
-    match hit {
-        None => shade::sky(d, len, light),
-        Some(h) => shade::surface(
-            h.point,
-            h.normal,
-            h.semantic_tag,
-            h.albedo,
-            h.distance * len,
-            light,
-        ),
-    }
+    let Some(h) = hit else {
+        return shade::sky(d, len, light);
+    };
+    let cos = light.sun_cos(h.normal);
+    let lit = if cos > 0.0 && sun.is_on() {
+        sun.sunlit(h.point, SunMap::bias(cos))
+    } else {
+        1.0
+    };
+    let (p, n) = (h.point, h.normal);
+    shade::surface(
+        (p, n),
+        h.semantic_tag,
+        h.albedo,
+        h.distance * len,
+        light,
+        lit,
+    )
 }

@@ -174,6 +174,20 @@ pub(crate) fn lit(albedo: [u8; 3], n: Vector3D, t: u8, l: &Lighting) -> [f32; 3]
     std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet)
 }
 
+/// [`lit`] in the sun's shadow: the sky's light alone.
+pub(crate) fn shadowed(albedo: [u8; 3], n: Vector3D, t: u8, l: &Lighting) -> [f32; 3] {
+    let light = l.sky_on(n);
+    let wet = wet_factor(t, l);
+    std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet)
+}
+
+/// `shadow` + `sun` × (`lit` − `shadow`): a colour `sun` of the way from
+/// its shadowed to its lit self.
+#[inline(always)]
+pub(crate) fn in_sun(shadow: f32, lit: f32, sun: f32) -> f32 {
+    shadow + (lit - shadow) * sun
+}
+
 /// Whether road point `(x, y)` stands in a puddle when `share` of the road
 /// is covered: patches a few metres across.
 #[inline]
@@ -210,18 +224,20 @@ pub(crate) fn blend(lit: [f32; 3], detail: f32, fog: f32, horizon: [f32; 3]) -> 
 }
 
 /// A surface of internal tag `t` and base colour `albedo` at point `p`
-/// (unit normal `n`), seen from `metres` away, lit by `l`.
+/// (unit normal `n`), seen from `metres` away, lit by `l` and `sun` (1) or
+/// in the sun's shadow (0).
 pub(crate) fn surface(
-    p: Vector3D,
-    n: Vector3D,
+    (p, n): (Vector3D, Vector3D),
     t: u8,
     albedo: [u8; 3],
     metres: f32,
     l: &Lighting,
+    sun: f32,
 ) -> [u8; 4] {
     let detail = Detail::of(t, n).at(p);
-    let lit = lit(albedo, n, t, l);
-    let mut c: [f32; 3] = std::array::from_fn(|i| (lit[i] * detail).min(255.0));
+    let (lit, dark) = (lit(albedo, n, t, l), shadowed(albedo, n, t, l));
+    let mut c: [f32; 3] =
+        std::array::from_fn(|i| (in_sun(dark[i], lit[i], sun) * detail).min(255.0));
     if puddles_on(t, n) && puddle(p.x, p.y, l.puddles) {
         c = std::array::from_fn(|i| mirror(c[i], l.horizon[i]));
     }
@@ -274,8 +290,13 @@ mod tests {
             [0, 0, 1, 254, 255]
         );
         let red = [200, 0, 0];
-        let near = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 1.0, &l);
-        let far = surface(v3(0.0, 0.0, 0.0), UP, tag::WALLS, red, 5000.0, &l);
+        let near = surface((v3(0.0, 0.0, 0.0), UP), tag::WALLS, red, 1.0, &l, 1.0);
+        let far = surface((v3(0.0, 0.0, 0.0), UP), tag::WALLS, red, 5000.0, &l, 1.0);
+        let dark = surface((v3(0.0, 0.0, 0.0), UP), tag::WALLS, red, 1.0, &l, 0.0);
+        assert!(
+            u16::from(dark[2]) * 4 < u16::from(near[2]) * 3,
+            "the shadow: {dark:?} {near:?}"
+        );
         assert!(near[2] > 150 && near[0] < 5, "{near:?}");
         assert!(far[0] > 150, "blue of the fog: {far:?}");
         for i in 0..=100_000 {
