@@ -264,11 +264,22 @@ fn normals_flow_dvs_and_cosmos_cameras_and_static_collisions() {
 /// empty world so that only the light changes between shots: night far
 /// darker than noon, clouds and rain dimmer, a sunset warmer, a wet road
 /// darker, fog taking the far contrast and leaving the near, and depth and
-/// semantic images the same in every weather.
+/// semantic images the same in every weather; the sun's shadows split the
+/// near road into a dark and a lit part, and with `--quality-level low`
+/// they are gone.
 #[test]
 fn the_weather_lights_the_rgb_camera() {
     let empty = ["--town-vehicles", "0", "--town-walkers", "0"];
     run_hosted(&empty, "weather.py", &[], &[]);
+    let low = [
+        "--town-vehicles",
+        "0",
+        "--town-walkers",
+        "0",
+        "--quality-level",
+        "low",
+    ];
+    run_hosted(&low, "weather.py", &["low"], &[]);
 }
 
 #[test]

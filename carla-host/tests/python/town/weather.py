@@ -1,10 +1,15 @@
 """The weather lights the RGB camera's picture, through the stock client:
 one camera 1.8 m up a straight street, a depth and a semantic camera
 beside it, under CARLA's presets and a fog of our own. Night is far darker
-than noon, clouds and rain dim the day, a sunset is warmer, rain darkens
-the road, fog takes the far contrast away and leaves the near; depth and
-semantic images do not change with the weather."""
+than noon, clouds and rain dim the day, a sunset is warmer, wetness
+darkens the road, fog takes the far contrast away and leaves the near; depth and
+semantic images do not change with the weather. At noon the buildings'
+shadows split the near road into a dark and a lit part.
+
+Usage: python weather.py PORT [low]   (low: the server runs with
+--quality-level low, and the near road has no shadows)"""
 import queue
+import sys
 
 import carla
 import numpy as np
@@ -42,6 +47,20 @@ def shoot(weather):
     return out
 
 
+FIELDS = ("cloudiness", "precipitation", "precipitation_deposits", "wind_intensity",
+          "sun_azimuth_angle", "sun_altitude_angle", "fog_density", "fog_distance", "fog_falloff",
+          "wetness", "scattering_intensity", "mie_scattering_scale", "rayleigh_scattering_scale",
+          "dust_storm")
+
+
+def like(preset, **changes):
+    """A new carla.WeatherParameters: `preset` with `changes` (the presets
+    are shared objects: setting a field of one changes it for all)."""
+    fields = {k: getattr(preset, k) for k in FIELDS}
+    fields.update(changes)
+    return carla.WeatherParameters(**fields)
+
+
 def luma(bgra):
     return bgra[:, :, 2] * 0.299 + bgra[:, :, 1] * 0.587 + bgra[:, :, 0] * 0.114
 
@@ -57,12 +76,31 @@ near = metres < 15
 check(road.sum() > 5000 and far.sum() > 2000 and near.sum() > 5000,
       "the view has road, far and near pixels: %d %d %d" % (road.sum(), far.sum(), near.sum()))
 
-fog = P.ClearNoon
-fog.fog_density, fog.fog_distance = 90.0, 10.0
+# The sun's shadows: against the same view with the sun overhead (whose
+# shadows lie under things), the road pixels a building shades at 45° lose
+# more than half their light; the lit ones only what the lower sun gives
+# a flat road less (about a sixth).
+high = shoot(like(P.ClearNoon, sun_altitude_angle=90.0))
+y45, y90 = luma(clear["rgb"].astype(np.float64)), luma(high["rgb"].astype(np.float64))
+ratio = y45[road] / np.maximum(y90[road], 1.0)
+shaded, lit = ratio < 0.6, ratio > 0.75
+print("road under a 45° sun against an overhead one: %.0f%% shaded, %.0f%% lit; "
+      "mean luminance shaded %.1f, lit %.1f" % (100 * shaded.mean(), 100 * lit.mean(),
+                                               y45[road][shaded].mean() if shaded.any() else -1,
+                                               y45[road][lit].mean() if lit.any() else -1))
+if sys.argv[2:] == ["low"]:
+    check(shaded.mean() < 0.01, "no shadows at --quality-level low: %.3f" % shaded.mean())
+    stop_sensors([c for c, _ in cams.values()])
+    end_ok()
+check(shaded.mean() > 0.05 and lit.mean() > 0.02, "shaded and lit road: %.3f %.3f" % (
+    shaded.mean(), lit.mean()))
+check(y45[road][shaded].mean() < 0.7 * y45[road][lit].mean(), "a shadowed patch of road is darker")
+
 shots = {"ClearNoon": clear}
 for name in ("CloudyNoon", "HardRainNoon", "ClearSunset", "ClearNight", "WetNight"):
     shots[name] = shoot(getattr(P, name))
-shots["fog 90 from 10 m"] = shoot(fog)
+shots["fog 90 from 10 m"] = shoot(like(P.ClearNoon, fog_density=90.0, fog_distance=10.0))
+shots["ClearNoon, wetness 100"] = shoot(like(P.ClearNoon, wetness=100.0))
 
 stats = {}
 for name, s in shots.items():
@@ -84,7 +122,8 @@ check(st["WetNight"]["mean"] < 0.15 * noon["mean"], "a wet night is dark: %s" % 
 check(st["CloudyNoon"]["mean"] < 0.92 * noon["mean"], "clouds dim the day: %s" % st["CloudyNoon"])
 check(st["HardRainNoon"]["mean"] < 0.9 * st["CloudyNoon"]["mean"],
       "hard rain is darker than clouds: %s" % st["HardRainNoon"])
-check(st["HardRainNoon"]["road"] < 0.8 * noon["road"], "rain darkens the road: %s" % st["HardRainNoon"])
+wet = st["ClearNoon, wetness 100"]
+check(wet["road"] < 0.7 * noon["road"], "a wet road is darker: %s" % wet)
 check(st["ClearSunset"]["warmth"] > noon["warmth"] + 0.03, "a sunset is warmer: %s" % st["ClearSunset"])
 fogged = st["fog 90 from 10 m"]
 check(fogged["far_contrast"] < 0.3 * noon["far_contrast"], "fog takes the far contrast: %s" % fogged)
