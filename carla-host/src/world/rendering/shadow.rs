@@ -6,7 +6,7 @@
 //! The sun's view: a camera [`DISTANCE`] m towards the sun from a point
 //! [`AHEAD`] m in front of the image's camera, looking back along the
 //! sunlight with a field of view [`REACH`] m wide at that point, on
-//! [`SIZE`]² pixels (texels of about 0.23 m). Nearly parallel rays, so
+//! [`SIZE`]² pixels (texels of about 0.31 m). Nearly parallel rays, so
 //! that nearly every surface within [`REACH`] / 2 of that point, and the
 //! shadows cast on it, are in the map; what lies outside is lit.
 
