@@ -130,7 +130,13 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
                     Kind::Camera(Output::Flow) => {
                         g.write_flow(&motion, g.rows_of_sized(image.pixels_mut(), 8));
                     }
-                    Kind::Camera(output) => g.write(output, g.rows_of(image.pixels_mut())),
+                    Kind::Camera(output) => {
+                        let rows = g.rows_of(image.pixels_mut());
+                        g.write(output, rows);
+                        if let Some(tone) = &sensors[*i].tone {
+                            tone.apply(g.rows_of(image.pixels_mut()));
+                        }
+                    }
                     _ => {}
                 }
             }

@@ -9,6 +9,7 @@
 use super::v2x::{Air, Radio};
 use crate::world::math::{sub, Axes};
 use crate::world::rendering::gbuffer::Output;
+use crate::world::rendering::tone::Tone;
 use crate::world::scene::tags::{static_type_id, tag_0916};
 use crate::world::sensing::lidar::Mount;
 use crate::world::World;
@@ -62,6 +63,9 @@ pub(crate) struct Sensor09 {
     pub pixels: u64,
     /// V2X sensors' own state.
     pub radio: Option<Box<Radio>>,
+    /// An RGB camera's `gamma` and `exposure_compensation` (none at
+    /// CARLA's defaults).
+    pub tone: Option<Box<Tone>>,
     rng: SplitMix64,
 }
 
@@ -142,6 +146,10 @@ impl Sensor09 {
             next: 0.0,
             pixels: camera_pixels(blueprint, pairs),
             radio,
+            tone: (blueprint == "sensor.camera.rgb")
+                .then(|| Tone::new(a("gamma", 2.2), a("exposure_compensation", 0.0)))
+                .flatten()
+                .map(Box::new),
             rng: SplitMix64::new(0x9E37_79B9_7F4A_7C15 ^ u64::from(actor)),
         })
     }

@@ -13,3 +13,4 @@ pub(crate) mod raycast;
 pub(crate) mod render;
 pub(crate) mod shade;
 pub(crate) mod shadow;
+pub(crate) mod tone;
