@@ -4,7 +4,8 @@ beside it, under CARLA's presets and a fog of our own. Night is far darker
 than noon, clouds and rain dim the day, a sunset is warmer, wetness
 darkens the road, fog takes the far contrast away and leaves the near; depth and
 semantic images do not change with the weather. At noon the buildings'
-shadows split the near road into a dark and a lit part.
+shadows split the near road into a dark and a lit part. The RGB camera's
+exposure_compensation and gamma attributes change its levels.
 
 Usage: python weather.py PORT [low]   (low: the server runs with
 --quality-level low, and the near road has no shadows)"""
@@ -128,5 +129,35 @@ check(st["ClearSunset"]["warmth"] > noon["warmth"] + 0.03, "a sunset is warmer: 
 fogged = st["fog 90 from 10 m"]
 check(fogged["far_contrast"] < 0.3 * noon["far_contrast"], "fog takes the far contrast: %s" % fogged)
 check(fogged["near_contrast"] > 0.6 * noon["near_contrast"], "fog leaves the near: %s" % fogged)
-stop_sensors([c for c, _ in cams.values()])
+
+# The RGB camera's gamma and exposure_compensation, as CARLA documents
+# them: one stop more is twice the light, gamma 1 darkens the middle
+# tones; CARLA's defaults leave the picture as drawn.
+toned = {}
+for name, attrs in (("default", {}), ("exposure +1", {"exposure_compensation": "1.0"}),
+                    ("exposure -1", {"exposure_compensation": "-1.0"}), ("gamma 1", {"gamma": "1.0"})):
+    bp = bl.find("sensor.camera.rgb")
+    for k, v in dict(image_size_x=str(W), image_size_y=str(H), **attrs).items():
+        bp.set_attribute(k, v)
+    cam = world.spawn_actor(bp, pose)
+    q = queue.Queue()
+    cam.listen(q.put)
+    toned[name] = (cam, q)
+world.set_weather(P.ClearNoon)
+frame = world.tick()
+means = {}
+for name, (cam, q) in toned.items():
+    while True:
+        img = q.get(timeout=10.0)
+        if img.frame == frame:
+            break
+    a = np.frombuffer(img.raw_data, dtype=np.uint8).reshape(H, W, 4)[:, :, :3].astype(np.float64)
+    means[name] = a.mean()
+    if name == "default":
+        check((a == clear["rgb"][:, :, :3]).all(), "CARLA's defaults leave the picture as drawn")
+print("RGB means by camera attributes: %s" % {k: round(v, 1) for k, v in means.items()})
+check(means["exposure +1"] > 1.25 * means["default"], "one stop more is brighter: %s" % means)
+check(means["exposure -1"] < 0.8 * means["default"], "one stop less is darker: %s" % means)
+check(means["gamma 1"] < 0.7 * means["default"], "gamma 1 darkens the middle tones: %s" % means)
+stop_sensors([c for c, _ in list(cams.values()) + list(toned.values())])
 end_ok()
