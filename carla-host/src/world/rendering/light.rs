@@ -11,7 +11,8 @@
 //!   clouds and rain, fading into a dim blue moonlight from 5° above the
 //!   horizon to 10° below it (night).
 //! - **Sky colours**: the zenith and horizon of a clear day, greyed by
-//!   clouds and rain, warmed at sunset, dark blue at night.
+//!   clouds and rain, warmed at sunset, dark blue at night; the sun's disc
+//!   in it (1.5° across) while it is up and the cover thin.
 //! - **Fog**: past `fog_distance` metres, a thickness of `fog_density`
 //!   (0-100: at 100 half the light of a surface 10 m into the fog is
 //!   lost), thinning with height by `fog_falloff`; beside it a faint
@@ -49,6 +50,9 @@ const NIGHT_HORIZON: [f32; 3] = [14.0, 18.0, 30.0];
 /// A sunset's horizon, RGB.
 const SUNSET_HORIZON: [f32; 3] = [235.0, 150.0, 95.0];
 
+/// The cosine of the sun disc's angular radius (0.75°).
+const DISC_COS: f32 = 0.999_914_3;
+
 /// How a picture is lit (see the module's text).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Lighting {
@@ -68,6 +72,9 @@ pub(crate) struct Lighting {
     pub fog_start: f32,
     pub fog_per_m: f32,
     pub fog_falloff: f32,
+    /// The sun's disc in the sky, RGB levels, where it shows (up and not
+    /// hidden by clouds).
+    pub disc: Option<[f32; 3]>,
     /// 0 (dry) to 1 (soaked).
     pub wet: f32,
     /// The share of a road covered by puddles, 0 to about 0.6.
@@ -137,9 +144,19 @@ impl Lighting {
         let dim = 1.0 - 0.3 * rain;
         let zenith = mix(NIGHT_ZENITH, zenith_day.map(|c| c * dim), day);
         let horizon = mix(NIGHT_HORIZON, horizon_day.map(|c| c * dim), day);
+        // The disc: white-yellow, reddening with the light; through thin
+        // cloud only.
+        let disc = (altitude > -1.0 && cover < 0.7).then(|| {
+            let shine = 1.0 - cover / 0.7;
+            std::array::from_fn(|i| {
+                let sky = horizon_day[i];
+                sky + (255.0 * tint[i] - sky) * shine
+            })
+        });
         Lighting {
             sun,
             sun_rgb,
+            disc,
             ambient,
             zenith,
             horizon,
@@ -159,6 +176,15 @@ impl Lighting {
         let facing = self.sun_cos(n).max(0.0);
         let sky = self.sky_on(n);
         std::array::from_fn(|i| sky[i] + self.sun_rgb[i] * facing)
+    }
+
+    /// The sun's disc seen along unit direction `d`, if `d` points at it
+    /// (1° across and a half: larger than the real sun, so that it shows
+    /// on a camera's pixels).
+    #[inline]
+    pub(crate) fn disc_along(&self, d: Vector3D) -> Option<[f32; 3]> {
+        let c = self.disc?;
+        (self.sun_cos(d) > DISC_COS).then_some(c)
     }
 
     /// The sky's light alone on a surface of unit normal `n` (in the
@@ -236,6 +262,27 @@ mod tests {
         let sky: [f32; 3] = std::array::from_fn(|i| noon.ambient[i] * (0.84 + 0.16 * away.z));
         assert_eq!(noon.on(away), sky);
         assert!(dot(away, noon.sun) < 0.0);
+    }
+
+    #[test]
+    fn the_sun_shows_in_the_sky_where_it_stands() {
+        let noon = weather(&[]);
+        let disc = noon.disc_along(noon.sun).expect("a disc at noon");
+        assert!(disc.iter().all(|&c| c > 240.0), "{disc:?}");
+        // 2° off it, the sky.
+        let (s, c) = 2f32.to_radians().sin_cos();
+        let off = v3(
+            noon.sun.x * c - noon.sun.y * s,
+            noon.sun.x * s + noon.sun.y * c,
+            noon.sun.z,
+        );
+        assert_eq!(noon.disc_along(off), None);
+        let night = weather(&[(field::ALTITUDE, -20.0)]);
+        assert_eq!(night.disc_along(night.sun), None);
+        let overcast = weather(&[(field::CLOUDINESS, 90.0)]);
+        assert_eq!(overcast.disc_along(overcast.sun), None);
+        let hazy = weather(&[(field::CLOUDINESS, 50.0)]).disc.unwrap();
+        assert!(hazy[0] < disc[0] - 20.0, "{hazy:?}");
     }
 
     #[test]

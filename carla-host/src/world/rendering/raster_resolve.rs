@@ -128,9 +128,15 @@ impl Band<'_> {
             s.b[run.clone()].fill(b);
             // The sky's shade (as the fog): the ray through pixel `u0 + j`
             // is `row + dr·(u0 + j)`.
+            let light = &self.view.light;
             for j in run {
                 let d = add(row, scale(dr, (u0 + j) as i32 as f32));
-                s.fog[j] = 1.0 - (d.z / length(d)).clamp(0.0, 1.0).sqrt();
+                let len = length(d);
+                s.fog[j] = 1.0 - (d.z / len).clamp(0.0, 1.0).sqrt();
+                // The sun's disc: its colour, unfogged.
+                if let Some([r, g, b]) = light.disc_along(scale(d, 1.0 / len)) {
+                    (s.r[j], s.g[j], s.b[j], s.fog[j]) = (r, g, b, 0.0);
+                }
             }
             return;
         }

@@ -228,6 +228,33 @@ fn colours_match_the_ray_caster_to_a_few_levels() {
     );
 }
 
+#[test]
+fn a_camera_turned_to_the_sun_sees_its_disc_as_the_ray_caster_does() {
+    let w = testing::world(0, 0, 1, 3);
+    let l = crate::world::rendering::light::Lighting::of(w.scene().weather());
+    // ClearNoon: azimuth -1°, altitude 45°; a 10° camera 100 m up, on it.
+    let c = CameraSpec {
+        width: 41,
+        height: 41,
+        fov_deg: 10.0,
+        ..cam(0.0, 0.0, 100.0, 45.0, -1.0, 0.0)
+    };
+    let player = ground_transform(0.0, 0.0, 0.0);
+    let g = gbuffer(w.scene(), &c, &player);
+    let mut ours = vec![0; 41 * 41 * 4];
+    g.write(Output::Rgb, &mut ours);
+    let mut reference = vec![0; 41 * 41 * 4];
+    crate::world::rendering::raycast::render(w.scene(), &c, &player, &mut reference);
+    let centre = (20 * 41 + 20) * 4;
+    let [r, g2, b] = l.disc.unwrap();
+    let disc = shade::bgra(r, g2, b).to_le_bytes();
+    assert_eq!(&ours[centre..centre + 4], &disc);
+    assert_eq!(ours, reference);
+    // A 1.5° disc on a 10° view of 41 pixels: about 6 across.
+    let lit = ours.chunks(4).filter(|p| *p == disc).count();
+    assert!((12..60).contains(&lit), "{lit} disc pixels");
+}
+
 fn lone_car(id: u32) -> ActorBox {
     ActorBox {
         id,

@@ -150,6 +150,14 @@ pub(crate) fn bgra(r: f32, g: f32, b: f32) -> u32 {
 /// The sky seen along `d` (any length; `len` = |d|) under `l`.
 #[inline]
 pub(crate) fn sky(d: Vector3D, len: f32, l: &Lighting) -> [u8; 4] {
+    let unit = Vector3D {
+        x: d.x / len,
+        y: d.y / len,
+        z: d.z / len,
+    };
+    if let Some([r, g, b]) = l.disc_along(unit) {
+        return bgra(r, g, b).to_le_bytes();
+    }
     let k = (d.z / len).clamp(0.0, 1.0).sqrt();
     let c: [f32; 3] =
         std::array::from_fn(|i| l.zenith[i] + (l.horizon[i] - l.zenith[i]) * (1.0 - k));
