@@ -205,6 +205,7 @@ fn depth_of_a_box_20_m_ahead_is_planar() {
         actor: 0,
     };
     let scene = scene::Scene::of(Statics {
+        lamps: Vec::new(),
         boxes: vec![wall],
         ground: Material::default(),
         bounds: ((0.0, 0.0), (200.0, 200.0)),

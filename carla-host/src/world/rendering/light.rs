@@ -75,6 +75,8 @@ pub(crate) struct Lighting {
     /// The sun's disc in the sky, RGB levels, where it shows (up and not
     /// hidden by clouds).
     pub disc: Option<[f32; 3]>,
+    /// How bright the street lamps are: 0 by day, 1 at night.
+    pub night: f32,
     /// 0 (dry) to 1 (soaked).
     pub wet: f32,
     /// The share of a road covered by puddles, 0 to about 0.6.
@@ -165,6 +167,7 @@ impl Lighting {
             fog_per_m: get(field::FOG_DENSITY, 0.0, 100.0) / 100.0
                 * (std::f32::consts::LN_2 / 10.0),
             fog_falloff: get(field::FOG_FALLOFF, 0.0, 1e3) * 0.1,
+            night: 1.0 - day,
             wet: wetness.max(rain).max(0.8 * deposits),
             puddles: 0.6 * deposits,
         }

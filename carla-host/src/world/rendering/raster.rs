@@ -167,6 +167,7 @@ fn draw(
             ground_z,
             need: g.channels,
             sun,
+            scene,
         };
         // Whole bands a stripe, so a stripe's bands are the image's.
         let stripe = ((max_pixels / w) / BAND * BAND).max(BAND).min(h);
@@ -202,6 +203,8 @@ struct Band<'a> {
     need: Channels,
     /// The sun's depth map, for the shadows.
     sun: &'a SunMap,
+    /// The scene (its street lamps, at night).
+    scene: &'a Scene,
 }
 
 impl Band<'_> {

@@ -48,6 +48,10 @@ pub(super) struct Look {
     pub(super) sun_bias: f32,
     /// The share of it puddles cover (0: none, or not a road).
     pub(super) puddles: f32,
+    /// Albedo × wetness, RGB (what a street lamp's light lights), and
+    /// the unit normal.
+    pub(super) base: [f32; 3],
+    pub(super) n: Vector3D,
     /// Above `window_z`, `glass` instead of `lit`.
     pub(super) window_z: f32,
     pub(super) glass: [f32; 3],
@@ -64,6 +68,8 @@ impl Look {
             detail: Detail::of(s.tag, n),
             lit: shade::lit(s.albedo, n, s.tag, l),
             shadowed: shade::shadowed(s.albedo, n, s.tag, l),
+            base: shade::base(s.albedo, s.tag, l),
+            n,
             sun_bias: match l.sun_cos(n) {
                 c if c > 0.0 => SunMap::bias(c),
                 _ => f32::INFINITY,

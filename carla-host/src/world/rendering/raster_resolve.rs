@@ -2,7 +2,7 @@
 //! depth, tag, actor id and colour.
 
 use super::{Band, FIRST_FACE, GROUND, SKY};
-use crate::world::math::{add, length, scale};
+use crate::world::math::{add, length, scale, v3};
 use crate::world::rendering::shade;
 use crate::world::scene::tags::tag;
 use carla_server::types::Vector3D;
@@ -186,29 +186,41 @@ impl Band<'_> {
                     b[j] = (lit[2] * k[j]).min(255.0);
                 }
             }
-            if look.puddles > 0.0 {
-                let [hr, hg, hb] = self.view.light.horizon;
-                for j in 0..k.len() {
-                    if shade::puddle(x[j], y[j], look.puddles) {
-                        r[j] = shade::mirror(r[j], hr);
-                        g[j] = shade::mirror(g[j], hg);
-                        b[j] = shade::mirror(b[j], hb);
-                    }
+        } else {
+            let dark = if shadows { look.shadowed } else { lit };
+            for j in 0..k.len() {
+                let (c, v) = if z[j] > window_z {
+                    (glass, 1.0)
+                } else {
+                    (lit, if shadows { sun[j] } else { 1.0 })
+                };
+                let d = if z[j] > window_z { glass } else { dark };
+                r[j] = (shade::in_sun(d[0], c[0], v) * k[j]).min(255.0);
+                g[j] = (shade::in_sun(d[1], c[1], v) * k[j]).min(255.0);
+                b[j] = (shade::in_sun(d[2], c[2], v) * k[j]).min(255.0);
+            }
+        }
+        // At night the street lamps near each point light it.
+        let night = self.view.light.night;
+        if night > 0.0 {
+            for j in 0..k.len() {
+                let p = v3(x[j], y[j], z[j]);
+                let lamps = self.scene.lamps_near(p.x, p.y);
+                let glow = shade::lamp_light(p, look.n, lamps) * night * k[j];
+                r[j] = (r[j] + look.base[0] * shade::LAMP_RGB[0] * glow).min(255.0);
+                g[j] = (g[j] + look.base[1] * shade::LAMP_RGB[1] * glow).min(255.0);
+                b[j] = (b[j] + look.base[2] * shade::LAMP_RGB[2] * glow).min(255.0);
+            }
+        }
+        if look.puddles > 0.0 {
+            let [hr, hg, hb] = self.view.light.horizon;
+            for j in 0..k.len() {
+                if shade::puddle(x[j], y[j], look.puddles) {
+                    r[j] = shade::mirror(r[j], hr);
+                    g[j] = shade::mirror(g[j], hg);
+                    b[j] = shade::mirror(b[j], hb);
                 }
             }
-            return;
-        }
-        let dark = if shadows { look.shadowed } else { lit };
-        for j in 0..k.len() {
-            let (c, v) = if z[j] > window_z {
-                (glass, 1.0)
-            } else {
-                (lit, if shadows { sun[j] } else { 1.0 })
-            };
-            let d = if z[j] > window_z { glass } else { dark };
-            r[j] = (shade::in_sun(d[0], c[0], v) * k[j]).min(255.0);
-            g[j] = (shade::in_sun(d[1], c[1], v) * k[j]).min(255.0);
-            b[j] = (shade::in_sun(d[2], c[2], v) * k[j]).min(255.0);
         }
     }
 }

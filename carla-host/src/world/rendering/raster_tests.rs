@@ -27,6 +27,11 @@ fn quad(a: Vector3D, b: Vector3D, c: Vector3D, d: Vector3D, m: u16, out: &mut Ve
 /// sidewalk raised 0.15 m for 3.5 < y < 6.5; grass (the ground plane)
 /// beyond; and `boxes`.
 fn street(boxes: Vec<StaticBox>) -> Scene {
+    Scene::of(street_statics(boxes))
+}
+
+/// What [`street`] is made of.
+fn street_statics(boxes: Vec<StaticBox>) -> Statics {
     let mut tris = Vec::new();
     let p = |x, y, z| v3(x, y, z);
     let strip = |y0: f32, y1: f32, z: f32, m: u16, out: &mut Vec<Tri>| {
@@ -42,7 +47,8 @@ fn street(boxes: Vec<StaticBox>) -> Scene {
     strip(-3.5, 3.5, 0.0, mat::ROAD, &mut tris);
     strip(-0.08, 0.08, 0.02, mat::MARK_WHITE, &mut tris);
     strip(3.5, 6.5, 0.15, mat::SIDEWALK, &mut tris);
-    Scene::of(Statics {
+    Statics {
+        lamps: Vec::new(),
         boxes,
         tris,
         materials: materials(),
@@ -53,11 +59,12 @@ fn street(boxes: Vec<StaticBox>) -> Scene {
             solid: false,
         },
         bounds: ((-100.0, -100.0), (160.0, 100.0)),
-    })
+    }
 }
 
 fn boxes_only(boxes: Vec<StaticBox>) -> Scene {
     Scene::of(Statics {
+        lamps: Vec::new(),
         boxes,
         ground: Material {
             tag: tag::TERRAIN,
@@ -253,6 +260,43 @@ fn a_camera_turned_to_the_sun_sees_its_disc_as_the_ray_caster_does() {
     // A 1.5° disc on a 10° view of 41 pixels: about 6 across.
     let lit = ours.chunks(4).filter(|p| *p == disc).count();
     assert!((12..60).contains(&lit), "{lit} disc pixels");
+}
+
+#[test]
+fn a_street_lamp_lights_the_road_under_it_at_night_only() {
+    // A lamp 6 m up over the kerb at x = 30; a camera 12 m above the
+    // road at (30, 0) looking down (image up +x, right +y).
+    let mut statics = street_statics(Vec::new());
+    statics.lamps = vec![v3(30.0, 4.0, 6.15)];
+    let mut scene = Scene::of(statics);
+    let (c, base) = looking_down();
+    let shoot = |scene: &Scene| {
+        let mut ours = vec![0u8; 121 * 121 * 4];
+        gbuffer(scene, &c, &base).write(Output::Rgb, &mut ours);
+        let mut reference = vec![0u8; 121 * 121 * 4];
+        crate::world::rendering::raycast::render(scene, &c, &base, &mut reference);
+        (ours, reference)
+    };
+    let level = |img: &[u8], u: usize, v: usize| img[(v * 121 + u) * 4 + 2];
+    let mut night = DEFAULT_WEATHER;
+    night[5] = -90.0;
+    scene.set_weather(night);
+    let (dark, reference) = shoot(&scene);
+    let close = dark
+        .chunks(4)
+        .zip(reference.chunks(4))
+        .filter(|(a, b)| a.iter().zip(b.iter()).all(|(x, y)| x.abs_diff(*y) <= 2))
+        .count();
+    assert!(close as f64 >= 0.98 * 121.0 * 121.0, "{close} close pixels");
+    // The road under the lamp (image centre, 7 m from the lamp) against
+    // the road 11 m along it (past the lamp's reach).
+    let (under, away) = (level(&dark, 60, 60), level(&dark, 60, 5));
+    assert!(under > away + 15, "under the lamp {under}, away {away}");
+    // By day the lamp adds nothing: the two differ by the road's grain.
+    scene.set_weather(DEFAULT_WEATHER);
+    let (day, _) = shoot(&scene);
+    let (under, away) = (level(&day, 60, 60), level(&day, 60, 5));
+    assert!(under.abs_diff(away) < 15, "by day {under} {away}");
 }
 
 fn lone_car(id: u32) -> ActorBox {

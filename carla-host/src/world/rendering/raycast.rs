@@ -97,7 +97,7 @@ impl View<'_> {
                     [0, 0, hit.map_or(0, |h| tag_08(h.semantic_tag)), 255]
                 }
                 PostProcessing::None | PostProcessing::SceneFinal => {
-                    shade_hit(hit.as_ref(), d, &self.light, self.sun)
+                    shade_hit(self.scene, hit.as_ref(), d, (&self.light, self.sun))
                 }
             };
             px.copy_from_slice(&value);
@@ -105,7 +105,12 @@ impl View<'_> {
     }
 }
 
-fn shade_hit(hit: Option<&Hit>, d: Vector3D, light: &Lighting, sun: &SunMap) -> [u8; 4] {
+fn shade_hit(
+    scene: &Scene,
+    hit: Option<&Hit>,
+    d: Vector3D,
+    (light, sun): (&Lighting, &SunMap),
+) -> [u8; 4] {
     let len = length(d);
     let Some(h) = hit else {
         return shade::sky(d, len, light);
@@ -117,12 +122,11 @@ fn shade_hit(hit: Option<&Hit>, d: Vector3D, light: &Lighting, sun: &SunMap) -> 
         1.0
     };
     let (p, n) = (h.point, h.normal);
-    shade::surface(
-        (p, n),
-        h.semantic_tag,
-        h.albedo,
-        h.distance * len,
-        light,
-        lit,
-    )
+    let lamp = if light.night > 0.0 {
+        shade::lamp_light(p, n, scene.lamps_near(p.x, p.y))
+    } else {
+        0.0
+    };
+    let metres = h.distance * len;
+    shade::surface((p, n), h.semantic_tag, h.albedo, metres, light, (lit, lamp))
 }

@@ -7,8 +7,9 @@
 //! to the zenith. Colours are BGRA bytes.
 
 use super::light::Lighting;
-use crate::world::math::{floor, floor_i32};
+use crate::world::math::{dot, floor, floor_i32, sub};
 use crate::world::scene::tags::tag;
+use crate::world::scene::LAMP_REACH;
 use carla_server::types::Vector3D;
 
 /// Dark glass of vehicle windows.
@@ -182,6 +183,44 @@ pub(crate) fn lit(albedo: [u8; 3], n: Vector3D, t: u8, l: &Lighting) -> [f32; 3]
     std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet)
 }
 
+/// A surface's albedo × the wetness of tag `t`, RGB: what a light of its
+/// own (a street lamp's) multiplies.
+pub(crate) fn base(albedo: [u8; 3], t: u8, l: &Lighting) -> [f32; 3] {
+    let wet = wet_factor(t, l);
+    albedo.map(|c| f32::from(c) * wet)
+}
+
+/// A street lamp's colour (warm white), RGB factors.
+pub(crate) const LAMP_RGB: [f32; 3] = [1.0, 0.82, 0.6];
+/// A street lamp's strength: 0.45 on the ground under it.
+const LAMP_POWER: f32 = 1.4;
+
+/// The light `lamps` (where each shines from) give point `p` of unit
+/// normal `n`: Lambert, times `36 / (36 + d²)` and a smooth fade to 0 at
+/// [`LAMP_REACH`] metres. Before the night's factor and the lamp's colour.
+#[inline]
+pub(crate) fn lamp_light<'a>(
+    p: Vector3D,
+    n: Vector3D,
+    lamps: impl Iterator<Item = &'a Vector3D>,
+) -> f32 {
+    let reach2 = LAMP_REACH * LAMP_REACH;
+    let mut sum = 0.0;
+    for l in lamps {
+        let d = sub(*l, p);
+        let d2 = dot(d, d);
+        if d2 >= reach2 {
+            continue;
+        }
+        let facing = dot(n, d) / d2.sqrt().max(1e-3);
+        if facing > 0.0 {
+            let fade = 1.0 - d2 / reach2;
+            sum += facing * fade * fade * 36.0 / (36.0 + d2);
+        }
+    }
+    sum * LAMP_POWER
+}
+
 /// [`lit`] in the sun's shadow: the sky's light alone.
 pub(crate) fn shadowed(albedo: [u8; 3], n: Vector3D, t: u8, l: &Lighting) -> [f32; 3] {
     let light = l.sky_on(n);
@@ -233,19 +272,24 @@ pub(crate) fn blend(lit: [f32; 3], detail: f32, fog: f32, horizon: [f32; 3]) -> 
 
 /// A surface of internal tag `t` and base colour `albedo` at point `p`
 /// (unit normal `n`), seen from `metres` away, lit by `l` and `sun` (1) or
-/// in the sun's shadow (0).
+/// in the sun's shadow (0), and by street lamps giving `lamp`
+/// ([`lamp_light`]).
 pub(crate) fn surface(
     (p, n): (Vector3D, Vector3D),
     t: u8,
     albedo: [u8; 3],
     metres: f32,
     l: &Lighting,
-    sun: f32,
+    (sun, lamp): (f32, f32),
 ) -> [u8; 4] {
     let detail = Detail::of(t, n).at(p);
     let (lit, dark) = (lit(albedo, n, t, l), shadowed(albedo, n, t, l));
     let mut c: [f32; 3] =
         std::array::from_fn(|i| (in_sun(dark[i], lit[i], sun) * detail).min(255.0));
+    if l.night > 0.0 {
+        let (base, glow) = (base(albedo, t, l), lamp * l.night * detail);
+        c = std::array::from_fn(|i| (c[i] + base[i] * LAMP_RGB[i] * glow).min(255.0));
+    }
     if puddles_on(t, n) && puddle(p.x, p.y, l.puddles) {
         c = std::array::from_fn(|i| mirror(c[i], l.horizon[i]));
     }
@@ -298,9 +342,30 @@ mod tests {
             [0, 0, 1, 254, 255]
         );
         let red = [200, 0, 0];
-        let near = surface((v3(0.0, 0.0, 0.0), UP), tag::WALLS, red, 1.0, &l, 1.0);
-        let far = surface((v3(0.0, 0.0, 0.0), UP), tag::WALLS, red, 5000.0, &l, 1.0);
-        let dark = surface((v3(0.0, 0.0, 0.0), UP), tag::WALLS, red, 1.0, &l, 0.0);
+        let near = surface(
+            (v3(0.0, 0.0, 0.0), UP),
+            tag::WALLS,
+            red,
+            1.0,
+            &l,
+            (1.0, 0.0),
+        );
+        let far = surface(
+            (v3(0.0, 0.0, 0.0), UP),
+            tag::WALLS,
+            red,
+            5000.0,
+            &l,
+            (1.0, 0.0),
+        );
+        let dark = surface(
+            (v3(0.0, 0.0, 0.0), UP),
+            tag::WALLS,
+            red,
+            1.0,
+            &l,
+            (0.0, 0.0),
+        );
         assert!(
             u16::from(dark[2]) * 4 < u16::from(near[2]) * 3,
             "the shadow: {dark:?} {near:?}"

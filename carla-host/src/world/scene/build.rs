@@ -27,7 +27,8 @@ pub(crate) fn statics(map: &Map) -> Statics {
     surface::marks(&map.marks, &mut tris);
     surface::corners(&map.mouths, &mut tris);
     let mut boxes = props::signals(&map.signs);
-    boxes.extend(props::scenery(&map.lanes, seed(&map.opendrive)));
+    let (scenery, lamps) = props::scenery(&map.lanes, seed(&map.opendrive));
+    boxes.extend(scenery);
     let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
     for l in &map.lanes.lanes {
         for p in &l.points {
@@ -42,6 +43,7 @@ pub(crate) fn statics(map: &Map) -> Statics {
     }
     Statics {
         boxes,
+        lamps,
         tris,
         materials: surface::materials(),
         ground_z: lo[2] - GROUND_BELOW,

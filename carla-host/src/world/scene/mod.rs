@@ -122,6 +122,8 @@ impl Tri {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Statics {
     pub boxes: Vec<StaticBox>,
+    /// Where the street lamps shine from.
+    pub lamps: Vec<Vector3D>,
     pub tris: Vec<Tri>,
     pub materials: Vec<Material>,
     /// The ground plane's height (below every road).
@@ -256,7 +258,13 @@ pub(crate) struct Fixed {
     cell_top: Vec<f32>,
     static_top: f32,
     blocks: Vec<Block>,
+    /// The street lamps, and by cell those within [`LAMP_REACH`] of it.
+    lamps: Vec<Vector3D>,
+    lamp_cells: Csr,
 }
+
+/// How far a street lamp lights, metres.
+pub(crate) const LAMP_REACH: f32 = 14.0;
 
 /// The scene: static geometry plus this tick's actors and light states.
 pub(crate) struct Scene {
@@ -351,6 +359,13 @@ impl Fixed {
         }
         let static_top = cell_top.iter().copied().fold(statics.ground_z, f32::max);
         let blocks = grid::blocks(&grid, &statics.tris, &boxes);
+        let r = LAMP_REACH;
+        let lamp_spans: Vec<[usize; 4]> = statics
+            .lamps
+            .iter()
+            .map(|l| grid.span(l.x - r, l.y - r, l.x + r, l.y + r))
+            .collect();
+        let lamp_cells = Csr::build(grid.cells(), &lamp_spans, grid.nx);
         Fixed {
             grid,
             boxes,
@@ -367,7 +382,20 @@ impl Fixed {
             cell_top,
             static_top,
             blocks,
+            lamps: statics.lamps,
+            lamp_cells,
         }
+    }
+
+    /// The street lamps that may light ground point `(x, y)`: those within
+    /// [`LAMP_REACH`] of its cell (none outside the grid).
+    #[inline]
+    pub(crate) fn lamps_near(&self, x: f32, y: f32) -> impl Iterator<Item = &Vector3D> {
+        let (ix, iy) = self.grid.cell_of(x, y);
+        self.lamp_cells
+            .items(iy * self.grid.nx + ix)
+            .iter()
+            .map(|&i| &self.lamps[i as usize])
     }
 
     /// The static boxes, `[min x, min y, min z, max x, max y, max z]` each.

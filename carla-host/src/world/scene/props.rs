@@ -16,6 +16,7 @@ use crate::world::ids::{LIGHT_ID0, MAX_PER_KIND, SIGN_ID0};
 use crate::world::map::lanes::{LaneKind, Lanes};
 use crate::world::map::signals::{SignKind, Signs};
 use crate::world::math::{v3, Rng};
+use carla_server::types::Vector3D;
 
 /// Raster cell, metres.
 pub(crate) const CELL: f32 = 2.0;
@@ -258,17 +259,18 @@ const FACADES: [[u8; 3]; 6] = [
     [170, 140, 110],
 ];
 
-/// The scenery of `lanes`, seeded by `seed`.
-pub(crate) fn scenery(lanes: &Lanes, seed: u64) -> Vec<StaticBox> {
+/// The scenery of `lanes`, seeded by `seed`, and where its street lamps
+/// shine from (the top of each lamp post).
+pub(crate) fn scenery(lanes: &Lanes, seed: u64) -> (Vec<StaticBox>, Vec<Vector3D>) {
     let Some(mut r) = Raster::new(lanes) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let mut rng = Rng::new(seed);
-    let mut out = Vec::new();
-    along_sidewalks(lanes, &mut r, &mut rng, &mut out);
+    let (mut out, mut lamps) = (Vec::new(), Vec::new());
+    along_sidewalks(lanes, &mut r, &mut rng, (&mut out, &mut lamps));
     buildings(&mut r, &mut rng, &mut out);
     out.truncate(MAX_SCENERY);
-    out
+    (out, lamps)
 }
 
 /// Buildings in the blocks: from 3 cells off the lanes to 30 cells away,
@@ -311,9 +313,17 @@ fn buildings(r: &mut Raster, rng: &mut Rng, out: &mut Vec<StaticBox>) {
     }
 }
 
+/// A street lamp post's height, metres: its light shines from the top.
+const LAMP_HEIGHT: f32 = 6.0;
+
 /// Trees every ~12 m and street lamps every ~30 m just outside each
 /// sidewalk's outer edge (a map without sidewalks: its outermost lanes').
-fn along_sidewalks(lanes: &Lanes, r: &mut Raster, rng: &mut Rng, out: &mut Vec<StaticBox>) {
+fn along_sidewalks(
+    lanes: &Lanes,
+    r: &mut Raster,
+    rng: &mut Rng,
+    (out, lamps): (&mut Vec<StaticBox>, &mut Vec<Vector3D>),
+) {
     let any_sidewalk = lanes.lanes.iter().any(|l| l.kind == LaneKind::Sidewalk);
     for l in &lanes.lanes {
         let edge = if any_sidewalk {
@@ -350,7 +360,8 @@ fn along_sidewalks(lanes: &Lanes, r: &mut Raster, rng: &mut Rng, out: &mut Vec<S
                 if !r.used[c] {
                     r.used[c] = true;
                     if lamp {
-                        out.push(post(x, y, z, 0.08, 6.0, tag::POLES, GREY));
+                        out.push(post(x, y, z, 0.08, LAMP_HEIGHT, tag::POLES, GREY));
+                        lamps.push(v3(x, y, z + LAMP_HEIGHT));
                         since_lamp = 0.0;
                     } else {
                         let h = rng.range(4.5, 8.0);

@@ -117,6 +117,7 @@ fn one_box_scene(tris: Vec<Tri>, materials: Vec<Material>) -> Scene {
         actor: 0,
     };
     Scene::of(Statics {
+        lamps: Vec::new(),
         boxes: vec![b],
         tris,
         materials,

@@ -165,6 +165,7 @@ fn driving_into_a_building_accumulates_collision_other_and_stops() {
         actor: 0,
     };
     let scene = Scene::of(Statics {
+        lamps: Vec::new(),
         boxes: vec![wall],
         ground: Material::default(),
         bounds: ((0.0, 0.0), (100.0, 100.0)),
