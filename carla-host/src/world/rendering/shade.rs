@@ -342,30 +342,12 @@ mod tests {
             [0, 0, 1, 254, 255]
         );
         let red = [200, 0, 0];
-        let near = surface(
-            (v3(0.0, 0.0, 0.0), UP),
-            tag::WALLS,
-            red,
-            1.0,
-            &l,
-            (1.0, 0.0),
-        );
-        let far = surface(
-            (v3(0.0, 0.0, 0.0), UP),
-            tag::WALLS,
-            red,
-            5000.0,
-            &l,
-            (1.0, 0.0),
-        );
-        let dark = surface(
-            (v3(0.0, 0.0, 0.0), UP),
-            tag::WALLS,
-            red,
-            1.0,
-            &l,
-            (0.0, 0.0),
-        );
+        // A red wall `metres` away, in the sun (1) or its shadow (0).
+        let wall = |metres: f32, sun: f32| {
+            let at = (v3(0.0, 0.0, 0.0), UP);
+            surface(at, tag::WALLS, red, metres, &l, (sun, 0.0))
+        };
+        let (near, far, dark) = (wall(1.0, 1.0), wall(5000.0, 1.0), wall(1.0, 0.0));
         assert!(
             u16::from(dark[2]) * 4 < u16::from(near[2]) * 3,
             "the shadow: {dark:?} {near:?}"

@@ -23,29 +23,36 @@ synchronous(world, 0.05)
 bl = world.get_blueprint_library()
 spot = world.get_map().get_spawn_points()[3]
 pose = carla.Transform(spot.location + carla.Location(z=1.8), spot.rotation)
-cams = {}
-for kind in ("rgb", "depth", "semantic_segmentation"):
+
+
+def camera(kind, **attrs):
+    """A W x H camera of `kind` at `pose` with `attrs`, and the queue it
+    fills."""
     bp = bl.find("sensor.camera." + kind)
-    bp.set_attribute("image_size_x", str(W))
-    bp.set_attribute("image_size_y", str(H))
+    for k, v in dict(image_size_x=W, image_size_y=H, **attrs).items():
+        bp.set_attribute(k, str(v))
     cam = world.spawn_actor(bp, pose)
     q = queue.Queue()
     cam.listen(q.put)
-    cams[kind] = (cam, q)
+    return cam, q
+
+
+def image_of(q, frame):
+    """The image of `frame` in `q`, as a BGRA array."""
+    while True:
+        img = q.get(timeout=10.0)
+        if img.frame == frame:
+            return np.frombuffer(img.raw_data, dtype=np.uint8).reshape(H, W, 4).copy()
+
+
+cams = {kind: camera(kind) for kind in ("rgb", "depth", "semantic_segmentation")}
 
 
 def shoot(weather):
     """The three images of one tick under `weather` (BGRA arrays)."""
     world.set_weather(weather)
     frame = world.tick()
-    out = {}
-    for kind, (_, q) in cams.items():
-        while True:
-            img = q.get(timeout=10.0)
-            if img.frame == frame:
-                break
-        out[kind] = np.frombuffer(img.raw_data, dtype=np.uint8).reshape(H, W, 4).copy()
-    return out
+    return {kind: image_of(q, frame) for kind, (_, q) in cams.items()}
 
 
 FIELDS = ("cloudiness", "precipitation", "precipitation_deposits", "wind_intensity",
@@ -133,25 +140,14 @@ check(fogged["near_contrast"] > 0.6 * noon["near_contrast"], "fog leaves the nea
 # The RGB camera's gamma and exposure_compensation, as CARLA documents
 # them: one stop more is twice the light, gamma 1 darkens the middle
 # tones; CARLA's defaults leave the picture as drawn.
-toned = {}
-for name, attrs in (("default", {}), ("exposure +1", {"exposure_compensation": "1.0"}),
-                    ("exposure -1", {"exposure_compensation": "-1.0"}), ("gamma 1", {"gamma": "1.0"})):
-    bp = bl.find("sensor.camera.rgb")
-    for k, v in dict(image_size_x=str(W), image_size_y=str(H), **attrs).items():
-        bp.set_attribute(k, v)
-    cam = world.spawn_actor(bp, pose)
-    q = queue.Queue()
-    cam.listen(q.put)
-    toned[name] = (cam, q)
+toned = {name: camera("rgb", **attrs) for name, attrs in (
+    ("default", {}), ("exposure +1", {"exposure_compensation": 1.0}),
+    ("exposure -1", {"exposure_compensation": -1.0}), ("gamma 1", {"gamma": 1.0}))}
 world.set_weather(P.ClearNoon)
 frame = world.tick()
 means = {}
 for name, (cam, q) in toned.items():
-    while True:
-        img = q.get(timeout=10.0)
-        if img.frame == frame:
-            break
-    a = np.frombuffer(img.raw_data, dtype=np.uint8).reshape(H, W, 4)[:, :, :3].astype(np.float64)
+    a = image_of(q, frame)[:, :, :3].astype(np.float64)
     means[name] = a.mean()
     if name == "default":
         check((a == clear["rgb"][:, :, :3]).all(), "CARLA's defaults leave the picture as drawn")
