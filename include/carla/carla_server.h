@@ -272,6 +272,38 @@
 #define CARLA_RPC_VEHICLE_TELEMETRY 47
 
 /*
+ Walker `actor_id`: a client asked for its skeleton (`get_bones`):
+ report it with `carla_rpc_set_walker_bones`, then answer (answered
+ without a report, the client is told the walker has no skeleton on this
+ host; an error text reaches it as its `RuntimeError`). Expects an
+ answer.
+ */
+#define CARLA_RPC_WALKER_BONES 49
+
+/*
+ Walker: a client's `set_bones(control)`: `bone_count` bones at `bones`
+ (at most `CARLA_MAX_BONES`), each a `carla_bone_transform` whose `name`
+ (NUL-terminated UTF-8) and `relative` (the bone's transform relative to
+ its parent bone) are set, `world` and `component` zero; readable until
+ the next `carla_rpc_poll` (or with `carla_rpc_request_bone`). Bones the
+ walker does not have are to be ignored.
+ */
+#define CARLA_RPC_SET_WALKER_BONES 50
+
+/*
+ Walker: `blend_pose(blend)`: how much of the pose set with
+ `CARLA_RPC_SET_WALKER_BONES` shows over its animation, `scalar` from 0
+ (none: `hide_pose`) to 1 (all: `show_pose`).
+ */
+#define CARLA_RPC_BLEND_WALKER_POSE 51
+
+/*
+ Walker: `get_pose_from_animation()`: the animation's current pose
+ becomes its set pose.
+ */
+#define CARLA_RPC_WALKER_POSE_FROM_ANIMATION 52
+
+/*
  Vehicle: a client applied a physics control (Rust hosts get all of it,
  `EngineCall::Actor` with `ActorCommand::PhysicsControl`): `scalar` is
  the mass (kg), `location` the centre of mass (m, vehicle frame), `value`
@@ -380,6 +412,18 @@
  Wheels a [`VehicleTelemetry`] carries at most.
  */
 #define CARLA_TELEMETRY_WHEELS 8
+
+/*
+ Bones one walker's skeleton may have, at most (a report or a client's
+ `set_bones` with more is refused).
+ */
+#define CARLA_MAX_BONES 256
+
+/*
+ Bytes of a bone's name field (`carla_bone_transform.name`), its NUL
+ included: names are 1 to 31 bytes of UTF-8.
+ */
+#define CARLA_BONE_NAME_SIZE 32
 
 /*
  An image buffer acquired for zero-copy sending (opaque; C sees only
@@ -721,6 +765,22 @@ struct carla_opendrive_parameters {
 };
 
 /*
+ One bone of a walker's skeleton (`carla.BoneTransformDataOut`): its
+ name and its transform in the world, in the walker's frame
+ (component) and relative to its parent bone. A client's `set_bones`
+ reaches a C host as these too, with only `relative` set.
+ */
+struct carla_bone_transform {
+  /*
+   UTF-8, NUL-terminated: 1 to 31 bytes, then NULs.
+   */
+  char name[CARLA_BONE_NAME_SIZE];
+  struct carla_actor_transform world;
+  struct carla_actor_transform component;
+  struct carla_actor_transform relative;
+};
+
+/*
  A request from a 0.9 client that only the engine can carry out.
  */
 struct carla_rpc_request {
@@ -809,6 +869,13 @@ struct carla_rpc_request {
    `CARLA_RPC_LOAD_OPENDRIVE`: how to build the world from it.
    */
   struct carla_opendrive_parameters opendrive_parameters;
+  /*
+   `CARLA_RPC_SET_WALKER_BONES`: `bone_count` bones (name and
+   `relative` set), readable until the next `carla_rpc_poll`; NULL and
+   0 for other kinds.
+   */
+  const struct carla_bone_transform *bones;
+  uint32_t bone_count;
 };
 
 /*
@@ -1714,6 +1781,27 @@ int32_t carla_rpc_set_vehicle_telemetry(CarlaServerPtr server,
                                         const struct carla_vehicle_telemetry *telemetry);
 
 /*
+ Reports walker `id`'s skeleton, what a client's `get_bones()` answers:
+ `count` bones (parents first) at `bones`, each with its name
+ (NUL-terminated UTF-8, 1 to 31 bytes) and its transform in the world, in
+ the walker's frame (`component`) and relative to its parent bone. Do it
+ on a `CARLA_RPC_WALKER_BONES` request, before answering it.
+ `CARLA_SERVER_INVALID_ARGUMENT` (nothing kept): the RPC port is not
+ listening, `id` is not a walker the library knows, `count` is over
+ `CARLA_MAX_BONES`, a name is empty, not NUL-terminated within its 32
+ bytes or not UTF-8, or a number is not finite. `NULL_ARGUMENT`: `bones`
+ NULL with `count` > 0.
+
+ # Safety
+ `server` NULL or live; `bones` NULL (count 0) or `count` readable bones
+ (a count over `CARLA_MAX_BONES` is refused before any is read).
+ */
+int32_t carla_rpc_set_walker_bones(CarlaServerPtr server,
+                                   uint32_t id,
+                                   const struct carla_bone_transform *bones,
+                                   uint32_t count);
+
+/*
  Starts a new episode for 0.9 clients (a new level, a reset): every
  actor but the spectator is forgotten (the streams of client sensors
  end) and the episode id changes, so clients see a new world. Writes the
@@ -1768,6 +1856,20 @@ int32_t carla_rpc_set_client_budget(CarlaServerPtr server,
  */
 int32_t carla_rpc_client_budget(CarlaServerPtr server,
                                 struct carla_client_budget *budget);
+
+/*
+ Copies bone `index` of a `CARLA_RPC_SET_WALKER_BONES` request to
+ `bone` (the same as reading `request->bones[index]`, with the index
+ checked). `CARLA_SERVER_INVALID_ARGUMENT`: another kind of request, or
+ `index` not below `bone_count`.
+
+ # Safety
+ `request` NULL or a request `carla_rpc_poll` filled, not polled over
+ since (its bones are still there); `bone` NULL or writable.
+ */
+int32_t carla_rpc_request_bone(const struct carla_rpc_request *request,
+                               uint32_t index,
+                               struct carla_bone_transform *bone);
 
 /*
  Serves clients of CARLA release `release` ("0.9.12", "0.9.13",

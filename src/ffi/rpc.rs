@@ -4,16 +4,18 @@
 //!
 //! A polled request's pointers (blueprint id, attribute strings, map name,
 //! OpenDRIVE text) stay valid until it is answered with `carla_rpc_answer`
-//! (or until `carla_free_server`). Requests that expect no answer (transforms,
-//! controls, weather) carry no pointers and need not be answered.
+//! (or until `carla_free_server`). Requests that expect no answer
+//! (transforms, controls, weather, actor commands) need not be answered;
+//! what their pointers point to (a V2X text, a walker's bones) stays
+//! valid until the next poll.
 
 use super::args::{array, read, text, write, write_if_given};
 use super::codes::Fail;
 use super::handle::server;
 use super::structs::CarlaServerPtr;
 use crate::rpc::{
-    ActorBox, ActorState, Blueprint, BlueprintAttribute, EngineCall, EngineRequest, EpisodeFrame,
-    EpisodeSettings, OpendriveGenerationParameters, VehicleControl09,
+    ActorBox, ActorCommand, ActorState, Blueprint, BlueprintAttribute, BoneTransform, EngineCall,
+    EngineRequest, EpisodeFrame, EpisodeSettings, OpendriveGenerationParameters, VehicleControl09,
 };
 use crate::types::{ActorTransform, Vector3D};
 use parking_lot::Mutex;
@@ -91,14 +93,22 @@ pub struct carla_rpc_request {
     pub opendrive_length: usize,
     /// `CARLA_RPC_LOAD_OPENDRIVE`: how to build the world from it.
     pub opendrive_parameters: OpendriveGenerationParameters,
+    /// `CARLA_RPC_SET_WALKER_BONES`: `bone_count` bones (name and
+    /// `relative` set), readable until the next `carla_rpc_poll`; NULL and
+    /// 0 for other kinds.
+    pub bones: *const BoneTransform,
+    pub bone_count: u32,
 }
 
-/// Strings of a spawn request (or a map load's name), kept until it is
-/// answered.
+/// Strings of a spawn request (or a map load's name) and a `set_bones`'
+/// bones in C's layout, kept until it is answered (or, for a request that
+/// expects no answer, until the next poll).
+#[derive(Default)]
 struct Strings {
     _owned: Vec<CString>,
     keys: Vec<*const c_char>,
     values: Vec<*const c_char>,
+    _bones: Vec<BoneTransform>,
 }
 
 // SAFETY: the raw pointers point into `_owned`, which moves with them and
@@ -112,8 +122,9 @@ pub(crate) struct Pending {
     next: AtomicU64,
     waiting: Mutex<BTreeMap<u64, (EngineRequest, Option<Strings>)>>,
     /// The last request polled that expects no answer, kept until the
-    /// next poll: its text (`CARLA_RPC_V2X_SEND`) stays readable till then.
-    last: Mutex<Option<EngineRequest>>,
+    /// next poll: its text (`CARLA_RPC_V2X_SEND`) and bones
+    /// (`CARLA_RPC_SET_WALKER_BONES`) stay readable till then.
+    last: Mutex<Option<(EngineRequest, Option<Strings>)>>,
 }
 
 /// Requests waiting for a C host's answer, at most; the oldest is failed
@@ -162,6 +173,7 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
                 keys,
                 values,
                 _owned: owned,
+                _bones: Vec::new(),
             };
             out.blueprint_id = s._owned[0].as_ptr();
             (out.attribute_keys, out.attribute_values) = (s.keys.as_ptr(), s.values.as_ptr());
@@ -200,7 +212,10 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
             out.weather = *w;
         }
         EngineCall::Actor { actor_id, command } => {
-            super::rpc_commands::fill_actor(out, *actor_id, command)
+            super::rpc_commands::fill_actor(out, *actor_id, command);
+            if let ActorCommand::SetBones(list) = command {
+                strings = Some(bones(out, list));
+            }
         }
         EngineCall::World(command) => super::rpc_commands::fill_world(out, command),
         EngineCall::LoadEpisode {
@@ -210,8 +225,7 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
             super::rpc_commands::fill_load_episode(out, *reset_settings);
             let s = Strings {
                 _owned: vec![c_string(map)],
-                keys: Vec::new(),
-                values: Vec::new(),
+                ..Default::default()
             };
             out.map_name = s._owned[0].as_ptr();
             strings = Some(s);
@@ -228,8 +242,30 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
             out.kind = super::rpc_commands::CARLA_RPC_VEHICLE_TELEMETRY;
             out.actor_id = *actor_id;
         }
+        EngineCall::WalkerBones { actor_id } => {
+            out.kind = super::rpc_commands::CARLA_RPC_WALKER_BONES;
+            out.actor_id = *actor_id;
+        }
     }
     strings
+}
+
+/// A `set_bones`' bones in C's layout, pointed to by `out` (names and
+/// transforms were checked when the client's call was decoded: at most
+/// `CARLA_MAX_BONES`, names that fit).
+fn bones(out: &mut carla_rpc_request, list: &[(String, ActorTransform)]) -> Strings {
+    let zero = ActorTransform::default();
+    let bones: Vec<BoneTransform> = list
+        .iter()
+        .filter_map(|(name, t)| BoneTransform::new(name, zero, zero, *t).ok())
+        .collect();
+    // The Vec's buffer does not move when the Vec does.
+    out.bones = bones.as_ptr();
+    out.bone_count = bones.len() as u32;
+    Strings {
+        _bones: bones,
+        ..Default::default()
+    }
 }
 
 /// Binds the CARLA 0.9.16 RPC port (`port` 0 picks one) and writes the
@@ -282,7 +318,7 @@ pub unsafe extern "C" fn carla_rpc_poll(
         if !req.expects_answer() {
             // No answer; what its pointers point into lives till the next
             // poll (this one dropped the one before).
-            *h.rpc.last.lock() = Some(req);
+            *h.rpc.last.lock() = Some((req, strings));
             return Ok(());
         }
         let id = h.rpc.next.fetch_add(1, Ordering::Relaxed) + 1;

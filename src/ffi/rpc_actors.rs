@@ -1,13 +1,15 @@
 //! The C API of the 0.9.16 world the host owns: its own actors (a player
 //! car, level traffic) made known to 0.9 clients under ids it chooses, new
-//! episodes, traffic-light groups, and how many 0.9 clients are connected. Each is one call of
-//! `Server` (`rpc_add_actor`, `rpc_remove_actor`, `rpc_new_episode`,
+//! episodes, traffic-light groups, a vehicle's telemetry, a walker's bones,
+//! and how many 0.9 clients are connected. Each is one call of `Server`
+//! (`rpc_add_actor`, `rpc_remove_actor`, `rpc_new_episode`,
 //! `rpc_client_count`).
 
 use super::args::{array, read, text, write, write_if_given};
+use super::codes::Fail;
 use super::handle::server;
 use super::structs::CarlaServerPtr;
-use crate::rpc::VehicleTelemetry;
+use crate::rpc::{BoneTransform, VehicleTelemetry, CARLA_MAX_BONES};
 use crate::types::ActorTransform;
 use std::ffi::c_char;
 
@@ -114,6 +116,39 @@ pub unsafe extern "C" fn carla_rpc_set_vehicle_telemetry(
             .server
             .rpc()?
             .set_vehicle_telemetry(id, t)?;
+        Ok(())
+    })
+}
+
+/// Reports walker `id`'s skeleton, what a client's `get_bones()` answers:
+/// `count` bones (parents first) at `bones`, each with its name
+/// (NUL-terminated UTF-8, 1 to 31 bytes) and its transform in the world, in
+/// the walker's frame (`component`) and relative to its parent bone. Do it
+/// on a `CARLA_RPC_WALKER_BONES` request, before answering it.
+/// `CARLA_SERVER_INVALID_ARGUMENT` (nothing kept): the RPC port is not
+/// listening, `id` is not a walker the library knows, `count` is over
+/// `CARLA_MAX_BONES`, a name is empty, not NUL-terminated within its 32
+/// bytes or not UTF-8, or a number is not finite. `NULL_ARGUMENT`: `bones`
+/// NULL with `count` > 0.
+///
+/// # Safety
+/// `server` NULL or live; `bones` NULL (count 0) or `count` readable bones
+/// (a count over `CARLA_MAX_BONES` is refused before any is read).
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_set_walker_bones(
+    server: CarlaServerPtr,
+    id: u32,
+    bones: *const BoneTransform,
+    count: u32,
+) -> i32 {
+    export!({
+        let rpc = self::server(server)?.server.rpc()?;
+        if count > CARLA_MAX_BONES {
+            return Err(Fail::Lib(crate::Error::InvalidArgument(format!(
+                "{count} bones for walker {id} (at most {CARLA_MAX_BONES})"
+            ))));
+        }
+        rpc.set_walker_bones(id, array(bones, count)?)?;
         Ok(())
     })
 }

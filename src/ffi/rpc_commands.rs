@@ -2,10 +2,13 @@
 //! (`EngineCall::Actor` / `EngineCall::World`): one `CARLA_RPC_*` kind per
 //! command, its values in `carla_rpc_request`'s `enabled`, `value`,
 //! `scalar`, `velocity` (any vector), `location`, `transform` and
-//! `numbers` fields. None expects an answer.
+//! `numbers` fields (a walker's bones: `bones`, `bone_count`). None
+//! expects an answer.
 
+use super::args::{array, read, write};
+use super::codes::Fail;
 use super::rpc::carla_rpc_request;
-use crate::rpc::{ActorCommand, WorldCommand};
+use crate::rpc::{ActorCommand, BoneTransform, WorldCommand};
 use std::ffi::c_char;
 
 /// `enabled`: simulate physics (false freezes the body).
@@ -93,6 +96,30 @@ pub const CARLA_RPC_LOAD_OPENDRIVE: u32 = 44;
 /// controls and gear of the last episode state). Expects an answer.
 pub const CARLA_RPC_VEHICLE_TELEMETRY: u32 = 47;
 
+/// Walker `actor_id`: a client asked for its skeleton (`get_bones`):
+/// report it with `carla_rpc_set_walker_bones`, then answer (answered
+/// without a report, the client is told the walker has no skeleton on this
+/// host; an error text reaches it as its `RuntimeError`). Expects an
+/// answer.
+pub const CARLA_RPC_WALKER_BONES: u32 = 49;
+
+/// Walker: a client's `set_bones(control)`: `bone_count` bones at `bones`
+/// (at most `CARLA_MAX_BONES`), each a `carla_bone_transform` whose `name`
+/// (NUL-terminated UTF-8) and `relative` (the bone's transform relative to
+/// its parent bone) are set, `world` and `component` zero; readable until
+/// the next `carla_rpc_poll` (or with `carla_rpc_request_bone`). Bones the
+/// walker does not have are to be ignored.
+pub const CARLA_RPC_SET_WALKER_BONES: u32 = 50;
+
+/// Walker: `blend_pose(blend)`: how much of the pose set with
+/// `CARLA_RPC_SET_WALKER_BONES` shows over its animation, `scalar` from 0
+/// (none: `hide_pose`) to 1 (all: `show_pose`).
+pub const CARLA_RPC_BLEND_WALKER_POSE: u32 = 51;
+
+/// Walker: `get_pose_from_animation()`: the animation's current pose
+/// becomes its set pose.
+pub const CARLA_RPC_WALKER_POSE_FROM_ANIMATION: u32 = 52;
+
 /// Vehicle: a client applied a physics control (Rust hosts get all of it,
 /// `EngineCall::Actor` with `ActorCommand::PhysicsControl`): `scalar` is
 /// the mass (kg), `location` the centre of mass (m, vehicle frame), `value`
@@ -101,6 +128,40 @@ pub const CARLA_RPC_VEHICLE_TELEMETRY: u32 = 47;
 /// first wheel's tire friction. `vehicle.get_physics_control()` reads back
 /// what was applied without asking the host.
 pub const CARLA_RPC_PHYSICS_CONTROL: u32 = 43;
+
+/// Copies bone `index` of a `CARLA_RPC_SET_WALKER_BONES` request to
+/// `bone` (the same as reading `request->bones[index]`, with the index
+/// checked). `CARLA_SERVER_INVALID_ARGUMENT`: another kind of request, or
+/// `index` not below `bone_count`.
+///
+/// # Safety
+/// `request` NULL or a request `carla_rpc_poll` filled, not polled over
+/// since (its bones are still there); `bone` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn carla_rpc_request_bone(
+    request: *const carla_rpc_request,
+    index: u32,
+    bone: *mut BoneTransform,
+) -> i32 {
+    export!({
+        let req = read(request)?;
+        let out = write(bone)?;
+        if req.kind != CARLA_RPC_SET_WALKER_BONES {
+            return Err(Fail::Lib(crate::Error::InvalidArgument(format!(
+                "request kind {} carries no bones",
+                req.kind
+            ))));
+        }
+        if index >= req.bone_count {
+            return Err(Fail::Lib(crate::Error::InvalidArgument(format!(
+                "bone {index} of a request of {}",
+                req.bone_count
+            ))));
+        }
+        *out = array(req.bones, req.bone_count)?[index as usize];
+        Ok(())
+    })
+}
 
 pub(super) fn fill_load_episode(out: &mut carla_rpc_request, reset_settings: bool) {
     out.kind = CARLA_RPC_LOAD_EPISODE;
@@ -182,6 +243,13 @@ pub(super) fn fill_actor(out: &mut carla_rpc_request, actor_id: u32, command: &A
             out.opendrive_length = text.len();
             CARLA_RPC_V2X_SEND
         }
+        // The bones themselves: `super::rpc::fill` (they need storage).
+        C::SetBones(_) => CARLA_RPC_SET_WALKER_BONES,
+        C::BlendPose(blend) => {
+            out.scalar = blend;
+            CARLA_RPC_BLEND_WALKER_POSE
+        }
+        C::PoseFromAnimation => CARLA_RPC_WALKER_POSE_FROM_ANIMATION,
     };
 }
 

@@ -1,10 +1,11 @@
 //! What a client asks of one actor (or of all traffic lights) beyond
 //! spawning, moving and driving it: physics toggles, impulses and forces,
-//! walker controls, vehicle lights and doors, traffic-light states and
-//! times. Each comes either as its own RPC or as an `apply_batch`
-//! command; both are parsed here into one [`ActorCommand`] the host
-//! carries out (`EngineCall::Actor`).
+//! walker controls and skeletons, vehicle lights and doors, traffic-light
+//! states and times. Each comes either as its own RPC or as an
+//! `apply_batch` command; both are parsed here into one [`ActorCommand`]
+//! the host carries out (`EngineCall::Actor`).
 
+use super::bones;
 use super::physics::VehiclePhysicsControl;
 use super::wire::{as_array, as_bool, as_f32, as_str, as_transform, as_u32, as_vector, ArgResult};
 use crate::sensor::models::v2x::cam::fit_text;
@@ -89,6 +90,18 @@ pub enum ActorCommand {
     /// `sensor.send(message)` on a `sensor.other.v2x_custom`: the text, cut
     /// to the 99 bytes a custom V2X message holds.
     V2xSend(String),
+    /// `walker.set_bones(control)`: these bones' transforms relative to
+    /// their parent bones, by name (at most
+    /// [`CARLA_MAX_BONES`](super::CARLA_MAX_BONES), names of 1 to 31
+    /// bytes, finite numbers).
+    SetBones(Vec<(String, ActorTransform)>),
+    /// `walker.blend_pose(blend)`: how much of the pose set with
+    /// [`ActorCommand::SetBones`] shows over the walker's animation, 0
+    /// (none, `hide_pose`) to 1 (all, `show_pose`).
+    BlendPose(f32),
+    /// `walker.get_pose_from_animation()`: the animation's current pose
+    /// becomes the walker's set pose.
+    PoseFromAnimation,
 }
 
 /// A command for the whole world's traffic lights.
@@ -164,6 +177,9 @@ fn parse_rpc(method: &str, a: &[Value]) -> ArgResult<Option<(u32, ActorCommand)>
         ("freeze_traffic_light", 2) => C::FreezeTrafficLight(flag(1)?),
         ("reset_traffic_light_group", 1) => C::ResetTrafficLightGroup,
         ("send", 2) => C::V2xSend(fit_text(as_str(arg(1)?, "message")?).to_owned()),
+        ("set_bones_transform", 2) => C::SetBones(bones::decode_control(arg(1)?)?),
+        ("blend_pose", 2) => C::BlendPose(bones::decode_blend(arg(1)?)?),
+        ("get_pose_from_animation", 1) => C::PoseFromAnimation,
         _ => return Ok(None),
     };
     Ok(Some((as_u32(arg(0)?, "actor id")?, command)))
@@ -245,6 +261,9 @@ impl ActorCommand {
             C::FreezeTrafficLight(_) => "freeze traffic light",
             C::ResetTrafficLightGroup => "reset traffic light group",
             C::V2xSend(_) => "send (V2X)",
+            C::SetBones(_) => "set bones",
+            C::BlendPose(_) => "blend pose",
+            C::PoseFromAnimation => "pose from animation",
         }
     }
 
@@ -252,7 +271,12 @@ impl ActorCommand {
     pub(crate) fn applies_to(&self) -> Option<&'static str> {
         use ActorCommand as C;
         match self {
-            C::WalkerControl { .. } | C::WalkerState { .. } | C::Dead => Some("walker."),
+            C::WalkerControl { .. }
+            | C::WalkerState { .. }
+            | C::Dead
+            | C::SetBones(_)
+            | C::BlendPose(_)
+            | C::PoseFromAnimation => Some("walker."),
             C::LightState(_)
             | C::AckermannControl(_)
             | C::AckermannSettings(_)

@@ -2,6 +2,7 @@
 //! (`#[repr(C)]`; cbindgen names them `carla_actor_state`, ...).
 
 use crate::types::{ActorTransform, CBool, Vector3D};
+use std::ffi::c_char;
 
 /// `ActorState::kind`: an actor with no type-dependent state (sensor,
 /// spectator, prop).
@@ -178,6 +179,79 @@ pub struct VehicleTelemetry {
     /// [`CARLA_TELEMETRY_WHEELS`]).
     pub wheel_count: u32,
     pub wheels: [WheelTelemetry; CARLA_TELEMETRY_WHEELS as usize],
+}
+
+/// Bones one walker's skeleton may have, at most (a report or a client's
+/// `set_bones` with more is refused).
+pub const CARLA_MAX_BONES: u32 = 256;
+/// Bytes of a bone's name field (`carla_bone_transform.name`), its NUL
+/// included: names are 1 to 31 bytes of UTF-8.
+pub const CARLA_BONE_NAME_SIZE: u32 = 32;
+
+/// One bone of a walker's skeleton (`carla.BoneTransformDataOut`): its
+/// name and its transform in the world, in the walker's frame
+/// (component) and relative to its parent bone. A client's `set_bones`
+/// reaches a C host as these too, with only `relative` set.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BoneTransform {
+    /// UTF-8, NUL-terminated: 1 to 31 bytes, then NULs.
+    pub name: [c_char; CARLA_BONE_NAME_SIZE as usize],
+    pub world: ActorTransform,
+    pub component: ActorTransform,
+    pub relative: ActorTransform,
+}
+
+impl BoneTransform {
+    /// A bone named `name` (1 to 31 bytes, no NUL; otherwise
+    /// [`crate::Error::InvalidArgument`]).
+    pub fn new(
+        name: &str,
+        world: ActorTransform,
+        component: ActorTransform,
+        relative: ActorTransform,
+    ) -> Result<BoneTransform, crate::Error> {
+        check_bone_name(name).map_err(crate::Error::InvalidArgument)?;
+        let mut bone = BoneTransform {
+            world,
+            component,
+            relative,
+            ..Default::default()
+        };
+        for (slot, b) in bone.name.iter_mut().zip(name.bytes()) {
+            *slot = b as c_char;
+        }
+        Ok(bone)
+    }
+
+    /// The name; `None` when `name` has no NUL or is not UTF-8 (a C host's
+    /// bad report).
+    pub fn name(&self) -> Option<&str> {
+        // SAFETY: `c_char` is `i8` or `u8`: the same size and alignment as
+        // `u8`, every bit pattern valid; the slice covers `self.name` only
+        // and borrows `self`.
+        let bytes: &[u8] =
+            unsafe { std::slice::from_raw_parts(self.name.as_ptr().cast::<u8>(), self.name.len()) };
+        let end = bytes.iter().position(|b| *b == 0)?;
+        std::str::from_utf8(&bytes[..end]).ok()
+    }
+}
+
+/// Whether `name` fits a [`BoneTransform`]: why not, if it does not.
+pub(crate) fn check_bone_name(name: &str) -> Result<(), String> {
+    let most = CARLA_BONE_NAME_SIZE as usize - 1;
+    if name.is_empty() {
+        Err("a bone has an empty name".into())
+    } else if name.len() > most {
+        Err(format!(
+            "a bone name of {} bytes (at most {most})",
+            name.len()
+        ))
+    } else if name.contains('\0') {
+        Err("a bone name holds a NUL".into())
+    } else {
+        Ok(())
+    }
 }
 
 /// One tick's header of the episode state.

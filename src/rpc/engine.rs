@@ -110,6 +110,13 @@ pub enum EngineCall {
     VehicleTelemetry {
         actor_id: u32,
     },
+    /// `get_bones_transform` (a client's `walker.get_bones()`): report the
+    /// walker's skeleton with [`crate::rpc::RpcServer::set_walker_bones`],
+    /// then answer (an answer without a report: the client is told the
+    /// walker has no skeleton on this host).
+    WalkerBones {
+        actor_id: u32,
+    },
 }
 
 impl EngineCall {
@@ -133,6 +140,7 @@ impl EngineCall {
             EngineCall::LoadEpisode { .. } => "load episode",
             EngineCall::LoadOpenDrive { .. } => "load OpenDRIVE",
             EngineCall::VehicleTelemetry { .. } => "vehicle telemetry",
+            EngineCall::WalkerBones { .. } => "walker bones",
         }
     }
 }

@@ -6,8 +6,8 @@
 use super::episode_state::{self, EpisodeHeader};
 use super::world::{Seen, World};
 use super::{
-    ActorState, Blueprint, ClientBudget, ClientUsage, EngineRequest, EpisodeFrame, EpisodeSettings,
-    RpcServer, VehicleControl09, VehicleTelemetry, CARLA_ACTOR_VEHICLE,
+    ActorState, Blueprint, BoneTransform, ClientBudget, ClientUsage, EngineRequest, EpisodeFrame,
+    EpisodeSettings, RpcServer, VehicleControl09, VehicleTelemetry, CARLA_ACTOR_VEHICLE,
 };
 use crate::sensor::{SensorHeader, SensorType};
 use crate::streaming::stream::MAX_QUEUE_DEPTH;
@@ -192,6 +192,31 @@ impl RpcServer {
             }
             Some(a) => Err(Error::InvalidArgument(format!(
                 "actor {id} is a {}, not a vehicle",
+                a.blueprint
+            ))),
+            None => Err(Error::InvalidArgument(format!("no actor {id}"))),
+        }
+    }
+
+    /// Reports walker `id`'s skeleton, what a client's `get_bones()`
+    /// answers: the host's answer to an
+    /// [`EngineCall::WalkerBones`](super::EngineCall::WalkerBones), its
+    /// bones (parents first, as the client lists them). Unknown ids, actors
+    /// that are not walkers, more than
+    /// [`CARLA_MAX_BONES`](super::CARLA_MAX_BONES) bones, a name that is
+    /// empty, not NUL-terminated or not UTF-8, and non-finite numbers are
+    /// [`Error::InvalidArgument`] (nothing is kept).
+    pub fn set_walker_bones(&self, id: u32, bones: &[BoneTransform]) -> Result<(), Error> {
+        super::bones::check_report(bones)
+            .map_err(|e| Error::InvalidArgument(format!("bones of walker {id}: {e}")))?;
+        let actors = self.shared.world.actors.read();
+        match actors.get(&id) {
+            Some(a) if a.blueprint.starts_with("walker.") => {
+                a.last.set_bones(bones);
+                Ok(())
+            }
+            Some(a) => Err(Error::InvalidArgument(format!(
+                "actor {id} is a {}, not a walker",
                 a.blueprint
             ))),
             None => Err(Error::InvalidArgument(format!("no actor {id}"))),

@@ -20,6 +20,7 @@
 mod actor_commands;
 mod actors;
 mod batch;
+mod bones;
 mod calls;
 mod clients;
 mod components;

@@ -1,5 +1,6 @@
 //! Calls about a part of one actor: a vehicle's physics control and
-//! wheels ([`super::physics`]), an RGB camera's G-buffer streams
+//! wheels ([`super::physics`]), a walker's bones ([`super::bones`]), an
+//! RGB camera's G-buffer streams
 //! ([`crate::sensor::gbuffer`]), its components and sockets
 //! ([`super::components`]).
 
@@ -54,6 +55,7 @@ pub(crate) fn call(
             })
         }
         ("get_telemetry_data", 1) => super::telemetry::get(s, &a[0], out),
+        ("get_bones_transform", 1) => super::bones::get(s, &a[0], out),
         ("get_ackermann_controller_settings", 1) => {
             let actors = s.world.actors.read();
             vehicle(&actors, &a[0]).map(|v| {

@@ -4,7 +4,8 @@
 //! stream), the settings and weather last applied, the map.
 
 use super::data::{
-    ActorBox, EpisodeSettings, VehicleControl09, VehicleTelemetry, Weather, DEFAULT_WEATHER,
+    ActorBox, BoneTransform, EpisodeSettings, VehicleControl09, VehicleTelemetry, Weather,
+    DEFAULT_WEATHER,
 };
 use super::physics::VehiclePhysicsControl;
 use crate::sensor::blueprint::{AttributeType, DEFINITIONS};
@@ -13,6 +14,7 @@ use crate::types::{ActorTransform, Vector3D};
 use parking_lot::{Condvar, Mutex, RwLock};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `ActorAttributeType` of the 0.9.16 client (1-based).
@@ -176,12 +178,22 @@ impl Seen {
 }
 
 /// A host actor's last episode state, written by the tick under the actor
-/// table's read lock, read by RPC threads; and a vehicle's telemetry as
-/// the host last reported it.
+/// table's read lock, read by RPC threads; a vehicle's telemetry and a
+/// walker's bones as the host last reported them.
 #[derive(Debug, Default)]
 pub(crate) struct LastState {
     seen: Mutex<Option<Seen>>,
     telemetry: Mutex<Option<Box<VehicleTelemetry>>>,
+    bones: Mutex<BoneReports>,
+}
+
+/// A walker's bones as the host last reported them, and how many reports
+/// came: a call asks the host and reads the bones only if a report came
+/// since it asked.
+#[derive(Clone, Debug, Default)]
+struct BoneReports {
+    reports: u64,
+    last: Option<Arc<[BoneTransform]>>,
 }
 
 impl LastState {
@@ -201,6 +213,22 @@ impl LastState {
     pub(crate) fn telemetry(&self) -> Option<VehicleTelemetry> {
         self.telemetry.lock().as_deref().copied()
     }
+    /// Keeps a report of the walker's bones (checked by the caller).
+    pub(crate) fn set_bones(&self, bones: &[BoneTransform]) {
+        let mut b = self.bones.lock();
+        b.reports += 1;
+        b.last = Some(bones.into());
+    }
+    /// How many bone reports came so far.
+    pub(crate) fn bone_reports(&self) -> u64 {
+        self.bones.lock().reports
+    }
+    /// The bones last reported, if more than `seen` reports came (one
+    /// since the caller read [`LastState::bone_reports`]).
+    pub(crate) fn bones_since(&self, seen: u64) -> Option<Arc<[BoneTransform]>> {
+        let b = self.bones.lock();
+        (b.reports > seen).then(|| b.last.clone()).flatten()
+    }
 }
 
 impl Clone for LastState {
@@ -208,6 +236,7 @@ impl Clone for LastState {
         LastState {
             seen: Mutex::new(self.get()),
             telemetry: Mutex::new(self.telemetry.lock().clone()),
+            bones: Mutex::new(self.bones.lock().clone()),
         }
     }
 }
