@@ -4,7 +4,8 @@
 //! library, each run as a process of its own: 0.8 episodes
 //! ([`legacy_hosts`]), 0.9 sensors from two threads ([`streaming_host`]),
 //! lidars mirrored to 0.8 ([`lidar_mirror`]), the host's own 0.9.16
-//! actors ([`rpc_actors`]) and its maps ([`rpc_maps`]).
+//! actors ([`rpc_actors`]), its walkers' skeletons ([`rpc_bones`]) and its
+//! maps ([`rpc_maps`]).
 //!
 //! Together because nothing here touches process-wide state: the hosts run
 //! in processes of their own on ports of their own, every compiled host has
@@ -20,6 +21,7 @@ mod legacy_hosts;
 mod lidar_mirror;
 mod recorder;
 mod rpc_actors;
+mod rpc_bones;
 mod rpc_maps;
 mod settings;
 mod streaming_host;

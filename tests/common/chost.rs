@@ -133,7 +133,7 @@ pub(crate) fn build_against(
 }
 
 /// The hosts the Windows tests run, as (source, executable name).
-pub(crate) const WINDOWS_HOSTS: [(&str, &str); 9] = [
+pub(crate) const WINDOWS_HOSTS: [(&str, &str); 10] = [
     ("host.c", "host_c"),
     ("host.cpp", "host_cpp"),
     ("legacy_abi.cpp", "legacy_abi"),
@@ -141,6 +141,7 @@ pub(crate) const WINDOWS_HOSTS: [(&str, &str); 9] = [
     ("exit_race.c", "exit_race_host"),
     ("lidar_mirror_host.c", "lidar_mirror_host"),
     ("rpc_actors_host.c", "rpc_actors_host"),
+    ("rpc_bones_host.c", "rpc_bones_host"),
     ("rpc_maps_host.c", "rpc_maps_host"),
     ("recorder_host.c", "recorder_host"),
 ];
