@@ -1,6 +1,6 @@
 //! The actor commands 0.9 clients send (physics toggles, impulses,
-//! walker controls, lights, doors, traffic lights), carried out on the
-//! demo world as far as its models go. What a model cannot show (doors
+//! walker controls and poses, lights, doors, traffic lights), carried out
+//! on the demo world as far as its models go. What a model cannot show (doors
 //! and lamps on a box car, a frozen light cycle) is accepted and written
 //! once to the log, and listed as such in docs/compatibility.md.
 
@@ -116,6 +116,9 @@ pub(crate) fn actor(
         ),
         // Carried out by the sensor (`Serve09::handle`).
         C::V2xSend(_) => true,
+        C::SetBones(ref bones) => world.set_walker_bones(id, bones),
+        C::BlendPose(blend) => world.blend_walker_pose(id, blend),
+        C::PoseFromAnimation => world.walker_pose_from_animation(id),
     };
     if !done {
         log_warn!(

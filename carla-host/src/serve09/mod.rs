@@ -18,7 +18,8 @@ use crate::world::rendering::gbuffer::Output;
 use crate::world::simulation::vehicle;
 use crate::world::{Town, World};
 use carla_server::rpc::{
-    ActorCommand, ActorState, EngineCall, EngineRequest, EpisodeFrame, EpisodeSettings,
+    ActorCommand, ActorState, BoneTransform, EngineCall, EngineRequest, EpisodeFrame,
+    EpisodeSettings,
 };
 use carla_server::sensor::models::gnss::GeoReference;
 use carla_server::types::{ActorTransform, Control, Transform, Vector3D};
@@ -35,6 +36,21 @@ pub(crate) const MAX_CAMERA_PIXELS: u64 = 4096 * 2048;
 pub(crate) const MAX_TOTAL_CAMERA_PIXELS: u64 = 4 * MAX_CAMERA_PIXELS;
 /// Positions further than this from the origin are refused, metres.
 const MAX_COORDINATE: f32 = 1.0e5;
+
+/// Walker `id`'s skeleton as the library reports it to clients.
+fn walker_bones(world: &World, id: u32) -> Result<Vec<BoneTransform>, String> {
+    let mut bones = Vec::new();
+    if !world.walker_bones(id, &mut bones) {
+        return Err(format!("walker {id} has no skeleton in the demo world"));
+    }
+    bones
+        .iter()
+        .map(|b| {
+            BoneTransform::new(b.name, b.world, b.component, b.relative)
+                .map_err(|e| format!("walker {id}: bone {:?}: {e}", b.name))
+        })
+        .collect()
+}
 
 /// Whether a client's transform is one the world can hold.
 fn sane(t: &ActorTransform) -> Result<(), String> {
@@ -311,6 +327,16 @@ impl Serve09 {
                 }
                 req.succeed(0)
             }
+            EngineCall::WalkerBones { actor_id } => match walker_bones(world, actor_id) {
+                Ok(bones) => match server
+                    .rpc()
+                    .and_then(|r| r.set_walker_bones(actor_id, &bones))
+                {
+                    Ok(()) => req.succeed(0),
+                    Err(e) => req.fail(&e.to_string()),
+                },
+                Err(e) => req.fail(&e),
+            },
             EngineCall::ApplyVehicleControl { actor_id, control } => {
                 let c = Control {
                     steer: control.steer,
