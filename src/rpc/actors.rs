@@ -10,7 +10,7 @@ use super::world::ATTR_STRING;
 use super::world::{Actor, WALKER_CONTROLLER};
 use super::RpcShared;
 use crate::release::Release;
-use crate::types::Vector3D;
+use crate::types::{ActorTransform, Vector3D};
 use rmpv::Value;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -367,6 +367,18 @@ pub(crate) fn relocate(s: &RpcShared, id: u32, location: Vector3D) -> ArgResult<
         .ok_or_else(|| unknown_actor(id))?
         .current_transform();
     transform.location = location;
+    set_transform(s, id, transform)
+}
+
+/// Hands actor `id`'s new transform to the host (`set_transform`, batch
+/// `ApplyTransform`). A sensor's is kept here too: the library reports
+/// sensors' transforms itself, from their parent and this.
+pub(crate) fn set_transform(s: &RpcShared, id: u32, transform: ActorTransform) -> ArgResult<()> {
+    if let Some(a) = s.world.actors.write().get_mut(&id) {
+        if a.sensor != 0 {
+            a.transform = transform;
+        }
+    }
     s.tell(EngineCall::SetActorTransform {
         actor_id: id,
         transform,

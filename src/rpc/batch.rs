@@ -124,10 +124,7 @@ fn run(
         6 => {
             let (actor_id, transform) = (actor(0)?, as_transform(field(1)?, "transform")?);
             known(s, actor_id)?;
-            s.tell(EngineCall::SetActorTransform {
-                actor_id,
-                transform,
-            })?;
+            super::actors::set_transform(s, actor_id, transform)?;
             Ok(actor_id)
         }
         8 => {

@@ -230,10 +230,7 @@ pub(crate) fn call(
         }),
         ("set_actor_transform", 2) => void(out, || {
             let (actor_id, transform) = (known_actor(s, &a[0])?, as_transform(&a[1], "transform")?);
-            s.tell(EngineCall::SetActorTransform {
-                actor_id,
-                transform,
-            })
+            actors::set_transform(s, actor_id, transform)
         }),
         ("set_actor_location", 2) => void(out, || {
             let actor_id = as_u32(&a[0], "actor id")?;

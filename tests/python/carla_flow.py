@@ -183,6 +183,15 @@ check(abs(hero_state.get_transform().location.x - 10) < 1e-3, "hero transform")
 check(abs(hero_state.get_velocity().y - 1.0) < 1e-3, "hero velocity")
 camera_state = world.get_snapshot().find(camera.id)
 check(abs(camera_state.get_transform().location.z - 2.9) < 1e-3, "camera follows its parent")
+# A sensor of its own moved by hand reports where it was put.
+free = world.spawn_actor(library.find("sensor.other.collision"), carla.Transform(carla.Location(z=1)))
+free.set_transform(carla.Transform(carla.Location(x=3, y=-4, z=5), carla.Rotation(yaw=30)))
+world.tick()
+moved = world.get_snapshot().find(free.id).get_transform()
+check(abs(moved.location.x - 3) < 1e-3 and abs(moved.location.y + 4) < 1e-3
+      and abs(moved.rotation.yaw - 30) < 1e-3, "a moved sensor reports %s" % moved)
+check(abs(free.get_transform().location.z - 5) < 1e-3, "a moved sensor's get_transform")
+free.destroy()
 
 # A second client at the same time sees the same world.
 second = carla.Client(host, port)
