@@ -105,7 +105,7 @@ pub(crate) fn actor(
             moved.is_some() && world.set_transform(id, &centre)
         }
         C::Dead => walk(world, id, 0.0, 0.0, 0.0),
-        C::LightState(_) => no_effect(quiet, "vehicle lights (kept and reported, not drawn)"),
+        C::LightState(flags) => world.set_vehicle_lights(id, flags),
         C::Door { .. } => no_effect(quiet, "vehicle doors (the cars have none)"),
         C::TrafficLightState(_)
         | C::TrafficLightTime { .. }

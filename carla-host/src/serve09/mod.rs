@@ -246,7 +246,11 @@ impl Serve09 {
                 } else if blueprint == "spectator" {
                     Ok(())
                 } else if blueprint.starts_with("walker.") {
-                    world.spawn_walker(actor_id, &to_transform(&transform))
+                    // Dressed as its blueprint (`walker.pedestrian.0013`).
+                    let n = blueprint.rsplit('.').next().and_then(|n| n.parse().ok());
+                    let spawned = world.spawn_walker(actor_id, &to_transform(&transform));
+                    world.dress_walker(actor_id, n.unwrap_or(0));
+                    spawned
                 } else {
                     Err(format!("{blueprint:?} cannot be spawned in this world"))
                 };

@@ -40,6 +40,9 @@ use simulation::vehicle::Car;
 use simulation::ways::Ways;
 use std::sync::Arc;
 
+/// The 0.8 player's car's colour.
+const PLAYER_COLOUR: [u8; 3] = [200, 200, 205];
+
 /// Most pedestrians spawned.
 pub(crate) const MAX_PEDESTRIANS: u32 = 1000;
 /// Most vehicles of the world's own traffic.
@@ -136,6 +139,8 @@ pub(crate) struct World {
     scene: Scene,
     obstacles: Vec<Obstacle>,
     actor_buf: Vec<ActorBox>,
+    /// Their pieces ([`scene::Part`]).
+    part_buf: Vec<scene::Part>,
     /// By lane: the traffic vehicle on or entering a junction lane.
     claims: Vec<u32>,
     /// Whether the 0.8 player's car is in the world (a 0.8 episode runs).
@@ -224,6 +229,7 @@ impl World {
             scene,
             obstacles: Vec::new(),
             actor_buf: Vec::new(),
+            part_buf: Vec::new(),
             claims: vec![0; lanes.lanes.len()],
             player_active,
             traffic_held: false,
@@ -299,6 +305,7 @@ impl World {
         let ground = |x: f32, y: f32, z: f32| scene.ground_at(x, y, z, physics::walkers::STEP);
         for w in self.walkers.iter_mut().filter(|w| w.is_character()) {
             character_step(&self.physics, w, dt, &ground);
+            w.skeleton.advance(w.speed, dt);
         }
         // The walkers' moves are physics too.
         self.physics.spent += started.elapsed();
@@ -318,6 +325,7 @@ impl World {
             // (`step_characters`).
             for w in self.walkers.iter_mut().filter(|w| !w.is_character()) {
                 w.step(&town.map.lanes, &town.paths, dt, &ground);
+                w.skeleton.advance(w.speed, dt);
             }
         }
         if self.player_active {
@@ -484,52 +492,46 @@ impl World {
         }));
         let b = &mut self.actor_buf;
         b.clear();
+        let parts = &mut self.part_buf;
+        parts.clear();
+        use simulation::carbody::{body, lamps};
         if self.player_active {
             let c = &self.car;
-            b.push(actor(
-                PLAYER_ID,
-                c.footprint(),
-                c.z,
-                2.0 * c.extent.z,
-                tag::VEHICLES,
-                [200, 200, 205],
-                1.0,
+            let h = 2.0 * c.extent.z;
+            b.push(body(
+                (PLAYER_ID, c.footprint()),
+                (c.z, h),
+                PLAYER_COLOUR,
+                0,
+                parts,
             ));
         }
         for d in &self.fleet {
             let c = &d.car;
-            b.push(actor(
-                d.id,
-                c.footprint(),
-                c.z,
-                2.0 * c.extent.z,
-                tag::VEHICLES,
+            let h = 2.0 * c.extent.z;
+            b.push(body(
+                (d.id, c.footprint()),
+                (c.z, h),
                 d.albedo,
-                1.0,
+                d.lights,
+                parts,
             ));
         }
+        // The world's own traffic drives with its lamps on at night.
+        let night = rendering::light::Lighting::of(self.scene.weather()).night > 0.0;
+        let own = if night {
+            lamps::POSITION | lamps::LOW_BEAM
+        } else {
+            0
+        };
         for v in &self.vehicles {
             let h = 2.0 * v.extent.2;
-            b.push(actor(
-                v.id,
-                v.rect(),
-                v.pose.z,
-                h,
-                tag::VEHICLES,
-                v.albedo,
-                0.6 * h,
-            ));
+            b.push(body((v.id, v.rect()), (v.pose.z, h), v.albedo, own, parts));
         }
         for w in &self.walkers {
-            b.push(actor(
-                w.id,
-                w.rect(),
-                w.z,
-                1.8,
-                tag::PEDESTRIANS,
-                w.albedo,
-                f32::INFINITY,
-            ));
+            let mut a = simulation::figure::figure(w, parts);
+            a.albedo = w.albedo;
+            b.push(a);
         }
         for p in &self.props {
             let h = 2.0 * p.extent.z;
@@ -543,7 +545,7 @@ impl World {
                 f32::INFINITY,
             ));
         }
-        self.scene.set_actors(&self.actor_buf);
+        self.scene.set_actors(&self.actor_buf, &self.part_buf);
     }
 
     /// This frame's measurements; `agents` is cleared and, when
@@ -648,6 +650,7 @@ fn actor(
         tag,
         albedo,
         window_z: z0 + window,
+        parts: (0, 0),
     }
 }
 

@@ -319,5 +319,8 @@ mod frame;
 mod resolve;
 
 #[cfg(test)]
+#[path = "raster_figure_tests.rs"]
+mod figure_tests;
+#[cfg(test)]
 #[path = "raster_tests.rs"]
 mod tests;

@@ -280,6 +280,20 @@ impl View {
     /// Adds the faces seen of the scene's actors but `ignore`.
     pub(super) fn add_actors(&self, scene: &Scene, ignore: u32, faces: &mut Faces) {
         for a in scene.actors().iter().filter(|a| a.id != ignore) {
+            let parts = scene.parts_of(a);
+            if !parts.is_empty() {
+                for p in parts {
+                    let solid = Solid {
+                        tag: p.tag,
+                        albedo: p.albedo,
+                        id: a.id,
+                        window_z: f32::INFINITY,
+                    };
+                    let (corner, e) = p.edges();
+                    self.add_box(corner, e, &solid, faces);
+                }
+                continue;
+            }
             let solid = Solid {
                 tag: a.tag,
                 albedo: a.albedo,

@@ -308,6 +308,7 @@ fn lone_car(id: u32) -> ActorBox {
         tag: tag::VEHICLES,
         albedo: [200, 30, 30],
         window_z: 0.9,
+        parts: (0, 0),
     }
 }
 
@@ -352,7 +353,7 @@ fn pixel_over(c: &CameraSpec, base: &Transform, x: f32, y: f32) -> usize {
 #[test]
 fn outputs_name_roads_sidewalks_terrain_buildings_cars_and_sky_in_0_9_16() {
     let mut scene = street(vec![building()]);
-    scene.set_actors(&[lone_car(0x0102)]);
+    scene.set_actors(&[lone_car(0x0102)], &[]);
     let (c, base) = looking_down();
     let g = gbuffer(&scene, &c, &base);
     let mut semantic = vec![0; 121 * 121 * 4];
@@ -396,7 +397,7 @@ fn outputs_name_roads_sidewalks_terrain_buildings_cars_and_sky_in_0_9_16() {
 #[test]
 fn a_camera_inside_a_car_sees_out_of_it() {
     let mut scene = boxes_only(vec![]);
-    scene.set_actors(&[lone_car(7)]);
+    scene.set_actors(&[lone_car(7)], &[]);
     let inside = cam(0.0, 0.0, 1.2, -30.0, 0.0, 0.0);
     let g = gbuffer(&scene, &inside, &ground_transform(25.0, 1.75, 17.0));
     assert!(g.actors().iter().all(|&id| id == 0));

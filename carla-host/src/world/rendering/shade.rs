@@ -178,6 +178,9 @@ pub(crate) fn wet_factor(t: u8, l: &Lighting) -> f32 {
 /// A surface's lit colour before its detail: `albedo` × the light on unit
 /// normal `n` × the wetness of tag `t`, RGB.
 pub(crate) fn lit(albedo: [u8; 3], n: Vector3D, t: u8, l: &Lighting) -> [f32; 3] {
+    if t == tag::VEHICLE_LAMPS {
+        return albedo.map(f32::from);
+    }
     let light = l.on(n);
     let wet = wet_factor(t, l);
     std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet)
@@ -223,6 +226,9 @@ pub(crate) fn lamp_light<'a>(
 
 /// [`lit`] in the sun's shadow: the sky's light alone.
 pub(crate) fn shadowed(albedo: [u8; 3], n: Vector3D, t: u8, l: &Lighting) -> [f32; 3] {
+    if t == tag::VEHICLE_LAMPS {
+        return albedo.map(f32::from);
+    }
     let light = l.sky_on(n);
     let wet = wet_factor(t, l);
     std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet)

@@ -22,7 +22,7 @@ mod ray;
 pub(crate) mod surface;
 pub(crate) mod tags;
 
-use super::math::{slab_entry, v3, Rect};
+use super::math::{scale, slab_entry, sub, v3, Rect};
 use carla_server::rpc::{Weather, DEFAULT_WEATHER};
 use carla_server::types::Vector3D;
 use grid::{Csr, Grid};
@@ -145,6 +145,31 @@ pub(crate) struct ActorBox {
     pub albedo: [u8; 3],
     /// Side faces above this height are drawn as windows (dark).
     pub window_z: f32,
+    /// Its shape in pieces, `parts[start..end]` of the scene's; none: the
+    /// box itself. The pieces lie inside the box.
+    pub parts: (u32, u32),
+}
+
+/// A piece of an actor's shape (a walker's limb, a car's wheel or lamp):
+/// a box centred at `c` with half sizes `half` along unit axes `axes`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Part {
+    pub c: Vector3D,
+    pub axes: [Vector3D; 3],
+    pub half: [f32; 3],
+    pub albedo: [u8; 3],
+    /// Its internal tag: the actor's, or [`tag::VEHICLE_LAMPS`] for a lit
+    /// lamp (its colour at any hour).
+    pub tag: u8,
+}
+
+impl Part {
+    /// Its corner at `-half` and its three edges (for a box drawer).
+    pub(crate) fn edges(&self) -> (Vector3D, [Vector3D; 3]) {
+        let e = std::array::from_fn(|k| scale(self.axes[k], 2.0 * self.half[k]));
+        let p = (0..3).fold(self.c, |p, k| sub(p, scale(self.axes[k], self.half[k])));
+        (p, e)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -157,6 +182,9 @@ enum Found {
     Tri(u32),
     /// Actor index and the local axis of the face hit.
     Actor(u32, u8),
+    /// Actor index, the index of its piece in the scene's and the piece's
+    /// axis of the face hit.
+    Part(u32, u32, u8),
 }
 
 /// Default grid cell, metres.
@@ -270,6 +298,8 @@ pub(crate) const LAMP_REACH: f32 = 14.0;
 pub(crate) struct Scene {
     fixed: Arc<Fixed>,
     actors: Vec<ActorBox>,
+    /// The actors' pieces ([`ActorBox::parts`]).
+    parts: Vec<Part>,
     actor_cells: Csr,
     actor_top: f32,
     /// Buffers of the per-tick rebuild (kept to avoid allocating).
@@ -440,13 +470,14 @@ impl Scene {
         let mut s = Scene {
             fixed,
             actors: Vec::new(),
+            parts: Vec::new(),
             actor_cells: Csr::default(),
             actor_top: f32::NEG_INFINITY,
             spans: Vec::new(),
             light_albedo: Vec::new(),
             weather: DEFAULT_WEATHER,
         };
-        s.set_actors(&[]);
+        s.set_actors(&[], &[]);
         s
     }
 
@@ -456,10 +487,13 @@ impl Scene {
         Scene::new(Arc::new(Fixed::new(statics, CELL)))
     }
 
-    /// Replaces the moving actors (no allocation once warmed up).
-    pub(crate) fn set_actors(&mut self, actors: &[ActorBox]) {
+    /// Replaces the moving actors and their pieces (no allocation once
+    /// warmed up).
+    pub(crate) fn set_actors(&mut self, actors: &[ActorBox], parts: &[Part]) {
         self.actors.clear();
         self.actors.extend_from_slice(actors);
+        self.parts.clear();
+        self.parts.extend_from_slice(parts);
         self.actor_top = actors
             .iter()
             .map(|a| a.z1)
@@ -476,6 +510,13 @@ impl Scene {
     /// This tick's moving actors.
     pub(crate) fn actors(&self) -> &[ActorBox] {
         &self.actors
+    }
+
+    /// The pieces of actor `a` (none: it is its box).
+    pub(crate) fn parts_of(&self, a: &ActorBox) -> &[Part] {
+        self.parts
+            .get(a.parts.0 as usize..a.parts.1 as usize)
+            .unwrap_or(&[])
     }
 
     pub(crate) fn material(&self, i: u16) -> &Material {

@@ -4,7 +4,7 @@
 //! range, stopping at the first cell that ends past the nearest hit, or
 //! where the ray has climbed above everything.
 
-use super::{ActorBox, Found, Hit, Scene, Tri, NO_LIGHT};
+use super::{ActorBox, Found, Hit, Part, Scene, Tri, NO_LIGHT};
 use crate::world::math::{add, scale, v3};
 use carla_server::types::Vector3D;
 
@@ -145,12 +145,11 @@ impl Scene {
             if let With::Actors(ignore) = with {
                 if self.actor_cells.any(c) && z_low <= self.actor_top {
                     for &i in self.actor_cells.items(c) {
-                        let a = &self.actors[i as usize];
-                        if a.id == ignore {
+                        if self.actors[i as usize].id == ignore {
                             continue;
                         }
-                        if let Some((t, axis)) = actor_slab(a, o, d, *best) {
-                            (*best, *found) = (t, Found::Actor(i, axis));
+                        if let Some(hit) = self.actor_hit(i, o, d, *best) {
+                            (*best, *found) = hit;
                         }
                     }
                 }
@@ -213,6 +212,15 @@ impl Scene {
                     m.albedo
                 };
             }
+            Found::Part(i, j, axis) => {
+                let (a, p) = (&self.actors[i as usize], &self.parts[j as usize]);
+                let e = p.axes[axis as usize];
+                let s = -(e.x * d.x + e.y * d.y + e.z * d.z).signum();
+                hit.normal = scale(e, s);
+                hit.semantic_tag = p.tag;
+                hit.actor_id = a.id;
+                hit.albedo = p.albedo;
+            }
             Found::Actor(i, axis) => {
                 let a = &self.actors[i as usize];
                 let r = &a.rect;
@@ -257,12 +265,35 @@ impl Scene {
                 (best, found) = (t, Found::Tri(i as u32));
             }
         }
-        for (i, a) in self.actors.iter().enumerate() {
-            if let Some((t, axis)) = actor_slab(a, o, d, best) {
-                (best, found) = (t, Found::Actor(i as u32, axis));
+        for i in 0..self.actors.len() as u32 {
+            if let Some(hit) = self.actor_hit(i, o, d, best) {
+                (best, found) = hit;
             }
         }
         self.finish(o, d, best, found)
+    }
+
+    /// Ray against actor `i`: its box, or its pieces when it has some
+    /// (tested only when the ray meets the box they lie in).
+    #[inline]
+    fn actor_hit(&self, i: u32, o: Vector3D, d: Vector3D, best: f32) -> Option<(f32, Found)> {
+        let a = &self.actors[i as usize];
+        let parts = self.parts_of(a);
+        if parts.is_empty() {
+            return actor_slab(a, o, d, best).map(|(t, axis)| (t, Found::Actor(i, axis)));
+        }
+        if !meets_actor_box(a, o, d, best) {
+            return None;
+        }
+        let mut hit = None;
+        let mut best = best;
+        for (j, p) in (a.parts.0..).zip(parts) {
+            if let Some((t, axis)) = part_slab(p, o, d, best) {
+                best = t;
+                hit = Some((t, Found::Part(i, j, axis)));
+            }
+        }
+        hit
     }
 }
 
@@ -316,6 +347,36 @@ fn hit_tri(t: &Tri, o: Vector3D, d: Vector3D, best: f32) -> Option<f32> {
     }
     let dist = (e2.x * q.x + e2.y * q.y + e2.z * q.z) * inv;
     (dist > 1e-6 && dist < best).then_some(dist)
+}
+
+/// Whether the ray meets a yaw-turned actor box (from outside or from
+/// within) before `best`.
+#[inline(always)]
+fn meets_actor_box(a: &ActorBox, o: Vector3D, d: Vector3D, best: f32) -> bool {
+    let r = &a.rect;
+    let (px, py) = (o.x - r.cx, o.y - r.cy);
+    let lo = [px * r.cos + py * r.sin, -px * r.sin + py * r.cos, o.z];
+    let ld = [d.x * r.cos + d.y * r.sin, -d.x * r.sin + d.y * r.cos, d.z];
+    let b = [-r.hx, -r.hy, a.z0, r.hx, r.hy, a.z1];
+    let (mut near, mut far) = (f32::NEG_INFINITY, best);
+    for k in 0..3 {
+        let inv = 1.0 / ld[k];
+        let (s, t) = ((b[k] - lo[k]) * inv, (b[k + 3] - lo[k]) * inv);
+        near = near.max(s.min(t));
+        far = far.min(s.max(t));
+    }
+    near <= far && far > 0.0
+}
+
+/// Ray against a piece of an actor, in the piece's frame.
+#[inline(always)]
+fn part_slab(p: &Part, o: Vector3D, d: Vector3D, best: f32) -> Option<(f32, u8)> {
+    let rel = v3(o.x - p.c.x, o.y - p.c.y, o.z - p.c.z);
+    let dot = |a: Vector3D, b: Vector3D| a.x * b.x + a.y * b.y + a.z * b.z;
+    let lo = p.axes.map(|e| dot(rel, e));
+    let inv = p.axes.map(|e| 1.0 / dot(d, e));
+    let h = p.half;
+    slab(&[-h[0], -h[1], -h[2], h[0], h[1], h[2]], lo, inv, best)
 }
 
 /// Ray against a yaw-turned actor box, in the box's frame.

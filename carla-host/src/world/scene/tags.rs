@@ -29,6 +29,9 @@ pub(crate) mod tag {
     pub(crate) const TERRAIN: u8 = 14;
     /// Traffic-light lamp housings (0.8: TRAFFIC_SIGNS; 0.9.16: TrafficLight).
     pub(crate) const TRAFFIC_LIGHTS: u8 = 15;
+    /// A vehicle's lit lamps, which shine at any hour (0.8: VEHICLES;
+    /// 0.9.16: Car).
+    pub(crate) const VEHICLE_LAMPS: u8 = 16;
 }
 
 /// CARLA 0.8's tag of an internal tag ([`tag`]); unknown tags are 0.
@@ -37,6 +40,7 @@ pub(crate) const fn tag_08(internal: u8) -> u8 {
         tag::SKY => tag::NONE,
         tag::TERRAIN => tag::VEGETATION,
         tag::TRAFFIC_LIGHTS => tag::TRAFFIC_SIGNS,
+        tag::VEHICLE_LAMPS => tag::VEHICLES,
         t if t <= tag::TRAFFIC_SIGNS => t,
         _ => tag::NONE,
     }
@@ -58,7 +62,7 @@ pub(crate) const fn tag_0916(internal: u8) -> u8 {
         tag::ROADS => 1,
         tag::SIDEWALKS => 2,
         tag::VEGETATION => 9,
-        tag::VEHICLES => 14,
+        tag::VEHICLES | tag::VEHICLE_LAMPS => 14,
         tag::WALLS => 4,
         tag::TRAFFIC_SIGNS => 8,
         tag::SKY => 11,

@@ -43,6 +43,8 @@ pub(crate) struct Driven {
     pub ackermann_out: Control,
     /// The control it drove under in the last step (what CARLA reports).
     pub applied: Control,
+    /// Its lamps: `carla.VehicleLightState` bits ([`super::carbody`]).
+    pub lights: u32,
 }
 
 /// What clients asked of a vehicle beyond its control.
@@ -193,6 +195,7 @@ impl World {
             ackermann: Ackermann::new(DEFAULT_SETTINGS),
             ackermann_out: Control::default(),
             applied: Control::default(),
+            lights: 0,
         });
         self.refresh();
         Ok(())
@@ -250,6 +253,18 @@ impl World {
             return Some(carla_server::types::Vector3D { x, y, z });
         }
         (id == PLAYER_ID).then_some(self.car.extent)
+    }
+
+    /// Sets a client vehicle's lamps (`carla.VehicleLightState` bits).
+    pub(crate) fn set_vehicle_lights(&mut self, id: u32, lights: u32) -> bool {
+        self.driven_mut(id).map(|d| d.lights = lights).is_some()
+    }
+
+    /// Dresses pedestrian `id` as blueprint number `n`.
+    pub(crate) fn dress_walker(&mut self, id: u32, n: u32) {
+        if let Some(w) = self.walker_mut(id) {
+            w.dress_as(n);
+        }
     }
 
     /// A pedestrian (the town's or a client's).

@@ -6,11 +6,15 @@
 
 pub(crate) mod ackermann;
 pub(crate) mod actors;
+pub(crate) mod bones;
+pub(crate) mod carbody;
+pub(crate) mod figure;
 pub(crate) mod fleet;
 pub(crate) mod lights;
 pub(crate) mod pedestrians;
 pub(crate) mod pilot;
 pub(crate) mod props;
+pub(crate) mod skeleton;
 pub(crate) mod traffic;
 pub(crate) mod vehicle;
 pub(crate) mod ways;

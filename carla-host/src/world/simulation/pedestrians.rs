@@ -5,6 +5,8 @@
 //! it was put until its client walks it (`apply_control`, or the client's
 //! crowd on the navigation mesh), on the ground under it. Seeded.
 
+use super::figure::Dress;
+use super::skeleton::Skeleton;
 use crate::world::map::lanes::{LaneIx, LaneKind, Lanes};
 use crate::world::map::CURB_HEIGHT;
 use crate::world::math::{Rect, Rng};
@@ -63,9 +65,22 @@ pub(crate) struct Walker {
     /// A client's walker: its motion besides its walk (a shove, a fall),
     /// m/s.
     pub motion: Vector3D,
+    /// Its bones, walking cycle and a client's pose.
+    pub skeleton: Skeleton,
+    pub dress: Dress,
 }
 
 const CLOTHES: [[u8; 3]; 4] = [[60, 60, 140], [140, 50, 50], [50, 50, 50], [200, 180, 120]];
+/// Shirts of the blueprints.
+const SHIRTS: [[u8; 3]; 7] = [
+    [70, 90, 170],
+    [170, 55, 55],
+    [60, 60, 60],
+    [215, 195, 140],
+    [50, 130, 70],
+    [225, 225, 220],
+    [190, 110, 40],
+];
 
 impl Walker {
     /// One of the world's walkers somewhere on `paths` (none: standing at
@@ -83,7 +98,10 @@ impl Walker {
             control: None,
             ghost: false,
             motion: Vector3D::default(),
+            skeleton: Skeleton::default(),
+            dress: Dress::of(id, [0; 3]),
         };
+        w.dress.shirt = w.albedo;
         if !paths.lanes.is_empty() {
             let lane = paths.lanes[rng.below(paths.lanes.len())];
             let d = rng.range(0.0, lanes.lane(lane).length());
@@ -106,12 +124,22 @@ impl Walker {
             z,
             yaw,
             speed: 0.0,
-            albedo: [90, 60, 40],
+            albedo: CLOTHES[id as usize % CLOTHES.len()],
             walk: None,
             control: None,
             ghost: false,
             motion: Vector3D::default(),
+            skeleton: Skeleton::default(),
+            dress: Dress::of(id, CLOTHES[id as usize % CLOTHES.len()]),
         }
+    }
+
+    /// Dressed as blueprint number `n` (`walker.pedestrian.00nn`): the
+    /// same clothes for the same blueprint.
+    pub(crate) fn dress_as(&mut self, n: u32) {
+        let shirt = SHIRTS[n as usize % SHIRTS.len()];
+        self.albedo = shirt;
+        self.dress = Dress::of(n.wrapping_add(0x5EED), shirt);
     }
 
     /// A client drives it from now on (`apply_control`, a controller, a

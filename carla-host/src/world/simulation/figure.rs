@@ -1,0 +1,176 @@
+//! How a walker is drawn: a figure of boxes on its skeleton's body bones
+//! (head and hair, neck, torso, pelvis, arms, hands, legs, shoes) in
+//! clothes of its own, which the cameras, the lidar and the ray casts
+//! all see (the scene's [`Part`]s of its actor).
+
+use super::pedestrians::{Walker, HALF_HEIGHT};
+use super::skeleton::{Placed, BODY};
+use crate::world::math::{add, length, scale, sub, v3, Axes, Rect};
+use crate::world::scene::tags::tag;
+use crate::world::scene::{ActorBox, Part};
+use carla_server::types::{Rotation3D, Vector3D};
+
+const SKIN: [[u8; 3]; 4] = [[224, 172, 140], [198, 134, 96], [141, 85, 54], [90, 56, 37]];
+const HAIR: [[u8; 3]; 4] = [[40, 28, 20], [90, 60, 30], [20, 20, 22], [170, 140, 90]];
+const TROUSERS: [[u8; 3]; 4] = [[55, 70, 110], [62, 62, 66], [140, 120, 90], [28, 28, 32]];
+const SHOES: [[u8; 3]; 3] = [[30, 30, 30], [80, 50, 30], [200, 200, 200]];
+
+/// A walker's clothes and colouring.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Dress {
+    pub shirt: [u8; 3],
+    pub skin: [u8; 3],
+    pub hair: [u8; 3],
+    pub trousers: [u8; 3],
+    pub shoes: [u8; 3],
+    pub long_sleeves: bool,
+}
+
+impl Dress {
+    /// The clothes of `seed` (a walker's blueprint or id) with this shirt.
+    pub(crate) fn of(seed: u32, shirt: [u8; 3]) -> Dress {
+        let h = seed.wrapping_mul(0x9E37_79B9).rotate_left(13) ^ seed;
+        let pick = |shift: u32, n: usize| (h >> shift) as usize % n;
+        Dress {
+            shirt,
+            skin: SKIN[pick(0, SKIN.len())],
+            hair: HAIR[pick(4, HAIR.len())],
+            trousers: TROUSERS[pick(8, TROUSERS.len())],
+            shoes: SHOES[pick(12, SHOES.len())],
+            long_sleeves: h >> 16 & 1 == 1,
+        }
+    }
+}
+
+/// Walker `w`'s figure: its skeleton's body as it stands, pieces
+/// appended to `parts`; the box they lie in, with `parts` naming them.
+pub(crate) fn figure(w: &Walker, parts: &mut Vec<Part>) -> ActorBox {
+    let (id, skeleton, dress) = (w.id, &w.skeleton, &w.dress);
+    let frame = frame(w);
+    let mut b = [Placed::default(); BODY];
+    skeleton.place(&frame, &mut b);
+    let start = parts.len();
+    let d = dress;
+    let forearm = if d.long_sleeves { d.shirt } else { d.skin };
+    let mut put = |p: Part| parts.push(p);
+    put(block(
+        &b[1],
+        v3(0.0, 0.0, -0.05),
+        [0.11, 0.17, 0.09],
+        d.trousers,
+    ));
+    // The waist narrower than the chest.
+    put(limb(&b[2], b[3].at, [0.11, 0.165], d.shirt));
+    put(limb(&b[3], b[4].at, [0.12, 0.2], d.shirt));
+    put(block(&b[4], v3(0.0, 0.0, 0.04), [0.05, 0.05, 0.05], d.skin));
+    put(block(
+        &b[5],
+        v3(0.0, 0.0, 0.09),
+        [0.105, 0.085, 0.115],
+        d.skin,
+    ));
+    put(block(
+        &b[5],
+        v3(-0.02, 0.0, 0.19),
+        [0.11, 0.09, 0.035],
+        d.hair,
+    ));
+    for side in [0, 4] {
+        let (arm, fore, hand) = (9 + side, 10 + side, 11 + side);
+        put(limb(&b[arm], b[fore].at, [0.055, 0.055], d.shirt));
+        put(limb(&b[fore], b[hand].at, [0.045, 0.045], forearm));
+        put(block(
+            &b[hand],
+            v3(0.0, 0.0, -0.08),
+            [0.045, 0.025, 0.085],
+            d.skin,
+        ));
+    }
+    for side in [0, 5] {
+        let (thigh, leg, foot) = (16 + side, 17 + side, 18 + side);
+        put(limb(&b[thigh], b[leg].at, [0.08, 0.075], d.trousers));
+        put(limb(&b[leg], b[foot].at, [0.06, 0.06], d.trousers));
+        put(block(
+            &b[foot],
+            v3(0.06, 0.0, -0.035),
+            [0.13, 0.05, 0.045],
+            d.shoes,
+        ));
+    }
+    bounds(id, &frame, &parts[start..], (start, parts.len()))
+}
+
+/// The walker's frame: its capsule's centre, turned by its yaw.
+pub(crate) fn frame(w: &Walker) -> Placed {
+    Placed {
+        at: v3(w.x, w.y, w.z + HALF_HEIGHT),
+        axes: Axes::from_rotation(&Rotation3D {
+            pitch: 0.0,
+            yaw: w.yaw.to_degrees(),
+            roll: 0.0,
+        }),
+    }
+}
+
+/// A box at `offset` (in `bone`'s frame) with half sizes `half`.
+fn block(bone: &Placed, offset: Vector3D, half: [f32; 3], albedo: [u8; 3]) -> Part {
+    let a = &bone.axes;
+    Part {
+        c: add(bone.at, a.to_world(offset)),
+        axes: [a.forward, a.right, a.up],
+        half,
+        albedo,
+        tag: tag::PEDESTRIANS,
+    }
+}
+
+/// A limb from `bone` to `to` (its child): `half` deep and wide.
+fn limb(bone: &Placed, to: Vector3D, half: [f32; 2], albedo: [u8; 3]) -> Part {
+    let a = &bone.axes;
+    Part {
+        c: scale(add(bone.at, to), 0.5),
+        axes: [a.forward, a.right, a.up],
+        half: [half[0], half[1], 0.5 * length(sub(to, bone.at))],
+        albedo,
+        tag: tag::PEDESTRIANS,
+    }
+}
+
+/// The box turned by the figure's yaw that holds `pieces`.
+fn bounds(id: u32, frame: &Placed, pieces: &[Part], range: (usize, usize)) -> ActorBox {
+    let f = &frame.axes;
+    let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+    for p in pieces {
+        for k in 0..8 {
+            let mut q = p.c;
+            for (j, e) in p.axes.iter().enumerate() {
+                let s = if k >> j & 1 == 1 { 1.0 } else { -1.0 };
+                q = add(q, scale(*e, s * p.half[j]));
+            }
+            let r = sub(q, frame.at);
+            let l = [
+                f.forward.x * r.x + f.forward.y * r.y,
+                f.right.x * r.x + f.right.y * r.y,
+                q.z,
+            ];
+            for j in 0..3 {
+                lo[j] = lo[j].min(l[j]);
+                hi[j] = hi[j].max(l[j]);
+            }
+        }
+    }
+    // Centred on the walker, as wide as its furthest piece each way.
+    let hx = lo[0].abs().max(hi[0].abs()) + 1e-3;
+    let hy = lo[1].abs().max(hi[1].abs()) + 1e-3;
+    let yaw = f.forward.y.atan2(f.forward.x);
+    ActorBox {
+        id,
+        rect: Rect::new(frame.at.x, frame.at.y, yaw, hx, hy),
+        z0: lo[2] - 1e-3,
+        z1: hi[2] + 1e-3,
+        tag: tag::PEDESTRIANS,
+        albedo: [0; 3],
+        window_z: f32::INFINITY,
+        parts: (range.0 as u32, range.1 as u32),
+    }
+}
