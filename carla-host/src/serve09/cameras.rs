@@ -144,6 +144,14 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
                 g.write(*output, g.rows_of(image.pixels_mut()));
             }
         });
+        // The lens and post-processing, on the whole picture.
+        for (i, image) in images.iter_mut() {
+            let s = &mut sensors[*i];
+            if let Some(optics) = s.optics.as_deref_mut() {
+                let colour = s.blueprint == "sensor.camera.rgb";
+                optics.apply(image.pixels_mut(), w as usize, h as usize, colour);
+            }
+        }
         let ctx = CaptureContext {
             frame: t.frame,
             timestamp: f64::from(t.time),

@@ -9,6 +9,7 @@
 use super::v2x::{Air, Radio};
 use crate::world::math::{sub, Axes};
 use crate::world::rendering::gbuffer::Output;
+use crate::world::rendering::optics::Optics;
 use crate::world::rendering::tone::Tone;
 use crate::world::scene::tags::{static_type_id, tag_0916};
 use crate::world::sensing::lidar::Mount;
@@ -66,6 +67,9 @@ pub(crate) struct Sensor09 {
     /// An RGB camera's `gamma` and `exposure_compensation` (none at
     /// CARLA's defaults).
     pub tone: Option<Box<Tone>>,
+    /// A camera's lens and post-processing (none when they leave the
+    /// picture as drawn).
+    pub optics: Option<Box<Optics>>,
     rng: SplitMix64,
 }
 
@@ -86,6 +90,26 @@ fn attr(pairs: &[(String, String)], key: &str, default: f32) -> f32 {
         .find(|(k, _)| k == key)
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// The optics of camera `blueprint` with these attributes (booleans read
+/// as 1 and 0).
+fn optics(blueprint: &str, pairs: &[(String, String)]) -> Option<Box<Optics>> {
+    let colour = match blueprint {
+        "sensor.camera.rgb" => true,
+        "sensor.camera.depth"
+        | "sensor.camera.semantic_segmentation"
+        | "sensor.camera.instance_segmentation"
+        | "sensor.camera.normals"
+        | "sensor.camera.cosmos_visualization" => false,
+        _ => return None,
+    };
+    let a = |key: &str, default: f32| match pairs.iter().find(|(k, _)| k == key) {
+        Some((_, v)) if v.eq_ignore_ascii_case("true") => 1.0,
+        Some((_, v)) if v.eq_ignore_ascii_case("false") => 0.0,
+        _ => attr(pairs, key, default),
+    };
+    Optics::of(colour, a).map(Box::new)
 }
 
 impl Sensor09 {
@@ -150,6 +174,7 @@ impl Sensor09 {
                 .then(|| Tone::new(a("gamma", 2.2), a("exposure_compensation", 0.0)))
                 .flatten()
                 .map(Box::new),
+            optics: optics(blueprint, pairs),
             rng: SplitMix64::new(0x9E37_79B9_7F4A_7C15 ^ u64::from(actor)),
         })
     }
