@@ -43,12 +43,15 @@ fi
 # The unmodified CARLA 0.9.16 Python client (PyPI) drives the library in
 # tests/rpc/python.rs; it lives in a virtual environment under target/.
 # Eclipse Cyclone DDS's Python binding (cyclonedds) reads the demo world's
-# ROS 2 topics there too, an independent DDS implementation.
+# ROS 2 topics there too, an independent DDS implementation; OpenCV's stock
+# people detector and line finder look at its camera pictures (the HOG
+# detector was dropped from OpenCV 5, hence 4.12).
 VENV=target/venv-carla-0.9.16
-if ! "$VENV/bin/python" -c "import carla, cyclonedds, scenariogeneration" >/dev/null 2>&1; then
-  echo "== installing carla==0.9.16, cyclonedds and scenariogeneration from PyPI into $VENV"
+if ! "$VENV/bin/python" -c "import carla, cyclonedds, scenariogeneration, cv2" >/dev/null 2>&1; then
+  echo "== installing carla==0.9.16, cyclonedds, scenariogeneration and opencv-python-headless from PyPI into $VENV"
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.16" "cyclonedds==11.0.1" "scenariogeneration==0.16.7"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.16" "cyclonedds==11.0.1" \
+    "scenariogeneration==0.16.7" "opencv-python-headless==4.12.0.88"
 fi
 export CARLA_0916_PYTHON="$PWD/$VENV/bin/python"
 

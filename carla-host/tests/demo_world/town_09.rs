@@ -289,6 +289,33 @@ fn the_weather_lights_the_rgb_camera() {
     run_hosted(&low, "weather.py", &["low"], &[]);
 }
 
+/// OpenCV's stock HOG people detector finds at least half of the walkers
+/// standing 6-15 m in front of an 800x600 camera by day, against the
+/// instance-segmentation camera's boxes (tests/python/town/people.py).
+#[test]
+fn a_stock_people_detector_finds_the_walkers() {
+    let empty = ["--town-vehicles", "0", "--town-walkers", "0"];
+    run_hosted(&empty, "people.py", &[], &[]);
+}
+
+/// The RGB camera's lens and post-processing attributes
+/// (tests/python/town/lens.py): smoothed edges, the lens circle, chromatic
+/// aberration, and lens_k bending RGB, depth and semantic pictures alike.
+#[test]
+fn camera_lens_attributes_change_the_picture_as_documented() {
+    let empty = ["--town-vehicles", "0", "--town-walkers", "0"];
+    run_hosted(&empty, "lens.py", &[], &[]);
+}
+
+/// Walker skeletons (tests/python/town/bones.py): CARLA's bone names in
+/// agreeing frames, the bones on the drawn walker, set_bones / show_pose /
+/// hide_pose in the picture, the walking cycle and the pose taken from it.
+#[test]
+fn walker_skeletons_are_what_the_camera_draws() {
+    let empty = ["--town-vehicles", "0", "--town-walkers", "0"];
+    run_hosted(&empty, "bones.py", &[], &[]);
+}
+
 #[test]
 fn asynchronous_synchronous_and_no_rendering_modes() {
     run("modes.py");
