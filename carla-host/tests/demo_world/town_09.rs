@@ -298,6 +298,15 @@ fn a_stock_people_detector_finds_the_walkers() {
     run_hosted(&empty, "people.py", &[], &[]);
 }
 
+/// A Canny + Hough lane pipeline finds both boundaries of the ego lane in
+/// at least 90% of frames on straight roads by day, within 10 px of the
+/// lane marks the semantic camera shows (tests/python/town/lanes.py).
+#[test]
+fn a_classic_lane_pipeline_finds_the_ego_lane() {
+    let empty = ["--town-vehicles", "0", "--town-walkers", "0"];
+    run_hosted(&empty, "lanes.py", &[], &[]);
+}
+
 /// The RGB camera's lens and post-processing attributes
 /// (tests/python/town/lens.py): smoothed edges, the lens circle, chromatic
 /// aberration, and lens_k bending RGB, depth and semantic pictures alike.
