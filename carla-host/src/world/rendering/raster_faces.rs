@@ -280,8 +280,21 @@ impl View {
     /// Adds the faces seen of the scene's actors but `ignore`.
     pub(super) fn add_actors(&self, scene: &Scene, ignore: u32, faces: &mut Faces) {
         for a in scene.actors().iter().filter(|a| a.id != ignore) {
+            let r = &a.rect;
+            let (ex, ey) = (v3(r.cos, r.sin, 0.0), v3(-r.sin, r.cos, 0.0));
+            let corner = add(scale(ex, -r.hx), scale(ey, -r.hy));
+            let p = add(v3(r.cx, r.cy, a.z0), corner);
+            let e = [
+                scale(ex, 2.0 * r.hx),
+                scale(ey, 2.0 * r.hy),
+                v3(0.0, 0.0, a.z1 - a.z0),
+            ];
             let parts = scene.parts_of(a);
             if !parts.is_empty() {
+                // The pieces lie in the box: none is seen if it is not.
+                if self.box_culled(p, e) {
+                    continue;
+                }
                 for p in parts {
                     let solid = Solid {
                         tag: p.tag,
@@ -300,15 +313,6 @@ impl View {
                 id: a.id,
                 window_z: a.window_z,
             };
-            let r = &a.rect;
-            let (ex, ey) = (v3(r.cos, r.sin, 0.0), v3(-r.sin, r.cos, 0.0));
-            let corner = add(scale(ex, -r.hx), scale(ey, -r.hy));
-            let p = add(v3(r.cx, r.cy, a.z0), corner);
-            let e = [
-                scale(ex, 2.0 * r.hx),
-                scale(ey, 2.0 * r.hy),
-                v3(0.0, 0.0, a.z1 - a.z0),
-            ];
             self.add_box(p, e, &solid, faces);
         }
     }
@@ -396,12 +400,12 @@ impl View {
         }
     }
 
-    /// Adds the faces seen of box `p + s·e[0] + t·e[1] + r·e[2]` (s, t,
-    /// r in [0, 1], `e` orthogonal).
-    pub(super) fn add_box(&self, p: Vector3D, e: [Vector3D; 3], solid: &Solid, faces: &mut Faces) {
+    /// The camera-space corners of box `p + s·e[0] + t·e[1] + r·e[2]`
+    /// (corner `i` takes `e[k]` when bit `k` of `i` is set).
+    fn box_corners(&self, p: Vector3D, e: [Vector3D; 3]) -> [Vector3D; 8] {
         let q0 = self.axes.to_local(sub(p, self.o));
         let qe = e.map(|v| self.axes.to_local(v));
-        let corner = |i: usize| {
+        std::array::from_fn(|i: usize| {
             let mut q = q0;
             for (k, v) in qe.iter().enumerate() {
                 if i >> k & 1 == 1 {
@@ -409,8 +413,19 @@ impl View {
                 }
             }
             q
-        };
-        let qs: [Vector3D; 8] = std::array::from_fn(corner);
+        })
+    }
+
+    /// Whether box `p + s·e[0] + t·e[1] + r·e[2]` lies wholly outside the
+    /// view.
+    fn box_culled(&self, p: Vector3D, e: [Vector3D; 3]) -> bool {
+        self.culled(&self.box_corners(p, e))
+    }
+
+    /// Adds the faces seen of box `p + s·e[0] + t·e[1] + r·e[2]` (s, t,
+    /// r in [0, 1], `e` orthogonal).
+    pub(super) fn add_box(&self, p: Vector3D, e: [Vector3D; 3], solid: &Solid, faces: &mut Faces) {
+        let qs = self.box_corners(p, e);
         if self.culled(&qs) {
             return;
         }
