@@ -4,7 +4,7 @@
 //! light governing them, pedestrians, traffic lights with their state and
 //! times).
 
-use super::blueprints::{fitting_vehicle, speed_limit, STOP, TRAFFIC_LIGHT, WALKERS, YIELD};
+use super::blueprints::{fitting_vehicle, speed_limit, walker_id, STOP, TRAFFIC_LIGHT, YIELD};
 use crate::world::ids::{LIGHT_ID0, PLAYER_ID, SIGN_ID0};
 use crate::world::map::signals::SignKind;
 use crate::world::math::Axes;
@@ -88,7 +88,8 @@ pub(crate) fn register(server: &Server, world: &World, types: &mut HashMap<u32, 
         add(v.id, bp, &[], Some(own_box(v.extent)));
     }
     for w in world.walkers() {
-        add(w.id, WALKERS[w.id as usize % WALKERS.len()], &[], None);
+        let n = crate::world::simulation::pedestrians::own_blueprint(w.id);
+        add(w.id, &walker_id(n), &[], None);
     }
     let lights = world.map().signs.lights().count().min(world.light_count());
     for i in 0..lights {

@@ -12,13 +12,11 @@ use carla_server::rpc::{
 };
 use carla_server::types::Vector3D;
 
-/// Pedestrian blueprint ids.
-pub(crate) const WALKERS: [&str; 4] = [
-    "walker.pedestrian.0001",
-    "walker.pedestrian.0002",
-    "walker.pedestrian.0003",
-    "walker.pedestrian.0004",
-];
+/// The id of pedestrian blueprint number `n` (1 to
+/// [`pedestrians::BLUEPRINTS`](crate::world::simulation::pedestrians::BLUEPRINTS)).
+pub(crate) fn walker_id(n: u32) -> String {
+    format!("walker.pedestrian.{n:04}")
+}
 
 pub(crate) const TRAFFIC_LIGHT: &str = "traffic.traffic_light";
 /// CARLA's speed-limit sign blueprints.
@@ -183,7 +181,8 @@ pub(crate) fn fitting_vehicle(extent: (f32, f32, f32), id: u32) -> &'static str 
 /// Every blueprint the town adds, with a pedestrian's box.
 pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
     let mut out: Vec<Blueprint> = VEHICLES.iter().map(vehicle).collect();
-    for (i, id) in WALKERS.iter().enumerate() {
+    for n in 1..=crate::world::simulation::pedestrians::BLUEPRINTS {
+        let child = crate::world::simulation::pedestrians::is_child(n);
         let mut speed = modifiable(attr("speed", carla_server::rpc::ATTR_FLOAT, "1.4"));
         speed.recommended = vec!["0.0".into(), "1.4".into(), "2.6".into()];
         // As CARLA's walkers that cannot use one: only "false" recommended.
@@ -191,14 +190,14 @@ pub(crate) fn all(walker_extent: Vector3D) -> Vec<Blueprint> {
         wheelchair.recommended = vec!["false".into()];
         wheelchair.restricted = true;
         out.push(Blueprint {
-            id: (*id).into(),
+            id: walker_id(n),
             attributes: vec![
-                attr("age", ATTR_STRING, "adult"),
+                attr("age", ATTR_STRING, if child { "child" } else { "adult" }),
                 attr("can_use_wheelchair", ATTR_BOOL, "false"),
                 attr(
                     "gender",
                     ATTR_STRING,
-                    if i % 2 == 0 { "male" } else { "female" },
+                    if n % 2 == 1 { "male" } else { "female" },
                 ),
                 attr("generation", ATTR_INT, "2"),
                 modifiable(attr("is_invincible", ATTR_BOOL, "true")),

@@ -52,6 +52,13 @@ pub(crate) fn figure(w: &Walker, parts: &mut Vec<Part>) -> ActorBox {
     let start = parts.len();
     let d = dress;
     let forearm = if d.long_sleeves { d.shirt } else { d.skin };
+    // A child's figure is the adult's, smaller.
+    let k = skeleton.size();
+    let block = |bone: &Placed, offset: Vector3D, half: [f32; 3], albedo| {
+        block(bone, scale(offset, k), half.map(|h| h * k), albedo)
+    };
+    let limb =
+        |bone: &Placed, to, half: [f32; 2], albedo| limb(bone, to, half.map(|h| h * k), albedo);
     let mut put = |p: Part| parts.push(p);
     put(block(
         &b[1],

@@ -71,6 +71,25 @@ pub(crate) struct Walker {
 }
 
 const CLOTHES: [[u8; 3]; 4] = [[60, 60, 140], [140, 50, 50], [50, 50, 50], [200, 180, 120]];
+/// Pedestrian blueprints: `walker.pedestrian.0001` to `.0049`, as CARLA
+/// 0.9.16's.
+pub(crate) const BLUEPRINTS: u32 = 49;
+
+/// The blueprint number the world's own pedestrian `id` is reported as
+/// (and dressed as).
+pub(crate) fn own_blueprint(id: u32) -> u32 {
+    1 + id % BLUEPRINTS
+}
+
+/// A child's size against an adult's (1.3 m against 1.8 m).
+pub(crate) const CHILD_SIZE: f32 = 0.72;
+
+/// Whether pedestrian blueprint number `n` is a child's (CARLA's
+/// `age` attribute "child").
+pub(crate) fn is_child(n: u32) -> bool {
+    matches!(n, 9..=14 | 48 | 49)
+}
+
 /// Shirts of the blueprints.
 const SHIRTS: [[u8; 3]; 7] = [
     [70, 90, 170],
@@ -101,7 +120,7 @@ impl Walker {
             skeleton: Skeleton::default(),
             dress: Dress::of(id, [0; 3]),
         };
-        w.dress.shirt = w.albedo;
+        w.dress_as(own_blueprint(id));
         if !paths.lanes.is_empty() {
             let lane = paths.lanes[rng.below(paths.lanes.len())];
             let d = rng.range(0.0, lanes.lane(lane).length());
@@ -137,9 +156,12 @@ impl Walker {
     /// Dressed as blueprint number `n` (`walker.pedestrian.00nn`): the
     /// same clothes for the same blueprint.
     pub(crate) fn dress_as(&mut self, n: u32) {
-        let shirt = SHIRTS[n as usize % SHIRTS.len()];
+        let shirt = SHIRTS[(n.wrapping_mul(0x9E37_79B1) >> 16) as usize % SHIRTS.len()];
         self.albedo = shirt;
         self.dress = Dress::of(n.wrapping_add(0x5EED), shirt);
+        if is_child(n) {
+            self.skeleton = Skeleton::of_size(CHILD_SIZE);
+        }
     }
 
     /// A client drives it from now on (`apply_control`, a controller, a

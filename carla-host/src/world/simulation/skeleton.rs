@@ -161,8 +161,10 @@ pub(crate) fn index(name: &str) -> Option<usize> {
 
 /// A walker's skeleton: where it is in its walking cycle, and the pose a
 /// client set.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Skeleton {
+    /// Its size against the adult's (a child's is smaller).
+    size: f32,
     /// Radians into the cycle.
     phase: f32,
     /// How far the limbs swing: 0 standing, 1 at [`STRIDE_SPEED`].
@@ -173,23 +175,48 @@ pub(crate) struct Skeleton {
     blend: f32,
 }
 
+impl Default for Skeleton {
+    fn default() -> Skeleton {
+        Skeleton::of_size(1.0)
+    }
+}
+
 impl Skeleton {
+    /// A skeleton `size` times the adult's (0.5 to 1.5), standing.
+    pub(crate) fn of_size(size: f32) -> Skeleton {
+        Skeleton {
+            size: if size.is_finite() {
+                size.clamp(0.5, 1.5)
+            } else {
+                1.0
+            },
+            phase: 0.0,
+            swing: 0.0,
+            set: None,
+            blend: 0.0,
+        }
+    }
+
+    /// Its size against the adult's.
+    pub(crate) fn size(&self) -> f32 {
+        self.size
+    }
+
     /// Walks `dt` seconds at `speed` m/s: the cycle advances by the
     /// distance, the swing follows the speed within a few tenths of a
     /// second.
     pub(crate) fn advance(&mut self, speed: f32, dt: f32) {
         let (speed, dt) = (finite(speed).abs().min(20.0), finite(dt).clamp(0.0, 1.0));
         let tau = std::f32::consts::TAU;
-        self.phase = (self.phase + tau * speed * dt / CYCLE) % tau;
+        self.phase = (self.phase + tau * speed * dt / (CYCLE * self.size)) % tau;
         let target = (speed / STRIDE_SPEED).min(1.4);
         self.swing += (target - self.swing) * (dt * 8.0).min(1.0);
     }
 
     /// Bone `i` as the walking cycle has it now.
     pub(crate) fn animated(&self, i: usize) -> Local {
-        let (_, _, rest) = BONES[i];
         let mut l = Local {
-            offset: v3(rest[0], rest[1], rest[2]),
+            offset: self.rest(i),
             rotation: Rotation3D::default(),
         };
         let a = self.swing;
@@ -230,6 +257,14 @@ impl Skeleton {
         l
     }
 
+    /// Bone `i`'s offset from its parent at rest (the root stands on the
+    /// ground whatever the size).
+    fn rest(&self, i: usize) -> Vector3D {
+        let r = BONES[i].2;
+        let k = if i == 0 { 1.0 } else { self.size };
+        v3(r[0] * k, r[1] * k, r[2] * k)
+    }
+
     /// Bone `i` as drawn: the cycle with the client's pose blended over.
     pub(crate) fn local(&self, i: usize) -> Local {
         let anim = self.animated(i);
@@ -255,7 +290,11 @@ impl Skeleton {
     /// unknown names and non-finite numbers are skipped). The others keep
     /// what was set before, or the rest pose.
     pub(crate) fn set_bones(&mut self, bones: &[(String, ActorTransform)]) {
-        let set = self.set.get_or_insert_with(|| Box::new(rest_pose()));
+        let rest: [Local; COUNT] = std::array::from_fn(|i| Local {
+            offset: self.rest(i),
+            rotation: Rotation3D::default(),
+        });
+        let set = self.set.get_or_insert_with(|| Box::new(rest));
         for (name, t) in bones {
             let numbers = [t.location.x, t.location.y, t.location.z];
             let angles = [t.rotation.pitch, t.rotation.yaw, t.rotation.roll];
@@ -281,17 +320,6 @@ impl Skeleton {
     pub(crate) fn pose_from_animation(&mut self) {
         self.set = Some(Box::new(std::array::from_fn(|i| self.animated(i))));
     }
-}
-
-/// Every bone at rest.
-fn rest_pose() -> [Local; COUNT] {
-    std::array::from_fn(|i| {
-        let r = BONES[i].2;
-        Local {
-            offset: v3(r[0], r[1], r[2]),
-            rotation: Rotation3D::default(),
-        }
-    })
 }
 
 /// `a` moved `k` of the way to `b` (angles the short way round).
@@ -364,6 +392,21 @@ mod tests {
         assert!((0.0..0.12).contains(&foot), "ankle {foot}");
         // Left is −y (Unreal's y points right).
         assert!(at(&s, "crl_hand__L").y < 0.0 && at(&s, "crl_hand__R").y > 0.0);
+    }
+
+    #[test]
+    fn a_childs_skeleton_is_the_adults_smaller_on_the_same_ground() {
+        let (adult, child) = (Skeleton::default(), Skeleton::of_size(0.72));
+        let ground = -super::super::pedestrians::HALF_HEIGHT;
+        assert_eq!(at(&child, "crl_root").z, ground);
+        let (a, c) = (
+            at(&adult, "crl_Head__C").z - ground,
+            at(&child, "crl_Head__C").z - ground,
+        );
+        assert!((c / a - 0.72).abs() < 1e-4, "{c} against {a}");
+        // Sizes outside 0.5-1.5 (or not numbers) are held to them.
+        assert_eq!(Skeleton::of_size(f32::NAN).size(), 1.0);
+        assert_eq!(Skeleton::of_size(9.0).size(), 1.5);
     }
 
     #[test]
