@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Renders docs/images/weather-*.png, the gallery of docs/demo-world.md
+# Renders docs/images/weather-*.png, street-*.png and walker-skeleton.png,
+# the gallery of docs/demo-world.md
 # ("Pictures"), with a release build of carla-host in an empty world and
 # the stock 0.9.16 client (the virtual environment scripts/test.sh makes).
 set -euo pipefail
