@@ -1,8 +1,9 @@
 //! The demo world's look, shared by the rasterizer ([`super::raster`]) and
 //! the ray-cast reference camera ([`super::raycast`]): albedo × the
 //! weather's light ([`Lighting`]: sky ambient plus sun Lambert), darker
-//! where the ground is wet, with surface detail (windows on facades,
-//! paving, asphalt and grass grain, puddles), faded into the horizon
+//! where the ground is wet, with surface detail (windows and doors on
+//! facades, paving and curbs, asphalt and grass grain and wear, puddles,
+//! street lamp heads glowing at night), faded into the horizon
 //! colour with distance and fog; the sky is a gradient from the horizon
 //! to the zenith. Colours are BGRA bytes.
 
@@ -14,6 +15,9 @@ use carla_server::types::Vector3D;
 
 /// Dark glass of vehicle windows.
 pub(crate) const WINDOW: [u8; 3] = [38, 46, 56];
+
+/// A curb's brightness against the sidewalk's slabs.
+const CURB: f32 = 1.15;
 
 /// `x mod k` in [0, k) for k > 0.
 fn wrap(x: f32, k: f32) -> f32 {
@@ -38,6 +42,8 @@ pub(crate) enum Detail {
     FacadeAlongY,
     /// Paving slabs.
     Paving,
+    /// A curb: the sidewalk's side, lighter concrete.
+    Curb,
     /// Asphalt or grass grain.
     Grain,
 }
@@ -53,6 +59,7 @@ impl Detail {
                     Detail::FacadeAlongX
                 }
             }
+            tag::SIDEWALKS if n.z.abs() < 0.5 => Detail::Curb,
             tag::SIDEWALKS => Detail::Paving,
             tag::ROADS | tag::VEGETATION | tag::TERRAIN if n.z > 0.5 => Detail::Grain,
             _ => Detail::Plain,
@@ -67,6 +74,7 @@ impl Detail {
             Detail::FacadeAlongX => facade(p.x, p.z),
             Detail::FacadeAlongY => facade(p.y, p.z),
             Detail::Paving => paving(p.x, p.y),
+            Detail::Curb => CURB,
             Detail::Grain => grain(p.x, p.y),
         }
     }
@@ -78,6 +86,7 @@ impl Detail {
         let (x, y, z) = (&x[..k.len()], &y[..k.len()], &z[..k.len()]);
         match self {
             Detail::Plain => k.fill(1.0),
+            Detail::Curb => k.fill(CURB),
             Detail::FacadeAlongX => {
                 for ((k, &x), &z) in k.iter_mut().zip(x).zip(z) {
                     *k = facade(x, z);
@@ -102,13 +111,17 @@ impl Detail {
     }
 }
 
-/// A facade's windows at `along` metres along it, `z` up.
+/// A facade's windows at `along` metres along it, `z` up, and a door
+/// every 12 m on the ground floor.
 #[inline(always)]
 fn facade(along: f32, z: f32) -> f32 {
     let (wa, wz) = (wrap(along, 3.0), wrap(z, 3.2));
     // `&`, not `&&`: no branches to mispredict pixel by pixel.
     let window = (z > 1.0) & (0.8..2.2).contains(&wa) & (1.0..2.3).contains(&wz);
-    if window {
+    let door = (z < 2.1) & (wrap(along, 12.0) < 1.2);
+    if door {
+        0.3
+    } else if window {
         0.45
     } else {
         1.0
@@ -127,10 +140,11 @@ pub(crate) fn paving(x: f32, y: f32) -> f32 {
     }
 }
 
-/// [`Detail::Grain`] at `(x, y)`.
+/// [`Detail::Grain`] at `(x, y)`: a fine grain over patches 4 m across
+/// a little lighter or darker (wear and repairs).
 #[inline(always)]
 pub(crate) fn grain(x: f32, y: f32) -> f32 {
-    0.95 + 0.08 * hash(x * 3.0, y * 3.0)
+    (0.95 + 0.08 * hash(x * 3.0, y * 3.0)) * (0.96 + 0.06 * hash(x * 0.25, y * 0.25))
 }
 
 /// The nearest colour level to `x` in [0, 255]: one add and a mask,
@@ -183,7 +197,19 @@ pub(crate) fn lit(albedo: [u8; 3], n: Vector3D, t: u8, l: &Lighting) -> [f32; 3]
     }
     let light = l.on(n);
     let wet = wet_factor(t, l);
-    std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet)
+    let glow = glow(t, albedo, l);
+    std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet + glow[i])
+}
+
+/// The light a lamp gives out: none by day; at night a street lamp's
+/// head its full warm white, a traffic light's lamp its colour.
+#[inline]
+fn glow(t: u8, albedo: [u8; 3], l: &Lighting) -> [f32; 3] {
+    match t {
+        tag::STREET_LAMPS => LAMP_RGB.map(|c| 255.0 * c * l.night),
+        tag::TRAFFIC_LIGHTS => albedo.map(|c| f32::from(c) * l.night),
+        _ => [0.0; 3],
+    }
 }
 
 /// A surface's albedo × the wetness of tag `t`, RGB: what a light of its
@@ -231,7 +257,8 @@ pub(crate) fn shadowed(albedo: [u8; 3], n: Vector3D, t: u8, l: &Lighting) -> [f3
     }
     let light = l.sky_on(n);
     let wet = wet_factor(t, l);
-    std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet)
+    let glow = glow(t, albedo, l);
+    std::array::from_fn(|i| f32::from(albedo[i]) * light[i] * wet + glow[i])
 }
 
 /// `shadow` + `sun` × (`lit` − `shadow`): a colour `sun` of the way from
@@ -375,5 +402,39 @@ mod tests {
         ] {
             assert_eq!(round_up(x), x.round(), "{x}");
         }
+    }
+
+    #[test]
+    fn lamps_glow_at_night_and_facades_curbs_and_asphalt_have_detail() {
+        use crate::world::rendering::light::Lighting;
+        let mut w = carla_server::rpc::DEFAULT_WEATHER;
+        w[5] = -30.0; // sun_altitude_angle: night
+        let (day, night) = (Lighting::default(), Lighting::of(&w));
+        let head = [225, 225, 215];
+        // A lamp head lit like any surface by day, glowing at night; a
+        // pole beside it dark at night.
+        let by_day = lit(head, UP, tag::STREET_LAMPS, &day);
+        assert_eq!(by_day, lit(head, UP, tag::POLES, &day));
+        let glowing = lit(head, UP, tag::STREET_LAMPS, &night);
+        assert!(glowing.iter().all(|&c| c > 140.0), "{glowing:?}");
+        assert!(lit(head, UP, tag::POLES, &night).iter().all(|&c| c < 40.0));
+        assert!(shadowed(head, UP, tag::STREET_LAMPS, &night)[0] > 200.0);
+        // A red traffic light's lamp: red at night.
+        let red = lit([220, 20, 20], UP, tag::TRAFFIC_LIGHTS, &night);
+        assert!(red[0] > 150.0 && red[1] < 40.0, "{red:?}");
+        // A door on the ground floor, darker than the wall; windows above.
+        assert_eq!(facade(0.5, 1.0), 0.3);
+        assert_eq!(facade(6.0, 1.0), 1.0);
+        assert_eq!(facade(4.0, 4.5), 0.45);
+        // A sidewalk's side is a curb, its top paving.
+        assert_eq!(Detail::of(tag::SIDEWALKS, v3(0.0, 1.0, 0.0)), Detail::Curb);
+        assert_eq!(Detail::of(tag::SIDEWALKS, UP), Detail::Paving);
+        // Asphalt: patches of wear 4 m across under the grain.
+        let patch =
+            |x: f32, y: f32| (0..9).map(|i| grain(x + i as f32 * 0.37, y)).sum::<f32>() / 9.0;
+        let means: Vec<f32> = (0..20).map(|i| patch(i as f32 * 4.0 + 0.5, 0.5)).collect();
+        let spread = means.iter().fold(0.0f32, |m, a| m.max(*a))
+            - means.iter().fold(2.0f32, |m, a| m.min(*a));
+        assert!(spread > 0.03, "patches {means:?}");
     }
 }

@@ -361,7 +361,11 @@ fn along_sidewalks(
                     r.used[c] = true;
                     if lamp {
                         out.push(post(x, y, z, 0.08, LAMP_HEIGHT, tag::POLES, GREY));
-                        lamps.push(v3(x, y, z + LAMP_HEIGHT));
+                        // Its head, which glows at night.
+                        let top = z + LAMP_HEIGHT;
+                        let head = ((x - 0.25, y - 0.25, top), (x + 0.25, y + 0.25, top + 0.15));
+                        out.push(boxed(head.0, head.1, tag::STREET_LAMPS, [225, 225, 215]));
+                        lamps.push(v3(x, y, top));
                         since_lamp = 0.0;
                     } else {
                         let h = rng.range(4.5, 8.0);

@@ -32,6 +32,8 @@ pub(crate) mod tag {
     /// A vehicle's lit lamps, which shine at any hour (0.8: VEHICLES;
     /// 0.9.16: Car).
     pub(crate) const VEHICLE_LAMPS: u8 = 16;
+    /// Street lamp heads, which glow at night (0.8: POLES; 0.9.16: Pole).
+    pub(crate) const STREET_LAMPS: u8 = 17;
 }
 
 /// CARLA 0.8's tag of an internal tag ([`tag`]); unknown tags are 0.
@@ -41,6 +43,7 @@ pub(crate) const fn tag_08(internal: u8) -> u8 {
         tag::TERRAIN => tag::VEGETATION,
         tag::TRAFFIC_LIGHTS => tag::TRAFFIC_SIGNS,
         tag::VEHICLE_LAMPS => tag::VEHICLES,
+        tag::STREET_LAMPS => tag::POLES,
         t if t <= tag::TRAFFIC_SIGNS => t,
         _ => tag::NONE,
     }
@@ -57,7 +60,7 @@ pub(crate) const fn tag_0916(internal: u8) -> u8 {
         tag::FENCES => 5,
         tag::OTHER => 22,
         tag::PEDESTRIANS => 12,
-        tag::POLES => 6,
+        tag::POLES | tag::STREET_LAMPS => 6,
         tag::ROAD_LINES => 24,
         tag::ROADS => 1,
         tag::SIDEWALKS => 2,
