@@ -8,6 +8,7 @@ pub(crate) mod ackermann;
 pub(crate) mod actors;
 pub(crate) mod bones;
 pub(crate) mod carbody;
+pub(crate) mod dress;
 pub(crate) mod figure;
 pub(crate) mod fleet;
 pub(crate) mod lights;

@@ -5,7 +5,7 @@
 //! it was put until its client walks it (`apply_control`, or the client's
 //! crowd on the navigation mesh), on the ground under it. Seeded.
 
-use super::figure::Dress;
+use super::dress::Dress;
 use super::skeleton::Skeleton;
 use crate::world::map::lanes::{LaneIx, LaneKind, Lanes};
 use crate::world::map::CURB_HEIGHT;

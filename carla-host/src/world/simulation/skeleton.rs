@@ -3,7 +3,7 @@
 //! 1.8 m tall, a walking cycle that follows the walker's speed, and a pose
 //! a client sets bone by bone (`set_bones`) and blends over the cycle
 //! (`blend_pose`). The body's bones are what the cameras draw
-//! ([`Skeleton::parts`]) and what `get_bones` reports.
+//! ([`super::figure`]) and what `get_bones` reports ([`super::bones`]).
 //!
 //! Frames: a bone's transform is relative to its parent's (offset, then
 //! rotation, Unreal's rotator: x forward, y right, z up); the root's is
