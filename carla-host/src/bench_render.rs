@@ -10,6 +10,7 @@
 use crate::world::map::lanes::LaneKind;
 use crate::world::map::Options;
 use crate::world::rendering::gbuffer::{Channels, GBuffer, Output};
+use crate::world::rendering::motion::{Motion, Reprojection};
 use crate::world::rendering::optics::Optics;
 use crate::world::rendering::render::{CameraPose, CameraSpec, PostProcessing};
 use crate::world::rendering::{raster, raycast, shadow};
@@ -211,7 +212,7 @@ fn run(frames: usize, town: &Arc<Town>) {
     let (mut all_planes, mut tags_only) = (Vec::new(), Vec::new());
     let (mut fresh, mut kept, mut as_tris) = (Vec::new(), Vec::new(), Vec::new());
     let (mut with_shadows, mut no_shadows) = (Vec::new(), Vec::new());
-    let (mut smoothing, mut lensing) = (Vec::new(), Vec::new());
+    let (mut smoothing, mut lensing, mut blurring) = (Vec::new(), Vec::new(), Vec::new());
     let mut smooth = Optics::of(true, |_, d| d).expect("edges smoothed by default");
     let lens_attributes = |k: &str, d: f32| match k {
         "lens_k" => -2.0,
@@ -229,11 +230,33 @@ fn run(frames: usize, town: &Arc<Town>) {
             ..Default::default()
         };
         let (mut raster, mut rays, mut gbuf) = (Vec::new(), Vec::new(), Vec::new());
+        let mut before: Option<CameraPose> = None;
         for i in 0..2 * frames {
             world.step(&drive, 1.0 / 30.0);
             let base = base.unwrap_or_else(|| world.player_transform());
             if i < frames {
                 let pose = CameraPose::on_player(&cam, &base);
+                // A moving camera with CARLA's default motion blur: the
+                // depth plane too, and the smear (the views on the
+                // player's car move; the others stand still).
+                let still = |_: u32| None;
+                let motion = Motion {
+                    now: pose,
+                    before: before.replace(pose).unwrap_or(pose),
+                    fov_deg: cam.fov_deg,
+                    moved: &still,
+                };
+                if let Some(r) = Reprojection::of(&motion, W as usize, H as usize) {
+                    let mut planes = Channels::of(Output::Rgb);
+                    planes.depth = true;
+                    g.fill_only(planes);
+                    blurring.push(time(|| {
+                        world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g);
+                        g.write(Output::Rgb, &mut out);
+                        smooth.blur_motion(&mut out, (W as usize, 0), g.depth(), &r);
+                        smooth.apply(&mut out, W as usize, H as usize, true);
+                    }));
+                }
                 // An RGB camera: the colour plane alone, as the server
                 // renders one.
                 g.fill_only(Channels::of(Output::Rgb));
@@ -353,6 +376,11 @@ fn run(frames: usize, town: &Arc<Town>) {
         "  the RGB camera's default post-processing (edges smoothed): p50 {p50:.2} ms mean \
          {pmean:.2} ms; with lens_k -2, the lens circle and chromatic aberration too: p50 \
          {l50:.2} ms mean {lmean:.2} ms"
+    );
+    let (b50, bmean) = stats(&mut blurring);
+    println!(
+        "  the RGB camera on the moving car with CARLA's defaults (shadows, motion blur, \
+         smoothed edges): p50 {b50:.2} ms mean {bmean:.2} ms"
     );
     let (h50, hmean) = stats(&mut full_hd);
     println!(

@@ -5,7 +5,7 @@
 
 use super::sensors::{parent_pose, pose, Kind, Sensor09, Tick};
 use crate::world::rendering::gbuffer::{Channels, GBuffer, Output};
-use crate::world::rendering::motion::Motion;
+use crate::world::rendering::motion::{Motion, Reprojection};
 use crate::world::rendering::render::CameraPose;
 use carla_server::log_warn;
 use carla_server::sensor::{
@@ -123,18 +123,31 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
             _ => None,
         });
         let outputs = kinds.chain(textures.iter().map(|(_, output, _)| *output));
-        gbuffer.fill_only(outputs.fold(Channels::NONE, |c, o| c.and(Channels::of(o))));
+        let mut channels = outputs.fold(Channels::NONE, |c, o| c.and(Channels::of(o)));
+        // A moving camera's motion blur reads each pixel's depth.
+        let reproject = Reprojection::of(&motion, w as usize, h as usize);
+        let blurred = |s: &Sensor09| s.optics.as_ref().is_some_and(|o| o.blurs());
+        if reproject.is_some() && images.iter().any(|(i, _)| blurred(&sensors[*i])) {
+            channels.depth = true;
+        }
+        gbuffer.fill_only(channels);
         t.world.render_stripes(&camera, w, h, fov, gbuffer, |g| {
             for (i, image) in images.iter_mut() {
-                match sensors[*i].kind {
+                let s = &mut sensors[*i];
+                match s.kind {
                     Kind::Camera(Output::Flow) => {
                         g.write_flow(&motion, g.rows_of_sized(image.pixels_mut(), 8));
                     }
                     Kind::Camera(output) => {
                         let rows = g.rows_of(image.pixels_mut());
                         g.write(output, rows);
-                        if let Some(tone) = &sensors[*i].tone {
-                            tone.apply(g.rows_of(image.pixels_mut()));
+                        if let Some(tone) = &s.tone {
+                            tone.apply(rows);
+                        }
+                        if let (Some(r), Some(o)) = (&reproject, s.optics.as_deref_mut()) {
+                            if output == Output::Rgb && o.blurs() {
+                                o.blur_motion(rows, (w as usize, g.first_row()), g.depth(), r);
+                            }
                         }
                     }
                     _ => {}

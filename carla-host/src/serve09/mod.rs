@@ -394,10 +394,11 @@ impl Serve09 {
                 .unwrap_or_else(|| "static.prop".into())
         };
         // The states still hold the previous tick's transforms.
-        let flow = self
-            .sensors
-            .iter()
-            .any(|s| s.kind == sensors::Kind::Camera(Output::Flow));
+        // Optical flow and motion blur need where things were.
+        let flow = self.sensors.iter().any(|s| {
+            s.kind == sensors::Kind::Camera(Output::Flow)
+                || s.optics.as_ref().is_some_and(|o| o.blurs())
+        });
         // Refilled in place: no allocation per tick once it has grown.
         self.previous.clear();
         if flow {

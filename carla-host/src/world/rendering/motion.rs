@@ -94,6 +94,111 @@ impl GBuffer {
     }
 }
 
+/// Where the camera of one tick ago saw the still world's points of this
+/// image: per row, a point at planar depth `t` under pixel column `x`
+/// sits, in that camera's frame, at `c + t · (e + x · f)` (affine in `x`
+/// and `t`: a few multiply-adds a pixel).
+pub(crate) struct Reprojection {
+    /// The camera's move in the old camera's frame.
+    c: Vector3D,
+    /// The old frame's axes of this camera's forward, right and up.
+    forward: Vector3D,
+    right: Vector3D,
+    up: Vector3D,
+    tan: f32,
+    tan_v: f32,
+    step: f32,
+}
+
+impl Reprojection {
+    /// For an image `w × h` of the camera `m` describes; `None` when the
+    /// camera did not move (nothing to reproject).
+    pub(crate) fn of(m: &Motion, w: usize, h: usize) -> Option<Reprojection> {
+        if m.now == m.before || w == 0 || h == 0 {
+            return None;
+        }
+        let tan = (m.fov_deg.clamp(0.001, 179.0).to_radians() / 2.0).tan();
+        let b = &m.before.axes;
+        Some(Reprojection {
+            c: b.to_local(sub(m.now.origin, m.before.origin)),
+            forward: b.to_local(m.now.axes.forward),
+            right: b.to_local(m.now.axes.right),
+            up: b.to_local(m.now.axes.up),
+            tan,
+            tan_v: tan * h as f32 / w as f32,
+            step: 2.0 * tan / w as f32,
+        })
+    }
+
+    /// Screen motion in pixels since the last tick of the still point at
+    /// planar depth `t` (finite) under pixel `(u, v)`, or (0, 0) for one
+    /// that was behind the old camera.
+    #[cfg(test)]
+    pub(crate) fn pixels(&self, u: usize, v: usize, t: f32) -> (f32, f32) {
+        self.row(v).pixels(u, t)
+    }
+
+    /// Row `v`'s part of the work, done once for its pixels.
+    #[inline]
+    pub(crate) fn row(&self, v: usize) -> Row<'_> {
+        let y = v as f32 + 0.5;
+        let ys = y * self.step - self.tan_v;
+        // The ray under column x: `d0 + x · dx`.
+        let d0 = sub(scale(self.right, -self.tan), scale(self.up, ys));
+        Row {
+            r: self,
+            y,
+            d0: add(self.forward, d0),
+            dx: scale(self.right, self.step),
+        }
+    }
+}
+
+/// One row of a [`Reprojection`].
+pub(crate) struct Row<'a> {
+    r: &'a Reprojection,
+    y: f32,
+    d0: Vector3D,
+    dx: Vector3D,
+}
+
+impl Row<'_> {
+    /// [`Reprojection::pixels`] of column `u` of this row.
+    #[cfg(test)]
+    pub(crate) fn pixels(&self, u: usize, t: f32) -> (f32, f32) {
+        let (mut x, mut y) = ([0.0], [0.0]);
+        self.motion(u, &[t], (&mut x, &mut y), t);
+        (x[0], y[0])
+    }
+
+    /// The motion in pixels of the columns from `u0` of this row whose
+    /// planar depths are `depth` (a depth that is not finite reads as
+    /// `sky`), into `out` (x and y; as long as `depth`). One loop without
+    /// branches: it vectorizes.
+    #[inline]
+    pub(crate) fn motion(&self, u0: usize, depth: &[f32], out: (&mut [f32], &mut [f32]), sky: f32) {
+        let r = self.r;
+        let inv_step = 1.0 / r.step;
+        let (ox, oy) = out;
+        let n = depth.len().min(ox.len()).min(oy.len());
+        let lanes = ox[..n].iter_mut().zip(&mut oy[..n]).zip(&depth[..n]);
+        for (k, ((mx, my), &t)) in lanes.enumerate() {
+            let x = (u0 + k) as f32 + 0.5;
+            let t = if t.is_finite() { t } else { sky };
+            let seen_x = r.c.x + t * (self.d0.x + self.dx.x * x);
+            let seen_y = r.c.y + t * (self.d0.y + self.dx.y * x);
+            let seen_z = r.c.z + t * (self.d0.z + self.dx.z * x);
+            let inv = 1.0 / seen_x;
+            let bx = (seen_y * inv + r.tan) * inv_step;
+            let by = (-seen_z * inv + r.tan_v) * inv_step;
+            // A point that was behind the old camera: no motion.
+            let ahead = seen_x > 1e-6;
+            *mx = if ahead { x - bx } else { 0.0 };
+            *my = if ahead { self.y - by } else { 0.0 };
+        }
+    }
+}
+
 #[cfg(test)]
 #[path = "motion_tests.rs"]
 mod tests;

@@ -154,3 +154,32 @@ fn normals_and_cosmos_outputs_encode_the_g_buffer() {
         [0, 0, 255, 255, 0, 255, 0, 255, 0, 0, 0, 255, 221, 103, 56, 255]
     );
 }
+
+#[test]
+fn the_reprojection_gives_the_flow_cameras_pixel_motion() {
+    // A camera that moved and turned, the world still: the motion in
+    // pixels is the optical flow's, in its units.
+    let g = gbuffer(7.0, 0);
+    let m = Motion {
+        now: pose(0.0, 0.0, 10.0),
+        before: pose(-0.8, 0.3, 4.0),
+        fov_deg: 90.0,
+        moved: &still,
+    };
+    let f = flow(&g, &m);
+    let r = Reprojection::of(&m, 4, 2).expect("the camera moved");
+    for (i, want) in f.iter().enumerate() {
+        let (dx, dy) = r.pixels(i % 4, i / 4, 7.0);
+        assert!(
+            (dx * 2.0 / 4.0 - want[0]).abs() < 1e-4,
+            "{i}: {dx} {want:?}"
+        );
+        assert!(
+            (-dy * 2.0 / 2.0 - want[1]).abs() < 1e-4,
+            "{i}: {dy} {want:?}"
+        );
+    }
+    // A camera that stood still: nothing to reproject.
+    let still_camera = Motion { before: m.now, ..m };
+    assert!(Reprojection::of(&still_camera, 4, 2).is_none());
+}

@@ -1,8 +1,9 @@
 //! What a camera's lens and post-processing do to its picture once it is
 //! drawn: smoothed edges, lens distortion (`lens_k`, `lens_kcube`,
 //! `lens_x_size`, `lens_y_size`), the lens circle (`lens_circle_multiplier`,
-//! `lens_circle_falloff`) and chromatic aberration
-//! (`chromatic_aberration_intensity`, `_offset`), as CARLA's camera
+//! `lens_circle_falloff`), chromatic aberration
+//! (`chromatic_aberration_intensity`, `_offset`) and motion blur
+//! (`motion_blur_intensity`, `motion_blur_max_distortion`), as CARLA's camera
 //! blueprints name them (its values in docs/demo-world.md).
 //!
 //! The distortion moves every camera's pixels alike (depth, semantic and
@@ -14,6 +15,8 @@
 //! camera's own kept between frames (no allocation once warmed up), its
 //! rows shared out among the worker threads.
 
+use super::motion::Reprojection;
+use crate::world::math::floor_i32;
 use crate::world::workers::{on_threads, split, threads};
 use parking_lot::Mutex;
 
@@ -29,6 +32,11 @@ const DISTORTION: f32 = 0.125;
 /// Chromatic aberration of intensity 1 moves red and blue apart by 1% of
 /// the radius at the corners.
 const FRINGE: f32 = 0.01;
+/// Pixels of a row whose motion is worked out at once.
+const CHUNK: usize = 64;
+/// How far the sky is taken to be for motion blur, metres (it moves with
+/// the camera's turn, hardly with its travel).
+const SKY_M: f32 = 1e5;
 
 /// A camera's optics, worked out once from its attributes.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -46,6 +54,10 @@ pub(crate) struct Optics {
     /// Chromatic aberration: intensity and where it starts (0-1 of the
     /// way to the corners).
     pub fringe: [f32; 2],
+    /// Motion blur: the share of a pixel's motion over the last tick it
+    /// is smeared along (`motion_blur_intensity`), and the longest smear
+    /// as a share of the width (`motion_blur_max_distortion` / 100).
+    pub blur: [f32; 2],
     /// Kept between frames: a copy of the picture, its luma, the circle's
     /// table.
     scratch: Vec<u8>,
@@ -96,6 +108,14 @@ impl Optics {
             } else {
                 [0.0, 0.0]
             },
+            blur: if colour {
+                [
+                    sane(a("motion_blur_intensity", 0.45), 0.45, 0.0, 1.0),
+                    sane(a("motion_blur_max_distortion", 0.35), 0.35, 0.0, 100.0) / 100.0,
+                ]
+            } else {
+                [0.0, 0.0]
+            },
             scratch: Vec::new(),
             luma: Vec::new(),
             step: Vec::new(),
@@ -104,7 +124,77 @@ impl Optics {
             map_size: (0, 0, false),
         };
         let warps = o.k != 0.0 || o.kcube != 0.0 || o.fringe[0] > 0.0;
-        (o.smooth || warps || o.circle[0] > 0.0).then_some(o)
+        (o.smooth || warps || o.circle[0] > 0.0 || o.blurs()).then_some(o)
+    }
+
+    /// Whether it smears moving pictures (needs the planar depth of each
+    /// pixel: [`Optics::blur_motion`]).
+    pub(crate) fn blurs(&self) -> bool {
+        self.blur[0] > 0.0 && self.blur[1] > 0.0
+    }
+
+    /// Motion blur on the rows of a stripe (`px`: its BGRA bytes, `w`
+    /// wide, from image row `row0`; `depth`: their planar depths, the sky
+    /// infinite): each pixel becomes the tent-weighted mean of three
+    /// pixels along its screen motion since the last tick
+    /// (`reproject`: the camera's own move; the world held still) times
+    /// the intensity, centred on it, at most the longest smear long.
+    /// Smears under half a pixel leave the pixel as drawn.
+    pub(crate) fn blur_motion(
+        &mut self,
+        px: &mut [u8],
+        (w, row0): (usize, usize),
+        depth: &[f32],
+        reproject: &Reprojection,
+    ) {
+        let rows = px.len() / (4 * w).max(1);
+        if !self.blurs() || rows == 0 || depth.len() != w * rows {
+            return;
+        }
+        let [intensity, share] = self.blur;
+        let longest = share * w as f32;
+        self.scratch.clear();
+        self.scratch.extend_from_slice(px);
+        let src = self.scratch.as_chunks::<4>().0;
+        let (wi, hi) = (w as i32 - 1, rows as i32 - 1);
+        let longest2 = longest * longest;
+        by_rows(px, w, |y, row| {
+            let out = row.as_chunks_mut::<4>().0;
+            let line = reproject.row(row0 + y);
+            let (mut mx, mut my) = ([0.0f32; CHUNK], [0.0f32; CHUNK]);
+            for (c, out) in out.chunks_mut(CHUNK).enumerate() {
+                let x0 = c * CHUNK;
+                let n = out.len();
+                line.motion(x0, &depth[y * w + x0..][..n], (&mut mx, &mut my), SKY_M);
+                for (k, o) in out.iter_mut().enumerate() {
+                    let (mut vx, mut vy) = (0.5 * mx[k] * intensity, 0.5 * my[k] * intensity);
+                    // Taps under half a pixel away are the pixel itself.
+                    if vx.abs() < 0.5 && vy.abs() < 0.5 {
+                        continue;
+                    }
+                    let len2 = vx * vx + vy * vy;
+                    if len2 > 0.25 * longest2 {
+                        let s = 0.5 * longest / len2.sqrt();
+                        (vx, vy) = (vx * s, vy * s);
+                    }
+                    // The nearest pixels half a smear either way (rounded
+                    // without a libm call).
+                    let at = |sx: f32, sy: f32| {
+                        let sx = floor_i32(sx + 0.5).clamp(0, wi) as usize;
+                        let sy = floor_i32(sy + 0.5).clamp(0, hi) as usize;
+                        let p = u32::from_le_bytes(src[sy * w + sx]);
+                        (p & 0x00FF_00FF, p >> 8 & 0x00FF_00FF)
+                    };
+                    let (fx, fy) = ((x0 + k) as f32, y as f32);
+                    let (a, c) = (at(fx - vx, fy - vy), at(fx + vx, fy + vy));
+                    let b = u32::from_le_bytes(*o);
+                    let b = (b & 0x00FF_00FF, b >> 8 & 0x00FF_00FF);
+                    let lo = (a.0 + 2 * b.0 + c.0 + 0x0002_0002) >> 2 & 0x00FF_00FF;
+                    let hi = (a.1 + 2 * b.1 + c.1 + 0x0002_0002) >> 2 & 0x00FF_00FF;
+                    *o = (lo | hi << 8).to_le_bytes();
+                }
+            }
+        });
     }
 
     /// Applies them to a `w × h` picture of BGRA bytes: an RGB camera's
@@ -404,7 +494,7 @@ mod tests {
     }
 
     #[test]
-    fn carlas_defaults_leave_only_the_edges_smoothed() {
+    fn carlas_defaults_smooth_the_edges_and_blur_motion_only() {
         assert_eq!(optics(&[], false), None);
         let rgb = optics(&[], true).unwrap();
         assert!(rgb.smooth);
@@ -412,7 +502,12 @@ mod tests {
             (rgb.k, rgb.kcube, rgb.circle[0], rgb.fringe[0]),
             (0.0, 0.0, 0.0, 0.0)
         );
-        assert_eq!(optics(&[("enable_postprocess_effects", 0.0)], true), None);
+        assert!(rgb.blur[0] == 0.45 && (rgb.blur[1] - 0.0035).abs() < 1e-7);
+        let off = [
+            ("enable_postprocess_effects", 0.0),
+            ("motion_blur_intensity", 0.0),
+        ];
+        assert_eq!(optics(&off, true), None);
         // Numbers that are not numbers read as the defaults.
         let odd = [
             ("lens_k", f32::NAN),
@@ -494,5 +589,60 @@ mod tests {
         let fringed = (36..60).any(|x| at(&px, x, 5, 0).abs_diff(at(&px, x, 5, 2)) > 30);
         assert!(fringed);
         assert_eq!(at(&px, 32, 24, 0), at(&px, 32, 24, 2));
+    }
+
+    #[test]
+    fn a_moving_camera_smears_edges_along_its_motion() {
+        use crate::world::rendering::motion::Motion;
+        use crate::world::rendering::render::CameraPose;
+        use carla_server::types::Rotation3D;
+        let pose =
+            |y: f32| CameraPose::new(crate::world::math::v3(0.0, y, 0.0), &Rotation3D::default());
+        let still = |_: u32| None;
+        // The camera slid 0.5 m to its right in a tick: a wall 5 m ahead
+        // moves 3.2 px left across a 64 px image; the blur smears 45% of
+        // that, capped at 3% of the width (1.9 px).
+        let m = Motion {
+            now: pose(0.5),
+            before: pose(0.0),
+            fov_deg: 90.0,
+            moved: &still,
+        };
+        let r = Reprojection::of(&m, W, H).unwrap();
+        let depth = vec![5.0; W * H];
+        let attrs = [
+            ("motion_blur_max_distortion", 3.0),
+            ("enable_postprocess_effects", 0.0),
+        ];
+        let mut o = optics(&attrs, true).unwrap();
+        assert!(o.blurs());
+        let mut px = square();
+        o.blur_motion(&mut px, (W, 0), &depth, &r);
+        let at = |px: &[u8], x: usize, y: usize| px[4 * (y * W + x)];
+        // Across the square's sides (x 40 and 55) the levels ramp; along
+        // its top (y 4), where the motion runs along the edge, they do
+        // not; inside and far outside nothing changes.
+        let before = square();
+        assert!(
+            at(&px, 40, 12) < 250 && at(&px, 39, 12) > 40,
+            "{} {}",
+            at(&px, 39, 12),
+            at(&px, 40, 12)
+        );
+        assert!(at(&px, 55, 12) < 250 || at(&px, 56, 12) > 40);
+        assert_eq!(at(&px, 48, 4), at(&before, 48, 4));
+        assert_eq!(at(&px, 48, 3), at(&before, 48, 3));
+        assert_eq!((at(&px, 47, 12), at(&px, 10, 30)), (250, 40));
+        // Alpha stays whole.
+        assert!(px
+            .chunks_exact(4)
+            .zip(before.chunks_exact(4))
+            .all(|(a, b)| a[3] == b[3]));
+        // No blur without motion or with intensity 0.
+        let mut calm = optics(&[("motion_blur_intensity", 0.0)], true).unwrap();
+        assert!(!calm.blurs());
+        let mut px = square();
+        calm.blur_motion(&mut px, (W, 0), &depth, &r);
+        assert_eq!(px, square());
     }
 }
