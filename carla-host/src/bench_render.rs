@@ -253,7 +253,7 @@ fn run(frames: usize, town: &Arc<Town>) {
                     blurring.push(time(|| {
                         world.render_gbuffer(&pose, W, H, cam.fov_deg, &mut g);
                         g.write(Output::Rgb, &mut out);
-                        smooth.blur_motion(&mut out, (W as usize, 0), g.depth(), &r);
+                        smooth.blur_motion(&mut out, (W as usize, 0, H as usize), g.depth(), &r);
                         smooth.apply(&mut out, W as usize, H as usize, true);
                     }));
                 }

@@ -146,7 +146,12 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
                         }
                         if let (Some(r), Some(o)) = (&reproject, s.optics.as_deref_mut()) {
                             if output == Output::Rgb && o.blurs() {
-                                o.blur_motion(rows, (w as usize, g.first_row()), g.depth(), r);
+                                o.blur_motion(
+                                    rows,
+                                    (w as usize, g.first_row(), h as usize),
+                                    g.depth(),
+                                    r,
+                                );
                             }
                         }
                     }

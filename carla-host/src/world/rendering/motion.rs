@@ -172,32 +172,57 @@ impl Row<'_> {
     }
 
     /// The motion in pixels of the columns from `u0` of this row whose
-    /// planar depths are `depth` (a depth that is not finite reads as
-    /// `sky`), into `out` (x and y; as long as `depth`). One loop without
-    /// branches: it vectorizes.
+    /// planar depths are `depth` (at most [`MOTION_RUN`]; a depth that is
+    /// not finite reads as `sky`), into `out` (x and y; as long as
+    /// `depth`). One loop without branches: it vectorizes.
     #[inline]
     pub(crate) fn motion(&self, u0: usize, depth: &[f32], out: (&mut [f32], &mut [f32]), sky: f32) {
         let r = self.r;
         let inv_step = 1.0 / r.step;
         let (ox, oy) = out;
         let n = depth.len().min(ox.len()).min(oy.len());
-        let lanes = ox[..n].iter_mut().zip(&mut oy[..n]).zip(&depth[..n]);
-        for (k, ((mx, my), &t)) in lanes.enumerate() {
-            let x = (u0 + k) as f32 + 0.5;
-            let t = if t.is_finite() { t } else { sky };
-            let seen_x = r.c.x + t * (self.d0.x + self.dx.x * x);
-            let seen_y = r.c.y + t * (self.d0.y + self.dx.y * x);
-            let seen_z = r.c.z + t * (self.d0.z + self.dx.z * x);
+        // The columns' centres as floats, by adding: a usize-to-float
+        // conversion per pixel would keep the loop from vectorizing.
+        let x0 = u0 as f32 + 0.5;
+        // Plain locals: stores through `out` cannot change them, so the
+        // loop need not load them again each pixel.
+        let (c, d0, dx, y) = (r.c, self.d0, self.dx, self.y);
+        let (tan, tan_v) = (r.tan, r.tan_v);
+        let lanes = ox[..n]
+            .iter_mut()
+            .zip(&mut oy[..n])
+            .zip(&depth[..n])
+            .zip(&COLUMNS[..n]);
+        for (((mx, my), &t), &k) in lanes {
+            let x = x0 + k;
+            let t = if t.abs() < f32::INFINITY { t } else { sky };
+            let seen_x = c.x + t * (d0.x + dx.x * x);
+            let seen_y = c.y + t * (d0.y + dx.y * x);
+            let seen_z = c.z + t * (d0.z + dx.z * x);
             let inv = 1.0 / seen_x;
-            let bx = (seen_y * inv + r.tan) * inv_step;
-            let by = (-seen_z * inv + r.tan_v) * inv_step;
+            let bx = (seen_y * inv + tan) * inv_step;
+            let by = (-seen_z * inv + tan_v) * inv_step;
             // A point that was behind the old camera: no motion.
             let ahead = seen_x > 1e-6;
             *mx = if ahead { x - bx } else { 0.0 };
-            *my = if ahead { self.y - by } else { 0.0 };
+            *my = if ahead { y - by } else { 0.0 };
         }
     }
 }
+
+/// The most columns [`Row::motion`] takes at once.
+pub(crate) const MOTION_RUN: usize = 64;
+
+/// 0, 1, 2, ... as floats: column offsets within a run.
+static COLUMNS: [f32; MOTION_RUN] = {
+    let mut c = [0.0; MOTION_RUN];
+    let mut i = 0;
+    while i < MOTION_RUN {
+        c[i] = i as f32;
+        i += 1;
+    }
+    c
+};
 
 #[cfg(test)]
 #[path = "motion_tests.rs"]

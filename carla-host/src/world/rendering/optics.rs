@@ -15,7 +15,7 @@
 //! camera's own kept between frames (no allocation once warmed up), its
 //! rows shared out among the worker threads.
 
-use super::motion::Reprojection;
+use super::motion::{Reprojection, MOTION_RUN};
 use crate::world::math::floor_i32;
 use crate::world::workers::{on_threads, split, threads};
 use parking_lot::Mutex;
@@ -32,8 +32,11 @@ const DISTORTION: f32 = 0.125;
 /// Chromatic aberration of intensity 1 moves red and blue apart by 1% of
 /// the radius at the corners.
 const FRINGE: f32 = 0.01;
+/// Luma steps (0-255) under which a pixel is left out of the motion
+/// blur: its neighbours are its colour.
+const BLUR_STEP: u8 = 4;
 /// Pixels of a row whose motion is worked out at once.
-const CHUNK: usize = 64;
+const CHUNK: usize = MOTION_RUN;
 /// How far the sky is taken to be for motion blur, metres (it moves with
 /// the camera's turn, hardly with its travel).
 const SKY_M: f32 = 1e5;
@@ -63,6 +66,9 @@ pub(crate) struct Optics {
     scratch: Vec<u8>,
     luma: Vec<u8>,
     step: Vec<u8>,
+    /// The picture size a motion blur of the whole picture also smoothed
+    /// the edges of (the smoothing after it has nothing left to do).
+    smoothed_for: Option<(usize, usize)>,
     keep: Vec<u16>,
     /// [`Optics::warp`]'s maps and the picture they are for.
     maps: Vec<u32>,
@@ -119,6 +125,7 @@ impl Optics {
             scratch: Vec::new(),
             luma: Vec::new(),
             step: Vec::new(),
+            smoothed_for: None,
             keep: Vec::new(),
             maps: Vec::new(),
             map_size: (0, 0, false),
@@ -143,7 +150,7 @@ impl Optics {
     pub(crate) fn blur_motion(
         &mut self,
         px: &mut [u8],
-        (w, row0): (usize, usize),
+        (w, row0, image_h): (usize, usize, usize),
         depth: &[f32],
         reproject: &Reprojection,
     ) {
@@ -155,6 +162,14 @@ impl Optics {
         let longest = share * w as f32;
         self.scratch.clear();
         self.scratch.extend_from_slice(px);
+        luma_steps(&self.scratch, w, (&mut self.luma, &mut self.step));
+        // A stripe that is the whole picture gets its edges smoothed in
+        // the same pass: an edge pixel the smear leaves alone is smoothed,
+        // one it takes is smeared from its smoothed self.
+        let whole = row0 == 0 && rows == image_h && rows >= 3 && w >= 3;
+        let smooth = self.smooth && whole;
+        self.smoothed_for = smooth.then_some((w, rows));
+        let steps = &self.step;
         let src = self.scratch.as_chunks::<4>().0;
         let (wi, hi) = (w as i32 - 1, rows as i32 - 1);
         let longest2 = longest * longest;
@@ -165,11 +180,23 @@ impl Optics {
             for (c, out) in out.chunks_mut(CHUNK).enumerate() {
                 let x0 = c * CHUNK;
                 let n = out.len();
+                let flat = &steps[y * w + x0..][..n];
+                // A run of flat pixels: nothing to smear.
+                if flat.iter().fold(0, |m, &s| m.max(s)) < BLUR_STEP {
+                    continue;
+                }
                 line.motion(x0, &depth[y * w + x0..][..n], (&mut mx, &mut my), SKY_M);
                 for (k, o) in out.iter_mut().enumerate() {
+                    // Smearing a flat patch changes nothing worth the taps.
+                    if flat[k] < BLUR_STEP {
+                        continue;
+                    }
                     let (mut vx, mut vy) = (0.5 * mx[k] * intensity, 0.5 * my[k] * intensity);
                     // Taps under half a pixel away are the pixel itself.
                     if vx.abs() < 0.5 && vy.abs() < 0.5 {
+                        if smooth && flat[k] >= EDGE {
+                            *o = tent(src, w, y * w + x0 + k);
+                        }
                         continue;
                     }
                     let len2 = vx * vx + vy * vy;
@@ -177,18 +204,26 @@ impl Optics {
                         let s = 0.5 * longest / len2.sqrt();
                         (vx, vy) = (vx * s, vy * s);
                     }
+                    // On an edge (which may run along the motion) the
+                    // smear takes smoothed pixels, as if the smoothing had
+                    // come first: tent filters, off the picture's border.
+                    let edge = smooth && flat[k] >= EDGE;
+                    let (lo_x, lo_y) = if edge { (1, 1) } else { (0, 0) };
+                    let pixel = |j: usize| {
+                        let p = if edge { tent(src, w, j) } else { src[j] };
+                        let p = u32::from_le_bytes(p);
+                        (p & 0x00FF_00FF, p >> 8 & 0x00FF_00FF)
+                    };
                     // The nearest pixels half a smear either way (rounded
                     // without a libm call).
                     let at = |sx: f32, sy: f32| {
-                        let sx = floor_i32(sx + 0.5).clamp(0, wi) as usize;
-                        let sy = floor_i32(sy + 0.5).clamp(0, hi) as usize;
-                        let p = u32::from_le_bytes(src[sy * w + sx]);
-                        (p & 0x00FF_00FF, p >> 8 & 0x00FF_00FF)
+                        let sx = floor_i32(sx + 0.5).clamp(lo_x, wi - lo_x) as usize;
+                        let sy = floor_i32(sy + 0.5).clamp(lo_y, hi - lo_y) as usize;
+                        pixel(sy * w + sx)
                     };
                     let (fx, fy) = ((x0 + k) as f32, y as f32);
                     let (a, c) = (at(fx - vx, fy - vy), at(fx + vx, fy + vy));
-                    let b = u32::from_le_bytes(*o);
-                    let b = (b & 0x00FF_00FF, b >> 8 & 0x00FF_00FF);
+                    let b = pixel(y * w + x0 + k);
                     let lo = (a.0 + 2 * b.0 + c.0 + 0x0002_0002) >> 2 & 0x00FF_00FF;
                     let hi = (a.1 + 2 * b.1 + c.1 + 0x0002_0002) >> 2 & 0x00FF_00FF;
                     *o = (lo | hi << 8).to_le_bytes();
@@ -202,11 +237,13 @@ impl Optics {
     /// nearest pixel, as a 4-byte word).
     pub(crate) fn apply(&mut self, pixels: &mut [u8], w: usize, h: usize, colour: bool) {
         if w < 3 || h < 3 || pixels.len() != w * h * 4 {
+            self.smoothed_for = None;
             return;
         }
-        if colour && self.smooth {
-            self.smooth_edges(pixels, w, h);
+        if colour && self.smooth && self.smoothed_for != Some((w, h)) {
+            self.smooth_edges(pixels, w);
         }
+        self.smoothed_for = None;
         if self.k != 0.0 || self.kcube != 0.0 || (colour && self.fringe[0] > 0.0) {
             self.warp(pixels, w, h, colour);
         }
@@ -218,58 +255,12 @@ impl Optics {
     /// A 3×3 tent filter on the pixels next to a luma step of [`EDGE`] or
     /// more (a silhouette, a lane mark's side): the stairs of the
     /// rasterizer's edges become ramps; flat areas stay sharp.
-    fn smooth_edges(&mut self, px: &mut [u8], w: usize, h: usize) {
+    fn smooth_edges(&mut self, px: &mut [u8], w: usize) {
         self.scratch.clear();
         self.scratch.extend_from_slice(px);
-        self.luma.resize(w * h, 0);
-        self.step.resize(w * h, 0);
+        luma_steps(&self.scratch, w, (&mut self.luma, &mut self.step));
         let src = self.scratch.as_chunks::<4>().0;
-        // A piece of whole rows for each thread.
-        let piece = h.div_ceil(threads()) * w;
-        // Luma as (B + 2G + R) / 4: enough to find the steps.
-        split(src, &mut self.luma, piece, |_, px, out| {
-            for (l, p) in out.iter_mut().zip(px) {
-                let sum = u16::from(p[0]) + 2 * u16::from(p[1]) + u16::from(p[2]);
-                *l = (sum >> 2) as u8;
-            }
-        });
-        // Each pixel's largest luma step to a neighbour (the first and last
-        // rows and columns left at 0: not smoothed).
-        let luma = &self.luma;
-        split(luma, &mut self.step, piece, |first, _, out| {
-            for (k, out) in out.chunks_exact_mut(w).enumerate() {
-                let at = first + k * w;
-                if at == 0 || at + w == w * h {
-                    out.fill(0);
-                    continue;
-                }
-                let (up, row, down) = (
-                    &luma[at - w..at],
-                    &luma[at..at + w],
-                    &luma[at + w..at + 2 * w],
-                );
-                let cells = out[1..w - 1]
-                    .iter_mut()
-                    .zip(&row[..w - 2])
-                    .zip(&row[1..w - 1])
-                    .zip(&row[2..])
-                    .zip(&up[1..w - 1])
-                    .zip(&down[1..w - 1]);
-                for (((((o, &left), &c), &right), &u), &d) in cells {
-                    *o = c
-                        .abs_diff(left)
-                        .max(c.abs_diff(right))
-                        .max(c.abs_diff(u))
-                        .max(c.abs_diff(d));
-                }
-                (out[0], out[w - 1]) = (0, 0);
-            }
-        });
         let step = &self.step;
-        // Two channels a lane pair (B and R, G and A), 16 bits each: the
-        // filter's sum is at most 16 · 255.
-        let word = |j: usize| u32::from_le_bytes(src[j]);
-        let lanes = |p: u32| (p & 0x00FF_00FF, p >> 8 & 0x00FF_00FF);
         by_rows(px, w, |y, row| {
             let i0 = y * w;
             for (x, _) in step[i0..i0 + w]
@@ -277,20 +268,7 @@ impl Optics {
                 .enumerate()
                 .filter(|(_, s)| **s >= EDGE)
             {
-                let i = i0 + x;
-                let (mut a, mut b) = lanes(word(i));
-                (a, b) = (4 * a, 4 * b);
-                for j in [i - 1, i + 1, i - w, i + w] {
-                    let (p, q) = lanes(word(j));
-                    (a, b) = (a + 2 * p, b + 2 * q);
-                }
-                for j in [i - w - 1, i - w + 1, i + w - 1, i + w + 1] {
-                    let (p, q) = lanes(word(j));
-                    (a, b) = (a + p, b + q);
-                }
-                let a = (a + 0x0008_0008) >> 4 & 0x00FF_00FF;
-                let b = (b + 0x0008_0008) >> 4 & 0x00FF_00FF;
-                row[4 * x..4 * x + 4].copy_from_slice(&(a | b << 8).to_le_bytes());
+                row[4 * x..4 * x + 4].copy_from_slice(&tent(src, w, i0 + x));
             }
         });
     }
@@ -425,6 +403,78 @@ impl Optics {
             }
         });
     }
+}
+
+/// The 3x3 tent filter of `src` (BGRA words, `w` wide) at pixel `i`, not
+/// on the picture's border: two channels a lane pair (B and R, G and A),
+/// 16 bits each (the filter's sum is at most 16 · 255).
+#[inline(always)]
+fn tent(src: &[[u8; 4]], w: usize, i: usize) -> [u8; 4] {
+    let lanes = |j: usize| {
+        let p = u32::from_le_bytes(src[j]);
+        (p & 0x00FF_00FF, p >> 8 & 0x00FF_00FF)
+    };
+    let (mut a, mut b) = lanes(i);
+    (a, b) = (4 * a, 4 * b);
+    for j in [i - 1, i + 1, i - w, i + w] {
+        let (p, q) = lanes(j);
+        (a, b) = (a + 2 * p, b + 2 * q);
+    }
+    for j in [i - w - 1, i - w + 1, i + w - 1, i + w + 1] {
+        let (p, q) = lanes(j);
+        (a, b) = (a + p, b + q);
+    }
+    let a = (a + 0x0008_0008) >> 4 & 0x00FF_00FF;
+    let b = (b + 0x0008_0008) >> 4 & 0x00FF_00FF;
+    (a | b << 8).to_le_bytes()
+}
+
+/// Each pixel's largest luma step to a 4-neighbour into `step` (the
+/// first and last rows and columns 0), for a `w`-wide BGRA picture `px`,
+/// through `luma` ((B + 2G + R) / 4: enough to find the steps); both
+/// resized to the picture. Pieces of whole rows on the worker threads.
+fn luma_steps(px: &[u8], w: usize, (luma, step): (&mut Vec<u8>, &mut Vec<u8>)) {
+    let src = px.as_chunks::<4>().0;
+    let h = src.len() / w;
+    luma.resize(w * h, 0);
+    step.resize(w * h, 0);
+    let piece = h.div_ceil(threads()).max(1) * w;
+    split(src, luma, piece, |_, px, out| {
+        for (l, p) in out.iter_mut().zip(px) {
+            let sum = u16::from(p[0]) + 2 * u16::from(p[1]) + u16::from(p[2]);
+            *l = (sum >> 2) as u8;
+        }
+    });
+    let luma = &*luma;
+    split(luma, step, piece, |first, _, out| {
+        for (k, out) in out.chunks_exact_mut(w).enumerate() {
+            let at = first + k * w;
+            if at == 0 || at + w == w * h {
+                out.fill(0);
+                continue;
+            }
+            let (up, row, down) = (
+                &luma[at - w..at],
+                &luma[at..at + w],
+                &luma[at + w..at + 2 * w],
+            );
+            let cells = out[1..w - 1]
+                .iter_mut()
+                .zip(&row[..w - 2])
+                .zip(&row[1..w - 1])
+                .zip(&row[2..])
+                .zip(&up[1..w - 1])
+                .zip(&down[1..w - 1]);
+            for (((((o, &left), &c), &right), &u), &d) in cells {
+                *o = c
+                    .abs_diff(left)
+                    .max(c.abs_diff(right))
+                    .max(c.abs_diff(u))
+                    .max(c.abs_diff(d));
+            }
+            (out[0], out[w - 1]) = (0, 0);
+        }
+    });
 }
 
 /// Runs `work(y, row)` on every row of a `w`-wide BGRA picture, bands of
@@ -617,7 +667,7 @@ mod tests {
         let mut o = optics(&attrs, true).unwrap();
         assert!(o.blurs());
         let mut px = square();
-        o.blur_motion(&mut px, (W, 0), &depth, &r);
+        o.blur_motion(&mut px, (W, 0, H), &depth, &r);
         let at = |px: &[u8], x: usize, y: usize| px[4 * (y * W + x)];
         // Across the square's sides (x 40 and 55) the levels ramp; along
         // its top (y 4), where the motion runs along the edge, they do
@@ -638,11 +688,29 @@ mod tests {
             .chunks_exact(4)
             .zip(before.chunks_exact(4))
             .all(|(a, b)| a[3] == b[3]));
+        // With smoothing on (CARLA's default), a whole picture's edges
+        // the smear leaves alone are smoothed in the same pass, and the
+        // smoothing after it has nothing left to do.
+        let mut both = optics(&[("motion_blur_max_distortion", 3.0)], true).unwrap();
+        let mut px = square();
+        both.blur_motion(&mut px, (W, 0, H), &depth, &r);
+        assert!(
+            at(&px, 48, 4) != at(&before, 48, 4),
+            "the top edge smoothed"
+        );
+        let blurred = px.clone();
+        both.apply(&mut px, W, H, true);
+        assert_eq!(px, blurred);
+        // A stripe of a larger picture is smeared only; the smoothing
+        // comes after the whole picture.
+        let mut px = square();
+        both.blur_motion(&mut px, (W, 0, 2 * H), &depth, &r);
+        assert_eq!(at(&px, 48, 4), at(&before, 48, 4));
         // No blur without motion or with intensity 0.
         let mut calm = optics(&[("motion_blur_intensity", 0.0)], true).unwrap();
         assert!(!calm.blurs());
         let mut px = square();
-        calm.blur_motion(&mut px, (W, 0), &depth, &r);
+        calm.blur_motion(&mut px, (W, 0, H), &depth, &r);
         assert_eq!(px, square());
     }
 }
