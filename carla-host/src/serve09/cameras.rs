@@ -130,6 +130,11 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
         if reproject.is_some() && images.iter().any(|(i, _)| blurred(&sensors[*i])) {
             channels.depth = true;
         }
+        // So does a distance blur.
+        let far = |s: &Sensor09| s.optics.as_ref().is_some_and(|o| o.blurs_far());
+        if images.iter().any(|(i, _)| far(&sensors[*i])) {
+            channels.depth = true;
+        }
         gbuffer.fill_only(channels);
         t.world.render_stripes(&camera, w, h, fov, gbuffer, |g| {
             for (i, image) in images.iter_mut() {
@@ -144,14 +149,14 @@ pub(crate) fn capture_all(sensors: &mut [Sensor09], t: &Tick, scratch: &mut Came
                         if let Some(tone) = &s.tone {
                             tone.apply(rows);
                         }
-                        if let (Some(r), Some(o)) = (&reproject, s.optics.as_deref_mut()) {
-                            if output == Output::Rgb && o.blurs() {
-                                o.blur_motion(
-                                    rows,
-                                    (w as usize, g.first_row(), h as usize),
-                                    g.depth(),
-                                    r,
-                                );
+                        let o = s.optics.as_deref_mut().filter(|_| output == Output::Rgb);
+                        if let Some(o) = o {
+                            if o.blurs_far() {
+                                o.blur_far(rows, w as usize, g.depth());
+                            }
+                            if let Some(r) = reproject.as_ref().filter(|_| o.blurs()) {
+                                let at = (w as usize, g.first_row(), h as usize);
+                                o.blur_motion(rows, at, g.depth(), r);
                             }
                         }
                     }

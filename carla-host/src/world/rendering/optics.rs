@@ -57,6 +57,10 @@ pub(crate) struct Optics {
     /// Chromatic aberration: intensity and where it starts (0-1 of the
     /// way to the corners).
     pub fringe: [f32; 2],
+    /// Distance blur (`blur_amount`: the kilometres at which it is half
+    /// its radius; `blur_radius`: its radius in pixels at 1920 wide, far
+    /// away); a radius of 0 (CARLA's default): none.
+    pub far_blur: [f32; 2],
     /// Motion blur: the share of a pixel's motion over the last tick it
     /// is smeared along (`motion_blur_intensity`), and the longest smear
     /// as a share of the width (`motion_blur_max_distortion` / 100).
@@ -114,6 +118,14 @@ impl Optics {
             } else {
                 [0.0, 0.0]
             },
+            far_blur: if colour {
+                [
+                    sane(a("blur_amount", 1.0), 1.0, 0.001, 1e3),
+                    sane(a("blur_radius", 0.0), 0.0, 0.0, 64.0),
+                ]
+            } else {
+                [1.0, 0.0]
+            },
             blur: if colour {
                 [
                     sane(a("motion_blur_intensity", 0.45), 0.45, 0.0, 1.0),
@@ -131,7 +143,8 @@ impl Optics {
             map_size: (0, 0, false),
         };
         let warps = o.k != 0.0 || o.kcube != 0.0 || o.fringe[0] > 0.0;
-        (o.smooth || warps || o.circle[0] > 0.0 || o.blurs()).then_some(o)
+        let far = o.blurs_far();
+        (o.smooth || warps || o.circle[0] > 0.0 || o.blurs() || far).then_some(o)
     }
 
     /// Whether it smears moving pictures (needs the planar depth of each
@@ -228,6 +241,59 @@ impl Optics {
                     let hi = (a.1 + 2 * b.1 + c.1 + 0x0002_0002) >> 2 & 0x00FF_00FF;
                     *o = (lo | hi << 8).to_le_bytes();
                 }
+            }
+        });
+    }
+
+    /// Whether it blurs what is far away (needs the planar depth of each
+    /// pixel: [`Optics::blur_far`]).
+    pub(crate) fn blurs_far(&self) -> bool {
+        self.far_blur[1] > 0.0
+    }
+
+    /// Distance blur on the rows of a stripe (`px`, `w` wide; `depth`:
+    /// their planar depths, the sky infinite), as Unreal's depth blur: a
+    /// pixel `d` metres away is blurred over a radius of `blur_radius ·
+    /// (1 − 2^(−d / (1000 · blur_amount)))` pixels (scaled from 1920 wide
+    /// to `w`): the mean of itself and four pixels that far left, right,
+    /// above and below (within the stripe). Radii under half a pixel
+    /// leave the pixel as drawn.
+    pub(crate) fn blur_far(&mut self, px: &mut [u8], w: usize, depth: &[f32]) {
+        let rows = px.len() / (4 * w).max(1);
+        if !self.blurs_far() || rows == 0 || depth.len() != w * rows {
+            return;
+        }
+        let [km, radius] = self.far_blur;
+        let radius = radius * w as f32 / 1920.0;
+        let per_metre = 1.0 / (1000.0 * km);
+        self.scratch.clear();
+        self.scratch.extend_from_slice(px);
+        let src = self.scratch.as_chunks::<4>().0;
+        by_rows(px, w, |y, row| {
+            for (x, o) in row.as_chunks_mut::<4>().0.iter_mut().enumerate() {
+                let d = depth[y * w + x];
+                let r = if d < f32::INFINITY {
+                    radius * (1.0 - (-d * per_metre).exp2())
+                } else {
+                    radius
+                };
+                if r < 0.5 {
+                    continue;
+                }
+                let r = floor_i32(r + 0.5) as usize;
+                let (x0, x1) = (x.saturating_sub(r), (x + r).min(w - 1));
+                let (y0, y1) = (y.saturating_sub(r), (y + r).min(rows - 1));
+                let (mut a, mut b) = (0, 0);
+                for j in [y * w + x, y * w + x0, y * w + x1, y0 * w + x, y1 * w + x] {
+                    let p = u32::from_le_bytes(src[j]);
+                    (a, b) = (a + (p & 0x00FF_00FF), b + (p >> 8 & 0x00FF_00FF));
+                }
+                // Five pixels: the mean, rounded, lane by lane.
+                let mean = |v: u32| {
+                    let (lo, hi) = (v & 0xFFFF, v >> 16);
+                    ((lo + 2) / 5) | (((hi + 2) / 5) << 16)
+                };
+                *o = (mean(a) | mean(b) << 8).to_le_bytes();
             }
         });
     }
@@ -712,5 +778,36 @@ mod tests {
         let mut px = square();
         calm.blur_motion(&mut px, (W, 0, H), &depth, &r);
         assert_eq!(px, square());
+    }
+
+    #[test]
+    fn the_distance_blur_blurs_the_far_and_leaves_the_near() {
+        assert!(!optics(&[], true).unwrap().blurs_far());
+        let mut o = optics(&[("blur_radius", 96.0), ("blur_amount", 0.1)], true).unwrap();
+        assert!(o.blurs_far());
+        // The left half of the picture 5 m away, the right half 2 km
+        // away (radius 96 px at 1920 wide is 3.2 px here; half of it at
+        // 100 m).
+        let depth: Vec<f32> = (0..W * H)
+            .map(|i| if i % W < W / 2 { 5.0 } else { 2000.0 })
+            .collect();
+        let mut px = square();
+        o.blur_far(&mut px, W, &depth);
+        let before = square();
+        let at = |px: &[u8], x: usize, y: usize| px[4 * (y * W + x)];
+        // Far: the square's left side (x 40) blurred over 3 pixels.
+        assert!(
+            at(&px, 38, 12) > 40 && at(&px, 41, 12) < 250,
+            "{} {}",
+            at(&px, 38, 12),
+            at(&px, 41, 12)
+        );
+        // Near (the left half): as drawn.
+        let near_same = (0..H).all(|y| (0..W / 2).all(|x| at(&px, x, y) == at(&before, x, y)));
+        assert!(near_same);
+        // Not a number, or a radius of 0: none.
+        assert!(!optics(&[("blur_radius", f32::NAN)], true)
+            .unwrap()
+            .blurs_far());
     }
 }

@@ -6,7 +6,8 @@ parts red from blue at the borders but not at the centre, and lens_k
 bends the picture of every camera alike: the distorted RGB picture's
 skyline follows the distorted semantic picture's, and depth and semantic
 pictures distort identically; motion blur (CARLA's default) smears a
-driving car's picture and leaves a standing one's.
+driving car's picture and leaves a standing one's; the distance blur
+(blur_radius, blur_amount) blurs the far and leaves the near.
 
 Usage: python lens.py PORT"""
 import queue
@@ -42,6 +43,7 @@ camera("circle", "rgb", lens_circle_multiplier=2.0)
 camera("fringe", "rgb", chromatic_aberration_intensity=5.0, chromatic_aberration_offset=0.3,
        enable_postprocess_effects=False)
 camera("bent", "rgb", lens_k=-3.0, enable_postprocess_effects=False)
+camera("far", "rgb", blur_radius=30.0)
 camera("bent_sem", "semantic_segmentation", lens_k=-3.0)
 camera("bent_depth", "depth", lens_k=-3.0)
 camera("sem", "semantic_segmentation")
@@ -67,6 +69,15 @@ c = (slice(H // 2 - 20, H // 2 + 20), slice(W // 2 - 20, W // 2 + 20))
 k = (slice(0, 30), slice(0, 40))
 check(abs(luma(img["circle"][c]).mean() - luma(img["rgb"][c]).mean()) < 3, "the circle darkens the centre")
 check(luma(img["circle"][k]).mean() < 0.5 * luma(img["rgb"][k]).mean(), "the circle leaves the corners")
+
+# The distance blur (blur_radius 30 px at 1920 wide, half of it at
+# blur_amount's 1 km): the sky and the far skyline blurred, the road at
+# the camera's feet as drawn.
+top, bottom = (slice(0, H // 4), slice(0, W)), (slice(H - H // 5, H), slice(0, W))
+far_changed = (img["far"][top] != img["rgb"][top]).any(axis=2).mean()
+print("distance blur: %.0f%% of the top quarter changed" % (100 * far_changed))
+check(far_changed > 0.02, "blur_radius blurs nothing far away")
+check((img["far"][bottom] == img["rgb"][bottom]).all(), "blur_radius blurs the near road")
 
 # Chromatic aberration: red and blue apart at the borders, not within the
 # offset (0.3 of the way to the corners).
