@@ -19,6 +19,8 @@
 
 mod common;
 
+pub(crate) use common::{closed_by_server, wait_for};
+
 #[path = "faults/episodes.rs"]
 mod episodes;
 #[path = "faults/free.rs"]
@@ -105,18 +107,6 @@ impl Usage {
             }
             thread::sleep(Duration::from_millis(10));
         }
-    }
-}
-
-/// Polls `cond` every millisecond for up to 10 s.
-pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !cond() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "timed out waiting for {what}"
-        );
-        thread::sleep(Duration::from_millis(1));
     }
 }
 

@@ -12,6 +12,7 @@
 use crate::common;
 
 use common::chost::{build, Host};
+use common::wait_for;
 
 use carla_server::client::StreamClient;
 use carla_server::sensor::ActorTransform;
@@ -22,7 +23,6 @@ use carla_server::{Config, Server};
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
-use std::thread;
 use std::time::{Duration, Instant};
 
 const FRAMES: u32 = 20;
@@ -298,17 +298,6 @@ fn c_host_streams_three_sensors_to_two_subscribers_each() {
 }
 
 // ---------------------------------------------------------- Rust API only
-
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !cond() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "timed out waiting for {what}"
-        );
-        thread::sleep(Duration::from_millis(1));
-    }
-}
 
 fn context(f: u64) -> CaptureContext {
     CaptureContext {

@@ -49,3 +49,31 @@ pub(crate) fn collect_messages(
         Ok((client, messages))
     })
 }
+
+/// Polls `cond` every millisecond for up to 10 s; fails naming `what`.
+pub(crate) fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !cond() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Reads `s` until the server closes it: true on end of file or a reset,
+/// false when the read times out (the stream's own read time-out, which
+/// the caller sets) or fails otherwise: the connection is still open.
+pub(crate) fn closed_by_server(s: &mut std::net::TcpStream) -> bool {
+    use std::io::Read;
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
+            Err(_) => return false,
+        }
+    }
+}

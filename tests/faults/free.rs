@@ -21,14 +21,14 @@
 //! right after the free does not cut it: `c_api/streaming_host.rs`).
 
 use super::wire::{self, camera_header, stamp_of, stamped, Throttled, BIG_IMAGE};
-use super::{exclusive, timed, wait_for, Usage};
+use super::{closed_by_server, exclusive, timed, wait_for, Usage};
 use crate::common;
 use carla_server::client::StreamClient;
 use carla_server::ffi::*;
 use carla_server::sensor::CaptureContext;
 use carla_server::types::*;
 use std::ffi::{c_void, CString};
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::Ordering;
 use std::thread;
@@ -65,20 +65,6 @@ fn blocked_in_poll(name: &str) -> bool {
                 .and_then(|n| n.parse::<i64>().ok())
                 .is_some_and(|n| polls.contains(&n))
     })
-}
-
-/// Reads until the server closes `s`; true if it did within 5 s.
-fn closed_by_server(s: &mut TcpStream) -> bool {
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        match s.read(&mut buf) {
-            Ok(0) => return true,
-            Ok(_) => continue,
-            Err(e) if e.kind() == ErrorKind::ConnectionReset => return true,
-            Err(_) => return false,
-        }
-    }
 }
 
 /// The host's C calls. Every `unsafe` call below passes the live handle
@@ -293,6 +279,11 @@ fn free_under_load(with_stalled_subscriber: bool) -> Duration {
         ),
         "the 0.8 stream ended with {closed}"
     );
+    // Each closed within 5 s.
+    let within = Some(Duration::from_secs(5));
+    for s in [&world, &control].into_iter().chain(stalled.as_ref()) {
+        s.set_read_timeout(within).unwrap();
+    }
     assert!(closed_by_server(&mut world), "0.8 world connection");
     assert!(closed_by_server(&mut control), "0.8 control connection");
     if let Some(mut stalled) = stalled {

@@ -8,7 +8,7 @@
 //! streaming port and through the C functions.
 
 use super::wire::{self, stamp_of, stamped};
-use super::{exclusive, shared, timed, wait_for, Usage};
+use super::{closed_by_server, exclusive, shared, timed, wait_for, Usage};
 use crate::common;
 use carla_server::client::StreamClient;
 use carla_server::ffi::*;
@@ -16,7 +16,7 @@ use carla_server::sensor::CaptureContext;
 use carla_server::types::*;
 use carla_server::Error;
 use carla_server::{Config, Server};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::thread;
@@ -27,19 +27,6 @@ const BURST: usize = 20;
 /// How long a surplus connection may be kept before it is closed (a single
 /// one waits at most `acceptor::SURPLUS_GRACE`, 250 ms).
 const CLOSED_WITHIN: Duration = Duration::from_secs(2);
-
-/// True once the server closed `s` (end of file or reset).
-fn closed_by_server(s: &mut TcpStream) -> bool {
-    let mut buf = [0u8; 256];
-    loop {
-        match s.read(&mut buf) {
-            Ok(0) => return true,
-            Ok(_) => continue,
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
-            Err(_) => return false, // the read time-out: still open
-        }
-    }
-}
 
 fn surplus_on_the_0_8_ports() {
     let port = common::free_port_base();

@@ -3,6 +3,7 @@
 //! clear error and the next client is served.
 
 use crate::common;
+use common::closed_by_server;
 
 use carla_server::client::{read_message, write_message, Client};
 use carla_server::legacy::proto;
@@ -56,17 +57,6 @@ fn raw(port: u16) -> TcpStream {
     let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     s
-}
-
-/// True once the server closed `s` (EOF or reset) within 5 s.
-fn closed_by_server(s: &mut TcpStream) -> bool {
-    let mut buf = [0u8; 64];
-    loop {
-        match s.read(&mut buf) {
-            Ok(0) | Err(_) => return true,
-            Ok(_) => continue,
-        }
-    }
 }
 
 /// Host: one episode set-up with a camera.

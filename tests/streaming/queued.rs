@@ -6,6 +6,7 @@
 //! (2–4 MiB) fill a stalled subscriber's socket at once, so its queue is
 //! what holds the rest.
 
+use crate::common::wait_for;
 use carla_server::client::StreamClient;
 use carla_server::log::{self, Level};
 use carla_server::sensor::CaptureContext;
@@ -34,17 +35,6 @@ fn ctx(frame: u64) -> CaptureContext {
     CaptureContext {
         frame,
         ..Default::default()
-    }
-}
-
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !cond() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "timed out: {what}"
-        );
-        thread::sleep(Duration::from_millis(1));
     }
 }
 
