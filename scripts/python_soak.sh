@@ -5,7 +5,7 @@
 # in synchronous mode: its asynchronous runs take 40 s of wall time each)
 # and the examples under carla-host/examples/, each
 # against a fresh release `carla-host` with the stock carla==0.9.16 client.
-# Not part of CI (it takes minutes); issue 24 asks for 100 runs.
+# Not part of CI (it takes minutes); 100 runs by default.
 #
 #   scripts/python_soak.sh [RUNS]        (default 100)
 #

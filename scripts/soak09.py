@@ -1,4 +1,4 @@
-"""The 0.9 soak of issue 25, driven by the stock carla==0.9.16 client.
+"""The 0.9 soak, driven by the stock carla==0.9.16 client.
 
     python soak09.py PORT CYCLES FIRST OUT_JSON [async]
 

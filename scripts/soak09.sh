@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The 0.9 soak of issue 25 (not in CI: it takes minutes). Against one
+# The 0.9 soak (not in CI: it takes minutes). Against one
 # release carla-host and the stock carla==0.9.16 client:
 #   1. CYCLES cycles (default 1000) of connect, spawn a car with a camera
 #      and a lidar, listen, 20 synchronous ticks whose sensor frames must

@@ -10,7 +10,7 @@
   (reload, synchronous settings, the walkers' seed); the baseline is one
   plain call's round trip (``get_server_version``) on the same client.
 
-Goals (issue 43): start-up median under 300 ms on a 2-core machine,
+Goals: start-up median under 300 ms on a 2-core machine,
 ``reload_world`` under 50 ms. Prints medians and p90s; exits 0 either way
 (speed is reported, not asserted: the machines are shared).
 

@@ -1,4 +1,4 @@
-//! Each 0.9 client's share of the server (issue 25, finding 5): one client
+//! Each 0.9 client's share of the server: one client
 //! cannot take every sensor, actor, byte of sensor data, place in the
 //! simulator's queue or connection; a refusal names the limit, and the
 //! other clients are served.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Native DDS readers of carla-host's ROS 2 images (issue 42, step 1; not in
+# Native DDS readers of carla-host's ROS 2 images (a measurement; not in
 # CI). Builds reader.c against Debian's cyclonedds-dev (idlc generates the
 # ROS 2 types from ros_types.idl), starts a release carla-host --ros2, runs
 # a reliable and a best-effort reader beside drive.py, and prints what each

@@ -1,5 +1,5 @@
 //! A new 0.8 episode after a synchronous one, with a second descriptor
-//! flood on a port (issue 41, finding 1), against the binary under
+//! flood on a port, against the binary under
 //! `ulimit -n 1024` and `--timeout 3000`. Linux only: `ulimit`.
 //!
 //! The finding: the new client got no frame for 3 s and its episode

@@ -1,4 +1,4 @@
-//! The third hardening round (issue 25) replayed against the `carla-host`
+//! The third hardening round replayed against the `carla-host`
 //! binary: descriptor floods under `ulimit -n 1024`, first-bytes and
 //! handshake deadlines that follow `--timeout`, log summaries written on
 //! time and at exit with timestamps. Linux only: `/proc` and `ulimit`.
