@@ -46,10 +46,11 @@
 //!   [`types::LidarHit`]).
 //! - [`legacy::settings`] (the CarlaSettings.ini parser) and
 //!   [`legacy::proto`] (the 0.8.4 messages, as the 0.8 client returns them).
-//! - [`streaming`]: the registry ([`sensor::SensorType`]), the header
+//! - [`sensor`]: the registry ([`sensor::SensorType`]), the header
 //!   ([`sensor::SensorHeader`]), payload serializers
 //!   ([`sensor::serialize`]) for data a host sends raw, blueprints
-//!   ([`sensor::blueprint`]) and the models ([`sensor::models`]).
+//!   ([`sensor::blueprint`]) and the models ([`sensor::models`]);
+//!   [`streaming`]: the streaming port, streams and their subscribers.
 //! - [`client::Client`] (0.8.4) and [`client::StreamClient`] (0.9 streams).
 //! - [`log::set_sink`], [`log::set_max_level`] and the `log_*!` macros.
 //! - [`ffi`]: the C functions, callable from Rust too.

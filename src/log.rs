@@ -142,13 +142,15 @@ pub(crate) struct Admission {
     pub newly_pending: bool,
 }
 
-/// Sites that suppressed lines in a window that is still open.
-/// Fuzzing: the harness checks that particular lines reach the sink, so it
-/// turns the per-site limit off (lines are still cut).
+/// Whether each site's lines are limited. Fuzzing: the harness checks
+/// that particular lines reach the sink, so it turns the per-site limit
+/// off (lines are still cut).
 #[cfg(any(test, fuzzing))]
 pub(crate) static LIMIT_SITES: AtomicBool = AtomicBool::new(true);
 
+/// Sites that suppressed lines in a window that is still open.
 static PENDING: Mutex<Vec<&'static Site>> = parking_lot::const_mutex(Vec::new());
+/// Whether [`PENDING`] holds any site (read without its lock).
 static ANY_PENDING: AtomicBool = AtomicBool::new(false);
 
 impl Default for Site {

@@ -5,10 +5,13 @@
 //!   additions (bind address, message bound, log callback, panic self-test);
 //! - [`sensors`]: the 0.9 sensor pipeline; [`sensors_delivery`]: its
 //!   delivery modes, 0.8 mirror and subscriber count;
+//!   [`sensors_gbuffer`]: an RGB camera's G-buffer streams;
 //! - [`rpc`]: the CARLA 0.9.16 world protocol (RPC port, engine requests,
 //!   episode state); [`rpc_commands`]: the actor commands clients send;
 //!   [`rpc_actors`]: the host's own actors, new episodes,
-//!   the client count;
+//!   the client count; [`rpc_budget`]: each client's share of the server;
+//!   [`rpc_release`]: the client releases served besides 0.9.16;
+//! - [`recorder`]: the recorder and replayer; [`ros2`]: ROS 2 publishing;
 //! - [`settings`]: the CarlaSettings.ini parser;
 //! - [`structs`]: structs that exist only here because they carry pointers;
 //! - [`codes`]: the return codes, and where a Rust [`crate::Error`] becomes
