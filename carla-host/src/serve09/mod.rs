@@ -15,6 +15,7 @@ mod vehicle_catalog;
 
 use crate::world::ids::PLAYER_ID;
 use crate::world::rendering::gbuffer::Output;
+use crate::world::simulation::bones::Bone;
 use crate::world::simulation::vehicle;
 use crate::world::{Town, World};
 use carla_server::rpc::{
@@ -38,18 +39,24 @@ pub(crate) const MAX_TOTAL_CAMERA_PIXELS: u64 = 4 * MAX_CAMERA_PIXELS;
 const MAX_COORDINATE: f32 = 1.0e5;
 
 /// Walker `id`'s skeleton as the library reports it to clients.
-fn walker_bones(world: &World, id: u32) -> Result<Vec<BoneTransform>, String> {
-    let mut bones = Vec::new();
-    if !world.walker_bones(id, &mut bones) {
+/// Walker `id`'s bones as the library reports them, into `out` (through
+/// `scratch`; both reused: a client asking every tick costs no
+/// allocation).
+fn walker_bones(
+    world: &World,
+    id: u32,
+    (scratch, out): (&mut Vec<Bone>, &mut Vec<BoneTransform>),
+) -> Result<(), String> {
+    out.clear();
+    if !world.walker_bones(id, scratch) {
         return Err(format!("walker {id} has no skeleton in the demo world"));
     }
-    bones
-        .iter()
-        .map(|b| {
-            BoneTransform::new(b.name, b.world, b.component, b.relative)
-                .map_err(|e| format!("walker {id}: bone {:?}: {e}", b.name))
-        })
-        .collect()
+    for b in scratch.iter() {
+        let bone = BoneTransform::new(b.name, b.world, b.component, b.relative)
+            .map_err(|e| format!("walker {id}: bone {:?}: {e}", b.name))?;
+        out.push(bone);
+    }
+    Ok(())
 }
 
 /// Whether a client's transform is one the world can hold.
@@ -77,6 +84,8 @@ pub(crate) struct Serve09 {
     states: Vec<ActorState>,
     scratch: Scratch,
     camera_scratch: cameras::CameraScratch,
+    /// `get_bones`: the world's bones and the library's (reused).
+    bones: (Vec<Bone>, Vec<BoneTransform>),
     /// Optical flow: each actor's transform one tick ago (reused).
     previous: HashMap<u32, ActorTransform>,
     /// Frames since the server started (CARLA's frame counter).
@@ -134,6 +143,7 @@ impl Serve09 {
             states: Vec::new(),
             scratch: Scratch::default(),
             camera_scratch: cameras::CameraScratch::default(),
+            bones: (Vec::new(), Vec::new()),
             previous: HashMap::new(),
             frame: 0,
             geo: crate::world::map::geo::DEFAULT,
@@ -331,16 +341,18 @@ impl Serve09 {
                 }
                 req.succeed(0)
             }
-            EngineCall::WalkerBones { actor_id } => match walker_bones(world, actor_id) {
-                Ok(bones) => match server
-                    .rpc()
-                    .and_then(|r| r.set_walker_bones(actor_id, &bones))
-                {
-                    Ok(()) => req.succeed(0),
-                    Err(e) => req.fail(&e.to_string()),
-                },
-                Err(e) => req.fail(&e),
-            },
+            EngineCall::WalkerBones { actor_id } => {
+                match walker_bones(world, actor_id, (&mut self.bones.0, &mut self.bones.1)) {
+                    Ok(()) => match server
+                        .rpc()
+                        .and_then(|r| r.set_walker_bones(actor_id, &self.bones.1))
+                    {
+                        Ok(()) => req.succeed(0),
+                        Err(e) => req.fail(&e.to_string()),
+                    },
+                    Err(e) => req.fail(&e),
+                }
+            }
             EngineCall::ApplyVehicleControl { actor_id, control } => {
                 let c = Control {
                     steer: control.steer,

@@ -5,7 +5,7 @@
 
 use super::pedestrians::{Walker, HALF_HEIGHT};
 use super::skeleton::{Placed, BODY};
-use crate::world::math::{add, length, scale, sub, v3, Axes, Rect};
+use crate::world::math::{add, dot, length, scale, sub, v3, Axes, Rect};
 use crate::world::scene::tags::tag;
 use crate::world::scene::{ActorBox, Part};
 use carla_server::types::{Rotation3D, Vector3D};
@@ -114,24 +114,22 @@ fn limb(bone: &Placed, to: Vector3D, half: [f32; 2], albedo: [u8; 3]) -> Part {
 /// The box turned by the figure's yaw that holds `pieces`.
 fn bounds(id: u32, frame: &Placed, pieces: &[Part], range: (usize, usize)) -> ActorBox {
     let f = &frame.axes;
+    // Along each of the walker's level axes and the vertical: a piece
+    // reaches its centre's projection ± the sum of its half sizes'
+    // projections (its corners' extremes, without the corners).
+    let dirs = [
+        v3(f.forward.x, f.forward.y, 0.0),
+        v3(f.right.x, f.right.y, 0.0),
+        v3(0.0, 0.0, 1.0),
+    ];
     let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
     for p in pieces {
-        for k in 0..8 {
-            let mut q = p.c;
-            for (j, e) in p.axes.iter().enumerate() {
-                let s = if k >> j & 1 == 1 { 1.0 } else { -1.0 };
-                q = add(q, scale(*e, s * p.half[j]));
-            }
-            let r = sub(q, frame.at);
-            let l = [
-                f.forward.x * r.x + f.forward.y * r.y,
-                f.right.x * r.x + f.right.y * r.y,
-                q.z,
-            ];
-            for j in 0..3 {
-                lo[j] = lo[j].min(l[j]);
-                hi[j] = hi[j].max(l[j]);
-            }
+        let r = sub(p.c, frame.at);
+        for (j, d) in dirs.iter().enumerate() {
+            let centre = if j == 2 { p.c.z } else { dot(r, *d) };
+            let reach: f32 = (0..3).map(|k| dot(p.axes[k], *d).abs() * p.half[k]).sum();
+            lo[j] = lo[j].min(centre - reach);
+            hi[j] = hi[j].max(centre + reach);
         }
     }
     // Centred on the walker, as wide as its furthest piece each way.

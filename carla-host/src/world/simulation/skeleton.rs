@@ -129,9 +129,15 @@ impl Default for Placed {
 impl Placed {
     /// `local` placed inside this frame.
     fn then(&self, local: &Local) -> Placed {
+        // Most bones are not turned against their parent: no trigonometry.
+        let axes = if local.rotation == Rotation3D::default() {
+            self.axes
+        } else {
+            Axes::from_rotation(&local.rotation).within(&self.axes)
+        };
         Placed {
             at: add(self.at, self.axes.to_world(local.offset)),
-            axes: Axes::from_rotation(&local.rotation).within(&self.axes),
+            axes,
         }
     }
     /// As an Unreal transform.
