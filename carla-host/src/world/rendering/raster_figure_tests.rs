@@ -1,6 +1,7 @@
 //! Walkers drawn as figures on their skeletons: what the rasterizer draws
 //! of them is what rays hit, and it has a person's outline.
 
+use super::tests::gbuffer;
 use super::*;
 use crate::world::rendering::render::{pixel_ray, CameraSpec, PostProcessing};
 use crate::world::scene::tags::tag;
@@ -46,18 +47,6 @@ fn facing(metres: f32) -> (CameraSpec, Transform) {
     )
 }
 
-fn render(scene: &Scene, c: &CameraSpec, base: &Transform) -> GBuffer {
-    let mut g = GBuffer::new();
-    let pose = CameraPose::on_player(c, base);
-    let lens = Lens {
-        width: c.width,
-        height: c.height,
-        fov_deg: c.fov_deg,
-    };
-    rasterize(scene, &pose, &lens, &mut g);
-    g
-}
-
 fn walking(id: u32, x: f32, y: f32, yaw: f32, seconds: f32) -> Walker {
     let mut w = Walker::standing(id, x, y, 0.0, yaw);
     for _ in 0..(seconds * 30.0) as usize {
@@ -72,7 +61,7 @@ fn walkers_are_drawn_where_rays_hit_their_figures() {
     let facing_us = walking(22, -1.5, 1.2, 0.0, 0.9);
     let scene = field(&[side, facing_us]);
     let (c, base) = facing(6.0);
-    let g = render(&scene, &c, &base);
+    let g = gbuffer(&scene, &c, &base);
     let (mut same, mut near, mut people) = (0, 0, 0);
     for v in 0..H as usize {
         for u in 0..W as usize {
@@ -112,7 +101,7 @@ fn a_walker_has_a_persons_outline() {
     // Facing the camera, 4 m away.
     let scene = field(&[walking(30, 0.0, 0.0, 0.0, 0.35)]);
     let (c, base) = facing(4.0);
-    let (rows, top, tall) = rows_of(&render(&scene, &c, &base), 30);
+    let (rows, top, tall) = rows_of(&gbuffer(&scene, &c, &base), 30);
     // 1.8 m at 4 m through a 90° lens 400 px wide: 90 px (the nearer
     // feet and head a little more).
     assert!((84.0..=100.0).contains(&tall), "{tall} px tall");
@@ -125,7 +114,7 @@ fn a_walker_has_a_persons_outline() {
     assert!(knees < shoulders, "knees {knees}, shoulders {shoulders}");
     // Walking across the view in mid-stride: the legs apart.
     let scene = field(&[walking(31, 0.0, 0.0, std::f32::consts::FRAC_PI_2, 0.35)]);
-    let g = render(&scene, &c, &base);
+    let g = gbuffer(&scene, &c, &base);
     let (_, top, tall) = rows_of(&g, 31);
     let knees = &g.actors()[(top + (tall * 0.8) as usize) * W as usize..][..W as usize];
     let runs = knees

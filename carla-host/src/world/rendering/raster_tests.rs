@@ -87,7 +87,8 @@ fn cam(x: f32, y: f32, z: f32, pitch: f32, yaw: f32, roll: f32) -> CameraSpec {
     }
 }
 
-fn gbuffer(scene: &Scene, c: &CameraSpec, base: &Transform) -> GBuffer {
+/// The G-buffer of camera `c` on a level player at `base`.
+pub(super) fn gbuffer(scene: &Scene, c: &CameraSpec, base: &Transform) -> GBuffer {
     let mut g = GBuffer::new();
     let pose = CameraPose::on_player(c, base);
     let lens = Lens {

@@ -8,11 +8,10 @@ that pose while the walker walks on.
 
 Usage: python bones.py PORT"""
 import math
-import queue
 
 import carla
 import numpy as np
-from common import end_ok, connect, check, synchronous, stop_sensors
+from common import end_ok, connect, check, synchronous, stop_sensors, listening_camera, frame_image
 
 W, H = 400, 300
 FOCAL = W / 2  # a 90° lens
@@ -40,28 +39,14 @@ walker = world.spawn_actor(bl.find("walker.pedestrian.0001"),
                            carla.Transform(spot.location + carla.Location(z=1.0), carla.Rotation(yaw=yaw + 180)))
 # A camera 4 m in front of the walker, looking at it.
 pose = carla.Transform(spot.location - fwd * 4.0 + carla.Location(z=1.0), carla.Rotation(yaw=yaw))
-cams = {}
-for kind in ("rgb", "instance_segmentation"):
-    bp = bl.find("sensor.camera." + kind)
-    bp.set_attribute("image_size_x", str(W))
-    bp.set_attribute("image_size_y", str(H))
-    q = queue.Queue()
-    cam = world.spawn_actor(bp, pose)
-    cam.listen(q.put)
-    cams[kind] = (cam, q)
+cams = {kind: listening_camera(world, kind, pose, (W, H)) for kind in ("rgb", "instance_segmentation")}
 
 
 def shot():
     """A tick's instance image (H x W x 4 BGRA) and the walker's bones by
     name."""
     frame = world.tick()
-    images = {}
-    for kind, (_, q) in cams.items():
-        while True:
-            img = q.get(timeout=20.0)
-            if img.frame == frame:
-                images[kind] = np.frombuffer(img.raw_data, dtype=np.uint8).reshape(H, W, 4).copy()
-                break
+    images = {kind: frame_image(q, frame) for kind, (_, q) in cams.items()}
     bones = {b.name: b for b in walker.get_bones().bone_transforms}
     return images["instance_segmentation"], bones
 

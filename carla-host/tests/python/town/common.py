@@ -142,3 +142,27 @@ def watched(seen, frame):
             return snap
         time.sleep(0.01)
     check(False, "the watcher never saw frame %d" % frame)
+
+
+def listening_camera(world, kind, pose, size, attach_to=None, **attrs):
+    """A `sensor.camera.<kind>` of `size` (width, height) at `pose` (on
+    `attach_to` if given) with blueprint `attrs`, listening into a queue:
+    (camera, queue)."""
+    import queue
+    bp = world.get_blueprint_library().find("sensor.camera." + kind)
+    for k, v in dict(image_size_x=size[0], image_size_y=size[1], **attrs).items():
+        bp.set_attribute(k, str(v))
+    cam = world.spawn_actor(bp, pose, attach_to=attach_to)
+    q = queue.Queue()
+    cam.listen(q.put)
+    return cam, q
+
+
+def frame_image(q, frame, timeout=20.0):
+    """The image of `frame` from camera queue `q` (older ones dropped), as
+    a height x width x 4 BGRA array of its own."""
+    import numpy as np
+    while True:
+        img = q.get(timeout=timeout)
+        if img.frame == frame:
+            return np.frombuffer(img.raw_data, dtype=np.uint8).reshape(img.height, img.width, 4).copy()

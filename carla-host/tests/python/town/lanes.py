@@ -9,12 +9,11 @@ part of the picture).
 
 Usage: python lanes.py PORT"""
 import math
-import queue
 
 import carla
 import cv2
 import numpy as np
-from common import end_ok, connect, check, synchronous, stop_sensors
+from common import end_ok, connect, check, synchronous, stop_sensors, listening_camera, frame_image
 
 W, H = 800, 600
 ROAD_LINE = 24  # CARLA 0.9.16's semantic tag
@@ -49,15 +48,9 @@ check(len(spots) >= 30, "only %d straight stretches" % len(spots))
 
 car = world.spawn_actor(bl.find("vehicle.tesla.model3"), m.get_spawn_points()[0])
 car.set_simulate_physics(False)
-cams = {}
-for kind in ("rgb", "semantic_segmentation"):
-    bp = bl.find("sensor.camera." + kind)
-    bp.set_attribute("image_size_x", str(W))
-    bp.set_attribute("image_size_y", str(H))
-    q = queue.Queue()
-    cam = world.spawn_actor(bp, carla.Transform(carla.Location(x=1.5, z=1.7)), attach_to=car)
-    cam.listen(q.put)
-    cams[kind] = (cam, q)
+mount = carla.Transform(carla.Location(x=1.5, z=1.7))
+cams = {kind: listening_camera(world, kind, mount, (W, H), attach_to=car)
+        for kind in ("rgb", "semantic_segmentation")}
 
 ROI = np.array([[(-W * 0.3, H), (W * 0.4, H * 0.58), (W * 0.6, H * 0.58), (W * 1.3, H)]], dtype=np.int32)
 ROWS = range(int(H * 0.65), H - 10, 20)
@@ -112,13 +105,7 @@ for wp in spots:
     t = wp.transform
     car.set_transform(carla.Transform(t.location + carla.Location(z=0.1), t.rotation))
     frame = world.tick()
-    img = {}
-    for kind, (_, q) in cams.items():
-        while True:
-            i = q.get(timeout=20.0)
-            if i.frame == frame:
-                img[kind] = np.frombuffer(i.raw_data, dtype=np.uint8).reshape(H, W, 4)
-                break
+    img = {kind: frame_image(q, frame) for kind, (_, q) in cams.items()}
     found = boundaries(np.ascontiguousarray(img["rgb"][:, :, :3]))
     both += len(found) == 2
     for side, (k, c) in found.items():

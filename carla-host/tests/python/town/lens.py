@@ -10,11 +10,10 @@ driving car's picture and leaves a standing one's; the distance blur
 (blur_radius, blur_amount) blurs the far and leaves the near.
 
 Usage: python lens.py PORT"""
-import queue
 
 import carla
 import numpy as np
-from common import end_ok, connect, check, synchronous, stop_sensors
+from common import end_ok, connect, check, synchronous, stop_sensors, listening_camera, frame_image
 
 W, H = 400, 300
 SKY = 11  # CARLA 0.9.16's semantic tag
@@ -28,13 +27,7 @@ cams = {}
 
 
 def camera(name, kind, **attrs):
-    bp = bl.find("sensor.camera." + kind)
-    for k, v in dict(image_size_x=W, image_size_y=H, **attrs).items():
-        bp.set_attribute(k, str(v))
-    cam = world.spawn_actor(bp, pose)
-    q = queue.Queue()
-    cam.listen(q.put)
-    cams[name] = (cam, q)
+    cams[name] = listening_camera(world, kind, pose, (W, H), **attrs)
 
 
 camera("rgb", "rgb")
@@ -49,13 +42,7 @@ camera("bent_depth", "depth", lens_k=-3.0)
 camera("sem", "semantic_segmentation")
 for _ in range(2):
     frame = world.tick()
-img = {}
-for name, (_, q) in cams.items():
-    while True:
-        i = q.get(timeout=20.0)
-        if i.frame == frame:
-            img[name] = np.frombuffer(i.raw_data, dtype=np.uint8).reshape(H, W, 4)[:, :, :3].astype(int)
-            break
+img = {name: frame_image(q, frame)[:, :, :3].astype(int) for name, (_, q) in cams.items()}
 stop_sensors([c for c, _ in cams.values()])
 luma = lambda a: a @ [0.114, 0.587, 0.299]
 
@@ -128,26 +115,14 @@ check(same < 0.6 * n, "the skyline test cannot tell a bent picture")
 # default one's edges are smeared along the motion.
 car = world.spawn_actor(bl.find("vehicle.tesla.model3"), world.get_map().get_spawn_points()[0])
 pair = {}
+mount = carla.Transform(carla.Location(x=1.5, z=1.7))
 for name, attrs in (("blurred", {}), ("crisp", {"motion_blur_intensity": 0.0})):
-    bp = bl.find("sensor.camera.rgb")
-    for k, v in dict(image_size_x=W, image_size_y=H, **attrs).items():
-        bp.set_attribute(k, str(v))
-    q = queue.Queue()
-    cam = world.spawn_actor(bp, carla.Transform(carla.Location(x=1.5, z=1.7)), attach_to=car)
-    cam.listen(q.put)
-    pair[name] = (cam, q)
+    pair[name] = listening_camera(world, "rgb", mount, (W, H), attach_to=car, **attrs)
 
 
 def shots():
     frame = world.tick()
-    out = {}
-    for name, (_, q) in pair.items():
-        while True:
-            i = q.get(timeout=20.0)
-            if i.frame == frame:
-                out[name] = np.frombuffer(i.raw_data, dtype=np.uint8).reshape(H, W, 4)[:, :, :3].astype(int)
-                break
-    return out
+    return {name: frame_image(q, frame)[:, :, :3].astype(int) for name, (_, q) in pair.items()}
 
 
 for _ in range(3):

@@ -10,13 +10,12 @@ first (a walker 15 m away is 48 px tall).
 
 Usage: python people.py PORT"""
 import math
-import queue
 import random
 
 import carla
 import cv2
 import numpy as np
-from common import end_ok, connect, check, synchronous, stop_sensors
+from common import end_ok, connect, check, synchronous, stop_sensors, listening_camera, frame_image
 
 W, H = 800, 600
 FOCAL = W / 2  # a 90° lens
@@ -33,23 +32,6 @@ people = [b for b in bl.filter("walker.pedestrian.*") if b.get_attribute("age").
 rng = random.Random(7)
 hog = cv2.HOGDescriptor()
 hog.setSVMDetector(cv2.HOGDescriptor_getDefaultPeopleDetector())
-
-
-def camera(kind, pose):
-    bp = bl.find("sensor.camera." + kind)
-    bp.set_attribute("image_size_x", str(W))
-    bp.set_attribute("image_size_y", str(H))
-    cam = world.spawn_actor(bp, pose)
-    q = queue.Queue()
-    cam.listen(q.put)
-    return cam, q
-
-
-def image_of(q, frame):
-    while True:
-        img = q.get(timeout=20.0)
-        if img.frame == frame:
-            return np.frombuffer(img.raw_data, dtype=np.uint8).reshape(H, W, 4).copy()
 
 
 def iou(p, q):
@@ -88,10 +70,11 @@ for place in range(PLACES):
             r = math.radians(yaw)
             w.apply_control(carla.WalkerControl(direction=carla.Vector3D(math.cos(r), math.sin(r), 0),
                                                 speed=1.3))
-    (rgb, qr), (inst, qi) = camera("rgb", pose), camera("instance_segmentation", pose)
+    (rgb, qr) = listening_camera(world, "rgb", pose, (W, H))
+    (inst, qi) = listening_camera(world, "instance_segmentation", pose, (W, H))
     for _ in range(10):
         frame = world.tick()
-    picture, labels = image_of(qr, frame), image_of(qi, frame)
+    picture, labels = frame_image(qr, frame), frame_image(qi, frame)
     stop_sensors([rgb, inst])
     dets = detect(picture[:, :, :3])
     # G and B: the actor id's low and second byte.

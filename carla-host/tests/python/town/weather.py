@@ -9,12 +9,11 @@ exposure_compensation and gamma attributes change its levels.
 
 Usage: python weather.py PORT [low]   (low: the server runs with
 --quality-level low, and the near road has no shadows)"""
-import queue
 import sys
 
 import carla
 import numpy as np
-from common import end_ok, connect, check, synchronous, stop_sensors
+from common import end_ok, connect, check, synchronous, stop_sensors, listening_camera, frame_image
 
 W, H = 400, 300
 ROADS, SKY = 1, 11  # CARLA 0.9.16's semantic tags
@@ -26,23 +25,8 @@ pose = carla.Transform(spot.location + carla.Location(z=1.8), spot.rotation)
 
 
 def camera(kind, **attrs):
-    """A W x H camera of `kind` at `pose` with `attrs`, and the queue it
-    fills."""
-    bp = bl.find("sensor.camera." + kind)
-    for k, v in dict(image_size_x=W, image_size_y=H, **attrs).items():
-        bp.set_attribute(k, str(v))
-    cam = world.spawn_actor(bp, pose)
-    q = queue.Queue()
-    cam.listen(q.put)
-    return cam, q
-
-
-def image_of(q, frame):
-    """The image of `frame` in `q`, as a BGRA array."""
-    while True:
-        img = q.get(timeout=10.0)
-        if img.frame == frame:
-            return np.frombuffer(img.raw_data, dtype=np.uint8).reshape(H, W, 4).copy()
+    """A W x H camera of `kind` at `pose` with `attrs`, and its queue."""
+    return listening_camera(world, kind, pose, (W, H), **attrs)
 
 
 cams = {kind: camera(kind) for kind in ("rgb", "depth", "semantic_segmentation")}
@@ -52,7 +36,7 @@ def shoot(weather):
     """The three images of one tick under `weather` (BGRA arrays)."""
     world.set_weather(weather)
     frame = world.tick()
-    return {kind: image_of(q, frame) for kind, (_, q) in cams.items()}
+    return {kind: frame_image(q, frame) for kind, (_, q) in cams.items()}
 
 
 FIELDS = ("cloudiness", "precipitation", "precipitation_deposits", "wind_intensity",
@@ -147,7 +131,7 @@ world.set_weather(P.ClearNoon)
 frame = world.tick()
 means = {}
 for name, (cam, q) in toned.items():
-    a = image_of(q, frame)[:, :, :3].astype(np.float64)
+    a = frame_image(q, frame)[:, :, :3].astype(np.float64)
     means[name] = a.mean()
     if name == "default":
         check((a == clear["rgb"][:, :, :3]).all(), "CARLA's defaults leave the picture as drawn")
