@@ -120,6 +120,19 @@ pub fn local_interface_table() -> Vec<IfAddr> {
 /// An overestimate is a soft failure (IP fragmentation), never data loss, so
 /// this errs toward the safe default when unsure.
 pub fn path_mtu_payload_for_peer(ifaces: &[IfAddr], peer_ip: IpAddr) -> usize {
+  // carla_server patch: a peer at one of this host's own addresses is
+  // reached through the loopback interface whatever interface holds the
+  // address (the kernel routes it locally), so it gets loopback's MTU.
+  if ifaces.iter().any(|ifa| ifa.ip == peer_ip && !ifa.is_loopback) {
+    if let Some(mtu) = ifaces
+      .iter()
+      .filter(|ifa| ifa.is_loopback)
+      .filter_map(|ifa| ifa.mtu)
+      .max()
+    {
+      return payload_budget_for_mtu(mtu);
+    }
+  }
   if let IpAddr::V4(peer) = peer_ip {
     for ifa in ifaces {
       let (IpAddr::V4(local), Some(mask)) = (ifa.ip, ifa.netmask) else {
@@ -295,7 +308,8 @@ mod tests {
   };
   use crate::{
     network::constant::spdp_well_known_unicast_port,
-    rtps::constant::FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE, structure::locator::Locator,
+    rtps::constant::{payload_budget_for_mtu, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE},
+    structure::locator::Locator,
   };
 
   fn v4(a: u8, b: u8, c: u8, d: u8) -> IpAddr {
@@ -496,6 +510,22 @@ mod tests {
 
   // A peer not in any local subnet is assumed to be behind a router: use the
   // conservative Ethernet default.
+  #[test]
+  fn path_mtu_own_address_uses_loopback_mtu() {
+    let ifaces = vec![
+      iface_v4(127, 0, 0, 1, 8, 65536, true),
+      iface_v4(192, 168, 1, 10, 24, 1400, false),
+    ];
+    assert_eq!(
+      path_mtu_payload_for_peer(&ifaces, v4(192, 168, 1, 10)),
+      payload_budget_for_mtu(65536)
+    );
+    assert_eq!(
+      path_mtu_payload_for_peer(&ifaces, v4(192, 168, 1, 11)),
+      payload_budget_for_mtu(1400)
+    );
+  }
+
   #[test]
   fn path_mtu_behind_router_uses_default() {
     let ifaces = vec![iface_v4(192, 168, 1, 10, 24, 1500, false)];

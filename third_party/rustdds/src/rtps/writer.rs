@@ -1,4 +1,5 @@
 use std::{
+  net::SocketAddr,
   cell::RefCell,
   cmp::{max, min},
   collections::{BTreeMap, BTreeSet},
@@ -1872,6 +1873,16 @@ impl Writer {
         for reader in readers {
           let route = reader.send_route();
 
+          // carla_server patch: a reader on this host (a unicast locator at
+          // one of our own addresses) is sent to by unicast, which the
+          // kernel carries over loopback in one datagram of up to 64 KB;
+          // multicast would go out the network interface, IP-fragmented to
+          // its MTU, and a lost fragment loses the datagram.
+          if let Some(uc) = self.own_host_unicast(reader) {
+            emit_unicast!(uc);
+            continue;
+          }
+
           if route.fallback {
             // Unknown/ambiguous route: preserve reachability using the legacy
             // all-locators/all-interfaces path with the original precedence.
@@ -1914,6 +1925,29 @@ impl Writer {
       Err(e) => error!("Failed to send message to readers. Encoding failed: {e:?}"),
     }
     blocked
+  }
+
+  /// carla_server patch: the reader's unicast locator at one of this
+  /// host's own (non-loopback) addresses, if it has one.
+  fn own_host_unicast(&self, reader: &RtpsReaderProxy) -> Option<Locator> {
+    let candidates = reader.send_route().unicast.into_iter().chain(
+      reader
+        .unicast_locator_list
+        .iter()
+        .copied()
+        .filter(|l| l.is_udp()),
+    );
+    for loc in candidates {
+      let ip = SocketAddr::from(loc).ip();
+      if self
+        .local_interfaces
+        .iter()
+        .any(|ifa| ifa.ip == ip && !ifa.is_loopback)
+      {
+        return Some(loc);
+      }
+    }
+    None
   }
 
   // Kept for readability at call sites that fire a single control message and
