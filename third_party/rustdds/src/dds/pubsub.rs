@@ -556,6 +556,16 @@ impl InnerPublisher {
       backlog_limit,
       max_retain,
     );
+    // carla_server patch: a reliable KEEP_LAST writer overwrites the oldest
+    // unacknowledged sample instead of blocking (DDS's KEEP_LAST semantics).
+    if writer_qos.is_reliable()
+      && matches!(
+        writer_qos.history(),
+        Some(policy::History::KeepLast { .. }) | None
+      )
+    {
+      send_buffer.set_overwrite_unacknowledged(true);
+    }
     // Doorbell: enqueue this writer's entity id and wake the participant poll.
     let doorbell = Doorbell::new(guid.entity_id, self.writer_ready.clone());
 

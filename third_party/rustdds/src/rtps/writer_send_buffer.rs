@@ -70,6 +70,14 @@ struct Inner {
   // send window / unsent-backlog and must retain samples for repair.
   max_retain: usize,
 
+  // carla_server patch: a reliable KEEP_LAST writer never waits for
+  // acknowledgements: a full window drops the oldest retained sample,
+  // acknowledged or not (DDS's KEEP_LAST: the newest values win), so a
+  // reader that stops acknowledging cannot hold the writer for the others;
+  // it is sent a GAP for what it missed. At most `window_limit` samples are
+  // retained. Off by default (set by `set_overwrite_unacknowledged`).
+  overwrite: bool,
+
   // Wakers of async producers / ack-waiters parked because the window was full
   // or acknowledgements were still pending. Drained (woken) on any advance.
   wakers: Vec<Waker>,
@@ -130,6 +138,7 @@ impl WriterSendBuffer {
           backlog_limit: backlog_limit.max(1),
           sent_frontier: SequenceNumber::new(0),
           max_retain: max_retain.max(1),
+          overwrite: false,
           wakers: Vec::new(),
         }),
         progress: Condvar::new(),
@@ -171,7 +180,7 @@ impl WriterSendBuffer {
       return false;
     }
 
-    if !shared.reliable_writer || !inner.reliable_readers_present {
+    if !shared.reliable_writer || !inner.reliable_readers_present || inner.overwrite {
       // Best-effort and "no reliable reader yet" writers have no acknowledgement
       // window to wait on; the backlog limit above is their only throttle.
       return true;
@@ -291,8 +300,15 @@ impl WriterSendBuffer {
     let trim_keep_last = !shared.is_builtin
       && (!may_block
         || (shared.reliable_writer && shared.volatile && !inner.reliable_readers_present));
-    if trim_keep_last {
-      while inner.changes.len() > inner.max_retain {
+    let retain = if inner.overwrite && !trim_keep_last {
+      Some(inner.window_limit)
+    } else if trim_keep_last {
+      Some(inner.max_retain)
+    } else {
+      None
+    };
+    if let Some(retain) = retain {
+      while inner.changes.len() > retain {
         // BTreeMap keeps keys sorted, so the first entry is the oldest SN.
         let oldest = match inner.changes.keys().next().copied() {
           Some(sn) => sn,
@@ -303,6 +319,14 @@ impl WriterSendBuffer {
       }
     }
     seq
+  }
+
+  /// carla_server patch: makes this (reliable, KEEP_LAST) writer drop its
+  /// oldest sample instead of refusing a new one when the window of
+  /// unacknowledged samples is full (see `Inner::overwrite`).
+  pub fn set_overwrite_unacknowledged(&self, on: bool) {
+    let mut inner = self.shared.inner.lock().unwrap();
+    inner.overwrite = on && !self.shared.is_builtin;
   }
 
   // --- consumer side (Writer / event loop) ---
@@ -494,6 +518,41 @@ mod tests {
     // The reader's first ACKNACK acknowledges seq 1.
     buf.set_acked_frontier(Some(SequenceNumber::new(2)));
     assert!(admit_now(&buf, WriteOptions::default())); // seq 2
+  }
+
+  // carla_server patch: a reliable KEEP_LAST writer whose reader never
+  // acknowledges keeps admitting, retaining only its newest `window_limit`
+  // samples; without the patch the same writer refuses once the window is full.
+  #[test]
+  fn overwriting_writer_drops_the_oldest_unacknowledged_sample() {
+    let make = || {
+      WriterSendBuffer::new(
+        GUID::GUID_UNKNOWN,
+        "t".to_string(),
+        /* reliable_writer */ true,
+        /* is_builtin */ false,
+        /* volatile */ false,
+        /* window_limit */ 4,
+        /* backlog_limit */ 1000,
+        /* max_retain */ 1,
+      )
+    };
+    let buf = make();
+    buf.set_overwrite_unacknowledged(true);
+    buf.set_acked_frontier(Some(SequenceNumber::new(1)));
+    for _ in 0..10 {
+      assert!(admit_now(&buf, WriteOptions::default()));
+    }
+    assert_eq!(buf.retained_len(), 4);
+    assert_eq!(buf.first_change_sequence_number(), SequenceNumber::new(7));
+    assert_eq!(buf.last_change_sequence_number(), SequenceNumber::new(10));
+
+    let plain = make();
+    plain.set_acked_frontier(Some(SequenceNumber::new(1)));
+    for _ in 0..4 {
+      assert!(admit_now(&plain, WriteOptions::default()));
+    }
+    assert!(!admit_now(&plain, WriteOptions::default()));
   }
 
   // nonblocking-transmit: a best-effort writer that opted in via
