@@ -1054,8 +1054,28 @@ impl Discovery {
     &mut self,
     participant_data: &SpdpDiscoveredParticipantData,
   ) {
-    let was_new = discovery_db_write(&self.discovery_db).update_participant(participant_data);
     let guid_prefix = participant_data.participant_guid.prefix;
+    // carla_server patch: a bounded number of participants (see
+    // `discovery_db::MAX_PARTICIPANTS`); one past it is ignored unless a
+    // silent one without endpoints gives its place.
+    let admitted = discovery_db_write(&self.discovery_db).admit_participant(guid_prefix);
+    match admitted {
+      Err(()) => {
+        debug!("Participant table full; ignoring {guid_prefix:?}");
+        return;
+      }
+      Ok(Some(evicted)) => {
+        self.send_discovery_notification(DiscoveryNotificationType::ParticipantLost {
+          guid_prefix: evicted,
+        });
+        self.send_participant_status(DomainParticipantStatusEvent::ParticipantLost {
+          id: evicted,
+          reason: LostReason::Disposed,
+        });
+      }
+      Ok(None) => {}
+    }
+    let was_new = discovery_db_write(&self.discovery_db).update_participant(participant_data);
 
     // Send notification to dp_event_loop. It will update local reader/writer
     // proxies as the SpdpDiscoveredParticipantData contains a bitmap of the

@@ -45,6 +45,20 @@ const DEFAULT_PARTICIPANT_LEASE_DURATION: Duration = Duration::from_secs(60);
 // How much longer to wait than lease duration before pronouncing lost.
 const PARTICIPANT_LEASE_DURATION_TOLERANCE: Duration = Duration::from_secs(0);
 
+/// carla_server patch: at most this many participants are known at once.
+/// Every known participant costs per-event work that grows with their
+/// number (reader proxies on the discovery writers), so a flood of forged
+/// announcements (20,000 in 15 s) kept two cores busy for half a minute
+/// and more after it ended; bounded, it costs little and memory stays
+/// bounded.
+pub(crate) const MAX_PARTICIPANTS: usize = 256;
+
+/// carla_server patch: a known participant that announced no reader or
+/// writer and has been silent this long may give its place to a new one
+/// when the table is full (a live participant re-announces itself every
+/// few seconds; a forged one never speaks again).
+const EVICTABLE_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
 // TODO: Let DiscoveryDB itself become thread-safe and support smaller-scope
 // lock
 pub(crate) struct DiscoveryDB {
@@ -205,6 +219,38 @@ impl DiscoveryDB {
       .insert(guid.prefix, Instant::now());
 
     new_participant
+  }
+
+  /// carla_server patch: whether a participant announcing itself may be
+  /// known. A known one may; a new one if fewer than [`MAX_PARTICIPANTS`]
+  /// are known, or if one of them can give its place: the longest silent
+  /// of those with no reader or writer, silent for [`EVICTABLE_AFTER`].
+  /// Returns the evicted participant, whose loss the caller reports.
+  pub fn admit_participant(&mut self, guid_prefix: GuidPrefix) -> Result<Option<GuidPrefix>, ()> {
+    if self.participant_proxies.contains_key(&guid_prefix)
+      || self.participant_proxies.len() < MAX_PARTICIPANTS
+    {
+      return Ok(None);
+    }
+    let now = Instant::now();
+    let victim = self
+      .participant_last_life_signs
+      .iter()
+      .filter(|(p, _)| **p != self.my_guid.prefix && self.participant_proxies.contains_key(p))
+      .filter(|(_, t)| now.duration_since(**t) >= EVICTABLE_AFTER)
+      .filter(|(p, _)| {
+        self.external_topic_readers.range(p.range()).next().is_none()
+          && self.external_topic_writers.range(p.range()).next().is_none()
+      })
+      .min_by_key(|(_, t)| **t)
+      .map(|(p, _)| *p);
+    match victim {
+      Some(p) => {
+        self.remove_participant(p, true);
+        Ok(Some(p))
+      }
+      None => Err(()),
+    }
   }
 
   pub fn participant_is_alive(&mut self, guid_prefix: GuidPrefix) {
