@@ -199,6 +199,9 @@ impl ObservedRoutes {
   }
 }
 
+/// carla_server patch: participants whose routes are remembered at most.
+const MAX_OBSERVED: usize = 1024;
+
 /// Per-remote-participant record of observed receive interfaces / source
 /// addresses. Populated by the message receiver, consumed by route resolution.
 #[derive(Debug, Default)]
@@ -219,6 +222,12 @@ impl InterfaceObservations {
     iface: Option<InterfaceSelector>,
     source: SocketAddr,
   ) {
+    // carla_server patch: a bounded table. A flood of forged participants
+    // would otherwise leave one record per guid prefix ever heard. An
+    // evicted live participant's record is made again from its next packet.
+    if !self.by_participant.contains_key(&prefix) && self.by_participant.len() >= MAX_OBSERVED {
+      self.by_participant.pop_first();
+    }
     self
       .by_participant
       .entry(prefix)
