@@ -61,6 +61,44 @@ fn yield_on_wake_up() {
 #[cfg(not(target_os = "linux"))]
 fn yield_on_wake_up() {}
 
+/// Nice value of the bulk threads ([`spawn_bulk`]).
+pub(crate) const BULK_NICE: i32 = 10;
+
+/// Spawns a library thread for bulk work the game thread must not wait
+/// behind (DDS's copies and sends of large images): the batch policy of
+/// [`spawn`] and, on Linux, a nice value of [`BULK_NICE`], so when every
+/// core is busy the game thread (and the TCP senders) get the CPU first.
+/// Threads it starts inherit both.
+pub(crate) fn spawn_bulk<F, T>(name: impl Into<String>, body: F) -> io::Result<JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    spawn(name, move || {
+        lower_priority();
+        body()
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn lower_priority() {
+    // SAFETY: gettid has no preconditions; setpriority on PRIO_PROCESS with
+    // a thread id changes only that thread's nice value (Linux semantics).
+    let rc = unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, BULK_NICE)
+    };
+    if rc != 0 {
+        crate::log_debug!(
+            "nice {BULK_NICE} refused for a bulk thread: {}",
+            io::Error::last_os_error()
+        );
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority() {}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     #[test]
@@ -73,5 +111,20 @@ mod tests {
         assert_eq!(policy, libc::SCHED_BATCH);
         // SAFETY: as above; the test thread itself is untouched.
         assert_eq!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_OTHER);
+    }
+
+    #[test]
+    fn bulk_threads_and_their_children_run_niced() {
+        // SAFETY: getpriority only reads the calling thread's nice value.
+        let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        let (own, child) = super::spawn_bulk("t", move || {
+            let child = std::thread::spawn(nice).join().unwrap();
+            (nice(), child)
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+        assert_eq!((own, child), (super::BULK_NICE, super::BULK_NICE));
+        assert_eq!(nice(), 0);
     }
 }

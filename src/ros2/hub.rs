@@ -124,7 +124,13 @@ impl Hub {
                 r.domain_id
             ));
         }
-        let dds = Dds::new(domain_id)?;
+        // Made on a bulk thread: DDS's own threads (rustdds' event loop and
+        // discovery) inherit its batch policy and nice value, so the game
+        // thread gets the CPU first (`crate::threads::spawn_bulk`).
+        let dds = crate::threads::spawn_bulk("carla-ros2-start", move || Dds::new(domain_id))
+            .map_err(|e| format!("cannot start the ROS 2 thread: {e}"))?
+            .join()
+            .map_err(|_| "the DDS participant could not be made".to_string())??;
         let queue = Arc::new(ArrayQueue::new(QUEUE));
         let stop = Arc::new(AtomicBool::new(false));
         let (q, s, c, sink) = (
@@ -133,7 +139,7 @@ impl Hub {
             self.counters.clone(),
             self.sink.clone(),
         );
-        let handle = crate::threads::spawn("carla-ros2", move || {
+        let handle = crate::threads::spawn_bulk("carla-ros2", move || {
             worker::run(dds, domain_id, &q, &s, &c, sink)
         })
         .map_err(|e| format!("cannot start the ROS 2 thread: {e}"))?;
