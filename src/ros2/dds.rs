@@ -101,9 +101,11 @@ pub(crate) type Reader = DataReader<Received, CdrAdapter>;
 /// late reader gets the newest; a slow reader never makes the history
 /// grow).
 ///
-/// rustdds keeps every sample a reliable reader has not acknowledged (up
-/// to 8192) whatever the history depth says; `max_samples` bounds that, so
-/// a stalled reader costs at most 4 samples per writer.
+/// `max_samples` is the window of unacknowledged samples: with the
+/// patched rustdds (`third_party/rustdds/PATCHES.md`) a KEEP_LAST writer
+/// whose window is full drops its oldest sample for the reader that has
+/// not acknowledged it, so a stalled reader costs at most 4 samples per
+/// writer and holds nothing back for the others.
 fn writer_qos() -> QosPolicies {
     QosPolicyBuilder::new()
         .reliable(rustdds::Duration::from_millis(0))
@@ -257,9 +259,9 @@ impl TopicWriter {
         &self.topic
     }
 
-    /// Writes one message; false if DDS refused it (a reliable reader
-    /// still holds the writer's 4 samples unacknowledged: this one is
-    /// dropped for DDS), logged rate-limited, never fatal.
+    /// Writes one message; false if DDS refused it (4 samples wait unsent
+    /// for a socket that cannot send: this one is dropped for DDS), logged
+    /// rate-limited, never fatal.
     pub(crate) fn write(&mut self, cdr: Vec<u8>) -> bool {
         match self.writer.write(Cdr(Bytes::from(cdr)), None) {
             Ok(()) => {

@@ -55,15 +55,12 @@ pub(super) struct Counters {
 }
 
 /// A writer that has refused every sample this long makes the thread leave
-/// the domain and join it again with a new participant. rustdds holds a
-/// reliable writer's samples until every matched reliable reader
-/// acknowledges them, and refuses new ones past 4; a reader that never
-/// will (its process crashed, and its participant announced a long or
-/// endless lease) would block the topic for every reader until DDS drops
-/// it, which rustdds may never do. A new participant knows only the live
-/// peers, which discover it within a second or so. A live reader that
-/// still does not acknowledge blocks the topic again; it costs a rejoin
-/// every `REJOIN_AFTER`, nothing more.
+/// the domain and join it again with a new participant. The writers
+/// overwrite rather than wait for a reader that does not acknowledge (the
+/// patched rustdds' KEEP_LAST writers), so they refuse a sample only while
+/// 4 wait unsent on a socket that cannot send; a new participant, with new
+/// sockets, is the remedy left. It knows only the live peers, which
+/// discover it within a second or so.
 ///
 /// The thread also rejoins when DDS drops a peer with readers of our
 /// topics for want of news within its lease (`Dds::lost_a_reading_peer`:
@@ -303,8 +300,8 @@ pub(super) fn run(
             let blocked = joined.as_ref().map(|j| j.blocked(now));
             if let Some(Some((topic, refused))) = &blocked {
                 crate::log_warn!(
-                    "ros2: {} refused every sample for {:.0} s (a reliable reader that no \
-                     longer acknowledges); leaving DDS domain {} and joining it again",
+                    "ros2: {} refused every sample for {:.0} s (its samples wait unsent); \
+                     leaving DDS domain {} and joining it again",
                     topic,
                     refused.as_secs_f64(),
                     domain_id
@@ -428,7 +425,7 @@ fn encode(sensor: SensorType, stamp: Stamp, frame: &str, payload: &[u8]) -> Opti
 }
 
 /// Writes one sensor message on its topics (and `/tf`): Some(true) if DDS
-/// took its data, Some(false) if DDS refused it (a reliable reader behind),
+/// took its data, Some(false) if DDS refused it (samples waiting unsent),
 /// None if it has nothing to publish (a sensor type without topics, a
 /// malformed payload).
 fn publish(
