@@ -420,34 +420,60 @@ fn recording() {
     }
 }
 
-/// 4 cameras 1920x1080 at 20 Hz to 2 DDS and 2 TCP reader processes.
+/// 4 cameras at 800x600 30 Hz and 1920x1080 20 Hz, read over DDS by 2
+/// native reader processes; publishing off and on in one run.
 fn ros2_publishing() {
-    println!("\n## 8. ROS 2: 4 cameras 1920x1080 at 20 Hz, 2 DDS and 2 TCP reader processes\n");
-    let Some(python) = ros2::python() else {
-        println!(
-            "(skipped: target/venv-carla-0.9.16 with cyclonedds is missing; run scripts/test.sh)"
-        );
-        return;
+    println!(
+        "\n## 8. ROS 2: 4 cameras, 2 native DDS readers (reliable, best effort) of every camera\n"
+    );
+    let exe = match ros2::native_reader() {
+        Ok(exe) => exe,
+        Err(e) => {
+            println!("(skipped: cannot build the native reader: {e})");
+            return;
+        }
     };
-    println!("| ROS 2 | game thread p50 µs | p99 | max | reader | frames/s | MB/s | published | dropped for ROS |");
-    println!("|---|---:|---:|---:|---|---:|---:|---:|---:|");
+    let rmem = std::fs::read_to_string("/proc/sys/net/core/rmem_max").unwrap_or_default();
+    println!(
+        "Readers' receive buffer: Cyclone's default, or `CYCLONEDDS_URI` if set ({}); net.core.rmem_max {}.\n",
+        std::env::var("CYCLONEDDS_URI").unwrap_or_else(|_| "unset".into()),
+        rmem.trim()
+    );
+    println!("| cameras | ROS 2 | game thread p50 µs | p99 | max | p99 over off | reader | frames/s per camera (min, max) | published | dropped for ROS |");
+    println!("|---|---|---:|---:|---:|---:|---|---|---:|---:|");
     let seconds = (10.0 * scale_factor()).max(3.0);
-    for on in [false, true] {
-        let o = ros2::run(&python, (1920, 1080), seconds, on);
-        for (i, (kind, fps, mbs)) in o.readers.iter().enumerate() {
-            println!(
-                "| {} | {} | {} | {} | {} {} | {:.1} | {:.0} | {} | {} |",
-                if on { "on" } else { "off" },
+    for (size, hz) in [((800, 600), 30.0), ((1920, 1080), 20.0)] {
+        let load = ros2::Load {
+            cameras: 4,
+            size,
+            hz,
+            seconds,
+        };
+        let label = format!("4 × {}x{} at {hz} Hz", size.0, size.1);
+        let off = ros2::run(&exe, &load, false);
+        let on = ros2::run(&exe, &load, true);
+        let p99_off = off.game.p99.as_micros() as f64;
+        for (name, o) in [("off", &off), ("on", &on)] {
+            let game = format!(
+                "{} | {} | {} | {:+.0}%",
                 o.game.p50.as_micros(),
                 o.game.p99.as_micros(),
                 o.game.max.as_micros(),
-                kind,
-                i % 2 + 1,
-                fps,
-                mbs,
-                o.published,
-                o.dropped
+                (o.game.p99.as_micros() as f64 / p99_off - 1.0) * 100.0
             );
+            if o.readers.is_empty() {
+                println!("| {label} | {name} | {game} | — | — | — | — |");
+            }
+            for (qos, rates) in &o.readers {
+                let min = rates.iter().copied().fold(f64::INFINITY, f64::min);
+                let max = rates.iter().copied().fold(0.0, f64::max);
+                println!(
+                    "| {label} | {name} | {game} | {qos} | {min:.1}, {max:.1} ({} cameras) | {} | {} |",
+                    rates.len(),
+                    o.published,
+                    o.dropped
+                );
+            }
         }
     }
 }

@@ -2,7 +2,7 @@
 # Native DDS readers of carla-host's ROS 2 images (a measurement; not in
 # CI). Builds reader.c against Debian's cyclonedds-dev (idlc generates the
 # ROS 2 types from ros_types.idl), starts a release carla-host --ros2, runs
-# a reliable and a best-effort reader beside drive.py, and prints what each
+# a reliable and a best-effort reader of every camera beside drive.py, and prints what each
 # reader got and the kernel's UDP counters over the run.
 #
 #   benches/pipeline/ros2_native/run.sh [CAMERAS W H SECONDS HZ]   (default 1 800 600 15 0)
@@ -23,8 +23,9 @@ host=$!
 trap 'kill $host 2>/dev/null || true' EXIT
 sleep 4
 udp() { awk '/^Udp: [0-9]/ {print "datagrams in " $2 ", out " $5 ", receive-buffer drops " $6}' /proc/net/snmp; }
-"$out/reader" rt/carla/hero/cam0/image image reliable $((secs + 10)) >"$out/reliable.out" &
-"$out/reader" rt/carla/hero/cam0/image image best_effort $((secs + 10)) >"$out/best_effort.out" &
+topics=$(for ((i = 0; i < n; i++)); do echo "rt/carla/hero/cam$i/image"; done)
+"$out/reader" image reliable $((secs + 10)) 0 $topics >"$out/reliable.out" &
+"$out/reader" image best_effort $((secs + 10)) 0 $topics >"$out/best_effort.out" &
 sleep 1
 echo "before: $(udp)"
 "$root/target/venv-carla-0.9.16/bin/python" "$here/drive.py" "$port" "$n" "$w" "$h" "$secs" "$hz"

@@ -1,7 +1,7 @@
 """ROS 2's message definitions as Eclipse Cyclone DDS's Python binding
 (`cyclonedds`) declares IDL types, with the DDS type names ROS 2 gives
 them (`<package>::msg::dds_::<Message>_`): what a ROS 2 node would read.
-Used by ros2.py, ros2_abuse.py and benches/pipeline/ros2_reader.py.
+Used by ros2.py, ros2_abuse.py and ros2_flood.py.
 """
 from dataclasses import dataclass
 
