@@ -48,6 +48,21 @@ def _data(reader_id, writer_id, params):
     return struct.pack("<BBH", 0x15, 0x05, len(body)) + body
 
 
+def announcement(prefix, port, lease_s):
+    """One participant's SPDP announcement: guid `prefix`, metatraffic and
+    default locators at 127.0.0.1:`port`, a lease of `lease_s` seconds."""
+    participant = b"".join([
+        _param(PID_PROTOCOL_VERSION, b"\x02\x03"),
+        _param(PID_VENDORID, b"\x01\x10"),
+        _param(PID_PARTICIPANT_GUID, prefix + b"\x00\x00\x01\xc1"),
+        _param(PID_METATRAFFIC_UNICAST_LOCATOR, _udp_locator(port)),
+        _param(PID_DEFAULT_UNICAST_LOCATOR, _udp_locator(port)),
+        _param(PID_BUILTIN_ENDPOINT_SET, struct.pack("<I", 0x3F)),
+        _param(PID_PARTICIPANT_LEASE_DURATION, struct.pack("<iI", lease_s, 0)),
+    ])
+    return b"RTPS\x02\x03\x01\x10" + prefix + _data(SPDP_READER, SPDP_WRITER, participant)
+
+
 def crashed_peer(topic, type_name, dead_port):
     """Two datagrams: a participant announcing itself with an endless lease
     (so no lease ever ends it), then its reliable reader of `topic`, at
