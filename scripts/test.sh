@@ -92,7 +92,9 @@ step "the Unreal plugin package (scripts/package-plugin.sh)"
 scripts/package-plugin.sh
 
 step "format, lints and docs"
-cargo fmt --all -- --check
+# The workspace's crates; not --all, which also takes path dependencies
+# (third_party/rustdds keeps its own style, its rustfmt.toml).
+cargo fmt -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
