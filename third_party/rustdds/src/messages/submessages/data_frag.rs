@@ -7,6 +7,7 @@ use enumflags2::BitFlags;
 use bytes::Bytes;
 
 use crate::{
+  serialization::{padding_needed_for_alignment_4, round_up_to_4},
   messages::submessages::{elements::parameter_list::ParameterList, submessages::*},
   structure::{
     guid::EntityId,
@@ -88,7 +89,8 @@ impl DataFrag {
     2 + // fragmentSize
     4 + // sampleSize
     self.inline_qos.as_ref().map(|q| q.len_serialized() ).unwrap_or(0) + // QoS ParameterList
-    self.serialized_payload.len()
+    // carla_server patch: padded to 4 bytes (see `write_to`).
+    round_up_to_4(self.serialized_payload.len())
   }
 
   /// Spec talks about (expected) total number of fragments.
@@ -269,6 +271,18 @@ impl DataFrag {
       _ => {}
     }
 
+    // carla_server patch: a sender pads a short last fragment to 4 bytes;
+    // the padding is not data.
+    let mut datafrag = datafrag;
+    let before = (start_u32 as usize - 1) * (fragment_size as usize);
+    let expected = ((count_u32 as usize) * (fragment_size as usize))
+      .min((data_size as usize).saturating_sub(before));
+    if datafrag.serialized_payload.len() > expected
+      && datafrag.serialized_payload.len() - expected < 4
+    {
+      datafrag.serialized_payload.truncate(expected);
+    }
+
     let max_payload_bytes = (count_u32 as usize) * (fragment_size as usize);
     if datafrag.serialized_payload.len() > max_payload_bytes {
       return Err(io::Error::new(
@@ -305,6 +319,13 @@ impl<C: Context> Writable<C> for DataFrag {
       writer.write_value(&self.inline_qos)?;
     }
     writer.write_bytes(&self.serialized_payload)?;
+    // carla_server patch: every submessage starts 4-byte aligned (RTPS 9.4.1),
+    // so a DATA_FRAG carrying a short last fragment is padded, as DATA is.
+    // Without it Eclipse Cyclone DDS drops a datagram in which such a
+    // DATA_FRAG is followed by another submessage (seen in repairs).
+    for _ in 0..padding_needed_for_alignment_4(self.serialized_payload.len()) {
+      writer.write_u8(0)?;
+    }
     Ok(())
   }
 }
@@ -332,6 +353,26 @@ mod tests {
     df.write_to_stream_with_ctx(Endianness::LittleEndian, &mut buf)
       .expect("serialize DataFrag body");
     Bytes::from(buf)
+  }
+
+  // carla_server patch: a short last fragment is padded to 4 bytes on the
+  // wire, and the padding is dropped again when read.
+  #[test]
+  fn a_short_last_fragment_is_padded_and_read_back_without_the_padding() {
+    let df = DataFrag {
+      writer_sn: SequenceNumber::new(1),
+      fragment_starting_num: FragmentNumber::new(2),
+      fragments_in_submessage: 1,
+      fragment_size: 256,
+      data_size: 261,
+      serialized_payload: Bytes::from(vec![7u8; 5]),
+      ..Default::default()
+    };
+    let body = serialize_body(&df);
+    assert_eq!(body.len() % 4, 0, "aligned");
+    assert_eq!(body.len(), df.len_serialized());
+    let back = DataFrag::deserialize(&body, BitFlags::from(DATAFRAG_Flags::Endianness)).unwrap();
+    assert_eq!(back.serialized_payload, df.serialized_payload);
   }
 
   #[test]
