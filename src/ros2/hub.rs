@@ -6,10 +6,15 @@
 //! waits.
 
 use super::dds::Dds;
-use super::worker::{self, Counters, HeroState, Job};
-use crate::rpc::{ActorState, VehicleControl09, CARLA_ACTOR_TRAFFIC_LIGHT};
+use super::messages::{LightInfo, Object, VehicleInfo};
+use super::state_topics::HeroState;
+use super::worker::{self, Counters, Job};
+use crate::rpc::{
+    ActorState, VehicleControl09, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE,
+    CARLA_ACTOR_WALKER,
+};
 use crate::streaming::stream::{Message, Stream, Tap};
-use crate::types::ActorTransform;
+use crate::types::{ActorTransform, Vector3D};
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -49,6 +54,17 @@ pub(crate) enum RosControl {
     /// (rad), steer speed (rad/s), speed (m/s), acceleration (m/s²) and
     /// jerk (m/s³).
     Ackermann([f32; 5]),
+}
+
+/// What `/carla/objects` and `/carla/traffic_lights/info` need of an
+/// actor beyond its state: its class (`derived_object_msgs/Object`'s
+/// constants) and its box (a traffic light's: its trigger volume), centre
+/// relative to the actor and half sizes, metres.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct ActorShape {
+    pub(crate) class: u8,
+    pub(crate) center: Vector3D,
+    pub(crate) extent: Vector3D,
 }
 
 /// Called with a hero vehicle's actor id and the control read for it.
@@ -92,8 +108,8 @@ struct State {
     /// Sensors enabled for ROS (published while running), with the stream
     /// their tap sits on.
     sensors: HashMap<u32, (Arc<SensorNames>, Stream)>,
-    /// Hero vehicles: actor id → ros name.
-    vehicles: HashMap<u32, String>,
+    /// Hero vehicles: actor id → ros name and `vehicle_info`.
+    vehicles: HashMap<u32, (String, Arc<VehicleInfo>)>,
     /// The map's OpenDRIVE text (`/carla/map`), once the host gave one.
     map: Option<Arc<str>>,
     /// The traffic lights' states last published (`/carla/traffic_lights/
@@ -101,6 +117,8 @@ struct State {
     /// a buffer kept from tick to tick.
     lights: Option<Arc<[(u32, u8)]>>,
     lights_now: Vec<(u32, u8)>,
+    /// The lights whose `/carla/traffic_lights/info` was last written.
+    lights_described: Vec<u32>,
 }
 
 /// The library's ROS 2 publishing, one per server. Sensors can be enabled
@@ -153,8 +171,8 @@ impl Hub {
         for (id, (names, stream)) in &st.sensors {
             stream.set_tap(Some(self.tap(&running, names.clone(), *id)));
         }
-        for (id, name) in &st.vehicles {
-            running.push(Job::Vehicle(*id, Some(name.clone())), &self.counters);
+        for (id, vehicle) in &st.vehicles {
+            running.push(Job::Vehicle(*id, Some(vehicle.clone())), &self.counters);
         }
         if let Some(text) = &st.map {
             running.push(Job::Map(text.clone()), &self.counters);
@@ -222,16 +240,18 @@ impl Hub {
         self.state.lock().sensors.contains_key(&id)
     }
 
-    /// A hero vehicle: its control topic is read from now on.
-    pub(crate) fn register_vehicle(&self, actor_id: u32, ros_name: &str) {
+    /// A hero vehicle: its control topic is read from now on, and `info`
+    /// is its `vehicle_info`.
+    pub(crate) fn register_vehicle(&self, actor_id: u32, ros_name: &str, info: VehicleInfo) {
         let mut st = self.state.lock();
-        st.vehicles.insert(actor_id, ros_name.to_owned());
+        let vehicle = (ros_name.to_owned(), Arc::new(info));
         if let Some(r) = &st.running {
             r.push(
-                Job::Vehicle(actor_id, Some(ros_name.to_owned())),
+                Job::Vehicle(actor_id, Some(vehicle.clone())),
                 &self.counters,
             );
         }
+        st.vehicles.insert(actor_id, vehicle);
     }
 
     /// Forgets a vehicle (destroyed).
@@ -261,9 +281,18 @@ impl Hub {
     }
 
     /// `/clock` for a tick at `seconds` of simulation time, the traffic
-    /// lights' states when they changed, and each hero vehicle's
-    /// `odometry` and `vehicle_status` from its state this tick.
-    pub(crate) fn tick(&self, seconds: f64, states: &[ActorState]) {
+    /// lights' states when they changed (and their poses and trigger
+    /// volumes when the set of lights did), the vehicles and walkers on
+    /// `/carla/objects`, and each hero vehicle's `odometry`,
+    /// `vehicle_status` and frames on `/tf` from its state this tick.
+    /// `shape` gives an actor's class and box. While publishing, a tick
+    /// allocates the objects' list.
+    pub(crate) fn tick(
+        &self,
+        seconds: f64,
+        states: &[ActorState],
+        shape: &dyn Fn(u32) -> Option<ActorShape>,
+    ) {
         let mut guard = self.state.lock();
         let st = &mut *guard;
         let Some(r) = &st.running else {
@@ -283,6 +312,15 @@ impl Hub {
             r.push(Job::Lights(now.clone()), &self.counters);
             st.lights = Some(now);
         }
+        let ids = st.lights_now.iter().map(|l| l.0);
+        if !ids.eq(st.lights_described.iter().copied()) {
+            st.lights_described = st.lights_now.iter().map(|l| l.0).collect();
+            r.push(Job::LightsInfo(light_infos(states, shape)), &self.counters);
+        }
+        r.push(
+            Job::Objects(seconds, objects(states, shape)),
+            &self.counters,
+        );
         if st.vehicles.is_empty() {
             return;
         }
@@ -332,4 +370,47 @@ impl Drop for Hub {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// The traffic lights of `states`, sorted by id, with their trigger
+/// volumes.
+fn light_infos(
+    states: &[ActorState],
+    shape: &dyn Fn(u32) -> Option<ActorShape>,
+) -> Arc<[LightInfo]> {
+    let mut lights: Vec<LightInfo> = states
+        .iter()
+        .filter(|s| s.kind == CARLA_ACTOR_TRAFFIC_LIGHT)
+        .map(|s| {
+            let volume = shape(s.id).unwrap_or_default();
+            LightInfo {
+                id: s.id,
+                transform: s.transform,
+                trigger_center: volume.center,
+                trigger_extent: volume.extent,
+            }
+        })
+        .collect();
+    lights.sort_unstable_by_key(|l| l.id);
+    lights.into()
+}
+
+/// The vehicles and walkers of `states` as `/carla/objects` lists them.
+fn objects(states: &[ActorState], shape: &dyn Fn(u32) -> Option<ActorShape>) -> Arc<[Object]> {
+    states
+        .iter()
+        .filter(|s| s.kind == CARLA_ACTOR_VEHICLE || s.kind == CARLA_ACTOR_WALKER)
+        .map(|s| {
+            let sh = shape(s.id).unwrap_or_default();
+            Object {
+                id: s.id,
+                class: sh.class,
+                transform: s.transform,
+                extent: sh.extent,
+                velocity: s.velocity,
+                angular: s.angular_velocity,
+                acceleration: s.acceleration,
+            }
+        })
+        .collect()
 }

@@ -501,5 +501,11 @@ pub(crate) fn vehicle_control(data: &[u8]) -> Result<VehicleControl09, Short> {
 mod events;
 pub(crate) use events::{ackermann_drive, collision_event, dvs_image, dvs_point_cloud};
 
+mod world;
+pub(crate) use world::{
+    class, objects, rep105_frames, tf_chain, traffic_light_info, vehicle_info, LightInfo, Object,
+    VehicleInfo, WheelInfo,
+};
+
 #[cfg(test)]
 mod tests;

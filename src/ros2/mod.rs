@@ -1,8 +1,10 @@
 //! Sensors on ROS 2, natively: the library publishes enabled sensors on DDS
 //! as CARLA 0.9.16's `--ros2` does (`rt/carla/<parent>/<sensor>/image`,
-//! `camera_info`, `point_cloud`, IMU, GNSS, `/tf`, `/clock`) and reads
-//! each hero vehicle's `vehicle_control_cmd`, so `ros2 topic echo`, rviz2
-//! or any DDS reader on another machine consumes them.
+//! `camera_info`, `point_cloud`, IMU, GNSS, `/tf`, `/clock`), the world's
+//! state as carla-ros-bridge does (`/carla/objects`, the map, the traffic
+//! lights, each hero vehicle's odometry, status and info), and reads each
+//! hero vehicle's `vehicle_control_cmd`, so `ros2 topic echo`, rviz2 or any
+//! DDS reader on another machine consumes them.
 //!
 //! - `messages`: the ROS 2 messages, CDR-encoded from the serialized
 //!   payloads the TCP streams carry (`cdr`: the encoding);
@@ -11,6 +13,9 @@
 //!   waits on DDS);
 //! - `worker`: the `carla-ros2` thread: messages to topics, controls to
 //!   the host, and a rejoin of the domain when a topic stays blocked;
+//! - `state_topics`: the world-state topics it writes (map, traffic
+//!   lights, objects, each hero vehicle's odometry, status, info and
+//!   REP-105 frames);
 //! - `dds`: the `rustdds` participant, writers and readers.
 //!
 //! Reference: docs/ros2.md.
@@ -19,8 +24,9 @@ mod cdr;
 mod dds;
 mod hub;
 pub(crate) mod messages;
+mod state_topics;
 mod worker;
 
-pub(crate) use hub::{Hub, RosControl};
+pub(crate) use hub::{ActorShape, Hub, RosControl};
 
 pub use hub::{Ros2Stats, SensorNames};

@@ -5,11 +5,11 @@
 
 use super::dds::{Dds, Reader, TopicWriter};
 use super::hub::{ControlSink, RosControl, SensorNames};
-use super::messages::{self, Cloud, PixelFormat, Stamp};
-use crate::rpc::VehicleControl09;
+use super::messages::{self, Cloud, LightInfo, Object, PixelFormat, Stamp, VehicleInfo};
+use super::state_topics::HeroState;
+use super::state_topics::{writer, StateTopics, TF_MESSAGE};
 use crate::sensor::SensorType;
 use crate::streaming::stream::Message;
-use crate::types::{ActorTransform, Vector3D};
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -26,25 +26,21 @@ pub(super) enum Job {
     Map(Arc<str>),
     /// The traffic lights' `(id, state)`, for `/carla/traffic_lights/status`.
     Lights(Arc<[(u32, u8)]>),
-    /// A hero vehicle's state this tick, for its `odometry` and
-    /// `vehicle_status`.
+    /// Their poses and trigger volumes, for `/carla/traffic_lights/info`.
+    LightsInfo(Arc<[LightInfo]>),
+    /// The vehicles and walkers at a tick (simulation seconds), for
+    /// `/carla/objects`.
+    Objects(f64, Arc<[Object]>),
+    /// A hero vehicle's state this tick, for its `odometry`,
+    /// `vehicle_status` and `/tf`.
     Hero(HeroState),
-    Vehicle(u32, Option<String>),
+    /// A hero vehicle registered (its ros name and `vehicle_info`) or gone.
+    Vehicle(u32, Option<Hero>),
     Forget(u32),
 }
 
-/// A hero vehicle's state at a tick.
-pub(super) struct HeroState {
-    pub(super) actor: u32,
-    /// Simulation seconds.
-    pub(super) seconds: f64,
-    pub(super) transform: ActorTransform,
-    /// m/s, deg/s and m/s², CARLA's axes.
-    pub(super) velocity: Vector3D,
-    pub(super) angular: Vector3D,
-    pub(super) acceleration: Vector3D,
-    pub(super) control: VehicleControl09,
-}
+/// A hero vehicle's ros name and `vehicle_info`.
+pub(super) type Hero = (String, Arc<VehicleInfo>);
 
 #[derive(Default)]
 pub(super) struct Counters {
@@ -85,87 +81,37 @@ struct Joined {
     sensors: HashMap<u32, SensorWriters>,
     readers: HashMap<u32, Vec<ControlReader>>,
     clock: Option<TopicWriter>,
-    /// `/carla/map` (transient local: a reader that joins later gets the
-    /// last text).
-    map: Option<TopicWriter>,
-    /// `/carla/traffic_lights/status` (transient local too).
-    lights: Option<TopicWriter>,
-    /// Hero vehicles' `odometry` and `vehicle_status` writers, made at
-    /// their first state.
-    heroes: HashMap<u32, [Option<TopicWriter>; 2]>,
+    /// The world's topics (map, lights, objects, heroes).
+    state: StateTopics,
 }
 
 impl Joined {
-    /// Writers and readers on `dds`: `/clock`, `/carla/map` (with `map`,
-    /// the text known so far), and a control reader per vehicle of
-    /// `vehicles` (sensors get theirs on their next message).
-    fn on(mut dds: Dds, vehicles: &HashMap<u32, String>, map: Option<&str>) -> Joined {
-        let mut writer = |topic: &str, type_name: &str| {
-            dds.writer(topic, type_name)
-                .map_err(|e| crate::log_error!("ros2: {}", e))
-                .ok()
-        };
-        let clock = writer("rt/clock", CLOCK);
-        let map_writer = writer("rt/carla/map", STRING);
-        let lights = writer("rt/carla/traffic_lights/status", LIGHT_STATUS);
+    /// Writers and readers on `dds`: `/clock`, the world's topics (with
+    /// `map`, the text known so far), and each hero vehicle of `vehicles`
+    /// (sensors get theirs on their next message).
+    fn on(mut dds: Dds, vehicles: &HashMap<u32, Hero>, map: Option<&str>) -> Joined {
+        let clock = writer(&mut dds, "rt/clock", CLOCK);
+        let state = StateTopics::on(&mut dds);
         let mut joined = Joined {
             dds,
             sensors: HashMap::new(),
             readers: HashMap::new(),
             clock,
-            map: map_writer,
-            lights,
-            heroes: HashMap::new(),
+            state,
         };
-        for (actor, name) in vehicles {
-            joined.add_reader(*actor, name);
+        for (actor, hero) in vehicles {
+            joined.add_vehicle(*actor, hero);
         }
         if let Some(text) = map {
-            joined.write_map(text);
+            joined.state.write_map(text);
         }
         joined
     }
 
-    /// A hero vehicle's `odometry` and `vehicle_status` (their writers
-    /// made at its first state; one that cannot be made is logged once and
-    /// left out).
-    fn write_hero(&mut self, name: &str, h: &HeroState) {
-        let dds = &mut self.dds;
-        let writers = self.heroes.entry(h.actor).or_insert_with(|| {
-            [("odometry", ODOMETRY), ("vehicle_status", VEHICLE_STATUS)].map(
-                |(suffix, type_name)| {
-                    dds.writer(&format!("rt/carla/{name}/{suffix}"), type_name)
-                        .map_err(|e| crate::log_error!("ros2: {}", e))
-                        .ok()
-                },
-            )
-        });
-        let stamp = Stamp::from_seconds(h.seconds);
-        let t = &h.transform;
-        if let Some(w) = &mut writers[0] {
-            w.write(messages::odometry(stamp, name, t, h.velocity, h.angular));
-        }
-        if let Some(w) = &mut writers[1] {
-            let status = messages::VehicleStatus {
-                transform: t,
-                velocity: h.velocity,
-                acceleration: h.acceleration,
-                control: &h.control,
-            };
-            w.write(messages::vehicle_status(stamp, &status));
-        }
-    }
-
-    fn write_lights(&mut self, lights: &[(u32, u8)]) {
-        if let Some(w) = &mut self.lights {
-            w.write(messages::traffic_light_status(lights));
-        }
-    }
-
-    fn write_map(&mut self, text: &str) {
-        if let Some(w) = &mut self.map {
-            w.write(messages::string(text));
-        }
+    /// A hero vehicle: its control readers and its writers.
+    fn add_vehicle(&mut self, actor: u32, (name, info): &Hero) {
+        self.add_reader(actor, name);
+        self.state.add_hero(&mut self.dds, actor, name, info);
     }
 
     /// A hero vehicle's control readers, as CARLA's: `vehicle_control_cmd`
@@ -212,13 +158,14 @@ pub(super) fn run(
     counters: &Counters,
     sink: Arc<Mutex<Option<ControlSink>>>,
 ) {
-    // Hero vehicles (actor id → ros name), kept to read them again after
-    // a rejoin.
-    let mut vehicles: HashMap<u32, String> = HashMap::new();
+    // Hero vehicles (actor id → ros name and info), kept to read them
+    // again after a rejoin.
+    let mut vehicles: HashMap<u32, Hero> = HashMap::new();
     // The map's text, kept to publish it again after a rejoin.
     let mut map: Option<Arc<str>> = None;
-    // The lights' last states, the same.
+    // The lights' last states and info, the same.
     let mut lights: Option<Arc<[(u32, u8)]>> = None;
+    let mut lights_info: Option<Arc<[LightInfo]>> = None;
     let mut joined = Some(Joined::on(dds, &vehicles, None));
     let mut warned: HashMap<u64, ()> = HashMap::new();
     let mut next_check = Instant::now() + CHECK_EVERY;
@@ -246,20 +193,30 @@ pub(super) fn run(
                     }
                 }
                 Job::Hero(h) => {
-                    let (Some(j), Some(name)) = (joined.as_mut(), vehicles.get(&h.actor)) else {
-                        continue;
-                    };
-                    j.write_hero(name, &h);
+                    if let Some(j) = &mut joined {
+                        j.state.write_hero(&h);
+                    }
                 }
                 Job::Lights(now) => {
                     if let Some(j) = &mut joined {
-                        j.write_lights(&now);
+                        j.state.write_lights(&now);
                     }
                     lights = Some(now);
                 }
+                Job::LightsInfo(now) => {
+                    if let Some(j) = &mut joined {
+                        j.state.write_lights_info(&now);
+                    }
+                    lights_info = Some(now);
+                }
+                Job::Objects(seconds, objects) => {
+                    if let Some(j) = &mut joined {
+                        j.state.write_objects(seconds, &objects);
+                    }
+                }
                 Job::Map(text) => {
                     if let Some(j) = &mut joined {
-                        j.write_map(&text);
+                        j.state.write_map(&text);
                     }
                     map = Some(text);
                 }
@@ -268,17 +225,17 @@ pub(super) fn run(
                         j.sensors.remove(&id);
                     }
                 }
-                Job::Vehicle(actor, Some(name)) => {
+                Job::Vehicle(actor, Some(hero)) => {
                     if let Some(j) = &mut joined {
-                        j.add_reader(actor, &name);
+                        j.add_vehicle(actor, &hero);
                     }
-                    vehicles.insert(actor, name);
+                    vehicles.insert(actor, hero);
                 }
                 Job::Vehicle(actor, None) => {
                     vehicles.remove(&actor);
                     if let Some(j) = &mut joined {
                         j.readers.remove(&actor);
-                        j.heroes.remove(&actor);
+                        j.state.remove_hero(actor);
                     }
                 }
             }
@@ -318,8 +275,13 @@ pub(super) fn run(
             if lost || !matches!(blocked, Some(None)) {
                 drop(joined.take()); // leaves the domain before joining anew
                 joined = rejoin(domain_id, &vehicles, map.as_deref(), counters);
-                if let (Some(j), Some(l)) = (joined.as_mut(), lights.as_deref()) {
-                    j.write_lights(l);
+                if let Some(j) = &mut joined {
+                    if let Some(l) = lights.as_deref() {
+                        j.state.write_lights(l);
+                    }
+                    if let Some(l) = lights_info.as_deref() {
+                        j.state.write_lights_info(l);
+                    }
                 }
                 (peer_lost, joined_at) = (false, now);
             }
@@ -331,7 +293,7 @@ pub(super) fn run(
 /// A new participant on `domain_id`, or None (logged; tried again later).
 fn rejoin(
     domain_id: u16,
-    vehicles: &HashMap<u32, String>,
+    vehicles: &HashMap<u32, Hero>,
     map: Option<&str>,
     counters: &Counters,
 ) -> Option<Joined> {
@@ -353,11 +315,6 @@ const CAMERA_INFO: &str = "sensor_msgs::msg::dds_::CameraInfo_";
 const POINT_CLOUD: &str = "sensor_msgs::msg::dds_::PointCloud2_";
 const IMU: &str = "sensor_msgs::msg::dds_::Imu_";
 const NAV_SAT_FIX: &str = "sensor_msgs::msg::dds_::NavSatFix_";
-const TF_MESSAGE: &str = "tf2_msgs::msg::dds_::TFMessage_";
-const STRING: &str = "std_msgs::msg::dds_::String_";
-const LIGHT_STATUS: &str = "carla_msgs::msg::dds_::CarlaTrafficLightStatusList_";
-const ODOMETRY: &str = "nav_msgs::msg::dds_::Odometry_";
-const VEHICLE_STATUS: &str = "carla_msgs::msg::dds_::CarlaEgoVehicleStatus_";
 const CLOCK: &str = "rosgraph_msgs::msg::dds_::Clock_";
 const CONTROL: &str = "carla_msgs::msg::dds_::CarlaEgoVehicleControl_";
 const ACKERMANN: &str = "ackermann_msgs::msg::dds_::AckermannDriveStamped_";

@@ -263,7 +263,8 @@ pub(crate) fn spawn_described(
         frame_bytes,
     };
     if let Some(name) = super::ros::hero_name(&actor) {
-        s.sensors.ros.register_vehicle(actor_id, &name);
+        let info = super::ros::vehicle_info(&actor);
+        s.sensors.ros.register_vehicle(actor_id, &name, info);
     }
     // States composed after this count include the actor.
     let seq = {

@@ -141,15 +141,12 @@ impl RpcServer {
                 crate::log_error!("rpc: cannot add actor {}: {}", id, e);
                 Error::InvalidArgument(e)
             })?;
-        let hero = self
-            .shared
-            .world
-            .actors
-            .read()
-            .get(&id)
-            .and_then(super::ros::hero_name);
-        if let Some(name) = hero {
-            self.shared.sensors.ros.register_vehicle(id, &name);
+        let hero =
+            self.shared.world.actors.read().get(&id).and_then(|a| {
+                super::ros::hero_name(a).map(|name| (name, super::ros::vehicle_info(a)))
+            });
+        if let Some((name, info)) = hero {
+            self.shared.sensors.ros.register_vehicle(id, &name, info);
         }
         Ok(())
     }
@@ -408,6 +405,8 @@ impl RpcServer {
             }
         });
         s.record_tick(frame, states, &given, &actors);
+        let shape = |id: u32| actors.get(&id).map(super::ros::shape);
+        s.sensors.ros.tick(frame.elapsed_seconds, states, &shape);
         drop((actors, given));
         let h = SensorHeader::new(
             SensorType::WorldObserver,
@@ -421,7 +420,6 @@ impl RpcServer {
             Ok(())
         };
         s.world.state_sent(frame.frame, seq);
-        s.sensors.ros.tick(frame.elapsed_seconds, states);
         s.replay_tick(frame);
         sent
     }

@@ -10,7 +10,8 @@ use super::wire::{self, as_u32, ArgResult};
 use super::world::{Actor, BlueprintAttribute, ATTR_BOOL, ATTR_STRING};
 use super::RpcShared;
 use crate::release::Release;
-use crate::ros2::{RosControl, SensorNames};
+use crate::ros2::messages::{class, VehicleInfo, WheelInfo};
+use crate::ros2::{ActorShape, RosControl, SensorNames};
 use rmpv::Value;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Weak};
@@ -78,6 +79,67 @@ fn frame_id(a: &Actor) -> String {
 /// A hero vehicle's ros name (None for other actors).
 pub(crate) fn hero_name(a: &Actor) -> Option<String> {
     (a.sensor == 0 && registered(a)).then(|| ros_name(a))
+}
+
+/// Vehicle `a`'s `vehicle_info`: its id, blueprint, role name and physics
+/// control (the applied one or the defaults) in SI units, wheels in the
+/// vehicle's frame.
+pub(crate) fn vehicle_info(a: &Actor) -> VehicleInfo {
+    let c = a.local_physics_control();
+    VehicleInfo {
+        id: a.id,
+        type_id: a.blueprint.clone(),
+        role_name: attribute(a, "role_name").unwrap_or_default().to_owned(),
+        wheels: c
+            .wheels
+            .iter()
+            .map(|w| WheelInfo {
+                tire_friction: w.tire_friction,
+                damping_rate: w.damping_rate,
+                max_steer_angle: w.max_steer_angle.to_radians(),
+                radius: w.radius / 100.0,
+                max_brake_torque: w.max_brake_torque,
+                max_handbrake_torque: w.max_handbrake_torque,
+                position: w.position,
+            })
+            .collect(),
+        max_rpm: c.max_rpm,
+        moi: c.moi,
+        damping_rate_full_throttle: c.damping_rate_full_throttle,
+        damping_rate_zero_throttle_clutch_engaged: c.damping_rate_zero_throttle_clutch_engaged,
+        damping_rate_zero_throttle_clutch_disengaged: c
+            .damping_rate_zero_throttle_clutch_disengaged,
+        use_gear_autobox: c.use_gear_autobox,
+        gear_switch_time: c.gear_switch_time,
+        clutch_strength: c.clutch_strength,
+        mass: c.mass,
+        drag_coefficient: c.drag_coefficient,
+        center_of_mass: c.center_of_mass,
+    }
+}
+
+/// What `/carla/objects` and `/carla/traffic_lights/info` need of `a`:
+/// its class (walkers pedestrians, vehicles by their `base_type`) and its
+/// box (a traffic light's box is its trigger volume).
+pub(crate) fn shape(a: &Actor) -> ActorShape {
+    let class = if a.blueprint.starts_with("walker.") {
+        class::PEDESTRIAN
+    } else if a.blueprint.starts_with("vehicle.") {
+        match attribute(a, "base_type").unwrap_or_default() {
+            "car" | "van" => class::CAR,
+            "truck" | "bus" => class::TRUCK,
+            "motorcycle" => class::MOTORCYCLE,
+            "bicycle" => class::BIKE,
+            _ => class::OTHER_VEHICLE,
+        }
+    } else {
+        class::UNKNOWN
+    };
+    ActorShape {
+        class,
+        center: a.bounding_box.location,
+        extent: a.bounding_box.extent,
+    }
 }
 
 /// The topic base and frames of sensor actor `a`: `rt/carla/` then the ros
