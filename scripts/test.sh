@@ -40,6 +40,18 @@ if ! command -v clang++ >/dev/null 2>&1; then
   fi
 fi
 
+# Eclipse Cyclone DDS for C (idlc and libddsc): the native ROS 2 reader of
+# carla-host/tests/demo_world/town_09.rs is built against it.
+if ! command -v idlc >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing cyclonedds-dev (Debian package) for the native ROS 2 reader"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cyclonedds-dev >/dev/null
+  else
+    echo "idlc is required (the native ROS 2 reader test): apt-get install cyclonedds-dev" >&2
+    exit 1
+  fi
+fi
+
 # The unmodified CARLA 0.9.16 Python client (PyPI) drives the library in
 # tests/rpc/python.rs; it lives in a virtual environment under target/.
 # Eclipse Cyclone DDS's Python binding (cyclonedds) reads the demo world's

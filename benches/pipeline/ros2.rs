@@ -33,6 +33,7 @@ pub(crate) struct Load {
 pub(crate) fn native_reader() -> Result<PathBuf, String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let src = root.join("benches/pipeline/ros2_native");
+    let idl = root.join("tests/native_dds/ros_types.idl");
     let out = root.join("target/ros2-native");
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
     let run = |cmd: &mut Command| -> Result<(), String> {
@@ -42,7 +43,7 @@ pub(crate) fn native_reader() -> Result<PathBuf, String> {
             .then_some(())
             .ok_or(format!("{cmd:?} failed"))
     };
-    run(Command::new("idlc").arg(src.join("ros_types.idl")))
+    run(Command::new("idlc").arg(idl))
         .map_err(|e| format!("{e} (apt-get install cyclonedds-dev)"))?;
     run(Command::new("cc")
         .args(["-O2", "-I.", "-o", "reader"])

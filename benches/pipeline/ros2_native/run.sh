@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Native DDS readers of carla-host's ROS 2 images (a measurement; not in
 # CI). Builds reader.c against Debian's cyclonedds-dev (idlc generates the
-# ROS 2 types from ros_types.idl), starts a release carla-host --ros2, runs
+# ROS 2 types from tests/native_dds/ros_types.idl), starts a release carla-host --ros2, runs
 # a reliable and a best-effort reader of every camera beside drive.py, and prints what each
 # reader got and the kernel's UDP counters over the run.
 #
@@ -14,7 +14,7 @@ root="$(cd "$here/../../.." && pwd)"
 n=${1:-1} w=${2:-800} h=${3:-600} secs=${4:-15} hz=${5:-0}
 out="$root/target/ros2-native"
 mkdir -p "$out"
-(cd "$out" && idlc "$here/ros_types.idl" 2>/dev/null && gcc -O2 -I. -o reader "$here/reader.c" ros_types.c -lddsc)
+(cd "$out" && idlc "$root/tests/native_dds/ros_types.idl" 2>/dev/null && gcc -O2 -I. -o reader "$here/reader.c" ros_types.c -lddsc)
 cargo build --release -p carla-host --manifest-path "$root/Cargo.toml" >/dev/null 2>&1
 port=$((20000 + RANDOM % 20000))
 "$root/target/release/carla-host" --port "$port" --host 127.0.0.1 --stream-port 0 \

@@ -755,6 +755,55 @@ fn bad_dds_input_and_a_stalled_reader_leave_the_ros2_topics_served() {
     );
 }
 
+/// Builds `tests/native_dds/topics_reader.c` against Eclipse Cyclone DDS
+/// (Debian's `cyclonedds-dev`, which scripts/test.sh installs: `idlc`
+/// generates the ROS 2 types, `libddsc` reads them).
+fn native_topics_reader() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let src = root.join("tests/native_dds");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("native_dds");
+    std::fs::create_dir_all(&out).unwrap();
+    let run = |cmd: &mut Command| {
+        let status = cmd.current_dir(&out).status();
+        assert!(
+            status.as_ref().is_ok_and(|s| s.success()),
+            "{cmd:?}: {status:?} (apt-get install cyclonedds-dev; scripts/test.sh installs it)"
+        );
+    };
+    run(Command::new("idlc").arg(src.join("ros_types.idl")));
+    run(Command::new("cc")
+        .args(["-O2", "-I.", "-o", "topics_reader"])
+        .arg(src.join("topics_reader.c"))
+        .args(["ros_types.c", "-lddsc"]));
+    out.join("topics_reader")
+}
+
+/// The world-state topics decoded by a native Cyclone DDS reader in C
+/// (tests/python/town/ros2_native.py): the hero's odometry, status and
+/// vehicle_info, /carla/objects, /carla/map, the traffic lights' status
+/// and info, and /tf's REP-105 chain, each against what the stock client
+/// reads; the latched ones reach a reader that joins late.
+#[cfg(target_os = "linux")]
+#[test]
+fn world_state_topics_are_decoded_by_a_native_reader() {
+    let reader = native_topics_reader();
+    let domain = (200 + std::process::id() % 30).to_string();
+    let host = Host::start_with(&["--ros2-domain", &domain]);
+    let out = script("ros2_native.py")
+        .arg(host.port.to_string())
+        .arg(&domain)
+        .arg(&reader)
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.lines().last() == Some("OK"),
+        "ros2_native.py: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A discovery flood against `carla-host --ros2` (tests/python/town/
 /// ros2_flood.py): 20,000 forged participants announced in 15 s while a
 /// healthy Cyclone DDS reader reads the hero's camera. The reader keeps at
