@@ -82,10 +82,12 @@ where
 
 #[cfg(target_os = "linux")]
 fn lower_priority() {
-    // SAFETY: gettid has no preconditions; setpriority on PRIO_PROCESS with
-    // a thread id changes only that thread's nice value (Linux semantics).
+    // SAFETY: the gettid system call has no preconditions (called as a
+    // system call: glibc before 2.30, which the wheel targets, has no
+    // wrapper); setpriority on PRIO_PROCESS with a thread id changes only
+    // that thread's nice value (Linux semantics).
     let rc = unsafe {
-        let tid = libc::gettid();
+        let tid = libc::syscall(libc::SYS_gettid);
         libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, BULK_NICE)
     };
     if rc != 0 {
