@@ -28,5 +28,6 @@ mod state_topics;
 mod worker;
 
 pub(crate) use hub::{ActorShape, Hub, RosControl};
+pub(crate) use messages::{class, VehicleInfo, WheelInfo};
 
 pub use hub::{Ros2Stats, SensorNames};
