@@ -39,6 +39,12 @@ pub const REPAIR_INTERVAL_MAX: Duration = Duration::from_millis(100);
 // one reader. A round always sends at least one sample, even a larger one.
 pub const REPAIR_BATCH_MAX_BYTES: usize = 8192;
 
+// carla_server patch: most fragments one fragment-repair round sends to one
+// reader (1 MB of 256-byte fragments), in DATA_FRAGs as large as the
+// reader's datagram budget allows (less this much for their headers).
+pub const REPAIR_FRAGS_PER_ROUND: usize = 4096;
+pub const DATA_FRAG_REPAIR_OVERHEAD: usize = 128;
+
 // Periodic HEARTBEAT period for reliable Writers. The period is adaptive: while
 // some matched reader is behind (has unacknowledged samples), heartbeats are
 // sent at the FAST period to prompt prompt repair (some peers rely on a

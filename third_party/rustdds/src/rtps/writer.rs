@@ -31,7 +31,7 @@ use crate::{
     constant::{
       DEFAULT_WRITER_MAX_SAMPLES, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE, FRAGMENT_SIZE,
       HEARTBEAT_PERIOD_FAST, HEARTBEAT_PERIOD_SLOW, HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE,
-      NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, REPAIR_BATCH_MAX_BYTES,
+      NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, REPAIR_BATCH_MAX_BYTES, REPAIR_FRAGS_PER_ROUND, DATA_FRAG_REPAIR_OVERHEAD,
       REPAIR_INTERVAL_DEFAULT, REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
     },
     outbound::{SocketId, TrafficClass},
@@ -1583,18 +1583,35 @@ impl Writer {
     reader_proxy: &mut RtpsReaderProxy, /* This is mutable proxy temporarily detached from the
                                          * set of reader proxies */
   ) {
-    // Decide the (max) number of frags to be sent
-    let max_send_count = 8;
+    // carla_server patch: up to REPAIR_FRAGS_PER_ROUND requested fragments
+    // a round, and each run of consecutive ones in one DATA_FRAG as large as
+    // the reader's datagram budget allows. rustdds sent 8 fragments (2 KB) a
+    // round, one per datagram: a reliable reader that lost one 64 KB
+    // datagram of an image waited seconds for its repair.
+    let per_message = (reader_proxy
+      .max_datagram_payload()
+      .saturating_sub(DATA_FRAG_REPAIR_OVERHEAD)
+      / FRAGMENT_SIZE)
+      .clamp(1, usize::from(u16::MAX)) as u32;
 
     let reader_guid = reader_proxy.remote_reader_guid;
 
-    // Get (an iterator to) frags requested but not yet sent
-    // reader_proxy.
-    // Iterate over frags to be sent
-    for (seq_num, frag_num) in reader_proxy.frags_requested_iterator().take(max_send_count) {
-      // Sanity check request
-      // ^^^ TODO
-
+    // Get (an iterator to) frags requested but not yet sent, as runs of
+    // consecutive fragment numbers of one sample.
+    let mut runs: Vec<(SequenceNumber, u32, u32)> = Vec::new();
+    for (seq_num, frag_num) in reader_proxy
+      .frags_requested_iterator()
+      .take(REPAIR_FRAGS_PER_ROUND)
+    {
+      let f = u32::from(frag_num);
+      match runs.last_mut() {
+        Some((sn, start, len)) if *sn == seq_num && *start + *len == f && *len < per_message => {
+          *len += 1;
+        }
+        _ => runs.push((seq_num, f, 1)),
+      }
+    }
+    for (seq_num, start, len) in runs {
       if let Some(cache_change) = self.send_buffer.get_by_sn(seq_num) {
         // If the data is meant for a single reader only, make sure it is the one we're
         // about to send frags to.
@@ -1621,10 +1638,8 @@ impl Writer {
           &cache_change,
           reader_guid.entity_id, // reader
           self.my_guid,          // writer
-          frag_num,
-          // Repair responds to specifically-NACKed fragment numbers (possibly
-          // non-contiguous), so retransmit one fragment per submessage.
-          1,
+          FragmentNumber::new(start),
+          len as u16,
           fragment_size as u16, // TODO: overflow check
           data_size,
           self.endianness,
@@ -1649,7 +1664,9 @@ impl Writer {
         // TODO: Should we send a GAP message then?
       }
 
-      reader_proxy.mark_frag_sent(seq_num, &frag_num);
+      for f in start..start + len {
+        reader_proxy.mark_frag_sent(seq_num, &FragmentNumber::new(f));
+      }
     } // for
   } // fn
 
@@ -3044,6 +3061,23 @@ mod tests {
         .reader_events(StdDuration::from_millis(50))
         .iter()
         .all(|event| !matches!(event, TimedEvent::SendRepairFrags { .. })));
+    }
+
+    // carla_server patch: one fragment-repair round sends every requested
+    // fragment of an image-sized loss (rustdds sent 8 a round).
+    #[test]
+    fn a_fragment_repair_round_sends_a_whole_lost_datagram() {
+      let mut f = Fixture::user(1, 60_000, None);
+      let requested: BTreeSet<FragmentNumber> = (1..=200u32).map(FragmentNumber::new).collect();
+      let set = crate::structure::sequence_number::FragmentNumberSet::from_base_and_set(
+        FragmentNumber::new(1),
+        &requested,
+      );
+      let guid = f.reader_guid;
+      let mut proxy = f.writer.readers.remove(&guid).unwrap();
+      proxy.mark_frags_requested(SequenceNumber::new(1), &set);
+      f.writer.handle_repair_frags_send_worker(&mut proxy);
+      assert!(!proxy.repair_frags_requested(), "all 200 fragments in one round");
     }
 
     // A repeated ACKNACK count is a copy and changes nothing; a new count does.
