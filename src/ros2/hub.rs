@@ -7,14 +7,12 @@
 
 use super::dds::Dds;
 use super::messages::{LightInfo, Object, VehicleInfo};
+use super::model::{ControlSink, SensorNames};
 use super::state_topics::HeroState;
 use super::worker::{self, Counters, Job};
-use crate::rpc::{
-    ActorState, VehicleControl09, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE,
-    CARLA_ACTOR_WALKER,
-};
+use crate::rpc::{ActorState, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER};
 use crate::streaming::stream::{Message, Stream, Tap};
-use crate::types::{ActorTransform, Vector3D};
+use crate::types::Vector3D;
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -29,33 +27,6 @@ const QUEUE: usize = 64;
 /// sensor's payloads (2 × 8 MB for a 1920x1080 camera).
 const PER_SENSOR: usize = 2;
 
-/// Where a sensor's topics go, as CARLA 0.9.16 names them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SensorNames {
-    /// `rt/carla/<parent ros name>/<ros name>` (topics add `/image`,
-    /// `/camera_info`, `/point_cloud`, or nothing).
-    pub base: String,
-    /// The sensor's frame (`ros_frame_id`, else its ros name).
-    pub frame_id: String,
-    /// Its parent's frame, `map` when it has none.
-    pub parent_frame: String,
-    /// Whether `/tf` carries its transform.
-    pub publish_tf: bool,
-    /// Its transform relative to its parent (CARLA units and axes).
-    pub transform: ActorTransform,
-}
-
-/// A control read from DDS for a hero vehicle.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum RosControl {
-    /// `vehicle_control_cmd`: throttle, steer, brake, ...
-    Vehicle(VehicleControl09),
-    /// `ackermann_control_cmd`: a `carla.VehicleAckermannControl`'s steer
-    /// (rad), steer speed (rad/s), speed (m/s), acceleration (m/s²) and
-    /// jerk (m/s³).
-    Ackermann([f32; 5]),
-}
-
 /// What `/carla/objects` and `/carla/traffic_lights/info` need of an
 /// actor beyond its state: its class (`derived_object_msgs/Object`'s
 /// constants) and its box (a traffic light's: its trigger volume), centre
@@ -66,9 +37,6 @@ pub(crate) struct ActorShape {
     pub(crate) center: Vector3D,
     pub(crate) extent: Vector3D,
 }
-
-/// Called with a hero vehicle's actor id and the control read for it.
-pub(crate) type ControlSink = Arc<dyn Fn(u32, RosControl) + Send + Sync>;
 
 /// Counters of the ROS 2 side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

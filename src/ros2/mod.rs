@@ -11,6 +11,8 @@
 //! - `hub`: what feeds the `carla-ros2` thread: a tap on each enabled
 //!   sensor's stream and a bounded lock-free queue (the game thread never
 //!   waits on DDS);
+//! - `model`: what both speak of: a sensor's topic names, a control read
+//!   from DDS and where it goes;
 //! - `worker`: the `carla-ros2` thread: messages to topics, controls to
 //!   the host, and a rejoin of the domain when a topic stays blocked;
 //! - `state_topics`: the world-state topics it writes (map, traffic
@@ -24,10 +26,13 @@ mod cdr;
 mod dds;
 mod hub;
 pub(crate) mod messages;
+mod model;
 mod state_topics;
 mod worker;
 
-pub(crate) use hub::{ActorShape, Hub, RosControl};
+pub(crate) use hub::{ActorShape, Hub};
 pub(crate) use messages::{class, VehicleInfo, WheelInfo};
+pub(crate) use model::RosControl;
 
-pub use hub::{Ros2Stats, SensorNames};
+pub use hub::Ros2Stats;
+pub use model::SensorNames;

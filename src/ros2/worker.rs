@@ -4,8 +4,8 @@
 //! blocked (see [`REJOIN_AFTER`]). Only this thread touches DDS.
 
 use super::dds::{Dds, Reader, TopicWriter};
-use super::hub::{ControlSink, RosControl, SensorNames};
 use super::messages::{self, Cloud, LightInfo, Object, PixelFormat, Stamp, VehicleInfo};
+use super::model::{ControlSink, RosControl, SensorNames};
 use super::state_topics::HeroState;
 use super::state_topics::{writer, StateTopics, TF_MESSAGE};
 use crate::sensor::SensorType;
