@@ -15,7 +15,7 @@
 //! empty terminator, with no concatenation copy.
 
 use crate::legacy::encode;
-use crate::legacy::episode_end::{AgentPort, EndCause};
+use crate::legacy::episode_end::{AgentPort, EndCause, EndsEpisode};
 use crate::legacy::framing::{read_message, TERMINATOR};
 use crate::legacy::proto;
 use crate::legacy::world_port::NetConfig;
@@ -375,8 +375,8 @@ impl ErrorSlot {
 /// Ends an episode from outside its agent server (the world thread).
 pub(crate) struct EpisodeHandle(Weak<AgentShared>);
 
-impl EpisodeHandle {
-    pub(crate) fn end(&self, cause: EndCause) {
+impl EndsEpisode for EpisodeHandle {
+    fn end(&self, cause: EndCause) {
         if let Some(shared) = self.0.upgrade() {
             shared.end(cause);
         }

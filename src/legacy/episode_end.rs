@@ -37,6 +37,13 @@ impl AgentPort {
     }
 }
 
+/// What ends the current episode with a cause: the agent server's handle,
+/// which the world port holds to end the episode when its client leaves
+/// (the world port does not know the agent server otherwise).
+pub(crate) trait EndsEpisode: Send + Sync {
+    fn end(&self, cause: EndCause);
+}
+
 /// What ended an episode.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum EndCause {

@@ -9,8 +9,7 @@
 //! condition variable; held only for a few instructions, never across I/O).
 //! When a client leaves, the thread goes back to accepting the next one.
 
-use crate::legacy::agent::EpisodeHandle;
-use crate::legacy::episode_end::EndCause;
+use crate::legacy::episode_end::{EndCause, EndsEpisode};
 use crate::legacy::framing::{read_message, write_message};
 use crate::legacy::proto;
 use crate::net::port::Rendezvous;
@@ -65,7 +64,7 @@ pub(crate) struct WorldShared {
     session: Mutex<Option<(u64, Aborter)>>,
     sessions_started: std::sync::atomic::AtomicU64,
     /// The current episode's agent server, ended when the client leaves.
-    episode: Mutex<Option<EpisodeHandle>>,
+    episode: Mutex<Option<Box<dyn EndsEpisode>>>,
 }
 
 /// Network settings of a connected server.
@@ -221,8 +220,8 @@ impl WorldShared {
     }
 
     /// Makes `episode` the one ended when the world client leaves.
-    pub(crate) fn set_episode(&self, episode: EpisodeHandle) {
-        *self.episode.lock() = Some(episode);
+    pub(crate) fn set_episode(&self, episode: impl EndsEpisode + 'static) {
+        *self.episode.lock() = Some(Box::new(episode));
     }
 
     /// The number of the current (or last) client session.
