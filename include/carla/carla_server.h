@@ -55,46 +55,6 @@
 #define CARLA_RECORDER_ACTORS_BLOCKED 2
 
 /*
- `carla_rpc_request.kind`: spawn `blueprint_id` as `actor_id`.
- */
-#define CARLA_RPC_SPAWN_ACTOR 1
-
-/*
- `carla_rpc_request.kind`: destroy `actor_id`.
- */
-#define CARLA_RPC_DESTROY_ACTOR 2
-
-/*
- `carla_rpc_request.kind`: apply `settings`.
- */
-#define CARLA_RPC_EPISODE_SETTINGS 3
-
-/*
- `carla_rpc_request.kind`: run one tick; answer with its frame.
- */
-#define CARLA_RPC_TICK 4
-
-/*
- `carla_rpc_request.kind`: move `actor_id` to `transform`.
- */
-#define CARLA_RPC_ACTOR_TRANSFORM 5
-
-/*
- `carla_rpc_request.kind`: set `actor_id`'s target `velocity`.
- */
-#define CARLA_RPC_ACTOR_VELOCITY 6
-
-/*
- `carla_rpc_request.kind`: apply `control` to vehicle `actor_id`.
- */
-#define CARLA_RPC_VEHICLE_CONTROL 7
-
-/*
- `carla_rpc_request.kind`: apply `weather`.
- */
-#define CARLA_RPC_WEATHER 8
-
-/*
  `carla_rpc_add_blueprint` attribute types (the 0.9.16 numbering).
  */
 #define CARLA_RPC_ATTRIBUTE_BOOL 1
@@ -313,6 +273,46 @@
  what was applied without asking the host.
  */
 #define CARLA_RPC_PHYSICS_CONTROL 43
+
+/*
+ `carla_rpc_request.kind`: spawn `blueprint_id` as `actor_id`.
+ */
+#define CARLA_RPC_SPAWN_ACTOR 1
+
+/*
+ `carla_rpc_request.kind`: destroy `actor_id`.
+ */
+#define CARLA_RPC_DESTROY_ACTOR 2
+
+/*
+ `carla_rpc_request.kind`: apply `settings`.
+ */
+#define CARLA_RPC_EPISODE_SETTINGS 3
+
+/*
+ `carla_rpc_request.kind`: run one tick; answer with its frame.
+ */
+#define CARLA_RPC_TICK 4
+
+/*
+ `carla_rpc_request.kind`: move `actor_id` to `transform`.
+ */
+#define CARLA_RPC_ACTOR_TRANSFORM 5
+
+/*
+ `carla_rpc_request.kind`: set `actor_id`'s target `velocity`.
+ */
+#define CARLA_RPC_ACTOR_VELOCITY 6
+
+/*
+ `carla_rpc_request.kind`: apply `control` to vehicle `actor_id`.
+ */
+#define CARLA_RPC_VEHICLE_CONTROL 7
+
+/*
+ `carla_rpc_request.kind`: apply `weather`.
+ */
+#define CARLA_RPC_WEATHER 8
 
 /*
  `carla_sensor_settings.post_processing`: no post-processing.

@@ -15,7 +15,7 @@ pub(crate) struct ServerHandle {
     /// The last settings text, NUL-terminated, handed out by pointer.
     pub(crate) ini: Mutex<Vec<u8>>,
     /// 0.9 requests handed out by `carla_rpc_poll`, not answered yet.
-    pub(crate) rpc: super::rpc::Pending,
+    pub(crate) rpc: super::rpc_pending::Pending,
 }
 
 /// The server behind a `CarlaServerPtr`.

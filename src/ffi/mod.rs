@@ -18,7 +18,10 @@
 //!   one.
 //!
 //! - `handle`: what a `CarlaServerPtr` points to, and `server()`, the
-//!   one way an export reaches it.
+//!   one way an export reaches it;
+//! - `rpc_request`: the request a C host polls (`carla_rpc_request`, its
+//!   first kinds; re-exported by [`rpc`]); `rpc_pending`: how a request is
+//!   filled in and kept until its answer.
 //!
 //! Every export has the same shape: its body is one `export!` block.
 //! `export!` names the function in log lines, catches any panic (nothing
@@ -76,7 +79,9 @@ pub mod rpc;
 pub mod rpc_actors;
 pub mod rpc_budget;
 pub mod rpc_commands;
+mod rpc_pending;
 pub mod rpc_release;
+mod rpc_request;
 pub mod sensors;
 pub mod sensors_delivery;
 pub mod sensors_gbuffer;

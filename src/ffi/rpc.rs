@@ -12,261 +12,14 @@
 use super::args::{array, read, text, write, write_if_given};
 use super::codes::Fail;
 use super::handle::server;
+pub use super::rpc_request::*;
 use super::structs::CarlaServerPtr;
 use crate::rpc::{
-    ActorBox, ActorCommand, ActorState, Blueprint, BlueprintAttribute, BoneTransform, EngineCall,
-    EngineRequest, EpisodeFrame, EpisodeSettings, OpendriveGenerationParameters, VehicleControl09,
+    ActorBox, ActorState, Blueprint, BlueprintAttribute, EpisodeFrame, EpisodeSettings,
 };
-use crate::types::{ActorTransform, Vector3D};
-use parking_lot::Mutex;
-use std::collections::BTreeMap;
-use std::ffi::{c_char, CString};
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::types::ActorTransform;
+use std::ffi::c_char;
 use std::time::Duration;
-
-/// `carla_rpc_request.kind`: spawn `blueprint_id` as `actor_id`.
-pub const CARLA_RPC_SPAWN_ACTOR: u32 = 1;
-/// `carla_rpc_request.kind`: destroy `actor_id`.
-pub const CARLA_RPC_DESTROY_ACTOR: u32 = 2;
-/// `carla_rpc_request.kind`: apply `settings`.
-pub const CARLA_RPC_EPISODE_SETTINGS: u32 = 3;
-/// `carla_rpc_request.kind`: run one tick; answer with its frame.
-pub const CARLA_RPC_TICK: u32 = 4;
-/// `carla_rpc_request.kind`: move `actor_id` to `transform`.
-pub const CARLA_RPC_ACTOR_TRANSFORM: u32 = 5;
-/// `carla_rpc_request.kind`: set `actor_id`'s target `velocity`.
-pub const CARLA_RPC_ACTOR_VELOCITY: u32 = 6;
-/// `carla_rpc_request.kind`: apply `control` to vehicle `actor_id`.
-pub const CARLA_RPC_VEHICLE_CONTROL: u32 = 7;
-/// `carla_rpc_request.kind`: apply `weather`.
-pub const CARLA_RPC_WEATHER: u32 = 8;
-
-/// A request from a 0.9 client that only the engine can carry out.
-#[repr(C)]
-pub struct carla_rpc_request {
-    /// Give it to `carla_rpc_answer`.
-    pub request_id: u64,
-    /// `CARLA_RPC_SPAWN_ACTOR`, ...
-    pub kind: u32,
-    /// Whether a client waits for the answer.
-    pub expects_answer: bool,
-    /// Spawn: 0 rigid, 1 spring arm, 2 spring arm ghost.
-    pub attachment: u8,
-    /// The actor concerned (spawn: the id the library gave it).
-    pub actor_id: u32,
-    /// Spawn: the parent (0: none); `transform` is then relative to it.
-    pub parent_id: u32,
-    /// Spawn/destroy: the library sensor of this actor (0: not a sensor);
-    /// capture into it with the `carla_sensor_*` calls.
-    pub sensor_id: u32,
-    /// Spawn: the blueprint id, NUL-terminated.
-    pub blueprint_id: *const c_char,
-    /// Spawn: attribute ids and values as sent by the client.
-    pub attribute_keys: *const *const c_char,
-    pub attribute_values: *const *const c_char,
-    pub attribute_count: u32,
-    pub transform: ActorTransform,
-    pub velocity: Vector3D,
-    pub control: VehicleControl09,
-    pub settings: EpisodeSettings,
-    /// `carla.WeatherParameters`, in the client's order.
-    pub weather: [f32; 14],
-    /// Actor commands (`CARLA_RPC_SIMULATE_PHYSICS`, ...): on or off.
-    pub enabled: bool,
-    /// Actor commands: light flags, a door, a traffic-light state or phase.
-    pub value: u32,
-    /// Actor commands: a speed or a duration.
-    pub scalar: f32,
-    /// Actor commands: where an impulse or a force applies (world).
-    pub location: Vector3D,
-    /// Actor commands: numbers whose meaning depends on the kind
-    /// (`CARLA_RPC_ACKERMANN_CONTROL`, `CARLA_RPC_PHYSICS_CONTROL`).
-    pub numbers: [f32; 5],
-    /// `CARLA_RPC_LOAD_EPISODE`: the map to load, NUL-terminated: one of
-    /// the names given to `carla_rpc_set_available_maps` as given there,
-    /// the current map's bare name (`reload_world`), or `"OpenDriveMap"`
-    /// (the world the last `CARLA_RPC_LOAD_OPENDRIVE` built).
-    pub map_name: *const c_char,
-    /// `CARLA_RPC_LOAD_OPENDRIVE`: the OpenDRIVE text the client sent,
-    /// `opendrive_length` bytes of UTF-8 (not NUL-terminated).
-    pub opendrive: *const c_char,
-    pub opendrive_length: usize,
-    /// `CARLA_RPC_LOAD_OPENDRIVE`: how to build the world from it.
-    pub opendrive_parameters: OpendriveGenerationParameters,
-    /// `CARLA_RPC_SET_WALKER_BONES`: `bone_count` bones (name and
-    /// `relative` set), readable until the next `carla_rpc_poll`; NULL and
-    /// 0 for other kinds.
-    pub bones: *const BoneTransform,
-    pub bone_count: u32,
-}
-
-/// Strings of a spawn request (or a map load's name) and a `set_bones`'
-/// bones in C's layout, kept until it is answered (or, for a request that
-/// expects no answer, until the next poll).
-#[derive(Default)]
-struct Strings {
-    _owned: Vec<CString>,
-    keys: Vec<*const c_char>,
-    values: Vec<*const c_char>,
-    _bones: Vec<BoneTransform>,
-}
-
-// SAFETY: the raw pointers point into `_owned`, which moves with them and
-// is only read (by the host, through the request it polled).
-unsafe impl Send for Strings {}
-
-/// Requests handed to the C host and not answered yet, by request id.
-/// Ids only grow, so the first entry is the oldest.
-#[derive(Default)]
-pub(crate) struct Pending {
-    next: AtomicU64,
-    waiting: Mutex<BTreeMap<u64, (EngineRequest, Option<Strings>)>>,
-    /// The last request polled that expects no answer, kept until the
-    /// next poll: its text (`CARLA_RPC_V2X_SEND`) and bones
-    /// (`CARLA_RPC_SET_WALKER_BONES`) stay readable till then.
-    last: Mutex<Option<(EngineRequest, Option<Strings>)>>,
-}
-
-/// Requests waiting for a C host's answer, at most; the oldest is failed
-/// when a new one would exceed it.
-const MAX_PENDING: usize = 1024;
-
-fn c_string(s: &str) -> CString {
-    CString::new(s.replace('\0', "")).unwrap_or_default()
-}
-
-fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
-    let mut strings = None;
-    match call {
-        EngineCall::SpawnActor {
-            actor_id,
-            blueprint,
-            attributes,
-            transform,
-            parent_id,
-            attachment,
-            sensor_id,
-        } => {
-            out.kind = CARLA_RPC_SPAWN_ACTOR;
-            (out.actor_id, out.parent_id, out.sensor_id) = (*actor_id, *parent_id, *sensor_id);
-            (out.attachment, out.transform) = (*attachment, *transform);
-            let mut owned = vec![c_string(blueprint)];
-            for (k, v) in attributes {
-                owned.push(c_string(k));
-                owned.push(c_string(v));
-            }
-            // `skip`, not `[2..]`: a spawn without attributes (a client's
-            // `role_name` is not passed on) has only the blueprint id.
-            let keys = owned
-                .iter()
-                .skip(1)
-                .step_by(2)
-                .map(|c| c.as_ptr())
-                .collect();
-            let values = owned
-                .iter()
-                .skip(2)
-                .step_by(2)
-                .map(|c| c.as_ptr())
-                .collect();
-            let s = Strings {
-                keys,
-                values,
-                _owned: owned,
-                _bones: Vec::new(),
-            };
-            out.blueprint_id = s._owned[0].as_ptr();
-            (out.attribute_keys, out.attribute_values) = (s.keys.as_ptr(), s.values.as_ptr());
-            out.attribute_count = attributes.len() as u32;
-            strings = Some(s);
-        }
-        EngineCall::DestroyActor {
-            actor_id,
-            sensor_id,
-        } => {
-            out.kind = CARLA_RPC_DESTROY_ACTOR;
-            (out.actor_id, out.sensor_id) = (*actor_id, *sensor_id);
-        }
-        EngineCall::SetEpisodeSettings(s) => {
-            out.kind = CARLA_RPC_EPISODE_SETTINGS;
-            out.settings = *s;
-        }
-        EngineCall::Tick => out.kind = CARLA_RPC_TICK,
-        EngineCall::SetActorTransform {
-            actor_id,
-            transform,
-        } => {
-            out.kind = CARLA_RPC_ACTOR_TRANSFORM;
-            (out.actor_id, out.transform) = (*actor_id, *transform);
-        }
-        EngineCall::SetActorTargetVelocity { actor_id, velocity } => {
-            out.kind = CARLA_RPC_ACTOR_VELOCITY;
-            (out.actor_id, out.velocity) = (*actor_id, *velocity);
-        }
-        EngineCall::ApplyVehicleControl { actor_id, control } => {
-            out.kind = CARLA_RPC_VEHICLE_CONTROL;
-            (out.actor_id, out.control) = (*actor_id, *control);
-        }
-        EngineCall::SetWeather(w) => {
-            out.kind = CARLA_RPC_WEATHER;
-            out.weather = *w;
-        }
-        EngineCall::Actor { actor_id, command } => {
-            super::rpc_commands::fill_actor(out, *actor_id, command);
-            if let ActorCommand::SetBones(list) = command {
-                strings = Some(bones(out, list));
-            }
-        }
-        EngineCall::World(command) => super::rpc_commands::fill_world(out, command),
-        EngineCall::LoadEpisode {
-            map,
-            reset_settings,
-        } => {
-            super::rpc_commands::fill_load_episode(out, *reset_settings);
-            let s = Strings {
-                _owned: vec![c_string(map)],
-                ..Default::default()
-            };
-            out.map_name = s._owned[0].as_ptr();
-            strings = Some(s);
-        }
-        EngineCall::LoadOpenDrive { opendrive, params } => {
-            // The text stays where the request holds it (an `Arc<str>`,
-            // not copied) until the request is answered.
-            out.kind = super::rpc_commands::CARLA_RPC_LOAD_OPENDRIVE;
-            out.opendrive = opendrive.as_ptr().cast::<c_char>();
-            out.opendrive_length = opendrive.len();
-            out.opendrive_parameters = *params;
-        }
-        EngineCall::VehicleTelemetry { actor_id } => {
-            out.kind = super::rpc_commands::CARLA_RPC_VEHICLE_TELEMETRY;
-            out.actor_id = *actor_id;
-        }
-        EngineCall::WalkerBones { actor_id } => {
-            out.kind = super::rpc_commands::CARLA_RPC_WALKER_BONES;
-            out.actor_id = *actor_id;
-        }
-    }
-    strings
-}
-
-/// A `set_bones`' bones in C's layout, pointed to by `out` (names and
-/// transforms were checked when the client's call was decoded: at most
-/// `CARLA_MAX_BONES`, names that fit).
-fn bones(out: &mut carla_rpc_request, list: &[(String, ActorTransform)]) -> Strings {
-    let zero = ActorTransform::default();
-    let bones: Vec<BoneTransform> = list
-        .iter()
-        .filter_map(|(name, t)| BoneTransform::new(name, zero, zero, *t).ok())
-        .collect();
-    // The Vec's buffer does not move when the Vec does.
-    out.bones = bones.as_ptr();
-    out.bone_count = bones.len() as u32;
-    Strings {
-        _bones: bones,
-        ..Default::default()
-    }
-}
 
 /// Binds the CARLA 0.9.16 RPC port (`port` 0 picks one) and writes the
 /// bound port to `bound_port` (may be NULL). Binds the streaming port on
@@ -313,24 +66,7 @@ pub unsafe extern "C" fn carla_rpc_poll(
         // SAFETY: all-zero is a valid carla_rpc_request (NULL pointers,
         // zero numbers, false flags).
         *out = std::mem::zeroed();
-        let strings = fill(out, req.call());
-        out.expects_answer = req.expects_answer();
-        if !req.expects_answer() {
-            // No answer; what its pointers point into lives till the next
-            // poll (this one dropped the one before).
-            *h.rpc.last.lock() = Some((req, strings));
-            return Ok(());
-        }
-        let id = h.rpc.next.fetch_add(1, Ordering::Relaxed) + 1;
-        out.request_id = id;
-        let mut waiting = h.rpc.waiting.lock();
-        if waiting.len() >= MAX_PENDING {
-            if let Some((old, (r, _))) = waiting.pop_first() {
-                crate::log_warn!("rpc: request {} was never answered; it is failed now", old);
-                r.fail("the simulator never answered this request");
-            }
-        }
-        waiting.insert(id, (req, strings));
+        h.rpc.keep(out, req);
         Ok(())
     })
 }
@@ -355,8 +91,7 @@ pub unsafe extern "C" fn carla_rpc_answer(
         } else {
             Some(text(error)?)
         };
-        let found = h.rpc.waiting.lock().remove(&request_id);
-        let Some((req, _strings)) = found else {
+        let Some(req) = h.rpc.take(request_id) else {
             return Err(Fail::Lib(crate::Error::InvalidArgument(format!(
                 "no request {request_id} is waiting for an answer"
             ))));

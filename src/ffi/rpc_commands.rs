@@ -7,7 +7,7 @@
 
 use super::args::{array, read, write};
 use super::codes::Fail;
-use super::rpc::carla_rpc_request;
+use super::rpc_request::carla_rpc_request;
 use crate::rpc::{ActorCommand, BoneTransform, WorldCommand};
 use std::ffi::c_char;
 
