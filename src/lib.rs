@@ -61,6 +61,7 @@
 //! - [`nav`]: the walkers' navigation mesh, in the file format the 0.9
 //!   client loads, built from the host's walkable polygons.
 
+mod episode;
 mod error;
 #[macro_use]
 pub mod log;

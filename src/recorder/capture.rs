@@ -6,9 +6,10 @@
 
 use super::format::{self as f, actor_type, ActorAdd, CollisionRecord, LightRecord, Pose, Put};
 use super::writer::{Frame, Pushed, RecordingSummary, Writer};
-use crate::rpc::world::Actor;
-use crate::rpc::CARLA_ACTOR_WALKER;
-use crate::rpc::{ActorState, EpisodeFrame, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE};
+use crate::episode::{
+    ActorBox, ActorState, EpisodeFrame, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE,
+    CARLA_ACTOR_WALKER,
+};
 use crate::types::ActorTransform;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -39,14 +40,33 @@ pub(crate) fn pose(id: u32, t: &ActorTransform) -> Pose {
     }
 }
 
+/// What the recorder reads of a live actor (the RPC layer's actor record
+/// implements it).
+pub(crate) trait RecordedActor {
+    fn id(&self) -> u32;
+    /// 0 when not attached.
+    fn parent(&self) -> u32;
+    /// Its blueprint's definition id.
+    fn uid(&self) -> u32;
+    fn blueprint(&self) -> &str;
+    /// `(id, type, value)` as spawned.
+    fn attributes(&self) -> &[(String, u8, String)];
+    /// Relative to the parent if attached, else its world transform at
+    /// spawn.
+    fn transform(&self) -> ActorTransform;
+    /// Vehicles: `carla.VehicleLightState` flags.
+    fn light_state(&self) -> u32;
+    fn bounding_box(&self) -> ActorBox;
+}
+
 /// The recorder type of a library actor, with the host's kind where it
 /// gave one.
-fn kind(a: &Actor, state: Option<&ActorState>) -> u8 {
+fn kind(a: &impl RecordedActor, state: Option<&ActorState>) -> u8 {
     match state.map(|s| s.kind) {
         Some(CARLA_ACTOR_VEHICLE) => actor_type::VEHICLE,
         Some(CARLA_ACTOR_WALKER) => actor_type::WALKER,
         Some(CARLA_ACTOR_TRAFFIC_LIGHT) => actor_type::TRAFFIC_LIGHT,
-        _ => f::type_of_blueprint(&a.blueprint),
+        _ => f::type_of_blueprint(a.blueprint()),
     }
 }
 
@@ -89,13 +109,13 @@ impl Recording {
 
     /// Encodes this tick's frame and hands it to the writer; false if the
     /// recording stopped (a write error).
-    pub(crate) fn capture(
+    pub(crate) fn capture<A: RecordedActor>(
         &mut self,
         tick: &EpisodeFrame,
         states: &[ActorState],
         state_of: &dyn Fn(u32) -> Option<usize>,
-        actors: &BTreeMap<u32, Actor>,
-        transform_of: &dyn Fn(&Actor) -> ActorTransform,
+        actors: &BTreeMap<u32, A>,
+        transform_of: &dyn Fn(&A) -> ActorTransform,
     ) -> bool {
         self.frame += 1;
         if self.frame > 1 {
@@ -123,28 +143,28 @@ impl Recording {
         let mut boxes: Vec<u32> = Vec::new();
         let mut light_times: Vec<u32> = Vec::new();
         for a in actors.values() {
-            if self.recorded.binary_search(&a.id).is_ok() || added == u16::MAX {
+            if self.recorded.binary_search(&a.id()).is_ok() || added == u16::MAX {
                 continue;
             }
-            let st = state(a.id);
+            let st = state(a.id());
             let k = kind(a, st);
             // A child's transform is relative to its parent, as CARLA
             // records a spawn with a parent.
-            let t = if a.parent != 0 {
-                a.transform
+            let t = if a.parent() != 0 {
+                a.transform()
             } else {
                 transform_of(a)
             };
-            let p = pose(a.id, &t);
+            let p = pose(a.id(), &t);
             ActorAdd {
-                id: a.id,
+                id: a.id(),
                 kind: k,
                 location: p.location,
                 rotation: p.rotation,
-                uid: a.uid,
-                blueprint: a.blueprint.clone(),
+                uid: a.uid(),
+                blueprint: a.blueprint().to_owned(),
                 attributes: a
-                    .attributes
+                    .attributes()
                     .iter()
                     .filter(|(id, _, _)| !id.is_empty())
                     .map(|(id, t, v)| (*t, id.clone(), v.clone()))
@@ -152,13 +172,13 @@ impl Recording {
             }
             .write(&mut out);
             added += 1;
-            if a.parent != 0 {
-                parents.push((a.id, a.parent));
+            if a.parent() != 0 {
+                parents.push((a.id(), a.parent()));
             }
             match k {
-                actor_type::TRAFFIC_LIGHT => light_times.push(a.id),
+                actor_type::TRAFFIC_LIGHT => light_times.push(a.id()),
                 actor_type::TRAFFIC_SIGN => {}
-                _ => boxes.push(a.id),
+                _ => boxes.push(a.id()),
             }
         }
         out[at + 4..at + 6].copy_from_slice(&added.to_le_bytes());
@@ -195,7 +215,7 @@ impl Recording {
         out.u16(0);
         let mut n = 0u16;
         for a in actors.values() {
-            let st = state(a.id);
+            let st = state(a.id());
             let k = kind(a, st);
             if !matches!(
                 k,
@@ -205,7 +225,7 @@ impl Recording {
                 continue;
             }
             let t = st.map_or_else(|| transform_of(a), |s| s.transform);
-            pose(a.id, &t).write(&mut out);
+            pose(a.id(), &t).write(&mut out);
             n += 1;
         }
         out[at + 4..at + 6].copy_from_slice(&n.to_le_bytes());
@@ -258,7 +278,7 @@ impl Recording {
         out.u16(vehicles as u16);
         for s in of_kind(CARLA_ACTOR_VEHICLE) {
             out.u32(s.id);
-            out.u32(actors.get(&s.id).map_or(0, |a| a.light_state));
+            out.u32(actors.get(&s.id).map_or(0, |a| a.light_state()));
         }
         out.end(at);
         counted(&mut out, f::ANIM_VEHICLE_WHEELS, &[], |_, _: &()| {});
@@ -281,7 +301,7 @@ impl Recording {
                 out.end(at);
             }
             counted(&mut out, f::BOUNDING_BOX, &boxes, |o, id| {
-                let b = actors.get(id).map(|a| a.bounding_box).unwrap_or_default();
+                let b = actors.get(id).map(|a| a.bounding_box()).unwrap_or_default();
                 o.u32(*id);
                 o.vec3([
                     b.location.x * 100.0,

@@ -26,7 +26,7 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use capture::Recording;
+pub(crate) use capture::{RecordedActor, Recording};
 pub(crate) use replay::{Replay, ReplayOptions};
 pub use writer::RecordingSummary;
 

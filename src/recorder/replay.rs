@@ -16,10 +16,36 @@
 
 use super::file::{FrameStart, Packets};
 use super::format::{self as f, records, ActorAdd, FormatError, LightRecord, Pose};
-use crate::rpc::ActorCommand;
 use crate::types::{ActorTransform, Rotation3D, Vector3D};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// What the replayer asks of a live actor (the RPC layer carries each out
+/// as the client's actor command of the same name).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum ReplayCommand {
+    SimulatePhysics(bool),
+    Autopilot(bool),
+    FreezeTrafficLight(bool),
+    /// 0 red, 1 yellow, 2 green, 3 off, 4 unknown.
+    TrafficLightState(u8),
+    /// `carla.VehicleLightState` flags.
+    LightState(u32),
+}
+
+impl ReplayCommand {
+    /// The name a log line gives it (the actor command's), for the tests.
+    #[cfg(test)]
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ReplayCommand::SimulatePhysics(_) => "simulate physics",
+            ReplayCommand::Autopilot(_) => "autopilot",
+            ReplayCommand::FreezeTrafficLight(_) => "freeze traffic light",
+            ReplayCommand::TrafficLightState(_) => "traffic light state",
+            ReplayCommand::LightState(_) => "vehicle light state",
+        }
+    }
+}
 
 /// What the replayer asks of the world (the RPC layer's, or a test's).
 pub(crate) trait Stage {
@@ -32,7 +58,7 @@ pub(crate) trait Stage {
     fn spawn(&self, add: &ActorAdd, parent: u32, at: ActorTransform) -> Result<u32, String>;
     fn destroy(&self, id: u32);
     fn move_to(&self, id: u32, at: ActorTransform);
-    fn command(&self, id: u32, command: ActorCommand);
+    fn command(&self, id: u32, command: ReplayCommand);
     fn hold_traffic(&self, hold: bool);
     /// Whether live actor `id` was spawned by a client (the host's own
     /// actors are held by `hold_traffic` instead of their physics).
@@ -431,8 +457,8 @@ impl Replay {
                         add.kind == f::actor_type::VEHICLE || add.kind == f::actor_type::WALKER;
                     let ours = self.spawned.contains(&live) || stage.client_actor(live);
                     if moved && ours {
-                        stage.command(live, ActorCommand::SimulatePhysics(false));
-                        stage.command(live, ActorCommand::Autopilot(false));
+                        stage.command(live, ReplayCommand::SimulatePhysics(false));
+                        stage.command(live, ReplayCommand::Autopilot(false));
                     }
                 }
                 None => {
@@ -486,9 +512,9 @@ impl Replay {
                         let last = self.last_light.entry(l.id).or_insert((u8::MAX, u32::MAX));
                         if last.0 != l.state {
                             if last.0 == u8::MAX {
-                                stage.command(live, ActorCommand::FreezeTrafficLight(true));
+                                stage.command(live, ReplayCommand::FreezeTrafficLight(true));
                             }
-                            stage.command(live, ActorCommand::TrafficLightState(l.state));
+                            stage.command(live, ReplayCommand::TrafficLightState(l.state));
                             last.0 = l.state;
                         }
                     }
@@ -501,7 +527,7 @@ impl Replay {
                         };
                         let last = self.last_light.entry(id).or_insert((u8::MAX, u32::MAX));
                         if last.1 != state {
-                            stage.command(live, ActorCommand::LightState(state));
+                            stage.command(live, ReplayCommand::LightState(state));
                             last.1 = state;
                         }
                     }
@@ -553,10 +579,10 @@ impl Replay {
             let bp = stage.blueprint_of(*live).unwrap_or_default();
             let ours = spawned.contains(live) || stage.client_actor(*live);
             if bp.starts_with("vehicle.") && ours {
-                stage.command(*live, ActorCommand::SimulatePhysics(true));
+                stage.command(*live, ReplayCommand::SimulatePhysics(true));
             }
             if bp.starts_with("traffic.traffic_light") && self.last_light.contains_key(rec) {
-                stage.command(*live, ActorCommand::FreezeTrafficLight(false));
+                stage.command(*live, ReplayCommand::FreezeTrafficLight(false));
             }
         }
         stage.hold_traffic(false);

@@ -4,10 +4,9 @@
 //! folder rules.
 
 use super::format::ActorAdd;
-use super::replay::{self, ReplayOptions, ReplayRequest, Stage};
+use super::replay::{self, ReplayCommand, ReplayOptions, ReplayRequest, Stage};
 use super::writer::{Frame, Pushed, Sink, Writer};
 use super::{actors_blocked, collisions, file_info, resolve, text};
-use crate::rpc::ActorCommand;
 use crate::types::ActorTransform;
 use std::cell::RefCell;
 use std::io::Write;
@@ -451,7 +450,7 @@ impl Stage for FakeStage {
             l.x, l.y, l.z, at.rotation.yaw
         ));
     }
-    fn command(&self, id: u32, command: ActorCommand) {
+    fn command(&self, id: u32, command: ReplayCommand) {
         self.log
             .borrow_mut()
             .push(format!("{} {id}", command.name()));

@@ -10,10 +10,10 @@
 //! size), so nothing here allocates more than the bones it keeps, and no
 //! error text repeats what the client sent.
 
-use super::data::{check_bone_name, BoneTransform, CARLA_MAX_BONES};
 use super::engine::EngineCall;
 use super::wire::{self, as_u32, ArgResult};
 use super::RpcShared;
+use crate::episode::{check_bone_name, BoneTransform, CARLA_MAX_BONES};
 use crate::types::{ActorTransform, Rotation3D, Vector3D};
 use rmpv::Value;
 

@@ -4,12 +4,12 @@
 
 use super::actor_commands;
 use super::actors::{self, destroy, spawn_actor, unknown_actor};
-use super::data::ActorBox;
 use super::engine::EngineCall;
 use super::maps;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
 use super::world::Actor;
 use super::RpcShared;
+use crate::episode::ActorBox;
 use crate::release::Release;
 use rmpv::Value;
 use std::sync::atomic::Ordering;
@@ -223,25 +223,25 @@ pub(crate) fn call(
             wire::ok_head(out);
             wire::weather(out, &s.world.weather.lock());
         }
-        ("set_weather_parameters", 1) => void(out, || {
+        ("set_weather_parameters", 1) => wire::void(out, || {
             let w = wire::as_weather(&a[0])?;
             *s.world.weather.lock() = w;
             s.tell(EngineCall::SetWeather(w))
         }),
-        ("set_actor_transform", 2) => void(out, || {
+        ("set_actor_transform", 2) => wire::void(out, || {
             let (actor_id, transform) = (known_actor(s, &a[0])?, as_transform(&a[1], "transform")?);
             actors::set_transform(s, actor_id, transform)
         }),
-        ("set_actor_location", 2) => void(out, || {
+        ("set_actor_location", 2) => wire::void(out, || {
             let actor_id = as_u32(&a[0], "actor id")?;
             let location = as_vector(&a[1], "location")?;
             actors::relocate(s, actor_id, location)
         }),
-        ("set_actor_target_velocity", 2) => void(out, || {
+        ("set_actor_target_velocity", 2) => wire::void(out, || {
             let (actor_id, velocity) = (known_actor(s, &a[0])?, as_vector(&a[1], "velocity")?);
             s.tell(EngineCall::SetActorTargetVelocity { actor_id, velocity })
         }),
-        ("apply_control_to_vehicle", 2) => void(out, || {
+        ("apply_control_to_vehicle", 2) => wire::void(out, || {
             let actor_id = known_actor(s, &a[0])?;
             let control = wire::as_vehicle_control(&a[1], "vehicle control")?;
             s.tell(EngineCall::ApplyVehicleControl { actor_id, control })
@@ -251,7 +251,9 @@ pub(crate) fn call(
         ("draw_debug_shape", 1) | ("clear_debug_shape", 0) | ("clear_debug_string", 0) => {
             wire::void_ok(out)
         }
-        ("show_vehicle_debug_telemetry", 2) => void(out, || known_actor(s, &a[0]).map(|_| ())),
+        ("show_vehicle_debug_telemetry", 2) => {
+            wire::void(out, || known_actor(s, &a[0]).map(|_| ()))
+        }
         ("get_imui_gravity", 0) => {
             wire::ok_head(out);
             wire::f32v(
@@ -259,7 +261,7 @@ pub(crate) fn call(
                 f32::from_bits(s.world.imu_gravity.load(Ordering::Relaxed)),
             );
         }
-        ("set_imui_gravity", 1) => void(out, || {
+        ("set_imui_gravity", 1) => wire::void(out, || {
             let g = wire::as_f32(&a[0], "gravity")?;
             if !g.is_finite() {
                 return Err("gravity must be a finite number".into());
@@ -294,12 +296,12 @@ pub(crate) fn call(
         }
         // The map layers (a third argument) are not checked: this server's
         // maps have none.
-        ("load_new_episode", 3) => void(out, || {
+        ("load_new_episode", 3) => wire::void(out, || {
             let name = as_str(&a[0], "map name")?;
             let reset = wire::as_bool(&a[1], "reset_settings")?;
             maps::load_episode(s, name, reset)
         }),
-        ("copy_opendrive_to_file", 2) => void(out, || {
+        ("copy_opendrive_to_file", 2) => wire::void(out, || {
             let text = as_str(&a[0], "opendrive")?;
             let params = maps::as_params(&a[1])?;
             maps::load_opendrive(s, text, params)
@@ -363,12 +365,12 @@ pub(crate) fn call(
             } else if let Some(done) = super::ros::call(s, method, a, out) {
                 done?;
             } else if let Some(parsed) = actor_commands::from_rpc(method, a) {
-                void(out, || {
+                wire::void(out, || {
                     let (actor_id, c) = parsed?;
                     actors::command(s, actor_id, c)
                 });
             } else if let Some(parsed) = actor_commands::world_from_rpc(method, a) {
-                void(out, || s.tell(EngineCall::World(parsed?)));
+                wire::void(out, || s.tell(EngineCall::World(parsed?)));
             } else if let Some((returns_void, why)) = super::unsupported::reason(method) {
                 if !returns_void {
                     return Err(why);
@@ -403,17 +405,6 @@ const VOID_RESPONSES: &[&str] = &[
 /// Whether the client reads `method`'s answer as a `Response<void>`.
 pub(crate) fn returns_void(method: &str) -> bool {
     VOID_RESPONSES.contains(&method)
-}
-
-/// A `Response<void>` method: `[[false]]` or `[[true, [message]]]`.
-pub(super) fn void(out: &mut Out, run: impl FnOnce() -> ArgResult<()>) {
-    match run() {
-        Ok(()) => wire::void_ok(out),
-        Err(e) => {
-            crate::log_info!("rpc: call failed: {}", e);
-            wire::void_failed(out, &e)
-        }
-    }
 }
 
 fn ok_str(out: &mut Out, v: &str) {

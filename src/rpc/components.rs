@@ -135,7 +135,7 @@ pub(crate) fn in_world(actor: &ActorTransform, part: &ActorTransform) -> ActorTr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rpc::data::ActorBox;
+    use crate::episode::ActorBox;
 
     fn vehicle(wheels: &str) -> Actor {
         Actor {

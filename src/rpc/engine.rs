@@ -18,7 +18,7 @@
 
 use super::actor_commands::{ActorCommand, WorldCommand};
 use super::clients::InFlight;
-use super::data::{EpisodeSettings, OpendriveGenerationParameters, VehicleControl09, Weather};
+use crate::episode::{EpisodeSettings, OpendriveGenerationParameters, VehicleControl09, Weather};
 use crate::types::{ActorTransform, Vector3D};
 use crossbeam_queue::ArrayQueue;
 use parking_lot::{Condvar, Mutex};

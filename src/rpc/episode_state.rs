@@ -10,7 +10,9 @@
 //! bytes whose meaning depends on the actor (vehicle control, walker,
 //! traffic light; zeros for sensors and the spectator).
 
-use super::data::{ActorState, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER};
+use crate::episode::{
+    ActorState, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER,
+};
 use crate::types::{ActorTransform, Vector3D};
 
 /// Size of the episode header after the sensor header.
@@ -98,7 +100,7 @@ pub fn write_actor(out: &mut Vec<u8>, state: &ActorState, transform: &ActorTrans
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rpc::data::VehicleControl09;
+    use crate::episode::VehicleControl09;
     use crate::sensor::{SensorHeader, SensorType};
     use crate::test_util::hex;
     use crate::types::{CBool, Rotation3D};

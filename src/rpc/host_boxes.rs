@@ -3,8 +3,8 @@
 //! `trigger_volume`, the actor's box, to find the lanes it governs) differs
 //! from light to light.
 
-use super::data::ActorBox;
 use super::RpcServer;
+use crate::episode::ActorBox;
 use crate::types::ActorTransform;
 use crate::Error;
 

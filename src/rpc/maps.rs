@@ -10,12 +10,12 @@
 //! `.umap`), in any ASCII case. The host is asked for the name as it
 //! spelled it.
 
-use super::data::OpendriveGenerationParameters;
 use super::engine::EngineCall;
 use super::episode_state::SIMULATION_STATE_MAP_CHANGE;
 use super::wire::{as_array, as_bool, as_f64, ArgResult};
 use super::world::World;
 use super::RpcShared;
+use crate::episode::OpendriveGenerationParameters;
 use crate::types::CBool;
 use rmpv::Value;
 use std::sync::atomic::Ordering;

@@ -5,7 +5,6 @@
 //! ([`super::components`]).
 
 use super::actors::unknown_actor;
-use super::calls::void;
 use super::components::{self, Part};
 use super::wire::{self, as_u32, ArgResult};
 use super::world::{Actor, World};
@@ -32,7 +31,7 @@ pub(crate) fn call(
 ) -> Option<ArgResult<()>> {
     Some(match (method, a.len()) {
         ("enable_gbuffers", 2) => {
-            void(out, || {
+            wire::void(out, || {
                 let on = wire::as_bool(&a[1], "enabled")?;
                 gbuffers(s, &a[0], |g| g.set_enabled(on))
             });

@@ -7,8 +7,9 @@ use super::actors::{self, Refused, Spawn};
 use super::engine::EngineCall;
 use super::wire::{self, as_bool, as_f64, as_str, as_transform, as_u32, ArgResult};
 use super::world::{Actor, World};
-use super::{ActorCommand, ActorState, EpisodeFrame, RpcServer, RpcShared, WorldCommand};
+use super::{ActorBox, ActorCommand, ActorState, EpisodeFrame, RpcServer, RpcShared, WorldCommand};
 use crate::recorder::format::ActorAdd;
+use crate::recorder::replay::ReplayCommand;
 use crate::recorder::{self, replay, Recording, RecordingSummary, Replay, ReplayOptions};
 use crate::release::Release;
 use crate::types::{ActorTransform, Rotation3D, Vector3D};
@@ -44,6 +45,33 @@ impl Default for RecorderState {
 struct LiveStage<'a> {
     s: &'a RpcShared,
     refused: Refused,
+}
+
+impl recorder::RecordedActor for Actor {
+    fn id(&self) -> u32 {
+        self.id
+    }
+    fn parent(&self) -> u32 {
+        self.parent
+    }
+    fn uid(&self) -> u32 {
+        self.uid
+    }
+    fn blueprint(&self) -> &str {
+        &self.blueprint
+    }
+    fn attributes(&self) -> &[(String, u8, String)] {
+        &self.attributes
+    }
+    fn transform(&self) -> ActorTransform {
+        self.transform
+    }
+    fn light_state(&self) -> u32 {
+        self.light_state
+    }
+    fn bounding_box(&self) -> ActorBox {
+        self.bounding_box
+    }
 }
 
 impl replay::Stage for LiveStage<'_> {
@@ -115,7 +143,14 @@ impl replay::Stage for LiveStage<'_> {
             transform: at,
         });
     }
-    fn command(&self, id: u32, command: ActorCommand) {
+    fn command(&self, id: u32, command: ReplayCommand) {
+        let command = match command {
+            ReplayCommand::SimulatePhysics(on) => ActorCommand::SimulatePhysics(on),
+            ReplayCommand::Autopilot(on) => ActorCommand::Autopilot(on),
+            ReplayCommand::FreezeTrafficLight(on) => ActorCommand::FreezeTrafficLight(on),
+            ReplayCommand::TrafficLightState(s) => ActorCommand::TrafficLightState(s),
+            ReplayCommand::LightState(flags) => ActorCommand::LightState(flags),
+        };
         let _ = actors::command(self.s, id, command);
     }
     fn hold_traffic(&self, hold: bool) {
@@ -371,7 +406,7 @@ pub(crate) fn call(
         }
         ("stop_replayer", 1) => {
             let keep = as_bool(&a[0], "keep_actors");
-            super::calls::void(out, || {
+            wire::void(out, || {
                 s.stop_replay(keep?);
                 Ok(())
             });
@@ -379,7 +414,7 @@ pub(crate) fn call(
         }
         ("set_replayer_time_factor", 1) => {
             let f = as_f64(&a[0], "time_factor");
-            super::calls::void(out, || {
+            wire::void(out, || {
                 let f = f?;
                 if !(f.is_finite() && f >= 0.0) {
                     return Err(format!("time factor {f}: expected a finite number >= 0"));
@@ -391,7 +426,7 @@ pub(crate) fn call(
         }
         ("set_replayer_ignore_hero", 1) | ("set_replayer_ignore_spectator", 1) => {
             let b = as_bool(&a[0], method);
-            super::calls::void(out, || {
+            wire::void(out, || {
                 let b = b?;
                 let mut st = s.recorder.lock();
                 if method == "set_replayer_ignore_hero" {

@@ -2,11 +2,11 @@
 //! (`carla.VehicleTelemetryData`), asked of the host at the call and
 //! answered with what it reports, or what the last episode state tells.
 
-use super::data::{VehicleTelemetry, WheelTelemetry, CARLA_TELEMETRY_WHEELS};
 use super::engine::EngineCall;
 use super::wire::{self, as_u32, ArgResult};
 use super::world::Seen;
 use super::RpcShared;
+use crate::episode::{VehicleTelemetry, WheelTelemetry, CARLA_TELEMETRY_WHEELS};
 use rmpv::Value;
 
 /// Whether every number `t` carries is finite.
@@ -108,7 +108,7 @@ pub(crate) fn encode(t: &VehicleTelemetry, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rpc::data::VehicleControl09;
+    use crate::episode::VehicleControl09;
     use crate::types::{ActorTransform, Rotation3D, Vector3D};
 
     #[test]

@@ -3,8 +3,8 @@
 //! Encoding writes straight into a byte vector with `rmp`; requests are
 //! decoded into `rmpv::Value`s by the endpoint and read with [`Args`].
 
-use super::data::{ActorBox, EpisodeSettings, VehicleControl09, Weather};
 use super::world::{Actor, Blueprint, BlueprintAttribute};
+use crate::episode::{ActorBox, EpisodeSettings, VehicleControl09, Weather};
 use crate::release::Release;
 use crate::types::{ActorTransform, CBool, Rotation3D, Vector3D};
 use rmp::encode as enc;
@@ -426,11 +426,23 @@ pub(crate) fn as_settings(v: &Value) -> ArgResult<EpisodeSettings> {
 
 pub(crate) fn as_weather(v: &Value) -> ArgResult<Weather> {
     let f = as_array(v, "weather")?;
-    let mut w = super::data::DEFAULT_WEATHER;
+    let mut w = crate::episode::DEFAULT_WEATHER;
     for (slot, x) in w.iter_mut().zip(f) {
         *slot = as_f32(x, "weather")?;
     }
     Ok(w)
+}
+
+/// A `Response<void>` method: runs `run` and writes `[[false]]`, or
+/// `[[true, [message]]]` with its error (logged).
+pub(super) fn void(out: &mut Vec<u8>, run: impl FnOnce() -> ArgResult<()>) {
+    match run() {
+        Ok(()) => void_ok(out),
+        Err(e) => {
+            crate::log_info!("rpc: call failed: {}", e);
+            void_failed(out, &e)
+        }
+    }
 }
 
 #[cfg(test)]

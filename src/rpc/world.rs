@@ -3,11 +3,11 @@
 //! library, the live actors (id, parent, description, bounding box, sensor
 //! stream), the settings and weather last applied, the map.
 
-use super::data::{
+use super::physics::VehiclePhysicsControl;
+use crate::episode::{
     ActorBox, BoneTransform, EpisodeSettings, VehicleControl09, VehicleTelemetry, Weather,
     DEFAULT_WEATHER,
 };
-use super::physics::VehiclePhysicsControl;
 use crate::sensor::blueprint::{AttributeType, DEFINITIONS};
 use crate::sensor::compose;
 use crate::types::{ActorTransform, Vector3D};

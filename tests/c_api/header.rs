@@ -1,6 +1,6 @@
 //! The committed C header must be exactly what cbindgen generates from the
 //! C boundary (`src/ffi/`) and the plain data it passes (`src/types.rs`,
-//! `src/rpc/data.rs`).
+//! `src/episode.rs`).
 //! `UPDATE_HEADER=1 cargo test --test c_api header::` rewrites it.
 
 use std::path::Path;
@@ -15,7 +15,7 @@ fn committed_header_matches_cbindgen_output() {
         .with_config(config)
         .with_src(src.join("ffi/mod.rs"))
         .with_src(src.join("types.rs"))
-        .with_src(src.join("rpc/data.rs"))
+        .with_src(src.join("episode.rs"))
         .generate()
         .expect("cbindgen generates");
     let mut generated = Vec::new();

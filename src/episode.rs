@@ -1,5 +1,9 @@
-//! Plain data of the 0.9.16 world protocol shared by Rust and C hosts
-//! (`#[repr(C)]`; cbindgen names them `carla_actor_state`, ...).
+//! What the host tells the library of its episode, as plain data shared by
+//! Rust and C hosts (`#[repr(C)]`; cbindgen names them
+//! `carla_actor_state`, ...): each tick's frame and actor states, settings,
+//! boxes, telemetry, bones. The layer below the modules that read them:
+//! the 0.9 world protocol (`rpc`, which re-exports them), the recorder and
+//! ROS 2 publishing.
 
 use crate::types::{ActorTransform, CBool, Vector3D};
 use std::ffi::c_char;
