@@ -11,7 +11,8 @@
 //!   which the host polls each Tick and answers;
 //! - [`episode_state`] and [`token`]: the world-observer message (registry
 //!   id 17) and the 24-byte stream token;
-//! - [`data`]: the plain data hosts hand over (actor states, settings).
+//! - the plain data hosts hand over (actor states, settings: [`ActorState`],
+//!   [`EpisodeSettings`], ...) is `crate::episode`'s, re-exported here.
 //!
 //! Sensors spawned by clients are the library's own sensors (one stream
 //! each, on the streaming port); the host is told which kind to attach

@@ -72,6 +72,25 @@ def asynchronous(world):
     world.apply_settings(s)
 
 
+def ros_hero(world, point, size, pose=None):
+    """A hero car (role and ros name "hero") at spawn point `point` with an
+    RGB camera of `size` (ros name "rgb", at `pose` on the car, 2 m up by
+    default) enabled for ROS 2: (hero, camera)."""
+    library = world.get_blueprint_library()
+    car_bp = library.find("vehicle.tesla.model3")
+    car_bp.set_attribute("role_name", "hero")
+    car_bp.set_attribute("ros_name", "hero")
+    hero = world.spawn_actor(car_bp, world.get_map().get_spawn_points()[point])
+    cam_bp = library.find("sensor.camera.rgb")
+    cam_bp.set_attribute("ros_name", "rgb")
+    cam_bp.set_attribute("image_size_x", str(size[0]))
+    cam_bp.set_attribute("image_size_y", str(size[1]))
+    pose = pose or carla.Transform(carla.Location(z=2))
+    camera = world.spawn_actor(cam_bp, pose, attach_to=hero)
+    camera.enable_for_ros()
+    return hero, camera
+
+
 def free_spawn(world, bp, points):
     """Spawns bp at the first free point of points."""
     for p in points:

@@ -18,7 +18,7 @@ import socket
 import sys
 import time
 
-import carla
+from common import asynchronous, check, connect, ros_hero, synchronous
 from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.sub import DataReader
@@ -30,28 +30,9 @@ port, domain = int(sys.argv[1]), int(sys.argv[2])
 TOPIC = "rt/carla/hero/rgb/image"
 
 
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-client = carla.Client("127.0.0.1", port)
-client.set_timeout(20.0)
-world = client.get_world()
-library = world.get_blueprint_library()
-car_bp = library.find("vehicle.tesla.model3")
-car_bp.set_attribute("role_name", "hero")
-car_bp.set_attribute("ros_name", "hero")
-hero = world.spawn_actor(car_bp, world.get_map().get_spawn_points()[1])
-cam_bp = library.find("sensor.camera.rgb")
-cam_bp.set_attribute("ros_name", "rgb")
-cam_bp.set_attribute("image_size_x", "640")
-cam_bp.set_attribute("image_size_y", "480")
-camera = world.spawn_actor(cam_bp, carla.Transform(carla.Location(z=2)), attach_to=hero)
-camera.enable_for_ros()
-settings = world.get_settings()
-settings.synchronous_mode, settings.fixed_delta_seconds = True, 0.05
-world.apply_settings(settings)
+client, world = connect()
+hero, camera = ros_hero(world, 1, (640, 480))
+synchronous(world)
 
 dp = DomainParticipant(domain)
 qos = Qos(Policy.Reliability.Reliable(1_000_000_000), Policy.History.KeepLast(1))
@@ -167,8 +148,7 @@ check(len(tcp) >= 350, "the TCP stream kept up beside the stalled DDS reader: %d
 print("healthy reader beside the stalled one: %d of 400 frames" % len(healthy_frames), flush=True)
 check(len(healthy_frames) >= 200, "the healthy reader beside the stalled one: %d of 400" % len(healthy_frames))
 
-settings.synchronous_mode, settings.fixed_delta_seconds = False, None
-world.apply_settings(settings)
+asynchronous(world)
 camera.destroy()
 hero.destroy()
 print("OK", flush=True)

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-import carla
+from common import asynchronous, check, connect, ros_hero, synchronous
 from cyclonedds.core import Policy, Qos
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.sub import DataReader
@@ -30,11 +30,6 @@ TOPIC = "rt/carla/hero/rgb/image"
 FORGED = int(sys.argv[4]) if len(sys.argv) > 4 else 20000
 FLOOD_S, HZ = 15.0 * FORGED / 20000, 10.0
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
 
 
 def cpu_seconds():
@@ -51,23 +46,9 @@ def rss_mib():
     return 0.0
 
 
-client = carla.Client("127.0.0.1", port)
-client.set_timeout(20.0)
-world = client.get_world()
-library = world.get_blueprint_library()
-car_bp = library.find("vehicle.tesla.model3")
-car_bp.set_attribute("role_name", "hero")
-car_bp.set_attribute("ros_name", "hero")
-hero = world.spawn_actor(car_bp, world.get_map().get_spawn_points()[1])
-cam_bp = library.find("sensor.camera.rgb")
-cam_bp.set_attribute("ros_name", "rgb")
-cam_bp.set_attribute("image_size_x", "320")
-cam_bp.set_attribute("image_size_y", "240")
-camera = world.spawn_actor(cam_bp, carla.Transform(carla.Location(z=2)), attach_to=hero)
-camera.enable_for_ros()
-settings = world.get_settings()
-settings.synchronous_mode, settings.fixed_delta_seconds = True, 0.1
-world.apply_settings(settings)
+client, world = connect()
+hero, camera = ros_hero(world, 1, (320, 240))
+synchronous(world, delta=0.1)
 
 dp = DomainParticipant(domain)
 qos = Qos(Policy.Reliability.Reliable(1_000_000_000), Policy.History.KeepLast(10))
@@ -161,8 +142,7 @@ print("healthy reader after: %.1f images/s, %.2f per tick" % (after, per_tick_af
 check(per_tick_after >= 0.9 * per_tick_before,
       "the healthy reader keeps up after the flood: %.2f per tick" % per_tick_after)
 
-settings.synchronous_mode, settings.fixed_delta_seconds = False, None
-world.apply_settings(settings)
+asynchronous(world)
 camera.destroy()
 hero.destroy()
 print("OK", flush=True)

@@ -17,34 +17,16 @@ import subprocess
 import sys
 
 import carla
+from common import asynchronous, check, connect, ros_hero, synchronous
 
 port, domain, reader = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 
 
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-client = carla.Client("127.0.0.1", port)
-client.set_timeout(20.0)
-world = client.get_world()
+client, world = connect()
 library = world.get_blueprint_library()
 points = world.get_map().get_spawn_points()
-settings = world.get_settings()
-settings.synchronous_mode, settings.fixed_delta_seconds = True, 0.05
-world.apply_settings(settings)
-
-car_bp = library.find("vehicle.tesla.model3")
-car_bp.set_attribute("role_name", "hero")
-car_bp.set_attribute("ros_name", "hero")
-hero = world.spawn_actor(car_bp, points[0])
-cam_bp = library.find("sensor.camera.rgb")
-cam_bp.set_attribute("ros_name", "rgb")
-cam_bp.set_attribute("image_size_x", "64")
-cam_bp.set_attribute("image_size_y", "48")
-camera = world.spawn_actor(cam_bp, carla.Transform(carla.Location(x=1.0, z=1.5)), attach_to=hero)
-camera.enable_for_ros()
+synchronous(world)
+hero, camera = ros_hero(world, 0, (64, 48), carla.Transform(carla.Location(x=1.0, z=1.5)))
 others = [world.spawn_actor(library.find(b), p)
           for b, p in [("vehicle.carlamotors.carlacola", points[3]), ("vehicle.yamaha.yzf", points[5])]]
 walker = world.spawn_actor(library.filter("walker.pedestrian.*")[0],
@@ -125,8 +107,7 @@ for s in v[1:]:
 for pair in [("map", "odom"), ("odom", "base_link"), ("base_link", "hero"), ("hero", "rgb")]:
     check(pair in pairs, "/tf has no %s -> %s (it has %s)" % (pair[0], pair[1], sorted(pairs)))
 
-settings.synchronous_mode, settings.fixed_delta_seconds = False, None
-world.apply_settings(settings)
+asynchronous(world)
 for a in [camera, walker] + others + [hero]:
     a.destroy()
 print("OK", flush=True)

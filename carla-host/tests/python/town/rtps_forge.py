@@ -48,19 +48,30 @@ def _data(reader_id, writer_id, params):
     return struct.pack("<BBH", 0x15, 0x05, len(body)) + body
 
 
-def announcement(prefix, port, lease_s):
-    """One participant's SPDP announcement: guid `prefix`, metatraffic and
-    default locators at 127.0.0.1:`port`, a lease of `lease_s` seconds."""
-    participant = b"".join([
+def _participant(prefix, port, lease):
+    """A participant's SPDP parameters: guid `prefix`, metatraffic and
+    default locators at 127.0.0.1:`port`, a lease of `lease` (seconds,
+    fraction)."""
+    return b"".join([
         _param(PID_PROTOCOL_VERSION, b"\x02\x03"),
         _param(PID_VENDORID, b"\x01\x10"),
         _param(PID_PARTICIPANT_GUID, prefix + b"\x00\x00\x01\xc1"),
         _param(PID_METATRAFFIC_UNICAST_LOCATOR, _udp_locator(port)),
         _param(PID_DEFAULT_UNICAST_LOCATOR, _udp_locator(port)),
+        # participant, publications and subscriptions announcers/detectors
         _param(PID_BUILTIN_ENDPOINT_SET, struct.pack("<I", 0x3F)),
-        _param(PID_PARTICIPANT_LEASE_DURATION, struct.pack("<iI", lease_s, 0)),
+        _param(PID_PARTICIPANT_LEASE_DURATION, struct.pack("<iI", *lease)),
     ])
-    return b"RTPS\x02\x03\x01\x10" + prefix + _data(SPDP_READER, SPDP_WRITER, participant)
+
+
+def _header(prefix):
+    return b"RTPS\x02\x03\x01\x10" + prefix
+
+
+def announcement(prefix, port, lease_s):
+    """One participant's SPDP announcement: guid `prefix`, locators at
+    127.0.0.1:`port`, a lease of `lease_s` seconds."""
+    return _header(prefix) + _data(SPDP_READER, SPDP_WRITER, _participant(prefix, port, (lease_s, 0)))
 
 
 def crashed_peer(topic, type_name, dead_port):
@@ -68,16 +79,7 @@ def crashed_peer(topic, type_name, dead_port):
     (so no lease ever ends it), then its reliable reader of `topic`, at
     `dead_port`, where nothing will ever acknowledge a sample."""
     prefix = os.urandom(12)
-    participant = b"".join([
-        _param(PID_PROTOCOL_VERSION, b"\x02\x03"),
-        _param(PID_VENDORID, b"\x01\x10"),
-        _param(PID_PARTICIPANT_GUID, prefix + b"\x00\x00\x01\xc1"),
-        _param(PID_METATRAFFIC_UNICAST_LOCATOR, _udp_locator(dead_port)),
-        _param(PID_DEFAULT_UNICAST_LOCATOR, _udp_locator(dead_port)),
-        # participant, publications and subscriptions announcers/detectors
-        _param(PID_BUILTIN_ENDPOINT_SET, struct.pack("<I", 0x3F)),
-        _param(PID_PARTICIPANT_LEASE_DURATION, struct.pack("<iI", 0x7FFFFFFF, 0xFFFFFFFF)),
-    ])
+    participant = _participant(prefix, dead_port, (0x7FFFFFFF, 0xFFFFFFFF))
     reader = b"".join([
         _param(PID_ENDPOINT_GUID, prefix + b"\x00\x00\x01\x04"),
         _param(PID_TOPIC_NAME, _cdr_string(topic)),
@@ -85,6 +87,5 @@ def crashed_peer(topic, type_name, dead_port):
         # RELIABLE, max blocking time 1 s
         _param(PID_RELIABILITY, struct.pack("<IiI", 2, 1, 0)),
     ])
-    header = b"RTPS\x02\x03\x01\x10" + prefix
-    return [header + _data(SPDP_READER, SPDP_WRITER, participant),
-            header + _data(SUBSCRIPTIONS_READER, SUBSCRIPTIONS_WRITER, reader)]
+    return [_header(prefix) + _data(SPDP_READER, SPDP_WRITER, participant),
+            _header(prefix) + _data(SUBSCRIPTIONS_READER, SUBSCRIPTIONS_WRITER, reader)]
