@@ -463,11 +463,22 @@ impl AgentShared {
         }
     }
 
-    /// Registers the session of `role` so `shutdown` can abort it.
+    /// Registers the session of `role` so `shutdown` and `end` can abort
+    /// it.
     fn register(&self, role: AgentPort, conn: &Conn) {
         self.sessions.lock()[role as usize] = Some(conn.aborter());
-        if self.stopping() {
-            // shutdown may have aborted the list before we were added
+        // `shutdown` or `end` may have aborted the list before we were
+        // added (a connection taken just before the episode ended, e.g. by
+        // a misbehaving control client): close it too, as `end` would have
+        // (the control connection only when `end` cut it, not while its
+        // controls are drained). One of the two sees the other: `end`
+        // marks the episode ended (and the control finished) before it
+        // locks the list, and this reads the marks after adding to it.
+        let cut = match role {
+            AgentPort::Stream => self.ended(),
+            AgentPort::Control => self.ended() && self.control_finished.load(Ordering::Acquire),
+        };
+        if self.stopping() || cut {
             conn.aborter().abort();
         }
     }
