@@ -6,6 +6,7 @@
 use super::actor_commands::ActorCommand;
 use super::engine::{EngineCall, Undo};
 use super::wire::{as_array, as_str, as_transform, ArgResult};
+use super::world::ActorKind;
 use super::world::ATTR_STRING;
 use super::world::{Actor, WALKER_CONTROLLER};
 use super::RpcShared;
@@ -187,9 +188,7 @@ pub(crate) fn spawn_described(
     let controller = blueprint == WALKER_CONTROLLER;
     if controller {
         let actors = s.world.actors.read();
-        let walker = actors
-            .get(&parent)
-            .map(|p| p.blueprint.starts_with("walker."));
+        let walker = actors.get(&parent).map(|p| p.kind == ActorKind::Walker);
         if walker != Some(true) {
             return Err(format!(
                 "{WALKER_CONTROLLER} must be spawned attached to a walker"
@@ -249,6 +248,7 @@ pub(crate) fn spawn_described(
         id: actor_id,
         parent,
         uid,
+        kind: ActorKind::of(&blueprint),
         blueprint,
         attributes,
         bounding_box: bp.bounding_box,

@@ -12,6 +12,7 @@
 
 use super::engine::EngineCall;
 use super::wire::{self, as_u32, ArgResult};
+use super::world::ActorKind;
 use super::RpcShared;
 use crate::episode::{check_bone_name, BoneTransform, CARLA_MAX_BONES};
 use crate::types::{ActorTransform, Rotation3D, Vector3D};
@@ -53,7 +54,7 @@ pub(crate) fn get(s: &RpcShared, id: &Value, out: &mut Vec<u8>) -> ArgResult<()>
         let a = actors
             .get(&actor_id)
             .ok_or_else(|| super::actors::unknown_actor(actor_id))?;
-        if !a.blueprint.starts_with("walker.") {
+        if a.kind != ActorKind::Walker {
             return Err(format!(
                 "get_bones: actor {actor_id} is a {}, not a walker",
                 a.blueprint

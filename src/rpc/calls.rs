@@ -8,6 +8,7 @@ use super::engine::EngineCall;
 use super::maps;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
 use super::world::Actor;
+use super::world::ActorKind;
 use super::RpcShared;
 use crate::episode::ActorBox;
 use crate::release::Release;
@@ -334,7 +335,7 @@ pub(crate) fn call(
             let actors = s.world.actors.read();
             let vehicles: Vec<&Actor> = actors
                 .values()
-                .filter(|a| a.blueprint.starts_with("vehicle."))
+                .filter(|a| a.kind == ActorKind::Vehicle)
                 .collect();
             wire::ok_head(out);
             wire::array(out, vehicles.len());

@@ -24,6 +24,7 @@
 //! actor's frame, world ones follow the actor (its last episode state).
 
 use super::world::Actor;
+use super::world::ActorKind;
 use crate::sensor::compose;
 use crate::types::{ActorTransform, Rotation3D, Vector3D};
 
@@ -60,13 +61,13 @@ fn wheels(actor: &Actor) -> usize {
 pub(crate) fn components(actor: &Actor) -> Vec<Part> {
     let b = &actor.bounding_box;
     let (c, e) = (b.location, b.extent);
-    if actor.blueprint.starts_with("walker.") {
+    if actor.kind == ActorKind::Walker {
         return vec![
             ("CollisionCylinder".into(), at(0.0, 0.0, 0.0)),
             ("CharacterMesh0".into(), at(0.0, 0.0, -e.z)),
         ];
     }
-    if !actor.blueprint.starts_with("vehicle.") {
+    if actor.kind != ActorKind::Vehicle {
         return vec![("DefaultSceneRoot".into(), at(0.0, 0.0, 0.0))];
     }
     let mut parts = vec![
@@ -104,7 +105,7 @@ pub(crate) fn components(actor: &Actor) -> Vec<Part> {
 
 /// The actor's sockets (its skeleton's bones) in its own frame.
 pub(crate) fn sockets(actor: &Actor) -> Vec<Part> {
-    if !actor.blueprint.starts_with("vehicle.") {
+    if actor.kind != ActorKind::Vehicle {
         return Vec::new();
     }
     let c = actor.bounding_box.location;
@@ -139,6 +140,7 @@ mod tests {
 
     fn vehicle(wheels: &str) -> Actor {
         Actor {
+            kind: ActorKind::Vehicle,
             blueprint: "vehicle.test.box".into(),
             attributes: vec![("number_of_wheels".into(), 2, wheels.into())],
             bounding_box: ActorBox {
@@ -195,6 +197,7 @@ mod tests {
         let s: Vec<String> = sockets(&bike).into_iter().map(|(n, _)| n).collect();
         assert_eq!(s, ["Vehicle_Base", "Wheel_Front", "Wheel_Rear"]);
         let walker = Actor {
+            kind: ActorKind::Walker,
             blueprint: "walker.pedestrian.0001".into(),
             ..vehicle("4")
         };

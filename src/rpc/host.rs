@@ -4,6 +4,7 @@
 //! actors, start new episodes.
 
 use super::episode_state::{self, EpisodeHeader};
+use super::world::ActorKind;
 use super::world::{Seen, World};
 use super::{
     ActorState, Blueprint, BoneTransform, ClientBudget, ClientUsage, EngineRequest, EpisodeFrame,
@@ -183,7 +184,7 @@ impl RpcServer {
         }
         let actors = self.shared.world.actors.read();
         match actors.get(&id) {
-            Some(a) if a.blueprint.starts_with("vehicle.") => {
+            Some(a) if a.kind == ActorKind::Vehicle => {
                 a.last.set_telemetry(t);
                 Ok(())
             }
@@ -208,7 +209,7 @@ impl RpcServer {
             .map_err(|e| Error::InvalidArgument(format!("bones of walker {id}: {e}")))?;
         let actors = self.shared.world.actors.read();
         match actors.get(&id) {
-            Some(a) if a.blueprint.starts_with("walker.") => {
+            Some(a) if a.kind == ActorKind::Walker => {
                 a.last.set_bones(bones);
                 Ok(())
             }
@@ -246,9 +247,7 @@ impl RpcServer {
         {
             let actors = w.actors.read();
             for id in ids {
-                let light = actors
-                    .get(id)
-                    .map(|a| a.blueprint.starts_with("traffic.traffic_light"));
+                let light = actors.get(id).map(|a| a.kind == ActorKind::TrafficLight);
                 if light != Some(true) {
                     return Err(Error::InvalidArgument(format!(
                         "actor {id} is not a traffic light known to clients"

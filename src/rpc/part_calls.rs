@@ -7,6 +7,7 @@
 use super::actors::unknown_actor;
 use super::components::{self, Part};
 use super::wire::{self, as_u32, ArgResult};
+use super::world::ActorKind;
 use super::world::{Actor, World};
 use super::RpcShared;
 use crate::release::Release;
@@ -199,7 +200,7 @@ type Actors<'a> = RwLockReadGuard<'a, BTreeMap<u32, Actor>>;
 fn vehicle<'a>(actors: &'a Actors<'_>, v: &Value) -> ArgResult<&'a Actor> {
     let id = as_u32(v, "actor id")?;
     let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
-    if !actor.blueprint.starts_with("vehicle.") {
+    if actor.kind != ActorKind::Vehicle {
         return Err(format!(
             "actor {id} is a {}, not a vehicle",
             actor.blueprint

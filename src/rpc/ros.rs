@@ -7,6 +7,7 @@
 use super::actor_commands::ActorCommand;
 use super::engine::EngineCall;
 use super::wire::{self, as_u32, ArgResult};
+use super::world::ActorKind;
 use super::world::{Actor, BlueprintAttribute, ATTR_BOOL, ATTR_STRING};
 use super::RpcShared;
 use crate::release::Release;
@@ -52,8 +53,7 @@ fn attribute<'a>(a: &'a Actor, key: &str) -> Option<&'a str> {
 /// Whether CARLA registers the actor with ROS: sensors, and vehicles whose
 /// role name is `hero`.
 fn registered(a: &Actor) -> bool {
-    a.sensor != 0
-        || (a.blueprint.starts_with("vehicle.") && attribute(a, "role_name") == Some("hero"))
+    a.sensor != 0 || (a.kind == ActorKind::Vehicle && attribute(a, "role_name") == Some("hero"))
 }
 
 /// Its ros name: `ros_name`, else `actor<id>`; "" when not registered.

@@ -4,6 +4,7 @@
 
 use super::engine::EngineCall;
 use super::wire::{self, as_u32, ArgResult};
+use super::world::ActorKind;
 use super::world::Seen;
 use super::RpcShared;
 use crate::episode::{VehicleTelemetry, WheelTelemetry, CARLA_TELEMETRY_WHEELS};
@@ -50,7 +51,7 @@ pub(crate) fn get(s: &RpcShared, id: &Value, out: &mut Vec<u8>) -> ArgResult<()>
         let a = actors
             .get(&actor_id)
             .ok_or_else(|| super::actors::unknown_actor(actor_id))?;
-        if !a.blueprint.starts_with("vehicle.") {
+        if a.kind != ActorKind::Vehicle {
             return Err(format!(
                 "actor {actor_id} is a {}, not a vehicle",
                 a.blueprint

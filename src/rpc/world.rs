@@ -122,11 +122,45 @@ fn sensor_blueprints() -> Vec<Blueprint> {
         .collect()
 }
 
+/// What an actor is, parsed once from its blueprint id when it is added.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum ActorKind {
+    /// `vehicle.*`
+    Vehicle,
+    /// `walker.*` (not the walkers' AI controllers, `controller.ai.walker`).
+    Walker,
+    /// `traffic.traffic_light*`
+    TrafficLight,
+    /// Other `traffic.*` (signs, stops, yields).
+    TrafficSign,
+    /// `sensor.*`
+    Sensor,
+    /// The spectator, controllers, props.
+    #[default]
+    Other,
+}
+
+impl ActorKind {
+    pub(crate) fn of(blueprint: &str) -> ActorKind {
+        let family = blueprint.split('.').next().unwrap_or("");
+        match family {
+            "vehicle" => ActorKind::Vehicle,
+            "walker" => ActorKind::Walker,
+            "traffic" if blueprint.starts_with("traffic.traffic_light") => ActorKind::TrafficLight,
+            "traffic" => ActorKind::TrafficSign,
+            "sensor" => ActorKind::Sensor,
+            _ => ActorKind::Other,
+        }
+    }
+}
+
 /// A live actor.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Actor {
     pub(crate) id: u32,
     pub(crate) parent: u32,
+    /// What it is ([`ActorKind::of`] its blueprint).
+    pub(crate) kind: ActorKind,
     /// Index into the blueprint list + 1 (the definition's uid).
     pub(crate) uid: u32,
     pub(crate) blueprint: String,
@@ -358,6 +392,7 @@ impl World {
                 id,
                 parent: 0,
                 uid: 0,
+                kind: ActorKind::Other,
                 blueprint: "spectator".into(),
                 attributes: Vec::new(),
                 bounding_box: ActorBox::default(),
@@ -463,6 +498,7 @@ impl World {
                 id,
                 parent: 0,
                 uid,
+                kind: ActorKind::of(&bp.id),
                 blueprint: bp.id,
                 attributes,
                 bounding_box: bp.bounding_box,
@@ -528,6 +564,23 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blueprint_id_is_parsed_into_its_kind() {
+        for (id, kind) in [
+            ("vehicle.tesla.model3", ActorKind::Vehicle),
+            ("walker.pedestrian.0001", ActorKind::Walker),
+            ("controller.ai.walker", ActorKind::Other),
+            ("traffic.traffic_light", ActorKind::TrafficLight),
+            ("traffic.stop", ActorKind::TrafficSign),
+            ("sensor.camera.rgb", ActorKind::Sensor),
+            ("spectator", ActorKind::Other),
+            ("vehicles.not_a_family", ActorKind::Other),
+            ("", ActorKind::Other),
+        ] {
+            assert_eq!(ActorKind::of(id), kind, "{id}");
+        }
+    }
     use crate::types::{Rotation3D, Vector3D};
 
     #[test]
