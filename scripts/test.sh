@@ -104,9 +104,9 @@ step "the Unreal plugin package (scripts/package-plugin.sh)"
 scripts/package-plugin.sh
 
 step "format, lints and docs"
-# The workspace's crates; not --all, which also takes path dependencies
-# (third_party/rustdds keeps its own style, its rustfmt.toml).
-cargo fmt -- --check
+# --all takes path dependencies too: third_party/rustdds is checked in
+# its own style (its rustfmt.toml).
+cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 

@@ -228,9 +228,7 @@ pub use dds::{
 /// CDR.
 pub use serialization::RepresentationIdentifier;
 #[doc(inline)]
-pub use serialization::{
-  CDRDeserializerAdapter, CDRSerializerAdapter, CdrDeserializer, CdrSerializer,
-};
+pub use serialization::{CDRDeserializerAdapter, CDRSerializerAdapter, CdrDeserializer, CdrSerializer};
 /// Part of RTPS DATA submessage: 4-byte header + serialized data
 pub use messages::submessages::elements::serialized_payload::SerializedPayload;
 pub use structure::{

@@ -239,8 +239,16 @@ impl DiscoveryDB {
       .filter(|(p, _)| **p != self.my_guid.prefix && self.participant_proxies.contains_key(p))
       .filter(|(_, t)| now.duration_since(**t) >= EVICTABLE_AFTER)
       .filter(|(p, _)| {
-        self.external_topic_readers.range(p.range()).next().is_none()
-          && self.external_topic_writers.range(p.range()).next().is_none()
+        self
+          .external_topic_readers
+          .range(p.range())
+          .next()
+          .is_none()
+          && self
+            .external_topic_writers
+            .range(p.range())
+            .next()
+            .is_none()
       })
       .min_by_key(|(_, t)| **t)
       .map(|(p, _)| *p);

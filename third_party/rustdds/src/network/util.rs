@@ -123,7 +123,10 @@ pub fn path_mtu_payload_for_peer(ifaces: &[IfAddr], peer_ip: IpAddr) -> usize {
   // carla_server patch: a peer at one of this host's own addresses is
   // reached through the loopback interface whatever interface holds the
   // address (the kernel routes it locally), so it gets loopback's MTU.
-  if ifaces.iter().any(|ifa| ifa.ip == peer_ip && !ifa.is_loopback) {
+  if ifaces
+    .iter()
+    .any(|ifa| ifa.ip == peer_ip && !ifa.is_loopback)
+  {
     if let Some(mtu) = ifaces
       .iter()
       .filter(|ifa| ifa.is_loopback)

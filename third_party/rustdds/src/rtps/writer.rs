@@ -31,8 +31,9 @@ use crate::{
     constant::{
       DEFAULT_WRITER_MAX_SAMPLES, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE, FRAGMENT_SIZE,
       HEARTBEAT_PERIOD_FAST, HEARTBEAT_PERIOD_SLOW, HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE,
-      NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, REPAIR_BATCH_MAX_BYTES, REPAIR_FRAGS_PER_ROUND, DATA_FRAG_REPAIR_OVERHEAD,
-      REPAIR_INTERVAL_DEFAULT, REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
+      NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, REPAIR_BATCH_MAX_BYTES,
+      REPAIR_FRAGS_PER_ROUND, DATA_FRAG_REPAIR_OVERHEAD, REPAIR_INTERVAL_DEFAULT,
+      REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
     },
     outbound::{SocketId, TrafficClass},
     rtps_reader_proxy::RtpsReaderProxy,
@@ -3077,7 +3078,10 @@ mod tests {
       let mut proxy = f.writer.readers.remove(&guid).unwrap();
       proxy.mark_frags_requested(SequenceNumber::new(1), &set);
       f.writer.handle_repair_frags_send_worker(&mut proxy);
-      assert!(!proxy.repair_frags_requested(), "all 200 fragments in one round");
+      assert!(
+        !proxy.repair_frags_requested(),
+        "all 200 fragments in one round"
+      );
     }
 
     // A repeated ACKNACK count is a copy and changes nothing; a new count does.
