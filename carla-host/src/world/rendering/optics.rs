@@ -94,46 +94,48 @@ impl Optics {
     /// for an RGB picture (`colour`) or another output; `None` when they
     /// leave the picture as drawn.
     pub(crate) fn of(colour: bool, a: impl Fn(&str, f32) -> f32) -> Option<Optics> {
+        // Attribute `name` (`default` when not given or not finite),
+        // within `lo..=hi`.
+        let get =
+            |name: &str, default: f32, lo: f32, hi: f32| sane(a(name, default), default, lo, hi);
+        // A pair of attributes only the RGB picture takes; `off` for others.
+        let colour_only = |pair: [f32; 2], off: [f32; 2]| if colour { pair } else { off };
         let o = Optics {
             smooth: colour && a("enable_postprocess_effects", 1.0) != 0.0,
-            k: DISTORTION * (sane(a("lens_k", -1.0), -1.0, -100.0, 100.0) + 1.0),
-            kcube: DISTORTION * sane(a("lens_kcube", 0.0), 0.0, -100.0, 100.0),
+            k: DISTORTION * (get("lens_k", -1.0, -100.0, 100.0) + 1.0),
+            kcube: DISTORTION * get("lens_kcube", 0.0, -100.0, 100.0),
             size: [
-                sane(a("lens_x_size", 0.08), 0.08, 0.0, 1.0) / 0.08,
-                sane(a("lens_y_size", 0.08), 0.08, 0.0, 1.0) / 0.08,
+                get("lens_x_size", 0.08, 0.0, 1.0) / 0.08,
+                get("lens_y_size", 0.08, 0.0, 1.0) / 0.08,
             ],
-            circle: if colour {
+            circle: colour_only(
                 [
-                    sane(a("lens_circle_multiplier", 0.0), 0.0, 0.0, 10.0),
-                    sane(a("lens_circle_falloff", 5.0), 5.0, 0.0, 10.0),
-                ]
-            } else {
-                [0.0, 5.0]
-            },
-            fringe: if colour {
+                    get("lens_circle_multiplier", 0.0, 0.0, 10.0),
+                    get("lens_circle_falloff", 5.0, 0.0, 10.0),
+                ],
+                [0.0, 5.0],
+            ),
+            fringe: colour_only(
                 [
-                    sane(a("chromatic_aberration_intensity", 0.0), 0.0, 0.0, 100.0),
-                    sane(a("chromatic_aberration_offset", 0.0), 0.0, 0.0, 0.99),
-                ]
-            } else {
-                [0.0, 0.0]
-            },
-            far_blur: if colour {
+                    get("chromatic_aberration_intensity", 0.0, 0.0, 100.0),
+                    get("chromatic_aberration_offset", 0.0, 0.0, 0.99),
+                ],
+                [0.0, 0.0],
+            ),
+            far_blur: colour_only(
                 [
-                    sane(a("blur_amount", 1.0), 1.0, 0.001, 1e3),
-                    sane(a("blur_radius", 0.0), 0.0, 0.0, 64.0),
-                ]
-            } else {
-                [1.0, 0.0]
-            },
-            blur: if colour {
+                    get("blur_amount", 1.0, 0.001, 1e3),
+                    get("blur_radius", 0.0, 0.0, 64.0),
+                ],
+                [1.0, 0.0],
+            ),
+            blur: colour_only(
                 [
-                    sane(a("motion_blur_intensity", 0.45), 0.45, 0.0, 1.0),
-                    sane(a("motion_blur_max_distortion", 0.35), 0.35, 0.0, 100.0) / 100.0,
-                ]
-            } else {
-                [0.0, 0.0]
-            },
+                    get("motion_blur_intensity", 0.45, 0.0, 1.0),
+                    get("motion_blur_max_distortion", 0.35, 0.0, 100.0) / 100.0,
+                ],
+                [0.0, 0.0],
+            ),
             scratch: Vec::new(),
             luma: Vec::new(),
             step: Vec::new(),
