@@ -103,35 +103,35 @@ check(per_tick >= 0.9 * per_tick_before,
       "the healthy reader kept %.0f%% of its images per tick" % (100 * per_tick / per_tick_before))
 check(cpu_flood < 0.5, "the host spent %.0f%% of a core during the flood" % (100 * cpu_flood))
 
-# Idle: no ticks. The host's CPU over each second after the flood.
+# Idle: no ticks. The host's CPU over each second after the flood, and
+# its busiest thread in that second (for a failure's message).
+def per_thread():
+    out = {}
+    for tid in os.listdir("/proc/%d/task" % host_pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (host_pid, tid)) as f:
+                s = f.read()
+        except OSError:
+            continue
+        name = s[s.index("(") + 1:s.rindex(")")]
+        fields = s.rsplit(")", 1)[1].split()
+        out[(tid, name)] = (int(fields[11]) + int(fields[12])) / TICK
+    return out
+
+
 idle_at = None
 while time.time() < flood_end + 30:
-    c, t = cpu_seconds(), time.time()
+    c, t, a = cpu_seconds(), time.time(), per_thread()
     time.sleep(1.0)
     share = (cpu_seconds() - c) / (time.time() - t)
-    print("  %.0f s after the flood: host CPU %.0f%%" % (time.time() - flood_end, 100 * share), flush=True)
+    b = per_thread()
+    busy = sorted(((b[k] - a.get(k, 0), k) for k in b), reverse=True)[:3]
+    print("  %.0f s after the flood: host CPU %.0f%% (%s)" % (
+        time.time() - flood_end, 100 * share,
+        ", ".join("%s/%s %.0f%%" % (k[1], k[0], 100 * d) for d, k in busy)), flush=True)
     if share < 0.10:
         idle_at = time.time() - flood_end
         break
-if idle_at is None or idle_at > 10.0:
-    # Which of the host's threads are busy, for the failure's message.
-    def per_thread():
-        out = {}
-        for tid in os.listdir("/proc/%d/task" % host_pid):
-            try:
-                with open("/proc/%d/task/%s/stat" % (host_pid, tid)) as f:
-                    s = f.read()
-            except OSError:
-                continue
-            name = s[s.index("(") + 1:s.rindex(")")]
-            fields = s.rsplit(")", 1)[1].split()
-            out[(tid, name)] = (int(fields[11]) + int(fields[12])) / TICK
-        return out
-    a = per_thread()
-    time.sleep(1.0)
-    b = per_thread()
-    busy = sorted(((b[k] - a.get(k, 0), k) for k in b), reverse=True)[:5]
-    print("busiest threads over a second: %s" % ", ".join("%s %.0f%%" % (k[1], 100 * d) for d, k in busy), flush=True)
 check(idle_at is not None and idle_at <= 10.0,
       "the host's CPU is idle within 10 s after the flood (at %s)" % idle_at)
 growth = rss_mib() - rss_before

@@ -977,77 +977,84 @@ impl Discovery {
   }
 
   pub fn spdp_receive(&mut self) {
-    loop {
-      let s = self.dcps_participant.reader.take_next_sample();
-      debug!("spdp_receive read {:?}", s);
-      match s {
-        Ok(Some(ds)) => {
-          #[cfg(not(feature = "security"))]
-          let permission = NormalDiscoveryPermission::Allow;
+    // carla_server patch: take every pending announcement in one call. Taking
+    // them one at a time (`take_next_sample`) selects over the whole reader
+    // cache per sample, so a backlog of N announcements (a discovery flood)
+    // cost O(N^2) and kept this thread busy long after the flood.
+    let taken = match self
+      .dcps_participant
+      .reader
+      .take(usize::MAX, ReadCondition::not_read())
+    {
+      Ok(taken) => taken,
+      Err(e) => {
+        error!(" !!! spdp_receive: {e:?}");
+        return;
+      }
+    };
+    // A forged participant's instance record would otherwise stay for good.
+    self
+      .dcps_participant
+      .reader
+      .forget_instances_without_samples();
+    trace!("spdp_receive: {} announcements", taken.len());
+    for ds in taken {
+      #[cfg(not(feature = "security"))]
+      let permission = NormalDiscoveryPermission::Allow;
 
-          #[cfg(feature = "security")]
-          let permission = if let Some(security) = self.security_opt.as_mut() {
-            // Security is enabled. Do a secure read, potentially starting the
-            // authentication protocol. The return value tells if normal Discovery is
-            // allowed to process the message.
-            security.participant_read(
-              &ds,
-              &self.discovery_db,
-              &self.discovery_updated_sender,
-              &self.dcps_participant_stateless_message.writer,
-            )
-          } else {
-            // No security configured, always allowed
-            NormalDiscoveryPermission::Allow
-          };
+      #[cfg(feature = "security")]
+      let permission = if let Some(security) = self.security_opt.as_mut() {
+        // Security is enabled. Do a secure read, potentially starting the
+        // authentication protocol. The return value tells if normal Discovery is
+        // allowed to process the message.
+        security.participant_read(
+          &ds,
+          &self.discovery_db,
+          &self.discovery_updated_sender,
+          &self.dcps_participant_stateless_message.writer,
+        )
+      } else {
+        // No security configured, always allowed
+        NormalDiscoveryPermission::Allow
+      };
 
-          if permission == NormalDiscoveryPermission::Allow {
-            match ds.value {
-              Sample::Value(participant_data) => {
-                debug!("spdp_receive discovered {:?}", participant_data);
-                self.process_discovered_participant_data(&participant_data);
-              }
-              // Sample::Dispose means that DomainParticipant was disposed
-              Sample::Dispose(participant_guid) => {
-                self.process_participant_dispose(participant_guid.0.prefix);
-              }
-            }
-          } else {
-            // Speed up *secure* discovery.
-            //
-            // While the remote is still being authenticated, `participant_read`
-            // returns a permission other than `Allow`, which skips
-            // `process_discovered_participant_data` above — and with it the normal
-            // "quick SPDP response" optimization. Without that, the remote would
-            // only learn about us on our next *periodic* SPDP (SPDP_PUBLISH_PERIOD),
-            // delaying the authentication handshake by up to a full period. Send an
-            // unsolicited one-shot quick SPDP response now (at most once per remote).
-            // We only re-announce our own public SPDP data, so this discloses nothing
-            // extra.
-            #[cfg(feature = "security")]
-            if let Sample::Value(participant_data) = &ds.value {
-              let remote_prefix = participant_data.participant_guid.prefix;
-              if remote_prefix != self.domain_participant.guid().prefix
-                && self.spdp_quick_response_sent.insert(remote_prefix)
-              {
-                self.discovery_timer.borrow_mut().set_timeout(
-                  StdDuration::from_millis(10),
-                  DiscoveryTimerEvent::SendParticipantInfo { reschedule: false },
-                );
-              }
-            }
+      if permission == NormalDiscoveryPermission::Allow {
+        match ds.value {
+          Sample::Value(participant_data) => {
+            debug!("spdp_receive discovered {:?}", participant_data);
+            self.process_discovered_participant_data(&participant_data);
+          }
+          // Sample::Dispose means that DomainParticipant was disposed
+          Sample::Dispose(participant_guid) => {
+            self.process_participant_dispose(participant_guid.0.prefix);
           }
         }
-        Ok(None) => {
-          trace!("spdp_receive: no more data");
-          return;
-        } // no more data
-        Err(e) => {
-          error!(" !!! spdp_receive: {e:?}");
-          return;
+      } else {
+        // Speed up *secure* discovery.
+        //
+        // While the remote is still being authenticated, `participant_read`
+        // returns a permission other than `Allow`, which skips
+        // `process_discovered_participant_data` above — and with it the normal
+        // "quick SPDP response" optimization. Without that, the remote would
+        // only learn about us on our next *periodic* SPDP (SPDP_PUBLISH_PERIOD),
+        // delaying the authentication handshake by up to a full period. Send an
+        // unsolicited one-shot quick SPDP response now (at most once per remote).
+        // We only re-announce our own public SPDP data, so this discloses nothing
+        // extra.
+        #[cfg(feature = "security")]
+        if let Sample::Value(participant_data) = &ds.value {
+          let remote_prefix = participant_data.participant_guid.prefix;
+          if remote_prefix != self.domain_participant.guid().prefix
+            && self.spdp_quick_response_sent.insert(remote_prefix)
+          {
+            self.discovery_timer.borrow_mut().set_timeout(
+              StdDuration::from_millis(10),
+              DiscoveryTimerEvent::SendParticipantInfo { reschedule: false },
+            );
+          }
         }
       }
-    } // loop
+    }
   }
 
   fn process_discovered_participant_data(

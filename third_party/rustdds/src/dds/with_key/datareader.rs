@@ -122,6 +122,12 @@ where
     self.datasample_cache.take_bare_by_keys(keys)
   }
 
+  /// carla_server patch: forget the instances of which this reader holds no
+  /// sample (see `DataSampleCache::forget_instances_without_samples`).
+  pub(crate) fn forget_instances_without_samples(&mut self) {
+    self.datasample_cache.forget_instances_without_samples();
+  }
+
   fn select_instance_keys_for_access(
     &self,
     instance: &D::K,

@@ -235,6 +235,21 @@ where
     // sample, i.e.
   }
 
+  /// carla_server patch: forget the instances of which no sample is held
+  /// (every one taken or evicted). Their records otherwise stay for good, so a
+  /// reader that sees ever new keys (discovery's participant reader, under a
+  /// flood of forged participants) grows without bound. An instance forgotten
+  /// and seen again starts afresh (view state NEW, generation counts zero).
+  pub(crate) fn forget_instances_without_samples(&mut self) {
+    let datasamples = &self.datasamples;
+    self.instance_map.retain(|_, imd| {
+      imd
+        .instance_samples
+        .retain(|ts| datasamples.contains_key(ts));
+      !imd.instance_samples.is_empty()
+    });
+  }
+
   // Helper for select_keys and select_instance_keys
   //
   // Selection is in timestamp order. If there are samples that have been received
@@ -618,41 +633,45 @@ pub(crate) fn result_ok_as_ref_err_clone<T, E: Clone>(r: &Sample<T, E>) -> Sampl
 
 #[cfg(test)]
 mod tests {
-  // use super::*;
-  // use crate::{
-  //   structure::{time::Timestamp},
-  // };
-  // use crate::dds::ddsdata::DDSData;
-  // use crate::dds::traits::key::Keyed;
-  // use crate::test::random_data::*;
+  use super::*;
+  use crate::test::random_data::RandomData;
 
+  fn add(cache: &mut DataSampleCache<RandomData>, key: i64, seq: i64) {
+    cache.add_sample(
+      Sample::Value(RandomData {
+        a: key,
+        b: String::new(),
+      }),
+      GUID::GUID_UNKNOWN,
+      SequenceNumber::new(seq),
+      Timestamp::now(),
+      WriteOptions::default(),
+    );
+  }
+
+  // carla_server patch: instances whose samples are all taken are forgotten;
+  // one with a sample still held is kept.
   #[test]
-  fn dsc_empty_qos() {
-    /*
-    let qos = QosPolicies::qos_none();
-    let mut datasample_cache = DataSampleCache::<RandomData>::new(qos);
-
-    let timestamp = Timestamp::now();
-    let data = RandomData {
-      a: 4,
-      b: "Fobar".to_string(),
-    };
-
-    let org_ddsdata = DDSData::from(&data, Some(timestamp));
-
-    let key = data.key().clone();
-    datasample_cache.add_sample(Ok(data.clone()), GUID::GUID_UNKNOWN, timestamp, None);
-    //datasample_cache.add_datasample(datasample).unwrap();
-
-    let samples = datasample_cache.read_by_keys(&[(timestamp, key)]);
-    assert_eq!(samples.len(), 1);
-    match &samples.get(0).unwrap().value() {
-      Ok(huh) => {
-        let ddssample = DDSData::from(huh, Some(timestamp));
-        assert_eq!(org_ddsdata, ddssample);
-      }
-      _ => (),
+  fn instances_whose_samples_are_taken_are_forgotten() {
+    let mut cache = DataSampleCache::<RandomData>::new(QosPolicies::qos_none());
+    for key in 0..1000 {
+      add(&mut cache, key, key + 1);
     }
-    */
+    let mut taken = cache.select_keys_for_access(ReadCondition::any());
+    taken.retain(|(_, key)| *key != 7);
+    assert_eq!(cache.take_by_keys(&taken).len(), 999);
+    assert_eq!(cache.instance_map.len(), 1000);
+    cache.forget_instances_without_samples();
+    assert_eq!(
+      cache.instance_map.keys().copied().collect::<Vec<_>>(),
+      vec![7]
+    );
+    // a forgotten key seen again is a new instance, and can be taken
+    add(&mut cache, 3, 1001);
+    let keys = cache.select_keys_for_access(ReadCondition::any());
+    assert_eq!(keys.len(), 2);
+    assert_eq!(cache.take_by_keys(&keys).len(), 2);
+    cache.forget_instances_without_samples();
+    assert!(cache.instance_map.is_empty());
   }
 }
