@@ -13,9 +13,9 @@
 //! the client gets a failed `Response` of that method's shape naming the
 //! limit, and the connection goes on.
 
-use super::calls::{self, Outcome};
 use super::clients::{ClientShare, Clients};
 use super::framing::{FrameError, Framer, Limits, Skipper};
+use super::methods::{self, Outcome};
 use super::wire;
 use super::RpcShared;
 use crate::net::{deadline_in, Conn};
@@ -220,7 +220,7 @@ fn answer_oversized(
     wire::reply_head(out, id);
     if o.head.is_async {
         wire::void_ok(out); // as every asynchronous call; the client discards it
-    } else if calls::returns_void(&o.head.method) {
+    } else if methods::answers_void(&o.head.method) {
         wire::void_failed(out, &message);
     } else {
         wire::failed(out, &message);
@@ -366,7 +366,7 @@ fn run(
     out: &mut Vec<u8>,
 ) -> Result<Outcome, String> {
     match catch_unwind(AssertUnwindSafe(|| {
-        calls::call(s, caller, release, method, args, out)
+        methods::call(s, caller, release, method, args, out)
     })) {
         Ok(r) => r,
         Err(_) => {

@@ -3,7 +3,9 @@
 //!
 //! - `endpoint`: the RPC port (rpclib-compatible msgpack-RPC over TCP) and
 //!   `framing`, which finds whole requests before anything is decoded;
-//! - `calls` and `batch`: one function per method; `wire`: the msgpack
+//! - `methods`: every method in one table (name, argument counts, how the
+//!   client reads the answer, what runs it); `calls`, `part_calls`,
+//!   `recording`, `ros` and `batch`: one function per method; `wire`: the msgpack
 //!   shapes (`Response` envelope, structs in `MSGPACK_DEFINE_ARRAY` order);
 //! - `world`: what the library answers without the engine (blueprints,
 //!   actors, settings, map); `engine`: the queue of what only the engine
@@ -32,6 +34,7 @@ mod framing;
 mod host;
 mod host_boxes;
 mod maps;
+mod methods;
 mod part_calls;
 pub mod physics;
 mod quiet;
@@ -41,7 +44,6 @@ mod telemetry;
 mod tm_pacing;
 pub mod token;
 mod traffic_managers;
-mod unsupported;
 mod wire;
 pub(crate) mod world;
 

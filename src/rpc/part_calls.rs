@@ -1,11 +1,13 @@
-//! Calls about a part of one actor: a vehicle's physics control and
+//! The RPC methods about a part of one actor: a vehicle's physics control and
 //! wheels ([`super::physics`]), a walker's bones ([`super::bones`]), an
 //! RGB camera's G-buffer streams
 //! ([`crate::sensor::gbuffer`]), its components and sockets
 //! ([`super::components`]).
 
 use super::actors::unknown_actor;
+use super::calls::Out;
 use super::components::{self, Part};
+use super::methods::Call;
 use super::wire::{self, as_u32, ArgResult};
 use super::world::ActorKind;
 use super::world::{Actor, World};
@@ -21,96 +23,129 @@ use std::collections::BTreeMap;
 /// ki, kd.
 const ACKERMANN_DEFAULTS: [f32; 6] = [0.15, 0.0, 0.25, 0.01, 0.0, 0.01];
 
-/// Runs `method` if it is one of these calls (`None` otherwise); `Err` is
-/// a failed `Response` with that message.
-pub(crate) fn call(
-    s: &RpcShared,
-    release: Release,
-    method: &str,
+pub(super) fn enable_gbuffers(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    wire::void(out, || {
+        let on = wire::as_bool(&a[1], "enabled")?;
+        gbuffers(c.s, &a[0], |g| g.set_enabled(on))
+    });
+    Ok(())
+}
+
+pub(super) fn are_gbuffers_enabled(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let on = gbuffers(c.s, &a[0], |g| g.enabled())?;
+    wire::ok_head(out);
+    wire::boolean(out, on);
+    Ok(())
+}
+
+pub(super) fn get_gbuffer_token(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let stream = gbuffer_token(c.s, c.release, a)?;
+    wire::ok_head(out);
+    wire::bin(out, &c.s.token(stream, c.release));
+    Ok(())
+}
+
+pub(super) fn get_physics_control(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let actors = c.s.world.actors.read();
+    let control = vehicle(&actors, &a[0])?.physics_control();
+    wire::ok_head(out);
+    control.encode(out);
+    Ok(())
+}
+
+pub(super) fn get_telemetry_data(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    super::telemetry::get(c.s, &a[0], out)
+}
+
+pub(super) fn get_bones_transform(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    super::bones::get(c.s, &a[0], out)
+}
+
+pub(super) fn get_ackermann_controller_settings(
+    c: &Call,
     a: &[Value],
-    out: &mut Vec<u8>,
-) -> Option<ArgResult<()>> {
-    Some(match (method, a.len()) {
-        ("enable_gbuffers", 2) => {
-            wire::void(out, || {
-                let on = wire::as_bool(&a[1], "enabled")?;
-                gbuffers(s, &a[0], |g| g.set_enabled(on))
-            });
-            Ok(())
-        }
-        ("are_gbuffers_enabled", 1) => gbuffers(s, &a[0], |g| g.enabled()).map(|on| {
-            wire::ok_head(out);
-            wire::boolean(out, on);
-        }),
-        ("get_gbuffer_token", 2) => gbuffer_token(s, release, a).map(|stream| {
-            wire::ok_head(out);
-            wire::bin(out, &s.token(stream, release));
-        }),
-        ("get_physics_control", 1) => {
-            let actors = s.world.actors.read();
-            vehicle(&actors, &a[0]).map(|v| {
-                let control = v.physics_control();
-                wire::ok_head(out);
-                control.encode(out);
-            })
-        }
-        ("get_telemetry_data", 1) => super::telemetry::get(s, &a[0], out),
-        ("get_bones_transform", 1) => super::bones::get(s, &a[0], out),
-        ("get_ackermann_controller_settings", 1) => {
-            let actors = s.world.actors.read();
-            vehicle(&actors, &a[0]).map(|v| {
-                wire::ok_head(out);
-                wire::array(out, 6);
-                for g in v.ackermann.unwrap_or(ACKERMANN_DEFAULTS) {
-                    wire::f32v(out, g);
-                }
-            })
-        }
-        ("get_actor_component_names", 1) => parts(s, &a[0], components::components).map(|p| {
-            wire::ok_head(out);
-            wire::array(out, p.len());
-            p.iter().for_each(|(name, _)| wire::string(out, name));
-        }),
-        ("get_actor_socket_names", 1) => parts(s, &a[0], components::sockets).map(|p| {
-            wire::ok_head(out);
-            wire::array(out, p.len());
-            p.iter().for_each(|(name, _)| wire::string(out, name));
-        }),
-        ("get_actor_socket_relative_transforms", 1) => {
-            parts(s, &a[0], components::sockets).map(|p| {
-                wire::ok_head(out);
-                wire::array(out, p.len());
-                p.iter().for_each(|(_, t)| wire::transform(out, t));
-            })
-        }
-        ("get_actor_socket_world_transforms", 1) => {
-            world_parts(s, &a[0], components::sockets).map(|p| {
-                wire::ok_head(out);
-                wire::array(out, p.len());
-                p.iter().for_each(|(_, t)| wire::transform(out, t));
-            })
-        }
-        ("get_actor_component_relative_transform", 2) => {
-            named(a, parts(s, &a[0], components::components)).map(|t| {
-                wire::ok_head(out);
-                wire::transform(out, &t);
-            })
-        }
-        ("get_actor_component_world_transform", 2) => {
-            named(a, world_parts(s, &a[0], components::components)).map(|t| {
-                wire::ok_head(out);
-                wire::transform(out, &t);
-            })
-        }
-        ("get_wheel_steer_angle", 2) => {
-            let actors = s.world.actors.read();
-            wheel_angle(&actors, a).map(|deg| {
-                wire::ok_head(out);
-                wire::f32v(out, deg);
-            })
-        }
-        _ => return None,
-    })
+    out: &mut Out,
+) -> ArgResult<()> {
+    let actors = c.s.world.actors.read();
+    let v = vehicle(&actors, &a[0])?;
+    wire::ok_head(out);
+    wire::array(out, 6);
+    for g in v.ackermann.unwrap_or(ACKERMANN_DEFAULTS) {
+        wire::f32v(out, g);
+    }
+    Ok(())
+}
+
+pub(super) fn get_actor_component_names(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    names(out, parts(c.s, &a[0], components::components)?);
+    Ok(())
+}
+
+pub(super) fn get_actor_socket_names(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    names(out, parts(c.s, &a[0], components::sockets)?);
+    Ok(())
+}
+
+pub(super) fn get_actor_socket_relative_transforms(
+    c: &Call,
+    a: &[Value],
+    out: &mut Out,
+) -> ArgResult<()> {
+    transforms(out, parts(c.s, &a[0], components::sockets)?);
+    Ok(())
+}
+
+pub(super) fn get_actor_socket_world_transforms(
+    c: &Call,
+    a: &[Value],
+    out: &mut Out,
+) -> ArgResult<()> {
+    transforms(out, world_parts(c.s, &a[0], components::sockets)?);
+    Ok(())
+}
+
+pub(super) fn get_actor_component_relative_transform(
+    c: &Call,
+    a: &[Value],
+    out: &mut Out,
+) -> ArgResult<()> {
+    let t = named(a, parts(c.s, &a[0], components::components))?;
+    wire::ok_head(out);
+    wire::transform(out, &t);
+    Ok(())
+}
+
+pub(super) fn get_actor_component_world_transform(
+    c: &Call,
+    a: &[Value],
+    out: &mut Out,
+) -> ArgResult<()> {
+    let t = named(a, world_parts(c.s, &a[0], components::components))?;
+    wire::ok_head(out);
+    wire::transform(out, &t);
+    Ok(())
+}
+
+pub(super) fn get_wheel_steer_angle(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let actors = c.s.world.actors.read();
+    let deg = wheel_angle(&actors, a)?;
+    wire::ok_head(out);
+    wire::f32v(out, deg);
+    Ok(())
+}
+
+/// The parts' names, as a list.
+fn names(out: &mut Out, parts: Vec<Part>) {
+    wire::ok_head(out);
+    wire::array(out, parts.len());
+    parts.iter().for_each(|(name, _)| wire::string(out, name));
+}
+
+/// The parts' transforms, as a list.
+fn transforms(out: &mut Out, parts: Vec<Part>) {
+    wire::ok_head(out);
+    wire::array(out, parts.len());
+    parts.iter().for_each(|(_, t)| wire::transform(out, t));
 }
 
 /// Actor `v`'s parts (components or sockets) in its own frame.

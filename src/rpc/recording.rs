@@ -4,7 +4,9 @@
 //! own use of them (`RpcServer::start_recorder`, ...).
 
 use super::actors::{self, Refused, Spawn};
+use super::calls::Out;
 use super::engine::EngineCall;
+use super::methods::Call;
 use super::wire::{self, as_bool, as_f64, as_str, as_transform, as_u32, ArgResult};
 use super::world::{Actor, World};
 use super::{ActorBox, ActorCommand, ActorState, EpisodeFrame, RpcServer, RpcShared, WorldCommand};
@@ -330,117 +332,118 @@ fn log_summary(s: &RecordingSummary) {
     }
 }
 
-/// The recorder's RPC calls; `None` for other methods.
-pub(crate) fn call(
-    s: &RpcShared,
-    method: &str,
-    a: &[Value],
-    out: &mut Vec<u8>,
-) -> Option<ArgResult<()>> {
-    let text = |out: &mut Vec<u8>, r: ArgResult<String>| r.map(|t| wire::ok_string(out, &t));
-    let done = match (method, a.len()) {
-        ("start_recorder", 2) => {
-            let run = || -> ArgResult<String> {
-                let name = as_str(&a[0], "file name")?;
-                let additional = as_bool(&a[1], "additional_data")?;
-                let path = s.start_recording(name, additional)?;
-                Ok(path.display().to_string())
-            };
-            text(out, run())
-        }
-        ("stop_recorder", 0) => {
-            s.stop_recording();
-            wire::void_ok(out);
-            Ok(())
-        }
-        ("show_recorder_file_info", 2) => {
-            let run = || -> ArgResult<String> {
-                let path = s.resolve(as_str(&a[0], "file name")?)?;
-                Ok(recorder::file_info(&path, as_bool(&a[1], "show_all")?))
-            };
-            text(out, run())
-        }
-        ("show_recorder_collisions", 3) => {
-            let run = || -> ArgResult<String> {
-                let path = s.resolve(as_str(&a[0], "file name")?)?;
-                let letter = |v: &Value, what| -> ArgResult<u8> {
-                    let n = as_u32(v, what)?;
-                    u8::try_from(n).map_err(|_| format!("{what}: not a character"))
-                };
-                Ok(recorder::collisions(
-                    &path,
-                    letter(&a[1], "type1")?,
-                    letter(&a[2], "type2")?,
-                ))
-            };
-            text(out, run())
-        }
-        ("show_recorder_actors_blocked", 3) => {
-            let run = || -> ArgResult<String> {
-                let path = s.resolve(as_str(&a[0], "file name")?)?;
-                Ok(recorder::actors_blocked(
-                    &path,
-                    as_f64(&a[1], "min_time")?,
-                    as_f64(&a[2], "min_distance")?,
-                ))
-            };
-            text(out, run())
-        }
-        // 0.9.16 sends the follow offset; older releases do not.
-        ("replay_file", 5 | 6) => {
-            let run = || -> ArgResult<String> {
-                let offset = match a.get(5) {
-                    Some(v) => as_transform(v, "offset")?,
-                    None => default_offset(),
-                };
-                let req = replay::ReplayRequest {
-                    start: as_f64(&a[1], "start")?,
-                    duration: as_f64(&a[2], "duration")?,
-                    follow_id: as_u32(&a[3], "follow_id")?,
-                    replay_sensors: as_bool(&a[4], "replay_sensors")?,
-                    offset,
-                };
-                s.start_replay(as_str(&a[0], "file name")?, req)
-            };
-            text(out, run())
-        }
-        ("stop_replayer", 1) => {
-            let keep = as_bool(&a[0], "keep_actors");
-            wire::void(out, || {
-                s.stop_replay(keep?);
-                Ok(())
-            });
-            Ok(())
-        }
-        ("set_replayer_time_factor", 1) => {
-            let f = as_f64(&a[0], "time_factor");
-            wire::void(out, || {
-                let f = f?;
-                if !(f.is_finite() && f >= 0.0) {
-                    return Err(format!("time factor {f}: expected a finite number >= 0"));
-                }
-                s.recorder.lock().options.time_factor = f;
-                Ok(())
-            });
-            Ok(())
-        }
-        ("set_replayer_ignore_hero", 1) | ("set_replayer_ignore_spectator", 1) => {
-            let b = as_bool(&a[0], method);
-            wire::void(out, || {
-                let b = b?;
-                let mut st = s.recorder.lock();
-                if method == "set_replayer_ignore_hero" {
-                    st.options.ignore_hero = b;
-                } else {
-                    st.options.ignore_spectator = b;
-                }
-                Ok(())
-            });
-            Ok(())
-        }
-        _ => return None,
+/// Answers with the text a recorder call returns.
+fn text(out: &mut Out, r: ArgResult<String>) -> ArgResult<()> {
+    r.map(|t| wire::ok_string(out, &t))
+}
+
+pub(super) fn start_recorder(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let run = || -> ArgResult<String> {
+        let name = as_str(&a[0], "file name")?;
+        let additional = as_bool(&a[1], "additional_data")?;
+        let path = c.s.start_recording(name, additional)?;
+        Ok(path.display().to_string())
     };
-    Some(done)
+    text(out, run())
+}
+
+pub(super) fn stop_recorder(c: &Call, _: &[Value], out: &mut Out) -> ArgResult<()> {
+    c.s.stop_recording();
+    wire::void_ok(out);
+    Ok(())
+}
+
+pub(super) fn show_recorder_file_info(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let run = || -> ArgResult<String> {
+        let path = c.s.resolve(as_str(&a[0], "file name")?)?;
+        Ok(recorder::file_info(&path, as_bool(&a[1], "show_all")?))
+    };
+    text(out, run())
+}
+
+pub(super) fn show_recorder_collisions(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let run = || -> ArgResult<String> {
+        let path = c.s.resolve(as_str(&a[0], "file name")?)?;
+        let letter = |v: &Value, what| -> ArgResult<u8> {
+            let n = as_u32(v, what)?;
+            u8::try_from(n).map_err(|_| format!("{what}: not a character"))
+        };
+        Ok(recorder::collisions(
+            &path,
+            letter(&a[1], "type1")?,
+            letter(&a[2], "type2")?,
+        ))
+    };
+    text(out, run())
+}
+
+pub(super) fn show_recorder_actors_blocked(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let run = || -> ArgResult<String> {
+        let path = c.s.resolve(as_str(&a[0], "file name")?)?;
+        Ok(recorder::actors_blocked(
+            &path,
+            as_f64(&a[1], "min_time")?,
+            as_f64(&a[2], "min_distance")?,
+        ))
+    };
+    text(out, run())
+}
+
+/// 0.9.16 sends the follow offset; older releases do not.
+pub(super) fn replay_file(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let run = || -> ArgResult<String> {
+        let offset = match a.get(5) {
+            Some(v) => as_transform(v, "offset")?,
+            None => default_offset(),
+        };
+        let req = replay::ReplayRequest {
+            start: as_f64(&a[1], "start")?,
+            duration: as_f64(&a[2], "duration")?,
+            follow_id: as_u32(&a[3], "follow_id")?,
+            replay_sensors: as_bool(&a[4], "replay_sensors")?,
+            offset,
+        };
+        c.s.start_replay(as_str(&a[0], "file name")?, req)
+    };
+    text(out, run())
+}
+
+pub(super) fn stop_replayer(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let keep = as_bool(&a[0], "keep_actors");
+    wire::void(out, || {
+        c.s.stop_replay(keep?);
+        Ok(())
+    });
+    Ok(())
+}
+
+pub(super) fn set_replayer_time_factor(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let f = as_f64(&a[0], "time_factor");
+    wire::void(out, || {
+        let f = f?;
+        if !(f.is_finite() && f >= 0.0) {
+            return Err(format!("time factor {f}: expected a finite number >= 0"));
+        }
+        c.s.recorder.lock().options.time_factor = f;
+        Ok(())
+    });
+    Ok(())
+}
+
+/// `set_replayer_ignore_hero` and `set_replayer_ignore_spectator`.
+pub(super) fn set_replayer_ignore(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let b = as_bool(&a[0], c.method);
+    wire::void(out, || {
+        let b = b?;
+        let mut st = c.s.recorder.lock();
+        if c.method == "set_replayer_ignore_hero" {
+            st.options.ignore_hero = b;
+        } else {
+            st.options.ignore_spectator = b;
+        }
+        Ok(())
+    });
+    Ok(())
 }
 
 /// The Python API's default follow offset: 10 m behind, 5 m up, looking

@@ -5,7 +5,9 @@
 //! to the host like a client's.
 
 use super::actor_commands::ActorCommand;
+use super::calls::Out;
 use super::engine::EngineCall;
+use super::methods::Call;
 use super::wire::{self, as_u32, ArgResult};
 use super::world::ActorKind;
 use super::world::{Actor, BlueprintAttribute, ATTR_BOOL, ATTR_STRING};
@@ -161,53 +163,50 @@ pub(crate) fn sensor_names(actors: &BTreeMap<u32, Actor>, a: &Actor) -> SensorNa
     }
 }
 
-/// `enable_sensor_for_ros`, `disable_sensor_for_ros` (asynchronous in the
-/// stock client) and `is_sensor_enabled_for_ros`, by stream id.
-pub(crate) fn call(
-    s: &RpcShared,
-    method: &str,
-    a: &[Value],
-    out: &mut Vec<u8>,
-) -> Option<ArgResult<()>> {
-    let id = |v: &Value| -> ArgResult<u32> {
-        let raw = as_u32(v, "stream id")?;
-        Ok(Release::library_stream_id(raw))
+/// The library stream id in a stream id a client sends.
+fn stream_id(v: &Value) -> ArgResult<u32> {
+    let raw = as_u32(v, "stream id")?;
+    Ok(Release::library_stream_id(raw))
+}
+
+/// `enable_sensor_for_ros` (asynchronous in the stock client, as
+/// `disable_sensor_for_ros`), by stream id.
+pub(super) fn enable_sensor_for_ros(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let s = c.s;
+    let id = stream_id(&a[0])?;
+    let actors = s.world.actors.read();
+    let actor = actors.values().find(|x| x.sensor == id && id != 0);
+    let entry = s.sensors.get_quiet(id);
+    let (Some(actor), Some(entry)) = (actor, entry) else {
+        return Err(format!(
+            "no sensor with stream id {id} (destroyed or never spawned)"
+        ));
     };
-    Some(match (method, a.len()) {
-        ("enable_sensor_for_ros", 1) => id(&a[0]).and_then(|id| {
-            let actors = s.world.actors.read();
-            let actor = actors.values().find(|x| x.sensor == id && id != 0);
-            let entry = s.sensors.get_quiet(id);
-            match (actor, entry) {
-                (Some(actor), Some(entry)) => {
-                    let names = sensor_names(&actors, actor);
-                    crate::log_info!(
-                        "ros2: sensor {} ({}) enabled on {}",
-                        actor.id,
-                        actor.blueprint,
-                        names.base
-                    );
-                    s.sensors
-                        .ros
-                        .enable_sensor(id, names, entry.instance.stream());
-                    wire::void_ok(out);
-                    Ok(())
-                }
-                _ => Err(format!(
-                    "no sensor with stream id {id} (destroyed or never spawned)"
-                )),
-            }
-        }),
-        ("disable_sensor_for_ros", 1) => id(&a[0]).map(|id| {
-            s.sensors.ros.disable_sensor(id);
-            wire::void_ok(out);
-        }),
-        ("is_sensor_enabled_for_ros", 1) => id(&a[0]).map(|id| {
-            wire::ok_head(out);
-            wire::boolean(out, s.sensors.ros.is_enabled(id));
-        }),
-        _ => return None,
-    })
+    let names = sensor_names(&actors, actor);
+    crate::log_info!(
+        "ros2: sensor {} ({}) enabled on {}",
+        actor.id,
+        actor.blueprint,
+        names.base
+    );
+    s.sensors
+        .ros
+        .enable_sensor(id, names, entry.instance.stream());
+    wire::void_ok(out);
+    Ok(())
+}
+
+pub(super) fn disable_sensor_for_ros(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    c.s.sensors.ros.disable_sensor(stream_id(&a[0])?);
+    wire::void_ok(out);
+    Ok(())
+}
+
+pub(super) fn is_sensor_enabled_for_ros(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let id = stream_id(&a[0])?;
+    wire::ok_head(out);
+    wire::boolean(out, c.s.sensors.ros.is_enabled(id));
+    Ok(())
 }
 
 /// Controls read from DDS for a hero vehicle go to the host as a client's
