@@ -81,57 +81,22 @@ pub(crate) enum Outcome {
 pub(crate) const ANY: &[usize] = &[];
 
 const fn m(name: &'static str, args: &'static [usize], run: Handler) -> Method {
-    Method {
-        name,
-        args,
-        answer: Answer::Value,
-        run: Run::Handler(run),
-    }
+    row(name, args, Answer::Value, Run::Handler(run))
 }
 
-/// A method the client reads as `Response<void>`.
-const fn void(name: &'static str, args: &'static [usize], run: Run) -> Method {
+const fn row(name: &'static str, args: &'static [usize], answer: Answer, run: Run) -> Method {
     Method {
         name,
         args,
-        answer: Answer::Void,
+        answer,
         run,
     }
 }
 
-const fn actor(name: &'static str, args: &'static [usize]) -> Method {
-    Method {
-        name,
-        args,
-        answer: Answer::Value,
-        run: Run::Actor,
-    }
+/// A method known and not carried out here, whatever it is sent.
+const fn not_here(name: &'static str, answer: Answer, why: &'static str) -> Method {
+    row(name, ANY, answer, Run::Unsupported(why))
 }
-
-const fn not_here(name: &'static str, why: &'static str) -> Method {
-    Method {
-        name,
-        args: ANY,
-        answer: Answer::Value,
-        run: Run::Unsupported(why),
-    }
-}
-
-const fn not_here_void(name: &'static str, why: &'static str) -> Method {
-    Method {
-        name,
-        args: ANY,
-        answer: Answer::Void,
-        run: Run::Unsupported(why),
-    }
-}
-
-const NO_LAYERS: &str = "this server's maps have no layers";
-const NO_TEXTURES: &str = "textures are not supported by this server";
-const NO_SKELETONS: &str = "skeletons are not available on this server";
-const NO_WHEEL_ANGLES: &str = "wheel angles are not available on this server";
-const NO_ENV_OBJECTS: &str = "the level's environment objects are not available on this server";
-const NO_LIGHTS: &str = "street and building lights are not available on this server";
 
 /// Every method, grouped as the modules that run them.
 #[rustfmt::skip]
@@ -156,8 +121,8 @@ pub(crate) const METHODS: &[Method] = &[
     m("get_imui_gravity", &[0], c::get_imui_gravity),
     m("set_imui_gravity", &[1], c::set_imui_gravity),
     m("get_available_maps", &[0], c::get_available_maps),
-    void("load_new_episode", &[3], Run::Handler(c::load_new_episode)),
-    void("copy_opendrive_to_file", &[2], Run::Handler(c::copy_opendrive_to_file)),
+    row("load_new_episode", &[3], Answer::Void, Run::Handler(c::load_new_episode)),
+    row("copy_opendrive_to_file", &[2], Answer::Void, Run::Handler(c::copy_opendrive_to_file)),
     m("apply_batch", &[2], c::apply_batch),
     // Debug drawing goes to the engine's viewport; a headless server has
     // none, so there is nothing to draw or clear.
@@ -185,42 +150,42 @@ pub(crate) const METHODS: &[Method] = &[
     m("add_traffic_manager_running", &[1], c::add_traffic_manager_running),
     m("destroy_traffic_manager", &[1], c::destroy_traffic_manager),
     // Commands to one actor, queued for the engine (`actor_commands`).
-    void("set_actor_simulate_physics", &[2], Run::Actor),
-    actor("set_actor_enable_gravity", &[2]),
-    void("set_actor_collisions", &[2], Run::Actor),
-    actor("set_actor_autopilot", &[2]),
-    actor("enable_actor_constant_velocity", &[2]),
-    actor("disable_actor_constant_velocity", &[1]),
-    actor("set_actor_target_angular_velocity", &[2]),
-    actor("add_actor_impulse", &[2]),
-    actor("add_actor_impulse_at_location", &[3]),
-    actor("add_actor_force", &[2]),
-    actor("add_actor_force_at_location", &[3]),
-    actor("add_actor_angular_impulse", &[2]),
-    actor("add_actor_torque", &[2]),
-    actor("apply_control_to_walker", &[2]),
-    actor("set_vehicle_light_state", &[2]),
-    actor("apply_ackermann_control_to_vehicle", &[2]),
-    actor("apply_ackermann_controller_settings", &[2]),
-    actor("apply_physics_control", &[2]),
-    actor("open_vehicle_door", &[2]),
-    actor("close_vehicle_door", &[2]),
-    actor("set_actor_dead", &[1]),
-    actor("set_traffic_light_state", &[2]),
-    actor("set_traffic_light_green_time", &[2]),
-    actor("set_traffic_light_yellow_time", &[2]),
-    actor("set_traffic_light_red_time", &[2]),
-    actor("freeze_traffic_light", &[2]),
-    actor("reset_traffic_light_group", &[1]),
-    actor("send", &[2]),
-    actor("set_bones_transform", &[2]),
-    actor("blend_pose", &[2]),
-    actor("get_pose_from_animation", &[1]),
+    row("set_actor_simulate_physics", &[2], Answer::Void, Run::Actor),
+    row("set_actor_enable_gravity", &[2], Answer::Value, Run::Actor),
+    row("set_actor_collisions", &[2], Answer::Void, Run::Actor),
+    row("set_actor_autopilot", &[2], Answer::Value, Run::Actor),
+    row("enable_actor_constant_velocity", &[2], Answer::Value, Run::Actor),
+    row("disable_actor_constant_velocity", &[1], Answer::Value, Run::Actor),
+    row("set_actor_target_angular_velocity", &[2], Answer::Value, Run::Actor),
+    row("add_actor_impulse", &[2], Answer::Value, Run::Actor),
+    row("add_actor_impulse_at_location", &[3], Answer::Value, Run::Actor),
+    row("add_actor_force", &[2], Answer::Value, Run::Actor),
+    row("add_actor_force_at_location", &[3], Answer::Value, Run::Actor),
+    row("add_actor_angular_impulse", &[2], Answer::Value, Run::Actor),
+    row("add_actor_torque", &[2], Answer::Value, Run::Actor),
+    row("apply_control_to_walker", &[2], Answer::Value, Run::Actor),
+    row("set_vehicle_light_state", &[2], Answer::Value, Run::Actor),
+    row("apply_ackermann_control_to_vehicle", &[2], Answer::Value, Run::Actor),
+    row("apply_ackermann_controller_settings", &[2], Answer::Value, Run::Actor),
+    row("apply_physics_control", &[2], Answer::Value, Run::Actor),
+    row("open_vehicle_door", &[2], Answer::Value, Run::Actor),
+    row("close_vehicle_door", &[2], Answer::Value, Run::Actor),
+    row("set_actor_dead", &[1], Answer::Value, Run::Actor),
+    row("set_traffic_light_state", &[2], Answer::Value, Run::Actor),
+    row("set_traffic_light_green_time", &[2], Answer::Value, Run::Actor),
+    row("set_traffic_light_yellow_time", &[2], Answer::Value, Run::Actor),
+    row("set_traffic_light_red_time", &[2], Answer::Value, Run::Actor),
+    row("freeze_traffic_light", &[2], Answer::Value, Run::Actor),
+    row("reset_traffic_light_group", &[1], Answer::Value, Run::Actor),
+    row("send", &[2], Answer::Value, Run::Actor),
+    row("set_bones_transform", &[2], Answer::Value, Run::Actor),
+    row("blend_pose", &[2], Answer::Value, Run::Actor),
+    row("get_pose_from_animation", &[1], Answer::Value, Run::Actor),
     // Commands to the world (`actor_commands`).
-    Method { name: "freeze_all_traffic_lights", args: &[1], answer: Answer::Value, run: Run::World },
-    void("reset_all_traffic_lights", &[0], Run::World),
+    row("freeze_all_traffic_lights", &[1], Answer::Value, Run::World),
+    row("reset_all_traffic_lights", &[0], Answer::Void, Run::World),
     // A part of one actor (`part_calls`).
-    void("enable_gbuffers", &[2], Run::Handler(part::enable_gbuffers)),
+    row("enable_gbuffers", &[2], Answer::Void, Run::Handler(part::enable_gbuffers)),
     m("are_gbuffers_enabled", &[1], part::are_gbuffers_enabled),
     m("get_gbuffer_token", &[2], part::get_gbuffer_token),
     m("get_physics_control", &[1], part::get_physics_control),
@@ -229,10 +194,10 @@ pub(crate) const METHODS: &[Method] = &[
     m("get_ackermann_controller_settings", &[1], part::get_ackermann_controller_settings),
     m("get_actor_component_names", &[1], part::get_actor_component_names),
     m("get_actor_socket_names", &[1], part::get_actor_socket_names),
-    m("get_actor_socket_relative_transforms", &[1], part::get_actor_socket_relative_transforms),
-    m("get_actor_socket_world_transforms", &[1], part::get_actor_socket_world_transforms),
-    m("get_actor_component_relative_transform", &[2], part::get_actor_component_relative_transform),
-    m("get_actor_component_world_transform", &[2], part::get_actor_component_world_transform),
+    m("get_actor_socket_relative_transforms", &[1], part::get_actor_socket_transforms),
+    m("get_actor_socket_world_transforms", &[1], part::get_actor_socket_transforms),
+    m("get_actor_component_relative_transform", &[2], part::get_actor_component_transform),
+    m("get_actor_component_world_transform", &[2], part::get_actor_component_transform),
     m("get_wheel_steer_angle", &[2], part::get_wheel_steer_angle),
     // The recorder and replayer (`recording`).
     m("start_recorder", &[2], rec::start_recorder),
@@ -251,33 +216,33 @@ pub(crate) const METHODS: &[Method] = &[
     m("disable_sensor_for_ros", &[1], ros::disable_sensor_for_ros),
     m("is_sensor_enabled_for_ros", &[1], ros::is_sensor_enabled_for_ros),
     // Known, not carried out here (docs/compatibility.md lists them).
-    not_here_void("load_map_layer", NO_LAYERS),
-    not_here_void("unload_map_layer", NO_LAYERS),
-    not_here_void("apply_color_texture_to_objects", NO_TEXTURES),
-    not_here_void("apply_float_color_texture_to_objects", NO_TEXTURES),
-    not_here("get_names_of_all_objects", "the level's object names are not available on this server"),
-    not_here("get_navigation_mesh", "use get_required_files(\"Nav\") and request_file"),
-    not_here_void("set_wheel_steer_direction", "wheels cannot be turned by hand on this server (they follow the steer)"),
-    not_here("get_wheel_pitch_angle", NO_WHEEL_ANGLES),
-    not_here_void("set_wheel_pitch_angle", NO_WHEEL_ANGLES),
-    not_here_void("enable_carsim", "CarSim is not available on this server"),
-    not_here_void("use_carsim_road", "CarSim is not available on this server"),
-    not_here_void("enable_chrono_physics", "Chrono is not available on this server"),
-    not_here_void("restore_physx_physics", "Chrono and CarSim are not available on this server"),
-    not_here("get_actor_bone_world_transforms", NO_SKELETONS),
-    not_here("get_actor_bone_relative_transforms", NO_SKELETONS),
-    not_here("get_actor_bone_names", NO_SKELETONS),
-    not_here("get_vehicle_bone_world_transforms", NO_SKELETONS),
-    not_here("get_light_boxes", "traffic-light lamp boxes are not available on this server"),
-    not_here("get_all_level_BBs", "the level's bounding boxes are not available on this server"),
-    not_here("get_environment_objects", NO_ENV_OBJECTS),
-    not_here_void("enable_environment_objects", NO_ENV_OBJECTS),
-    not_here("project_point", "ray queries (project_point, ground_projection) are not available on this server"),
-    not_here("cast_ray", "ray queries (cast_ray) are not available on this server"),
-    not_here_void("set_annotations_traverse_translucency", "annotation settings are not available on this server"),
-    not_here_void("set_ignored_vehicles", "sensor ignore lists are not available on this server"),
-    not_here_void("update_lights_state", NO_LIGHTS),
-    not_here_void("update_day_night_cycle", NO_LIGHTS),
+    not_here("load_map_layer", Answer::Void, "this server's maps have no layers"),
+    not_here("unload_map_layer", Answer::Void, "this server's maps have no layers"),
+    not_here("apply_color_texture_to_objects", Answer::Void, "textures are not supported by this server"),
+    not_here("apply_float_color_texture_to_objects", Answer::Void, "textures are not supported by this server"),
+    not_here("get_names_of_all_objects", Answer::Value, "the level's object names are not available on this server"),
+    not_here("get_navigation_mesh", Answer::Value, "use get_required_files(\"Nav\") and request_file"),
+    not_here("set_wheel_steer_direction", Answer::Void, "wheels cannot be turned by hand on this server (they follow the steer)"),
+    not_here("get_wheel_pitch_angle", Answer::Value, "wheel angles are not available on this server"),
+    not_here("set_wheel_pitch_angle", Answer::Void, "wheel angles are not available on this server"),
+    not_here("enable_carsim", Answer::Void, "CarSim is not available on this server"),
+    not_here("use_carsim_road", Answer::Void, "CarSim is not available on this server"),
+    not_here("enable_chrono_physics", Answer::Void, "Chrono is not available on this server"),
+    not_here("restore_physx_physics", Answer::Void, "Chrono and CarSim are not available on this server"),
+    not_here("get_actor_bone_world_transforms", Answer::Value, "skeletons are not available on this server"),
+    not_here("get_actor_bone_relative_transforms", Answer::Value, "skeletons are not available on this server"),
+    not_here("get_actor_bone_names", Answer::Value, "skeletons are not available on this server"),
+    not_here("get_vehicle_bone_world_transforms", Answer::Value, "skeletons are not available on this server"),
+    not_here("get_light_boxes", Answer::Value, "traffic-light lamp boxes are not available on this server"),
+    not_here("get_all_level_BBs", Answer::Value, "the level's bounding boxes are not available on this server"),
+    not_here("get_environment_objects", Answer::Value, "the level's environment objects are not available on this server"),
+    not_here("enable_environment_objects", Answer::Void, "the level's environment objects are not available on this server"),
+    not_here("project_point", Answer::Value, "ray queries (project_point, ground_projection) are not available on this server"),
+    not_here("cast_ray", Answer::Value, "ray queries (cast_ray) are not available on this server"),
+    not_here("set_annotations_traverse_translucency", Answer::Void, "annotation settings are not available on this server"),
+    not_here("set_ignored_vehicles", Answer::Void, "sensor ignore lists are not available on this server"),
+    not_here("update_lights_state", Answer::Void, "street and building lights are not available on this server"),
+    not_here("update_day_night_cycle", Answer::Void, "street and building lights are not available on this server"),
 ];
 
 /// The rows by name (several rows may share one, with other counts).

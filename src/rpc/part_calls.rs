@@ -86,44 +86,30 @@ pub(super) fn get_actor_socket_names(c: &Call, a: &[Value], out: &mut Out) -> Ar
     Ok(())
 }
 
-pub(super) fn get_actor_socket_relative_transforms(
-    c: &Call,
-    a: &[Value],
-    out: &mut Out,
-) -> ArgResult<()> {
-    transforms(out, parts(c.s, &a[0], components::sockets)?);
+/// `get_actor_socket_relative_transforms` and (in the world)
+/// `get_actor_socket_world_transforms`.
+pub(super) fn get_actor_socket_transforms(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    transforms(out, placed(c, &a[0], components::sockets)?);
     Ok(())
 }
 
-pub(super) fn get_actor_socket_world_transforms(
-    c: &Call,
-    a: &[Value],
-    out: &mut Out,
-) -> ArgResult<()> {
-    transforms(out, world_parts(c.s, &a[0], components::sockets)?);
-    Ok(())
-}
-
-pub(super) fn get_actor_component_relative_transform(
-    c: &Call,
-    a: &[Value],
-    out: &mut Out,
-) -> ArgResult<()> {
-    let t = named(a, parts(c.s, &a[0], components::components))?;
+/// `get_actor_component_relative_transform` and (in the world)
+/// `get_actor_component_world_transform`.
+pub(super) fn get_actor_component_transform(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+    let t = named(a, placed(c, &a[0], components::components))?;
     wire::ok_head(out);
     wire::transform(out, &t);
     Ok(())
 }
 
-pub(super) fn get_actor_component_world_transform(
-    c: &Call,
-    a: &[Value],
-    out: &mut Out,
-) -> ArgResult<()> {
-    let t = named(a, world_parts(c.s, &a[0], components::components))?;
-    wire::ok_head(out);
-    wire::transform(out, &t);
-    Ok(())
+/// Actor `v`'s parts where the method names them: in the world for the
+/// `*_world_*` methods, else in its own frame.
+fn placed(c: &Call, v: &Value, which: fn(&Actor) -> Vec<Part>) -> ArgResult<Vec<Part>> {
+    if c.method.contains("_world_") {
+        world_parts(c.s, v, which)
+    } else {
+        parts(c.s, v, which)
+    }
 }
 
 pub(super) fn get_wheel_steer_angle(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {

@@ -332,19 +332,12 @@ fn log_summary(s: &RecordingSummary) {
     }
 }
 
-/// Answers with the text a recorder call returns.
-fn text(out: &mut Out, r: ArgResult<String>) -> ArgResult<()> {
-    r.map(|t| wire::ok_string(out, &t))
-}
-
 pub(super) fn start_recorder(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let run = || -> ArgResult<String> {
-        let name = as_str(&a[0], "file name")?;
-        let additional = as_bool(&a[1], "additional_data")?;
-        let path = c.s.start_recording(name, additional)?;
-        Ok(path.display().to_string())
-    };
-    text(out, run())
+    let name = as_str(&a[0], "file name")?;
+    let additional = as_bool(&a[1], "additional_data")?;
+    let path = c.s.start_recording(name, additional)?;
+    wire::ok_string(out, &path.display().to_string());
+    Ok(())
 }
 
 pub(super) fn stop_recorder(c: &Call, _: &[Value], out: &mut Out) -> ArgResult<()> {
@@ -354,73 +347,62 @@ pub(super) fn stop_recorder(c: &Call, _: &[Value], out: &mut Out) -> ArgResult<(
 }
 
 pub(super) fn show_recorder_file_info(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let run = || -> ArgResult<String> {
-        let path = c.s.resolve(as_str(&a[0], "file name")?)?;
-        Ok(recorder::file_info(&path, as_bool(&a[1], "show_all")?))
-    };
-    text(out, run())
+    let path = c.s.resolve(as_str(&a[0], "file name")?)?;
+    let info = recorder::file_info(&path, as_bool(&a[1], "show_all")?);
+    wire::ok_string(out, &info);
+    Ok(())
 }
 
 pub(super) fn show_recorder_collisions(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let run = || -> ArgResult<String> {
-        let path = c.s.resolve(as_str(&a[0], "file name")?)?;
-        let letter = |v: &Value, what| -> ArgResult<u8> {
-            let n = as_u32(v, what)?;
-            u8::try_from(n).map_err(|_| format!("{what}: not a character"))
-        };
-        Ok(recorder::collisions(
-            &path,
-            letter(&a[1], "type1")?,
-            letter(&a[2], "type2")?,
-        ))
+    let path = c.s.resolve(as_str(&a[0], "file name")?)?;
+    let letter = |v: &Value, what| -> ArgResult<u8> {
+        let n = as_u32(v, what)?;
+        u8::try_from(n).map_err(|_| format!("{what}: not a character"))
     };
-    text(out, run())
+    let (type1, type2) = (letter(&a[1], "type1")?, letter(&a[2], "type2")?);
+    wire::ok_string(out, &recorder::collisions(&path, type1, type2));
+    Ok(())
 }
 
 pub(super) fn show_recorder_actors_blocked(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let run = || -> ArgResult<String> {
-        let path = c.s.resolve(as_str(&a[0], "file name")?)?;
-        Ok(recorder::actors_blocked(
-            &path,
-            as_f64(&a[1], "min_time")?,
-            as_f64(&a[2], "min_distance")?,
-        ))
-    };
-    text(out, run())
+    let path = c.s.resolve(as_str(&a[0], "file name")?)?;
+    let (min_time, min_distance) = (as_f64(&a[1], "min_time")?, as_f64(&a[2], "min_distance")?);
+    wire::ok_string(
+        out,
+        &recorder::actors_blocked(&path, min_time, min_distance),
+    );
+    Ok(())
 }
 
 /// 0.9.16 sends the follow offset; older releases do not.
 pub(super) fn replay_file(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let run = || -> ArgResult<String> {
-        let offset = match a.get(5) {
-            Some(v) => as_transform(v, "offset")?,
-            None => default_offset(),
-        };
-        let req = replay::ReplayRequest {
-            start: as_f64(&a[1], "start")?,
-            duration: as_f64(&a[2], "duration")?,
-            follow_id: as_u32(&a[3], "follow_id")?,
-            replay_sensors: as_bool(&a[4], "replay_sensors")?,
-            offset,
-        };
-        c.s.start_replay(as_str(&a[0], "file name")?, req)
+    let offset = match a.get(5) {
+        Some(v) => as_transform(v, "offset")?,
+        None => default_offset(),
     };
-    text(out, run())
+    let req = replay::ReplayRequest {
+        start: as_f64(&a[1], "start")?,
+        duration: as_f64(&a[2], "duration")?,
+        follow_id: as_u32(&a[3], "follow_id")?,
+        replay_sensors: as_bool(&a[4], "replay_sensors")?,
+        offset,
+    };
+    let report = c.s.start_replay(as_str(&a[0], "file name")?, req)?;
+    wire::ok_string(out, &report);
+    Ok(())
 }
 
 pub(super) fn stop_replayer(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let keep = as_bool(&a[0], "keep_actors");
     wire::void(out, || {
-        c.s.stop_replay(keep?);
+        c.s.stop_replay(as_bool(&a[0], "keep_actors")?);
         Ok(())
     });
     Ok(())
 }
 
 pub(super) fn set_replayer_time_factor(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let f = as_f64(&a[0], "time_factor");
     wire::void(out, || {
-        let f = f?;
+        let f = as_f64(&a[0], "time_factor")?;
         if !(f.is_finite() && f >= 0.0) {
             return Err(format!("time factor {f}: expected a finite number >= 0"));
         }
@@ -432,14 +414,12 @@ pub(super) fn set_replayer_time_factor(c: &Call, a: &[Value], out: &mut Out) -> 
 
 /// `set_replayer_ignore_hero` and `set_replayer_ignore_spectator`.
 pub(super) fn set_replayer_ignore(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let b = as_bool(&a[0], c.method);
     wire::void(out, || {
-        let b = b?;
-        let mut st = c.s.recorder.lock();
-        if c.method == "set_replayer_ignore_hero" {
-            st.options.ignore_hero = b;
-        } else {
-            st.options.ignore_spectator = b;
+        let ignore = as_bool(&a[0], c.method)?;
+        let options = &mut c.s.recorder.lock().options;
+        match c.method {
+            "set_replayer_ignore_hero" => options.ignore_hero = ignore,
+            _ => options.ignore_spectator = ignore,
         }
         Ok(())
     });
