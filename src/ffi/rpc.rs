@@ -9,9 +9,9 @@
 //! what their pointers point to (a V2X text, a walker's bones) stays
 //! valid until the next poll.
 
-use super::args::{array, read, text, write, write_if_given};
+use super::args::{array, read, text, write};
 use super::codes::Fail;
-use super::handle::server;
+use super::handle::{listen, server};
 pub use super::rpc_request::*;
 use super::structs::CarlaServerPtr;
 use crate::rpc::{
@@ -33,13 +33,7 @@ pub unsafe extern "C" fn carla_rpc_listen(
     port: u32,
     bound_port: *mut u32,
 ) -> i32 {
-    export!({
-        let h = self::server(server)?;
-        let port = u16::try_from(port).map_err(|_| crate::Error::InvalidPort)?;
-        let addr = h.server.listen_rpc(port)?;
-        write_if_given(bound_port, u32::from(addr.port()));
-        Ok(())
-    })
+    export!({ listen(server, port, bound_port, |s, port| s.listen_rpc(port)) })
 }
 
 /// Takes the next request for the engine, waiting up to `timeout_ms` (0:

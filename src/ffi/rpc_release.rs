@@ -1,7 +1,7 @@
 //! The C API of the CARLA client releases served besides 0.9.16.
 
-use super::args::{text, write_if_given};
-use super::handle::server;
+use super::args::text;
+use super::handle::{listen, server};
 use super::structs::CarlaServerPtr;
 use crate::{Error, Release};
 use std::ffi::c_char;
@@ -27,14 +27,13 @@ pub unsafe extern "C" fn carla_rpc_listen_release(
     bound_port: *mut u32,
 ) -> i32 {
     export!({
-        let h = self::server(server)?;
+        self::server(server)?; // a NULL handle is named before a bad release
         let release: Release = text(release)?.parse().map_err(|e: String| {
             crate::log_error!("{}", e);
             Error::InvalidArgument(e)
         })?;
-        let port = u16::try_from(port).map_err(|_| Error::InvalidPort)?;
-        let addr = h.server.listen_rpc_release(release, port)?;
-        write_if_given(bound_port, u32::from(addr.port()));
-        Ok(())
+        listen(server, port, bound_port, |s, port| {
+            s.listen_rpc_release(release, port)
+        })
     })
 }

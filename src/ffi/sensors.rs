@@ -6,7 +6,7 @@ use super::args::{
     array, bytes, into_handle, read, take_handle, text, write, write_if_given, write_text,
 };
 use super::codes::logged;
-use super::handle::server;
+use super::handle::{listen, server};
 use super::structs::CarlaServerPtr;
 use crate::sensor::{blueprint, CaptureContext, LidarHit, PendingImage, PlannedRay};
 use crate::types::Vector3D;
@@ -68,13 +68,7 @@ pub unsafe extern "C" fn carla_server_listen_streaming(
     port: u32,
     bound_port: *mut u32,
 ) -> i32 {
-    export!({
-        let h = self::server(server)?;
-        let port = u16::try_from(port).map_err(|_| crate::Error::InvalidPort)?;
-        let addr = h.server.listen_streaming(port)?;
-        write_if_given(bound_port, u32::from(addr.port()));
-        Ok(())
-    })
+    export!({ listen(server, port, bound_port, |s, port| s.listen_streaming(port)) })
 }
 
 /// Lists the sensor definitions, one attribute per line:

@@ -185,16 +185,12 @@ fn parse(
 ///
 /// # Safety
 /// As `carla_settings_parse_over`.
-#[allow(clippy::too_many_arguments)]
 unsafe fn parse_into(
     name: &str,
     budget: *const carla_settings_budget,
     previous: CarlaSettingsPtr,
-    ini: *const c_char,
-    length: u32,
-    out: *mut CarlaSettingsPtr,
-    error: *mut c_char,
-    error_size: u32,
+    (ini, length): (*const c_char, u32),
+    (out, error, error_size): (*mut CarlaSettingsPtr, *mut c_char, u32),
 ) -> Result<(), Fail> {
     let report = |message: &str| {
         crate::log_error!("{}: {}", name, message);
@@ -249,16 +245,9 @@ pub unsafe extern "C" fn carla_settings_parse(
     error_size: u32,
 ) -> i32 {
     export!({
-        parse_into(
-            "carla_settings_parse",
-            std::ptr::null(),
-            std::ptr::null_mut(),
-            ini,
-            length,
-            out,
-            error,
-            error_size,
-        )
+        let (input, output) = ((ini, length), (out, error, error_size));
+        let name = "carla_settings_parse";
+        parse_into(name, std::ptr::null(), std::ptr::null_mut(), input, output)
     })
 }
 
@@ -281,16 +270,9 @@ pub unsafe extern "C" fn carla_settings_parse_over(
     error_size: u32,
 ) -> i32 {
     export!({
-        parse_into(
-            "carla_settings_parse_over",
-            std::ptr::null(),
-            previous,
-            ini,
-            length,
-            out,
-            error,
-            error_size,
-        )
+        let (input, output) = ((ini, length), (out, error, error_size));
+        let name = "carla_settings_parse_over";
+        parse_into(name, std::ptr::null(), previous, input, output)
     })
 }
 
@@ -327,16 +309,9 @@ pub unsafe extern "C" fn carla_settings_parse_within(
     error_size: u32,
 ) -> i32 {
     export!({
-        parse_into(
-            "carla_settings_parse_within",
-            budget,
-            previous,
-            ini,
-            length,
-            out,
-            error,
-            error_size,
-        )
+        let (input, output) = ((ini, length), (out, error, error_size));
+        let name = "carla_settings_parse_within";
+        parse_into(name, budget, previous, input, output)
     })
 }
 
