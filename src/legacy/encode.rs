@@ -77,17 +77,14 @@ pub(crate) fn agent(a: &Agent) -> proto::Agent {
             state,
         }))
     };
+    let mover = proto::Mover {
+        transform: t,
+        forward_speed: a.forward_speed,
+        bounding_box: Some(bounding_box(&a.bounding_box)),
+    };
     let kind = match a.r#type {
-        CARLA_SERVER_AGENT_VEHICLE => Some(proto::AgentKind::Vehicle(proto::Vehicle {
-            transform: t,
-            forward_speed: a.forward_speed,
-            bounding_box: Some(bounding_box(&a.bounding_box)),
-        })),
-        CARLA_SERVER_AGENT_PEDESTRIAN => Some(proto::AgentKind::Pedestrian(proto::Pedestrian {
-            transform: t,
-            forward_speed: a.forward_speed,
-            bounding_box: Some(bounding_box(&a.bounding_box)),
-        })),
+        CARLA_SERVER_AGENT_VEHICLE => Some(proto::AgentKind::Vehicle(mover)),
+        CARLA_SERVER_AGENT_PEDESTRIAN => Some(proto::AgentKind::Pedestrian(mover)),
         CARLA_SERVER_AGENT_SPEEDLIMITSIGN => {
             Some(proto::AgentKind::SpeedLimitSign(proto::SpeedLimitSign {
                 transform: t,

@@ -66,9 +66,10 @@ pub struct Sensor {
     pub name: String,
 }
 
-/// `Vehicle` (field 2 retired).
+/// `Vehicle` and `Pedestrian`, two messages of one shape (field 2
+/// retired in both).
 #[derive(Clone, Copy, PartialEq, prost::Message)]
-pub struct Vehicle {
+pub struct Mover {
     #[prost(message, optional, tag = "1")]
     pub transform: Option<Transform>,
     #[prost(float, tag = "3")]
@@ -77,16 +78,10 @@ pub struct Vehicle {
     pub bounding_box: Option<BoundingBox>,
 }
 
-/// `Pedestrian` (field 2 retired).
-#[derive(Clone, Copy, PartialEq, prost::Message)]
-pub struct Pedestrian {
-    #[prost(message, optional, tag = "1")]
-    pub transform: Option<Transform>,
-    #[prost(float, tag = "3")]
-    pub forward_speed: f32,
-    #[prost(message, optional, tag = "4")]
-    pub bounding_box: Option<BoundingBox>,
-}
+/// `Vehicle`.
+pub type Vehicle = Mover;
+/// `Pedestrian`.
+pub type Pedestrian = Mover;
 
 /// `TrafficLight.State` values.
 pub mod traffic_light_state {

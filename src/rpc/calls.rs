@@ -168,7 +168,11 @@ pub(super) fn get_actor_definitions(c: &Call, _: &[Value], out: &mut Out) -> Arg
 }
 
 pub(super) fn spawn_actor(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    spawn(c.s, c.release, &a[0], &a[1], 0, 0, out)
+    spawned(
+        c,
+        out,
+        actors::spawn_actor(c.s, c.release, &a[0], &a[1], 0, 0)?,
+    )
 }
 
 pub(super) fn spawn_actor_with_parent(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
@@ -178,7 +182,17 @@ pub(super) fn spawn_actor_with_parent(c: &Call, a: &[Value], out: &mut Out) -> A
         .ok()
         .filter(|k| *k <= 2)
         .ok_or("attachment type must be 0, 1 or 2")?;
-    spawn(c.s, c.release, &a[0], &a[1], parent, kind, out)
+    let spawn = actors::spawn_actor(c.s, c.release, &a[0], &a[1], parent, kind)?;
+    spawned(c, out, spawn)
+}
+
+/// Writes the `rpc::Actor` of an actor just spawned, once the episode
+/// state that carries it has gone out.
+fn spawned(c: &Call, out: &mut Out, (actor, since): (Actor, u64)) -> ArgResult<()> {
+    actors::wait_until_streamed(c.s, since);
+    wire::ok_head(out);
+    c.s.write_actor(out, &actor, c.release);
+    Ok(())
 }
 
 pub(super) fn destroy_actor(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
@@ -460,21 +474,4 @@ fn known_actor(s: &RpcShared, v: &Value) -> ArgResult<u32> {
     } else {
         Err(unknown_actor(id))
     }
-}
-
-/// Spawns an actor and writes its `rpc::Actor`.
-pub(crate) fn spawn(
-    s: &RpcShared,
-    release: Release,
-    desc: &Value,
-    t: &Value,
-    parent: u32,
-    attachment: u8,
-    out: &mut Out,
-) -> ArgResult<()> {
-    let (actor, since) = actors::spawn_actor(s, release, desc, t, parent, attachment)?;
-    actors::wait_until_streamed(s, since);
-    wire::ok_head(out);
-    s.write_actor(out, &actor, release);
-    Ok(())
 }
