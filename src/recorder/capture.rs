@@ -117,6 +117,12 @@ impl Recording {
         actors: &BTreeMap<u32, A>,
         transform_of: &dyn Fn(&A) -> ActorTransform,
     ) -> bool {
+        let scene = Scene {
+            states,
+            state_of,
+            actors,
+            transform_of,
+        };
         self.frame += 1;
         if self.frame > 1 {
             self.elapsed += tick.delta_seconds;
@@ -132,28 +138,42 @@ impl Recording {
         out.f64(tick.elapsed_seconds);
         out.end(at);
 
-        // Adds and deletes: the live actors against those in the file.
-        self.live.clear();
-        self.live.extend(actors.keys().copied());
-        let state = |id: u32| state_of(id).map(|i| &states[i]);
-        let mut added = 0u16;
+        let added = self.adds(&mut out, &scene);
+        self.deletes(&mut out, actors);
+        counted(&mut out, f::EVENT_PARENT, &added.parents, |o, (c, p)| {
+            o.u32(*c);
+            o.u32(*p);
+        });
+        counted(&mut out, f::COLLISION, &self.collisions, |o, c| c.write(o));
+        self.collisions.clear();
+        counted(&mut out, f::VEHICLE_DOOR, &[], |_, _: &()| {});
+        positions(&mut out, &scene);
+        animations(&mut out, &scene);
+        if self.additional {
+            self.additional_data(&mut out, &scene, &added);
+        }
+        let at = out.begin(f::FRAME_END);
+        out.end(at);
+        self.push(out)
+    }
+
+    /// The adds: the live actors not in the file yet.
+    fn adds<A: RecordedActor>(&self, out: &mut Vec<u8>, scene: &Scene<'_, A>) -> Added {
+        let mut added = Added::default();
+        let mut n = 0u16;
         let at = out.begin(f::EVENT_ADD);
         out.u16(0);
-        let mut parents: Vec<(u32, u32)> = Vec::new();
-        let mut boxes: Vec<u32> = Vec::new();
-        let mut light_times: Vec<u32> = Vec::new();
-        for a in actors.values() {
-            if self.recorded.binary_search(&a.id()).is_ok() || added == u16::MAX {
+        for a in scene.actors.values() {
+            if self.recorded.binary_search(&a.id()).is_ok() || n == u16::MAX {
                 continue;
             }
-            let st = state(a.id());
-            let k = kind(a, st);
+            let k = kind(a, scene.state(a.id()));
             // A child's transform is relative to its parent, as CARLA
             // records a spawn with a parent.
             let t = if a.parent() != 0 {
                 a.transform()
             } else {
-                transform_of(a)
+                (scene.transform_of)(a)
             };
             let p = pose(a.id(), &t);
             ActorAdd {
@@ -170,162 +190,94 @@ impl Recording {
                     .map(|(id, t, v)| (*t, id.clone(), v.clone()))
                     .collect(),
             }
-            .write(&mut out);
-            added += 1;
+            .write(out);
+            n += 1;
             if a.parent() != 0 {
-                parents.push((a.id(), a.parent()));
+                added.parents.push((a.id(), a.parent()));
             }
             match k {
-                actor_type::TRAFFIC_LIGHT => light_times.push(a.id()),
+                actor_type::TRAFFIC_LIGHT => added.light_times.push(a.id()),
                 actor_type::TRAFFIC_SIGN => {}
-                _ => boxes.push(a.id()),
+                _ => added.boxes.push(a.id()),
             }
-        }
-        out[at + 4..at + 6].copy_from_slice(&added.to_le_bytes());
-        out.end(at);
-
-        let at = out.begin(f::EVENT_DEL);
-        let gone: Vec<u32> = self
-            .recorded
-            .iter()
-            .copied()
-            .filter(|id| !actors.contains_key(id))
-            .take(u16::MAX as usize)
-            .collect();
-        out.u16(gone.len() as u16);
-        for id in &gone {
-            out.u32(*id);
-        }
-        out.end(at);
-        // The file's actors are now the live ones; the old list is kept
-        // in `live` in case the frame is dropped.
-        std::mem::swap(&mut self.recorded, &mut self.live);
-
-        counted(&mut out, f::EVENT_PARENT, &parents, |o, (c, p)| {
-            o.u32(*c);
-            o.u32(*p);
-        });
-        counted(&mut out, f::COLLISION, &self.collisions, |o, c| c.write(o));
-        self.collisions.clear();
-        counted(&mut out, f::VEHICLE_DOOR, &[], |_, _: &()| {});
-
-        // Positions: vehicles, walkers and other actors (the spectator,
-        // props), not sensors, lights or signs, as CARLA records them.
-        let at = out.begin(f::POSITION);
-        out.u16(0);
-        let mut n = 0u16;
-        for a in actors.values() {
-            let st = state(a.id());
-            let k = kind(a, st);
-            if !matches!(
-                k,
-                actor_type::OTHER | actor_type::VEHICLE | actor_type::WALKER
-            ) || n == u16::MAX
-            {
-                continue;
-            }
-            let t = st.map_or_else(|| transform_of(a), |s| s.transform);
-            pose(a.id(), &t).write(&mut out);
-            n += 1;
         }
         out[at + 4..at + 6].copy_from_slice(&n.to_le_bytes());
         out.end(at);
+        added
+    }
 
-        let of_kind = |kind: u32| {
-            states
-                .iter()
-                .filter(move |s| s.kind == kind)
-                .take(u16::MAX as usize)
-        };
-        let lights = of_kind(CARLA_ACTOR_TRAFFIC_LIGHT).count();
-        let at = out.begin(f::STATE);
-        out.u16(lights as u16);
-        for s in of_kind(CARLA_ACTOR_TRAFFIC_LIGHT) {
-            LightRecord {
-                id: s.id,
-                frozen: s.time_is_frozen.get(),
-                elapsed: s.traffic_light_times[3],
-                state: s.traffic_light_state,
-            }
-            .write(&mut out);
+    /// The deletes: the file's actors no longer live. The file's actors are
+    /// then the live ones; the old list is kept in `live` in case the frame
+    /// is dropped.
+    fn deletes<A>(&mut self, out: &mut Vec<u8>, actors: &BTreeMap<u32, A>) {
+        self.live.clear();
+        self.live.extend(actors.keys().copied());
+        let gone = self
+            .recorded
+            .iter()
+            .filter(|id| !actors.contains_key(id))
+            .take(u16::MAX as usize);
+        let at = out.begin(f::EVENT_DEL);
+        out.u16(gone.clone().count() as u16);
+        for id in gone {
+            out.u32(*id);
         }
         out.end(at);
-        let vehicles = of_kind(CARLA_ACTOR_VEHICLE).count();
-        let at = out.begin(f::ANIM_VEHICLE);
-        out.u16(vehicles as u16);
-        for s in of_kind(CARLA_ACTOR_VEHICLE) {
-            let c = s.vehicle_control;
-            f::VehicleAnim {
-                id: s.id,
-                steer: c.steer,
-                throttle: c.throttle,
-                brake: c.brake,
-                hand_brake: c.hand_brake.get(),
-                gear: c.gear,
-            }
-            .write(&mut out);
-        }
-        out.end(at);
-        let walkers = of_kind(CARLA_ACTOR_WALKER).count();
-        let at = out.begin(f::ANIM_WALKER);
-        out.u16(walkers as u16);
-        for s in of_kind(CARLA_ACTOR_WALKER) {
-            out.u32(s.id);
-            out.f32(s.walker_speed * 100.0);
-        }
-        out.end(at);
-        let at = out.begin(f::VEHICLE_LIGHT);
-        out.u16(vehicles as u16);
-        for s in of_kind(CARLA_ACTOR_VEHICLE) {
-            out.u32(s.id);
-            out.u32(actors.get(&s.id).map_or(0, |a| a.light_state()));
-        }
-        out.end(at);
-        counted(&mut out, f::ANIM_VEHICLE_WHEELS, &[], |_, _: &()| {});
-        counted(&mut out, f::ANIM_BIKER, &[], |_, _: &()| {});
+        std::mem::swap(&mut self.recorded, &mut self.live);
+    }
 
-        if self.additional {
-            let moving = states
-                .iter()
-                .filter(|s| s.kind == CARLA_ACTOR_VEHICLE || s.kind == CARLA_ACTOR_WALKER)
-                .take(u16::MAX as usize);
-            if moving.clone().next().is_some() {
-                let at = out.begin(f::KINEMATICS);
-                out.u16(moving.clone().count() as u16);
-                for s in moving {
-                    out.u32(s.id);
-                    let (v, w) = (s.velocity, s.angular_velocity);
-                    out.vec3([v.x, v.y, v.z]);
-                    out.vec3([w.x, w.y, w.z]);
-                }
-                out.end(at);
+    /// With `additional_data`: kinematics, bounding boxes, the platform
+    /// time and the traffic lights' phase times.
+    fn additional_data<A: RecordedActor>(
+        &self,
+        out: &mut Vec<u8>,
+        scene: &Scene<'_, A>,
+        added: &Added,
+    ) {
+        let moving = scene
+            .states
+            .iter()
+            .filter(|s| s.kind == CARLA_ACTOR_VEHICLE || s.kind == CARLA_ACTOR_WALKER)
+            .take(u16::MAX as usize);
+        if moving.clone().next().is_some() {
+            let at = out.begin(f::KINEMATICS);
+            out.u16(moving.clone().count() as u16);
+            for s in moving {
+                out.u32(s.id);
+                let (v, w) = (s.velocity, s.angular_velocity);
+                out.vec3([v.x, v.y, v.z]);
+                out.vec3([w.x, w.y, w.z]);
             }
-            counted(&mut out, f::BOUNDING_BOX, &boxes, |o, id| {
-                let b = actors.get(id).map(|a| a.bounding_box()).unwrap_or_default();
-                o.u32(*id);
-                o.vec3([
-                    b.location.x * 100.0,
-                    b.location.y * 100.0,
-                    b.location.z * 100.0,
-                ]);
-                o.vec3([b.extent.x * 100.0, b.extent.y * 100.0, b.extent.z * 100.0]);
-            });
-            let at = out.begin(f::PLATFORM_TIME);
-            out.f64(self.started.elapsed().as_secs_f64());
             out.end(at);
-            if !light_times.is_empty() {
-                counted(&mut out, f::TRAFFIC_LIGHT_TIME, &light_times, |o, id| {
-                    let t = state(*id).map_or([0.0; 4], |s| s.traffic_light_times);
-                    o.u32(*id);
-                    o.f32(t[0]);
-                    o.f32(t[1]);
-                    o.f32(t[2]);
-                });
-            }
-            counted(&mut out, f::WALKER_BONES, &[], |_, _: &()| {});
         }
-        let at = out.begin(f::FRAME_END);
+        counted(out, f::BOUNDING_BOX, &added.boxes, |o, id| {
+            let b = scene
+                .actors
+                .get(id)
+                .map(|a| a.bounding_box())
+                .unwrap_or_default();
+            o.u32(*id);
+            let (l, e) = (b.location, b.extent);
+            o.vec3([l.x * 100.0, l.y * 100.0, l.z * 100.0]);
+            o.vec3([e.x * 100.0, e.y * 100.0, e.z * 100.0]);
+        });
+        let at = out.begin(f::PLATFORM_TIME);
+        out.f64(self.started.elapsed().as_secs_f64());
         out.end(at);
+        if !added.light_times.is_empty() {
+            counted(out, f::TRAFFIC_LIGHT_TIME, &added.light_times, |o, id| {
+                let t = scene.state(*id).map_or([0.0; 4], |s| s.traffic_light_times);
+                o.u32(*id);
+                o.f32(t[0]);
+                o.f32(t[1]);
+                o.f32(t[2]);
+            });
+        }
+        counted(out, f::WALKER_BONES, &[], |_, _: &()| {});
+    }
+
+    /// Hands a frame to the writer; false if the recording stopped.
+    fn push(&mut self, out: Vec<u8>) -> bool {
         match self.writer.push(Frame {
             bytes: out,
             elapsed: self.elapsed,
@@ -347,6 +299,115 @@ impl Recording {
     pub(crate) fn finish(self) -> RecordingSummary {
         self.writer.finish()
     }
+}
+
+/// What one frame is captured from: the host's actor states of the tick
+/// and the actors 0.9 clients know.
+struct Scene<'a, A> {
+    states: &'a [ActorState],
+    state_of: &'a dyn Fn(u32) -> Option<usize>,
+    actors: &'a BTreeMap<u32, A>,
+    transform_of: &'a dyn Fn(&A) -> ActorTransform,
+}
+
+impl<'a, A> Scene<'a, A> {
+    fn state(&self, id: u32) -> Option<&'a ActorState> {
+        (self.state_of)(id).map(|i| &self.states[i])
+    }
+
+    /// The host's states of one kind, at most a packet's count.
+    fn of_kind(&self, kind: u32) -> impl Iterator<Item = &'a ActorState> + Clone {
+        self.states
+            .iter()
+            .filter(move |s| s.kind == kind)
+            .take(u16::MAX as usize)
+    }
+}
+
+/// What the adds name for later packets of the frame.
+#[derive(Default)]
+struct Added {
+    /// (child, parent).
+    parents: Vec<(u32, u32)>,
+    /// Actors with a bounding box (not lights or signs).
+    boxes: Vec<u32>,
+    /// Traffic lights, whose phase times are recorded.
+    light_times: Vec<u32>,
+}
+
+/// Positions: vehicles, walkers and other actors (the spectator, props),
+/// not sensors, lights or signs, as CARLA records them.
+fn positions<A: RecordedActor>(out: &mut Vec<u8>, scene: &Scene<'_, A>) {
+    let at = out.begin(f::POSITION);
+    out.u16(0);
+    let mut n = 0u16;
+    for a in scene.actors.values() {
+        let st = scene.state(a.id());
+        let k = kind(a, st);
+        if !matches!(
+            k,
+            actor_type::OTHER | actor_type::VEHICLE | actor_type::WALKER
+        ) || n == u16::MAX
+        {
+            continue;
+        }
+        let t = st.map_or_else(|| (scene.transform_of)(a), |s| s.transform);
+        pose(a.id(), &t).write(out);
+        n += 1;
+    }
+    out[at + 4..at + 6].copy_from_slice(&n.to_le_bytes());
+    out.end(at);
+}
+
+/// The traffic lights' states, the vehicles' and walkers' animation and the
+/// vehicles' lights.
+fn animations<A: RecordedActor>(out: &mut Vec<u8>, scene: &Scene<'_, A>) {
+    let lights = scene.of_kind(CARLA_ACTOR_TRAFFIC_LIGHT);
+    let at = out.begin(f::STATE);
+    out.u16(lights.clone().count() as u16);
+    for s in lights {
+        LightRecord {
+            id: s.id,
+            frozen: s.time_is_frozen.get(),
+            elapsed: s.traffic_light_times[3],
+            state: s.traffic_light_state,
+        }
+        .write(out);
+    }
+    out.end(at);
+    let vehicles = scene.of_kind(CARLA_ACTOR_VEHICLE);
+    let at = out.begin(f::ANIM_VEHICLE);
+    out.u16(vehicles.clone().count() as u16);
+    for s in vehicles.clone() {
+        let c = s.vehicle_control;
+        f::VehicleAnim {
+            id: s.id,
+            steer: c.steer,
+            throttle: c.throttle,
+            brake: c.brake,
+            hand_brake: c.hand_brake.get(),
+            gear: c.gear,
+        }
+        .write(out);
+    }
+    out.end(at);
+    let walkers = scene.of_kind(CARLA_ACTOR_WALKER);
+    let at = out.begin(f::ANIM_WALKER);
+    out.u16(walkers.clone().count() as u16);
+    for s in walkers {
+        out.u32(s.id);
+        out.f32(s.walker_speed * 100.0);
+    }
+    out.end(at);
+    let at = out.begin(f::VEHICLE_LIGHT);
+    out.u16(vehicles.clone().count() as u16);
+    for s in vehicles {
+        out.u32(s.id);
+        out.u32(scene.actors.get(&s.id).map_or(0, |a| a.light_state()));
+    }
+    out.end(at);
+    counted(out, f::ANIM_VEHICLE_WHEELS, &[], |_, _: &()| {});
+    counted(out, f::ANIM_BIKER, &[], |_, _: &()| {});
 }
 
 /// A packet of a u16 count and records.
