@@ -20,6 +20,7 @@ pub mod format;
 mod physics_text;
 mod query;
 pub(crate) mod replay;
+mod show_all;
 mod text;
 mod writer;
 

@@ -7,7 +7,8 @@
 //! counts towards a blocked actor's time). docs/recorder.md lists them.
 
 use super::file::{FrameStart, OpenError, Packets};
-use super::format::{self as f, records, ActorAdd, CollisionRecord, FormatError, Get, Info, Pose};
+use super::format::{self as f, records, ActorAdd, CollisionRecord, FormatError, Info, Pose};
+use super::show_all;
 use super::text::{date, g, g32};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write;
@@ -60,10 +61,6 @@ fn trailer(last: &FrameStart, fixed: bool, out: &mut String) {
 /// cannot go on (CARLA's reader would print garbage).
 fn broken(e: FormatError, out: &mut String) {
     let _ = writeln!(out, "\nThe file is damaged: {e}");
-}
-
-fn v3(v: [f32; 3]) -> String {
-    format!("({}, {}, {})", g32(v[0]), g32(v[1]), g32(v[2]))
 }
 
 /// `show_recorder_file_info(name, show_all)`.
@@ -136,7 +133,7 @@ pub(crate) fn info(path: &Path, show_all: bool) -> String {
                         );
                     }
                 }
-                _ if show_all => all_only(id, &mut d, o, &mut frame_printed, &last)?,
+                _ if show_all => show_all::packet(id, &mut d, o, &mut frame_printed, &last)?,
                 _ => {}
             }
         }
@@ -147,230 +144,6 @@ pub(crate) fn info(path: &Path, show_all: bool) -> String {
     }
     trailer(&last, false, &mut out);
     out
-}
-
-/// The packets `show_all` adds.
-fn all_only(
-    id: u8,
-    d: &mut Get<'_>,
-    o: &mut String,
-    printed: &mut bool,
-    last: &FrameStart,
-) -> Result<(), FormatError> {
-    let mut frame_line = |o: &mut String, count: usize| {
-        if count > 0 && !*printed {
-            let _ = writeln!(o, "Frame {} at {} seconds", last.id, g(last.elapsed));
-            *printed = true;
-        }
-    };
-    match id {
-        f::POSITION => {
-            let all = records(d, Pose::read)?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " Positions: {}", all.len());
-            for p in all {
-                let _ = writeln!(
-                    o,
-                    "  Id: {} Location: {} Rotation: {}",
-                    p.id,
-                    v3(p.location),
-                    v3(p.rotation)
-                );
-            }
-        }
-        f::STATE => {
-            let all = records(d, f::LightRecord::read)?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " State traffic lights: {}", all.len());
-            for s in all {
-                let _ = writeln!(
-                    o,
-                    "  Id: {} state: {} frozen: {} elapsedTime: {}",
-                    s.id,
-                    char::from(b'0'.wrapping_add(s.state)),
-                    u8::from(s.frozen),
-                    g32(s.elapsed)
-                );
-            }
-        }
-        f::ANIM_VEHICLE => {
-            let all = records(d, f::VehicleAnim::read)?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " Vehicle animations: {}", all.len());
-            for v in all {
-                let _ = writeln!(
-                    o,
-                    "  Id: {} Steering: {} Throttle: {} Brake: {} Handbrake: {} Gear: {}",
-                    v.id,
-                    g32(v.steer),
-                    g32(v.throttle),
-                    g32(v.brake),
-                    u8::from(v.hand_brake),
-                    v.gear
-                );
-            }
-        }
-        f::ANIM_WALKER => {
-            let all = records(d, |g| Ok((g.u32()?, g.f32()?)))?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " Walker animations: {}", all.len());
-            for (id, speed) in all {
-                let _ = writeln!(o, "  Id: {id} speed: {}", g32(speed));
-            }
-        }
-        f::VEHICLE_DOOR => {
-            let all = records(d, |g| Ok((g.u32()?, g.u8()?, g.bool()?)))?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " Vehicle door animations: {}", all.len());
-            const DOORS: [&str; 7] = [
-                "Front Left",
-                "Front Right",
-                "Rear Left",
-                "Rear Right",
-                "Hood",
-                "Trunk",
-                "All",
-            ];
-            for (id, door, _) in all {
-                let _ = write!(o, "  Id: {id}\n  Doors opened: ");
-                if let Some(name) = DOORS.get(door as usize) {
-                    let _ = writeln!(o, " {name} ");
-                }
-            }
-        }
-        f::VEHICLE_LIGHT => {
-            let all = records(d, |g| Ok((g.u32()?, g.u32()?)))?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " Vehicle light animations: {}", all.len());
-            const NAMES: [(u32, &str); 11] = [
-                (0x1, "Position"),
-                (0x2, "LowBeam"),
-                (0x4, "HighBeam"),
-                (0x8, "Brake"),
-                (0x10, "RightBlinker"),
-                (0x20, "LeftBlinker"),
-                (0x40, "Reverse"),
-                (0x100, "Interior"),
-                (0x80, "Fog"),
-                (0x200, "Special1"),
-                (0x400, "Special2"),
-            ];
-            for (id, state) in all {
-                let on: Vec<&str> = NAMES
-                    .iter()
-                    .filter(|(bit, _)| state & bit != 0)
-                    .map(|(_, n)| *n)
-                    .collect();
-                let names = if on.is_empty() {
-                    "None".to_owned()
-                } else {
-                    on.join(" ")
-                };
-                let _ = writeln!(o, "  Id: {id} {names}");
-            }
-        }
-        f::SCENE_LIGHT => {
-            let all = records(d, |g| {
-                Ok((
-                    g.i32()?,
-                    g.f32()?,
-                    [g.f32()?, g.f32()?, g.f32()?, g.f32()?],
-                    g.bool()?,
-                    g.u8()?,
-                ))
-            })?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " Scene light changes: {}", all.len());
-            for (id, intensity, c, on, _) in all {
-                let _ = writeln!(
-                    o,
-                    "  Id: {id} enabled: {} intensity: {} RGB_color: ({}, {}, {})",
-                    if on { "True" } else { "False" },
-                    g32(intensity),
-                    g32(c[0]),
-                    g32(c[1]),
-                    g32(c[2])
-                );
-            }
-        }
-        f::KINEMATICS => {
-            let all = records(d, |g| Ok((g.u32()?, g.vec3()?, g.vec3()?)))?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " Dynamic actors: {}", all.len());
-            for (id, lin, ang) in all {
-                let _ = writeln!(
-                    o,
-                    "  Id: {id} linear_velocity: {} angular_velocity: {}",
-                    v3(lin),
-                    v3(ang)
-                );
-            }
-        }
-        f::BOUNDING_BOX | f::TRIGGER_VOLUME => {
-            let all = records(d, |g| Ok((g.u32()?, g.vec3()?, g.vec3()?)))?;
-            frame_line(o, all.len());
-            let title = if id == f::BOUNDING_BOX {
-                "Actor bounding boxes"
-            } else {
-                "Actor trigger volumes"
-            };
-            let _ = writeln!(o, " {title}: {}", all.len());
-            for (id, origin, extent) in all {
-                let _ = writeln!(
-                    o,
-                    "  Id: {id} origin: {} extension: {}",
-                    v3(origin),
-                    v3(extent)
-                );
-            }
-        }
-        f::PLATFORM_TIME => {
-            let t = d.f64()?;
-            frame_line(o, 1);
-            let _ = writeln!(o, " Current platform time: {}", g(t));
-        }
-        f::TRAFFIC_LIGHT_TIME => {
-            let all = records(d, |g| Ok((g.u32()?, g.f32()?, g.f32()?, g.f32()?)))?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " Traffic Light time events: {}", all.len());
-            for (id, green, yellow, red) in all {
-                let _ = writeln!(
-                    o,
-                    "  Id: {id} green_time: {} yellow_time: {} red_time: {}",
-                    g32(green),
-                    g32(yellow),
-                    g32(red)
-                );
-            }
-        }
-        f::WALKER_BONES => {
-            let all = records(d, |g| {
-                let id = g.u32()?;
-                let n = g.u16()?;
-                let bones = (0..n)
-                    .map(|_| Ok((g.string()?, g.vec3()?, g.vec3()?)))
-                    .collect::<Result<Vec<_>, FormatError>>()?;
-                Ok((id, bones))
-            })?;
-            frame_line(o, all.len());
-            let _ = writeln!(o, " Walkers Bones: {}", all.len());
-            for (id, bones) in all {
-                let _ = writeln!(o, "  Id: {id}");
-                for (name, l, r) in bones {
-                    let _ = writeln!(
-                        o,
-                        "     Bone: \"{name}\" relative: Loc{} Rot{}",
-                        v3(l),
-                        v3(r)
-                    );
-                }
-            }
-            o.push('\n');
-        }
-        f::PHYSICS_CONTROL => super::physics_text::print(d, o, &mut |o, n| frame_line(o, n))?,
-        _ => {}
-    }
-    Ok(())
 }
 
 /// The actor table the collision and blocked queries keep, with CARLA's

@@ -85,6 +85,11 @@ fn utc(unix: i64) -> (i64, u32, u32, u32, u32, u32) {
     (y, m, d, secs / 3600, secs / 60 % 60, secs % 60)
 }
 
+/// A vector as CARLA prints one: `(x, y, z)`, each `%g`.
+pub(crate) fn v3(v: [f32; 3]) -> String {
+    format!("({}, {}, {})", g32(v[0]), g32(v[1]), g32(v[2]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
