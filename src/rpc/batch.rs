@@ -11,8 +11,9 @@
 //! failed response naming its index; the batch goes on.
 
 use super::actor_commands;
-use super::actors::{self, destroy, spawn_actor};
+use super::actors::{self, destroy};
 use super::engine::EngineCall;
+use super::spawn::spawn_actor;
 use super::wire::{self, as_array, as_bool, as_transform, as_u32, as_vector, ArgResult};
 use super::RpcShared;
 use crate::release::Release;

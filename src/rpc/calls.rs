@@ -8,6 +8,7 @@ use super::actors::{self, destroy, unknown_actor};
 use super::engine::EngineCall;
 use super::maps;
 use super::methods::Call;
+use super::spawn;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
 use super::world::Actor;
 use super::world::ActorKind;
@@ -171,7 +172,7 @@ pub(super) fn spawn_actor(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()>
     spawned(
         c,
         out,
-        actors::spawn_actor(c.s, c.release, &a[0], &a[1], 0, 0)?,
+        spawn::spawn_actor(c.s, c.release, &a[0], &a[1], 0, 0)?,
     )
 }
 
@@ -182,7 +183,7 @@ pub(super) fn spawn_actor_with_parent(c: &Call, a: &[Value], out: &mut Out) -> A
         .ok()
         .filter(|k| *k <= 2)
         .ok_or("attachment type must be 0, 1 or 2")?;
-    let spawn = actors::spawn_actor(c.s, c.release, &a[0], &a[1], parent, kind)?;
+    let spawn = spawn::spawn_actor(c.s, c.release, &a[0], &a[1], parent, kind)?;
     spawned(c, out, spawn)
 }
 

@@ -40,6 +40,7 @@ pub mod physics;
 mod quiet;
 mod recording;
 mod ros;
+mod spawn;
 mod telemetry;
 mod tm_pacing;
 pub mod token;

@@ -3,10 +3,11 @@
 //! episode state (a frame recorded, the replay advanced), and the host's
 //! own use of them (`RpcServer::start_recorder`, ...).
 
-use super::actors::{self, Refused, Spawn};
+use super::actors;
 use super::calls::Out;
 use super::engine::EngineCall;
 use super::methods::Call;
+use super::spawn::{self, Refused, Spawn};
 use super::wire::{self, as_bool, as_f64, as_str, as_transform, as_u32, ArgResult};
 use super::world::{Actor, World};
 use super::{ActorBox, ActorCommand, ActorState, EpisodeFrame, RpcServer, RpcShared, WorldCommand};
@@ -116,7 +117,7 @@ impl replay::Stage for LiveStage<'_> {
         } else {
             add.id
         };
-        actors::spawn_described(
+        spawn::spawn_described(
             self.s,
             Release::V0_9_16,
             spawn,
