@@ -149,6 +149,25 @@ impl Joined {
     }
 }
 
+/// The ROS 2 thread's state: its participant, and what it keeps to
+/// publish again after a rejoin.
+struct Worker {
+    domain_id: u16,
+    joined: Option<Joined>,
+    /// Hero vehicles (actor id → ros name and info).
+    vehicles: HashMap<u32, Hero>,
+    /// The map's text.
+    map: Option<Arc<str>>,
+    /// The lights' last states and info.
+    lights: Option<Arc<[(u32, u8)]>>,
+    lights_info: Option<Arc<[LightInfo]>>,
+    warned: HashMap<u64, ()>,
+    next_check: Instant,
+    /// A peer lost (see REJOIN_AFTER); when the last rejoin was.
+    peer_lost: bool,
+    joined_at: Instant,
+}
+
 /// The ROS 2 thread, on `dds` (joined to `domain_id`) until `stop`.
 pub(super) fn run(
     dds: Dds,
@@ -158,89 +177,24 @@ pub(super) fn run(
     counters: &Counters,
     sink: Arc<Mutex<Option<ControlSink>>>,
 ) {
-    // Hero vehicles (actor id → ros name and info), kept to read them
-    // again after a rejoin.
-    let mut vehicles: HashMap<u32, Hero> = HashMap::new();
-    // The map's text, kept to publish it again after a rejoin.
-    let mut map: Option<Arc<str>> = None;
-    // The lights' last states and info, the same.
-    let mut lights: Option<Arc<[(u32, u8)]>> = None;
-    let mut lights_info: Option<Arc<[LightInfo]>> = None;
-    let mut joined = Some(Joined::on(dds, &vehicles, None));
-    let mut warned: HashMap<u64, ()> = HashMap::new();
-    let mut next_check = Instant::now() + CHECK_EVERY;
-    // A peer lost (see REJOIN_AFTER); when the last rejoin was.
-    let mut peer_lost = false;
-    let mut joined_at = Instant::now();
+    let vehicles = HashMap::new();
+    let mut w = Worker {
+        domain_id,
+        joined: Some(Joined::on(dds, &vehicles, None)),
+        vehicles,
+        map: None,
+        lights: None,
+        lights_info: None,
+        warned: HashMap::new(),
+        next_check: Instant::now() + CHECK_EVERY,
+        peer_lost: false,
+        joined_at: Instant::now(),
+    };
     while !stop.load(Ordering::Acquire) {
         while let Some(job) = queue.pop() {
-            match job {
-                Job::Sensor(names, id, msg, waiting) => {
-                    let done = joined
-                        .as_mut()
-                        .map(|j| publish(j, &names, id, &msg, &mut warned));
-                    match done {
-                        Some(Some(true)) => counters.published.fetch_add(1, Ordering::Relaxed),
-                        Some(None) => 0,
-                        _ => counters.dropped.fetch_add(1, Ordering::Relaxed),
-                    };
-                    drop(msg); // its payload goes back to the pool
-                    waiting.fetch_sub(1, Ordering::AcqRel);
-                }
-                Job::Clock(seconds) => {
-                    if let Some(w) = joined.as_mut().and_then(|j| j.clock.as_mut()) {
-                        w.write(messages::clock(Stamp::from_seconds(seconds)));
-                    }
-                }
-                Job::Hero(h) => {
-                    if let Some(j) = &mut joined {
-                        j.state.write_hero(&h);
-                    }
-                }
-                Job::Lights(now) => {
-                    if let Some(j) = &mut joined {
-                        j.state.write_lights(&now);
-                    }
-                    lights = Some(now);
-                }
-                Job::LightsInfo(now) => {
-                    if let Some(j) = &mut joined {
-                        j.state.write_lights_info(&now);
-                    }
-                    lights_info = Some(now);
-                }
-                Job::Objects(seconds, objects) => {
-                    if let Some(j) = &mut joined {
-                        j.state.write_objects(seconds, &objects);
-                    }
-                }
-                Job::Map(text) => {
-                    if let Some(j) = &mut joined {
-                        j.state.write_map(&text);
-                    }
-                    map = Some(text);
-                }
-                Job::Forget(id) => {
-                    if let Some(j) = &mut joined {
-                        j.sensors.remove(&id);
-                    }
-                }
-                Job::Vehicle(actor, Some(hero)) => {
-                    if let Some(j) = &mut joined {
-                        j.add_vehicle(actor, &hero);
-                    }
-                    vehicles.insert(actor, hero);
-                }
-                Job::Vehicle(actor, None) => {
-                    vehicles.remove(&actor);
-                    if let Some(j) = &mut joined {
-                        j.readers.remove(&actor);
-                        j.state.remove_hero(actor);
-                    }
-                }
-            }
+            w.job(job, counters);
         }
-        if let Some(j) = joined.as_mut().filter(|j| !j.readers.is_empty()) {
+        if let Some(j) = w.joined.as_mut().filter(|j| !j.readers.is_empty()) {
             let sink = sink.lock().clone();
             for (actor, readers) in &mut j.readers {
                 for reader in readers {
@@ -248,45 +202,129 @@ pub(super) fn run(
                 }
             }
         }
-        if let Some(j) = &mut joined {
-            peer_lost |= j.dds.lost_a_reading_peer();
+        w.check(counters);
+        std::thread::park_timeout(Duration::from_millis(5));
+    }
+}
+
+impl Worker {
+    /// Publishes or notes one job of the game thread's.
+    fn job(&mut self, job: Job, counters: &Counters) {
+        match job {
+            Job::Sensor(names, id, msg, waiting) => {
+                let done = self
+                    .joined
+                    .as_mut()
+                    .map(|j| publish(j, &names, id, &msg, &mut self.warned));
+                match done {
+                    Some(Some(true)) => counters.published.fetch_add(1, Ordering::Relaxed),
+                    Some(None) => 0,
+                    _ => counters.dropped.fetch_add(1, Ordering::Relaxed),
+                };
+                drop(msg); // its payload goes back to the pool
+                waiting.fetch_sub(1, Ordering::AcqRel);
+            }
+            Job::Clock(seconds) => {
+                if let Some(w) = self.joined.as_mut().and_then(|j| j.clock.as_mut()) {
+                    w.write(messages::clock(Stamp::from_seconds(seconds)));
+                }
+            }
+            Job::Hero(h) => {
+                if let Some(j) = &mut self.joined {
+                    j.state.write_hero(&h);
+                }
+            }
+            Job::Lights(now) => {
+                if let Some(j) = &mut self.joined {
+                    j.state.write_lights(&now);
+                }
+                self.lights = Some(now);
+            }
+            Job::LightsInfo(now) => {
+                if let Some(j) = &mut self.joined {
+                    j.state.write_lights_info(&now);
+                }
+                self.lights_info = Some(now);
+            }
+            Job::Objects(seconds, objects) => {
+                if let Some(j) = &mut self.joined {
+                    j.state.write_objects(seconds, &objects);
+                }
+            }
+            Job::Map(text) => {
+                if let Some(j) = &mut self.joined {
+                    j.state.write_map(&text);
+                }
+                self.map = Some(text);
+            }
+            Job::Forget(id) => {
+                if let Some(j) = &mut self.joined {
+                    j.sensors.remove(&id);
+                }
+            }
+            Job::Vehicle(actor, Some(hero)) => {
+                if let Some(j) = &mut self.joined {
+                    j.add_vehicle(actor, &hero);
+                }
+                self.vehicles.insert(actor, hero);
+            }
+            Job::Vehicle(actor, None) => {
+                self.vehicles.remove(&actor);
+                if let Some(j) = &mut self.joined {
+                    j.readers.remove(&actor);
+                    j.state.remove_hero(actor);
+                }
+            }
+        }
+    }
+
+    /// Every `CHECK_EVERY`: leaves the domain and joins it again when a
+    /// writer has refused every sample for `REJOIN_AFTER` or DDS dropped a
+    /// reading peer.
+    fn check(&mut self, counters: &Counters) {
+        if let Some(j) = &mut self.joined {
+            self.peer_lost |= j.dds.lost_a_reading_peer();
         }
         let now = Instant::now();
-        if now >= next_check {
-            next_check = now + CHECK_EVERY;
-            let blocked = joined.as_ref().map(|j| j.blocked(now));
+        if now >= self.next_check {
+            self.next_check = now + CHECK_EVERY;
+            let blocked = self.joined.as_ref().map(|j| j.blocked(now));
             if let Some(Some((topic, refused))) = &blocked {
                 crate::log_warn!(
                     "ros2: {} refused every sample for {:.0} s (its samples wait unsent); \
                      leaving DDS domain {} and joining it again",
                     topic,
                     refused.as_secs_f64(),
-                    domain_id
+                    self.domain_id
                 );
             }
-            let lost = peer_lost && now.duration_since(joined_at) >= REJOIN_AFTER;
+            let lost = self.peer_lost && now.duration_since(self.joined_at) >= REJOIN_AFTER;
             if lost {
                 crate::log_warn!(
                     "ros2: leaving DDS domain {} and joining it again, to be found anew by \
                      the peer DDS dropped",
-                    domain_id
+                    self.domain_id
                 );
             }
             if lost || !matches!(blocked, Some(None)) {
-                drop(joined.take()); // leaves the domain before joining anew
-                joined = rejoin(domain_id, &vehicles, map.as_deref(), counters);
-                if let Some(j) = &mut joined {
-                    if let Some(l) = lights.as_deref() {
+                drop(self.joined.take()); // leaves the domain before joining anew
+                self.joined = rejoin(
+                    self.domain_id,
+                    &self.vehicles,
+                    self.map.as_deref(),
+                    counters,
+                );
+                if let Some(j) = &mut self.joined {
+                    if let Some(l) = self.lights.as_deref() {
                         j.state.write_lights(l);
                     }
-                    if let Some(l) = lights_info.as_deref() {
+                    if let Some(l) = self.lights_info.as_deref() {
                         j.state.write_lights_info(l);
                     }
                 }
-                (peer_lost, joined_at) = (false, now);
+                (self.peer_lost, self.joined_at) = (false, now);
             }
         }
-        std::thread::park_timeout(Duration::from_millis(5));
     }
 }
 
