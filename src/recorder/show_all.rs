@@ -27,94 +27,79 @@ pub(super) fn packet(
     };
     let head: Head<'_> = &mut frame_line;
     match id {
-        f::POSITION => positions(d, o, head),
-        f::STATE => light_states(d, o, head),
-        f::ANIM_VEHICLE => vehicle_animations(d, o, head),
-        f::ANIM_WALKER => walker_animations(d, o, head),
-        f::VEHICLE_DOOR => doors(d, o, head),
-        f::VEHICLE_LIGHT => vehicle_lights(d, o, head),
-        f::SCENE_LIGHT => scene_lights(d, o, head),
-        f::KINEMATICS => kinematics(d, o, head),
-        f::BOUNDING_BOX | f::TRIGGER_VOLUME => boxes(id, d, o, head),
-        f::PLATFORM_TIME => platform_time(d, o, head),
-        f::TRAFFIC_LIGHT_TIME => light_times(d, o, head),
-        f::WALKER_BONES => walker_bones(d, o, head),
+        f::POSITION => positions((d, o, head)),
+        f::STATE => light_states((d, o, head)),
+        f::ANIM_VEHICLE => vehicle_animations((d, o, head)),
+        f::ANIM_WALKER => walker_animations((d, o, head)),
+        f::VEHICLE_DOOR => doors((d, o, head)),
+        f::VEHICLE_LIGHT => vehicle_lights((d, o, head)),
+        f::SCENE_LIGHT => scene_lights((d, o, head)),
+        f::KINEMATICS => kinematics((d, o, head)),
+        f::BOUNDING_BOX | f::TRIGGER_VOLUME => boxes(id, (d, o, head)),
+        f::PLATFORM_TIME => platform_time((d, o, head)),
+        f::TRAFFIC_LIGHT_TIME => light_times((d, o, head)),
+        // A blank line after the bones, as CARLA prints them.
+        f::WALKER_BONES => walker_bones((d, &mut *o, head)).map(|()| o.push('\n')),
         f::PHYSICS_CONTROL => super::physics_text::print(d, o, head),
         _ => Ok(()),
     }
 }
 
-/// Positions.
-fn positions(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, Pose::read)?;
+/// Reads a packet of records with `read` and prints the frame's line, the
+/// packet's title with its count, and `line` of each record.
+fn list<T>(
+    (d, o, head): (&mut Get<'_>, &mut String, Head<'_>),
+    title: &str,
+    read: impl FnMut(&mut Get<'_>) -> Result<T, FormatError>,
+    mut line: impl FnMut(&mut String, T) -> std::fmt::Result,
+) -> Result<(), FormatError> {
+    let all = records(d, read)?;
     head(o, all.len());
-    let _ = writeln!(o, " Positions: {}", all.len());
-    for p in all {
-        let _ = writeln!(
+    let _ = writeln!(o, " {title}: {}", all.len());
+    for record in all {
+        let _ = line(o, record);
+    }
+    Ok(())
+}
+
+type Out<'a, 'b> = (&'a mut Get<'b>, &'a mut String, Head<'a>);
+
+fn positions(out: Out<'_, '_>) -> Result<(), FormatError> {
+    list(out, "Positions", Pose::read, |o, p| {
+        let (l, r) = (v3(p.location), v3(p.rotation));
+        writeln!(o, "  Id: {} Location: {l} Rotation: {r}", p.id)
+    })
+}
+
+fn light_states(out: Out<'_, '_>) -> Result<(), FormatError> {
+    list(out, "State traffic lights", f::LightRecord::read, |o, s| {
+        let state = char::from(b'0'.wrapping_add(s.state));
+        let (frozen, elapsed) = (u8::from(s.frozen), g32(s.elapsed));
+        writeln!(
             o,
-            "  Id: {} Location: {} Rotation: {}",
-            p.id,
-            v3(p.location),
-            v3(p.rotation)
-        );
-    }
-    Ok(())
+            "  Id: {} state: {state} frozen: {frozen} elapsedTime: {elapsed}",
+            s.id
+        )
+    })
 }
 
-/// Traffic lights' states.
-fn light_states(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, f::LightRecord::read)?;
-    head(o, all.len());
-    let _ = writeln!(o, " State traffic lights: {}", all.len());
-    for s in all {
-        let _ = writeln!(
-            o,
-            "  Id: {} state: {} frozen: {} elapsedTime: {}",
-            s.id,
-            char::from(b'0'.wrapping_add(s.state)),
-            u8::from(s.frozen),
-            g32(s.elapsed)
-        );
-    }
-    Ok(())
+fn vehicle_animations(out: Out<'_, '_>) -> Result<(), FormatError> {
+    list(out, "Vehicle animations", f::VehicleAnim::read, |o, v| {
+        let (steer, throttle, brake) = (g32(v.steer), g32(v.throttle), g32(v.brake));
+        let (hand_brake, gear) = (u8::from(v.hand_brake), v.gear);
+        write!(o, "  Id: {} Steering: {steer} Throttle: {throttle}", v.id)?;
+        writeln!(o, " Brake: {brake} Handbrake: {hand_brake} Gear: {gear}")
+    })
 }
 
-/// Vehicles' controls.
-fn vehicle_animations(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, f::VehicleAnim::read)?;
-    head(o, all.len());
-    let _ = writeln!(o, " Vehicle animations: {}", all.len());
-    for v in all {
-        let _ = writeln!(
-            o,
-            "  Id: {} Steering: {} Throttle: {} Brake: {} Handbrake: {} Gear: {}",
-            v.id,
-            g32(v.steer),
-            g32(v.throttle),
-            g32(v.brake),
-            u8::from(v.hand_brake),
-            v.gear
-        );
-    }
-    Ok(())
+fn walker_animations(out: Out<'_, '_>) -> Result<(), FormatError> {
+    let read = |g: &mut Get<'_>| Ok((g.u32()?, g.f32()?));
+    list(out, "Walker animations", read, |o, (id, speed)| {
+        writeln!(o, "  Id: {id} speed: {}", g32(speed))
+    })
 }
 
-/// Walkers' speeds.
-fn walker_animations(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, |g| Ok((g.u32()?, g.f32()?)))?;
-    head(o, all.len());
-    let _ = writeln!(o, " Walker animations: {}", all.len());
-    for (id, speed) in all {
-        let _ = writeln!(o, "  Id: {id} speed: {}", g32(speed));
-    }
-    Ok(())
-}
-
-/// Vehicle doors opened.
-fn doors(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, |g| Ok((g.u32()?, g.u8()?, g.bool()?)))?;
-    head(o, all.len());
-    let _ = writeln!(o, " Vehicle door animations: {}", all.len());
+fn doors(out: Out<'_, '_>) -> Result<(), FormatError> {
     const DOORS: [&str; 7] = [
         "Front Left",
         "Front Right",
@@ -124,20 +109,17 @@ fn doors(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatEr
         "Trunk",
         "All",
     ];
-    for (id, door, _) in all {
-        let _ = write!(o, "  Id: {id}\n  Doors opened: ");
-        if let Some(name) = DOORS.get(door as usize) {
-            let _ = writeln!(o, " {name} ");
+    let read = |g: &mut Get<'_>| Ok((g.u32()?, g.u8()?, g.bool()?));
+    list(out, "Vehicle door animations", read, |o, (id, door, _)| {
+        write!(o, "  Id: {id}\n  Doors opened: ")?;
+        match DOORS.get(door as usize) {
+            Some(name) => writeln!(o, " {name} "),
+            None => Ok(()),
         }
-    }
-    Ok(())
+    })
 }
 
-/// Vehicles' lights, by name.
-fn vehicle_lights(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, |g| Ok((g.u32()?, g.u32()?)))?;
-    head(o, all.len());
-    let _ = writeln!(o, " Vehicle light animations: {}", all.len());
+fn vehicle_lights(out: Out<'_, '_>) -> Result<(), FormatError> {
     const NAMES: [(u32, &str); 11] = [
         (0x1, "Position"),
         (0x2, "LowBeam"),
@@ -151,7 +133,8 @@ fn vehicle_lights(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(),
         (0x200, "Special1"),
         (0x400, "Special2"),
     ];
-    for (id, state) in all {
+    let read = |g: &mut Get<'_>| Ok((g.u32()?, g.u32()?));
+    list(out, "Vehicle light animations", read, |o, (id, state)| {
         let on: Vec<&str> = NAMES
             .iter()
             .filter(|(bit, _)| state & bit != 0)
@@ -162,123 +145,103 @@ fn vehicle_lights(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(),
         } else {
             on.join(" ")
         };
-        let _ = writeln!(o, "  Id: {id} {names}");
-    }
-    Ok(())
+        writeln!(o, "  Id: {id} {names}")
+    })
 }
 
-/// Scene lights changed.
-fn scene_lights(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, |g| {
-        Ok((
-            g.i32()?,
-            g.f32()?,
-            [g.f32()?, g.f32()?, g.f32()?, g.f32()?],
-            g.bool()?,
-            g.u8()?,
-        ))
-    })?;
-    head(o, all.len());
-    let _ = writeln!(o, " Scene light changes: {}", all.len());
-    for (id, intensity, c, on, _) in all {
-        let _ = writeln!(
-            o,
-            "  Id: {id} enabled: {} intensity: {} RGB_color: ({}, {}, {})",
-            if on { "True" } else { "False" },
-            g32(intensity),
-            g32(c[0]),
-            g32(c[1]),
-            g32(c[2])
-        );
-    }
-    Ok(())
+fn scene_lights(out: Out<'_, '_>) -> Result<(), FormatError> {
+    let read = |g: &mut Get<'_>| {
+        let (id, intensity) = (g.i32()?, g.f32()?);
+        let color = [g.f32()?, g.f32()?, g.f32()?, g.f32()?];
+        Ok((id, intensity, color, g.bool()?, g.u8()?))
+    };
+    list(
+        out,
+        "Scene light changes",
+        read,
+        |o, (id, intensity, c, on, _)| {
+            let on = if on { "True" } else { "False" };
+            let rgb = format!("({}, {}, {})", g32(c[0]), g32(c[1]), g32(c[2]));
+            let intensity = g32(intensity);
+            writeln!(
+                o,
+                "  Id: {id} enabled: {on} intensity: {intensity} RGB_color: {rgb}"
+            )
+        },
+    )
 }
 
-/// Dynamic actors' velocities.
-fn kinematics(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, |g| Ok((g.u32()?, g.vec3()?, g.vec3()?)))?;
-    head(o, all.len());
-    let _ = writeln!(o, " Dynamic actors: {}", all.len());
-    for (id, lin, ang) in all {
-        let _ = writeln!(
-            o,
-            "  Id: {id} linear_velocity: {} angular_velocity: {}",
-            v3(lin),
-            v3(ang)
-        );
-    }
-    Ok(())
+/// An id and two vectors.
+fn id_and_vectors(g: &mut Get<'_>) -> Result<(u32, [f32; 3], [f32; 3]), FormatError> {
+    Ok((g.u32()?, g.vec3()?, g.vec3()?))
+}
+
+fn kinematics(out: Out<'_, '_>) -> Result<(), FormatError> {
+    list(
+        out,
+        "Dynamic actors",
+        id_and_vectors,
+        |o, (id, lin, ang)| {
+            let (lin, ang) = (v3(lin), v3(ang));
+            writeln!(
+                o,
+                "  Id: {id} linear_velocity: {lin} angular_velocity: {ang}"
+            )
+        },
+    )
 }
 
 /// Bounding boxes or trigger volumes (`id` says which).
-fn boxes(id: u8, d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, |g| Ok((g.u32()?, g.vec3()?, g.vec3()?)))?;
-    head(o, all.len());
+fn boxes(id: u8, out: Out<'_, '_>) -> Result<(), FormatError> {
     let title = if id == f::BOUNDING_BOX {
         "Actor bounding boxes"
     } else {
         "Actor trigger volumes"
     };
-    let _ = writeln!(o, " {title}: {}", all.len());
-    for (id, origin, extent) in all {
-        let _ = writeln!(
-            o,
-            "  Id: {id} origin: {} extension: {}",
-            v3(origin),
-            v3(extent)
-        );
-    }
-    Ok(())
+    list(out, title, id_and_vectors, |o, (id, origin, extent)| {
+        let (origin, extent) = (v3(origin), v3(extent));
+        writeln!(o, "  Id: {id} origin: {origin} extension: {extent}")
+    })
 }
 
-/// The platform's time.
-fn platform_time(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
+fn platform_time((d, o, head): Out<'_, '_>) -> Result<(), FormatError> {
     let t = d.f64()?;
     head(o, 1);
     let _ = writeln!(o, " Current platform time: {}", g(t));
     Ok(())
 }
 
-/// Traffic lights' phase times.
-fn light_times(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, |g| Ok((g.u32()?, g.f32()?, g.f32()?, g.f32()?)))?;
-    head(o, all.len());
-    let _ = writeln!(o, " Traffic Light time events: {}", all.len());
-    for (id, green, yellow, red) in all {
-        let _ = writeln!(
-            o,
-            "  Id: {id} green_time: {} yellow_time: {} red_time: {}",
-            g32(green),
-            g32(yellow),
-            g32(red)
-        );
-    }
-    Ok(())
+fn light_times(out: Out<'_, '_>) -> Result<(), FormatError> {
+    let read = |g: &mut Get<'_>| Ok((g.u32()?, g.f32()?, g.f32()?, g.f32()?));
+    list(
+        out,
+        "Traffic Light time events",
+        read,
+        |o, (id, green, yellow, red)| {
+            let (green, yellow, red) = (g32(green), g32(yellow), g32(red));
+            writeln!(
+                o,
+                "  Id: {id} green_time: {green} yellow_time: {yellow} red_time: {red}"
+            )
+        },
+    )
 }
 
-/// Walkers' bones.
-fn walker_bones(d: &mut Get<'_>, o: &mut String, head: Head<'_>) -> Result<(), FormatError> {
-    let all = records(d, |g| {
+fn walker_bones(out: Out<'_, '_>) -> Result<(), FormatError> {
+    let read = |g: &mut Get<'_>| {
         let id = g.u32()?;
         let n = g.u16()?;
         let bones = (0..n)
             .map(|_| Ok((g.string()?, g.vec3()?, g.vec3()?)))
             .collect::<Result<Vec<_>, FormatError>>()?;
         Ok((id, bones))
-    })?;
-    head(o, all.len());
-    let _ = writeln!(o, " Walkers Bones: {}", all.len());
-    for (id, bones) in all {
-        let _ = writeln!(o, "  Id: {id}");
+    };
+    list(out, "Walkers Bones", read, |o, (id, bones)| {
+        writeln!(o, "  Id: {id}")?;
         for (name, l, r) in bones {
-            let _ = writeln!(
-                o,
-                "     Bone: \"{name}\" relative: Loc{} Rot{}",
-                v3(l),
-                v3(r)
-            );
+            let (l, r) = (v3(l), v3(r));
+            writeln!(o, "     Bone: \"{name}\" relative: Loc{l} Rot{r}")?;
         }
-    }
-    o.push('\n');
-    Ok(())
+        Ok(())
+    })
 }
