@@ -428,9 +428,27 @@ macro_rules! log_info { ($($arg:tt)*) => { $crate::log_at!($crate::log::Level::I
 #[macro_export]
 macro_rules! log_debug { ($($arg:tt)*) => { $crate::log_at!($crate::log::Level::Debug, $($arg)*) }; }
 
+/// `time` as ISO 8601 UTC with milliseconds, `YYYY-MM-DDTHH:MM:SS.mmmZ`:
+/// the stamp a host puts on the lines its sink receives (`carla-host`
+/// does). A time before 1970 is stamped as 1970's start.
+pub fn utc_timestamp(time: std::time::SystemTime) -> String {
+    let since = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let (secs, millis) = (since.as_secs(), since.subsec_millis());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
 /// The proleptic Gregorian date `days` after 1970-01-01 (Howard
 /// Hinnant's days-to-civil algorithm: eras of 400 years from 0000-03-01).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -446,6 +464,23 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utc_timestamps_of_known_instants() {
+        use std::time::{Duration, UNIX_EPOCH};
+        let at = |secs: u64, millis: u64| {
+            utc_timestamp(UNIX_EPOCH + Duration::from_millis(secs * 1000 + millis))
+        };
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000Z");
+        // 2000-02-29 (a leap day of a century year) and 2026-11-26.
+        assert_eq!(at(951_782_400 + 3_723, 45), "2000-02-29T01:02:03.045Z");
+        assert_eq!(at(1_795_700_101, 999), "2026-11-26T13:35:01.999Z");
+        assert_eq!(at(4_107_542_399, 0), "2100-02-28T23:59:59.000Z");
+        assert_eq!(
+            utc_timestamp(UNIX_EPOCH - Duration::from_secs(5)),
+            "1970-01-01T00:00:00.000Z"
+        );
+    }
 
     #[test]
     fn a_site_lets_ten_lines_a_second_through_and_summarises_the_rest() {
