@@ -23,5 +23,5 @@ pub use gbuffer::GBufferTexture;
 pub use geometry::{compose, rotate_to_local, rotate_to_world, world_point_to_sensor};
 pub use header::SensorHeader;
 pub use instance::{PendingGBuffer, PendingImage};
-pub use models::lidar::{ray_end_world, Lidar, LidarSettings, SplitMix64};
+pub use models::lidar::{ray_end_world, Lidar, LidarSettings};
 pub use registry::{PayloadFormat, SensorType};

@@ -7,7 +7,7 @@
 //! holds its actor.
 
 use super::v2x::{Air, Radio};
-use crate::world::math::{sub, Axes};
+use crate::world::math::{sub, Axes, Rng};
 use crate::world::rendering::gbuffer::Output;
 use crate::world::rendering::optics::Optics;
 use crate::world::rendering::tone::Tone;
@@ -16,7 +16,7 @@ use crate::world::sensing::lidar::Mount;
 use crate::world::World;
 use carla_server::sensor::models::gnss::{to_geo, GeoReference};
 use carla_server::sensor::serialize::{self, ActorDescription, RadarDetection};
-use carla_server::sensor::{ActorTransform, CaptureContext, LidarHit, PlannedRay, SplitMix64};
+use carla_server::sensor::{ActorTransform, CaptureContext, LidarHit, PlannedRay};
 use carla_server::types::{Transform, Vector3D};
 use carla_server::{log_warn, Server};
 
@@ -70,7 +70,7 @@ pub(crate) struct Sensor09 {
     /// A camera's lens and post-processing (none when they leave the
     /// picture as drawn).
     pub optics: Option<Box<Optics>>,
-    rng: SplitMix64,
+    rng: Rng,
 }
 
 /// The pixels a camera blueprint with these attributes renders (0 for
@@ -175,13 +175,13 @@ impl Sensor09 {
                 .flatten()
                 .map(Box::new),
             optics: optics(blueprint, pairs),
-            rng: SplitMix64::new(0x9E37_79B9_7F4A_7C15 ^ u64::from(actor)),
+            rng: Rng::new(0x9E37_79B9_7F4A_7C15 ^ u64::from(actor)),
         })
     }
 
     /// Uniform in [0, 1).
     fn random(&mut self) -> f32 {
-        self.rng.uniform_f32()
+        self.rng.unit()
     }
 }
 

@@ -13,9 +13,8 @@ use crate::world::World;
 use carla_server::sensor::models::gnss::GeoReference;
 use carla_server::sensor::models::v2x::cam::{self, station, PduHeader};
 use carla_server::sensor::models::v2x::{
-    CaService, Cam, Link, Obstruction, Path, StationKind, StationState, V2xSettings,
+    CaService, Cam, Fading, Link, Obstruction, Path, StationKind, StationState, V2xSettings,
 };
-use carla_server::sensor::SplitMix64;
 use carla_server::types::Vector3D;
 
 /// A V2X sensor's own state.
@@ -26,7 +25,7 @@ pub(crate) struct Radio {
     ca: Option<CaService>,
     /// `send()`'s text, sent at the next tick.
     pending: Option<String>,
-    fading: SplitMix64,
+    fading: Fading,
 }
 
 impl Radio {
@@ -39,7 +38,7 @@ impl Radio {
             custom,
             ca: None,
             pending: None,
-            fading: SplitMix64::new(seed ^ 0x5EED_FAD1),
+            fading: Fading::new(seed ^ 0x5EED_FAD1),
         }
     }
 

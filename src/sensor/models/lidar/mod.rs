@@ -258,16 +258,16 @@ impl LidarSettings {
 /// Only determinism for a fixed seed matters here; it does not reproduce
 /// CARLA's `std::mt19937` streams.
 #[derive(Clone, Debug)]
-pub struct SplitMix64 {
+pub(crate) struct SplitMix64 {
     state: u64,
 }
 
 impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         SplitMix64 { state: seed }
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -276,7 +276,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in [0, 1): the top 24 bits scaled by 2⁻²⁴ (exact in f32).
-    pub fn uniform_f32(&mut self) -> f32 {
+    pub(crate) fn uniform_f32(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 * (1.0 / (1u32 << 24) as f32)
     }
 
@@ -288,7 +288,7 @@ impl SplitMix64 {
     /// Normal sample N(mean, stddev) by the Box–Muller transform (the cosine
     /// branch only, so every sample consumes exactly two draws):
     /// `mean + stddev · sqrt(−2 ln u1) · cos(2π u2)` with u1 in (0, 1].
-    pub fn normal_f32(&mut self, mean: f32, stddev: f32) -> f32 {
+    pub(crate) fn normal_f32(&mut self, mean: f32, stddev: f32) -> f32 {
         let u1 = 1.0 - self.uniform_f64();
         let u2 = self.uniform_f64();
         let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();

@@ -25,7 +25,7 @@ mod tests;
 
 pub use ca_service::{CaService, CamSettings, StationKind, StationState};
 pub use cam::{Cam, PduHeader};
-pub use path_loss::{Link, Model, Obstruction, Path, Propagation, Scenario};
+pub use path_loss::{Fading, Link, Model, Obstruction, Path, Propagation, Scenario};
 
 use crate::types::Vector3D;
 

@@ -117,6 +117,16 @@ pub struct Link<'a> {
     pub path: Path<'a>,
 }
 
+/// The random draws of a receiver's fading: a seeded generator, so the
+/// same seed gives the same draws (runs repeat).
+pub struct Fading(SplitMix64);
+
+impl Fading {
+    pub fn new(seed: u64) -> Fading {
+        Fading(SplitMix64::new(seed))
+    }
+}
+
 impl Propagation {
     fn lambda(&self) -> f64 {
         SPEED_OF_LIGHT / (f64::from(self.frequency_ghz) * 1e9)
@@ -124,14 +134,14 @@ impl Propagation {
 
     /// The power (dBm) at which a message sent with `tx_power` (dBm)
     /// arrives over `link`, `None` when it does not (too far, too weak).
-    pub fn received_power(&self, tx_power: f32, link: &Link, rng: &mut SplitMix64) -> Option<f32> {
+    pub fn received_power(&self, tx_power: f32, link: &Link, fading: &mut Fading) -> Option<f32> {
         let d = f64::from(link.distance);
         if !(d.is_finite() && d < f64::from(self.filter_distance)) {
             return None;
         }
         // Below a centimetre the models' logarithms mean nothing.
         let d = d.max(0.01);
-        let loss = self.path_loss(d, link) + self.fading(&link.path, rng);
+        let loss = self.path_loss(d, link) + self.fading(&link.path, &mut fading.0);
         let power = f64::from(tx_power) + f64::from(self.combined_antenna_gain) - loss;
         (power.is_finite() && power >= f64::from(self.receiver_sensitivity)).then_some(power as f32)
     }

@@ -1,7 +1,6 @@
 use super::cam::{self, station, HighFrequency};
 use super::*;
 use crate::sensor::models::gnss::GeoReference;
-use crate::sensor::models::lidar::SplitMix64;
 
 fn i64_at(r: &[u8], at: usize) -> i64 {
     i64::from_le_bytes(r[at..at + 8].try_into().unwrap())
@@ -255,7 +254,7 @@ fn a_message_arrives_only_within_reach_and_fading_repeats_by_seed() {
         Model::Winner,
         "CARLA's default"
     );
-    let mut rng = SplitMix64::new(1);
+    let mut rng = Fading::new(1);
     let p = quiet
         .received_power(21.5, &link(100.0, Path::Clear), &mut rng)
         .unwrap();
@@ -287,7 +286,7 @@ fn a_message_arrives_only_within_reach_and_fading_repeats_by_seed() {
         ..etsi
     };
     let draws = |seed| {
-        let mut rng = SplitMix64::new(seed);
+        let mut rng = Fading::new(seed);
         (0..50)
             .map(|_| {
                 etsi.received_power(21.5, &link(100.0, Path::Clear), &mut rng)
