@@ -27,12 +27,11 @@
 //! | ROS 2 | [`ros2`] | sensors published on DDS as CARLA's `--ros2` does: messages, the publishing thread, the DDS participant |
 //! | client releases | [`release`] ([`Release`]) | what differs between the 0.9.12 – 0.9.16 clients, applied at the RPC endpoint of each release's port and to each subscriber's header |
 //! | the network layer | `net` (private) | sockets with deadlines, vectored sends, bound ports and their accept threads |
-//! | the lock-free parts | `sync` (private) | the newest-value slot, the subscriber hand-off, the loom shim and models |
+//! | the lock-free parts | `sync` (private) | the newest-value slot, the subscriber hand-off, bytes several owners send without a copy (`shared_bytes`), the loom shim and models |
 //! | the C boundary | [`ffi`] | every exported function, and nothing else |
 //! | plain data | [`types`] | the `#[repr(C)]` structs shared by Rust and C |
 //! | clients | [`client`] | Rust clients of both protocols |
 //! | logging, threads | [`log`], `threads` | the log sink; library threads that yield to the game thread |
-//! | shared bytes | `shared_bytes` (private) | bytes two parts send without a copy (a mirrored image) |
 //! | the demo world | `carla-host/` (a workspace member crate) | a headless town on the public API only (`cargo run --release`) |
 //!
 //! # Public API
@@ -58,7 +57,7 @@
 //!   the world-observer stream): the endpoint ([`rpc::RpcServer`], through
 //!   [`Rpc`]), the requests the host polls ([`rpc::EngineRequest`]) and the
 //!   data it hands over ([`rpc::ActorState`], [`rpc::EpisodeFrame`]).
-//! - [`nav`]: the walkers' navigation mesh, in the file format the 0.9
+//! - [`rpc::nav`]: the walkers' navigation mesh, in the file format the 0.9
 //!   client loads, built from the host's walkable polygons.
 
 mod episode;
@@ -71,7 +70,6 @@ pub mod ffi;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod legacy;
-pub mod nav;
 mod net;
 pub mod recorder;
 pub mod release;
@@ -79,13 +77,11 @@ pub mod ros2;
 pub mod rpc;
 pub mod sensor;
 mod server;
-mod shared_bytes;
 pub mod streaming;
 mod sync;
 #[cfg(test)]
 mod test_util;
 mod threads;
-mod trim;
 pub mod types;
 
 pub use error::{Error, Result};

@@ -39,7 +39,7 @@ pub(crate) fn run_if_asked() {
     if let Ok(town) = &town {
         // What loading a map costs the server: the town (parse, lane
         // graph, meshes, scene, spawn points) and the walkers' file.
-        let nav = carla_server::nav::build(&town.map.walkable).map_or(0, |f| f.len());
+        let nav = carla_server::rpc::nav::build(&town.map.walkable).map_or(0, |f| f.len());
         println!(
             "map {}: loaded in {:.0} ms with its navigation mesh ({nav} bytes); peak RSS {}",
             town.map.name,

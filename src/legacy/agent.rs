@@ -22,7 +22,7 @@ use crate::legacy::world_port::NetConfig;
 use crate::legacy::world_port::WorldShared;
 use crate::net::port::{Missed, Rendezvous};
 use crate::net::{deadline_in, Aborter, Conn};
-use crate::shared_bytes::SharedBytes;
+use crate::sync::shared_bytes::SharedBytes;
 use crate::sync::slot::Latest;
 use crate::types::{Agent, Control, MeasurementsHeader};
 use crate::Error;

@@ -1,7 +1,7 @@
 //! The 0.8 mirror: a 0.9 camera or lidar that also feeds a 0.8.4 sensor id,
 //! so one registration serves both protocols. A camera's image goes to the
 //! 0.8 stream port as the same pooled block the 0.9 stream sends (shared,
-//! not copied: see [`crate::shared_bytes`]), behind a 0.8.4 camera header;
+//! not copied: see [`crate::sync::shared_bytes`]), behind a 0.8.4 camera header;
 //! a lidar's sweep goes as a 0.8.4 lidar record ([`super::lidar_record`])
 //! built from the same plan and hits.
 //!

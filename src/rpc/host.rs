@@ -97,13 +97,13 @@ impl RpcServer {
 
     /// The walkable surfaces of the map (sidewalks, crosswalks, roads,
     /// grass), for 0.9 clients' walkers: the library builds the navigation
-    /// file the client loads (see [`crate::nav`]), so
+    /// file the client loads (see [`super::nav`]), so
     /// `get_random_location_from_navigation()` returns sidewalk points and
     /// `controller.ai.walker` walks walkers there (the client moves them
     /// with walker states, `ActorCommand::WalkerState`). Replaces the
     /// previous mesh; clients load it at their next episode.
-    pub fn set_navigation(&self, polygons: &[crate::nav::NavPolygon]) -> Result<(), Error> {
-        let bytes = crate::nav::build(polygons).map_err(Error::InvalidArgument)?;
+    pub fn set_navigation(&self, polygons: &[crate::rpc::nav::NavPolygon]) -> Result<(), Error> {
+        let bytes = crate::rpc::nav::build(polygons).map_err(Error::InvalidArgument)?;
         let mut map = self.shared.world.map.write();
         // FNV-1a: a stable name per content (clients cache by name).
         let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {

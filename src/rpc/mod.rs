@@ -35,6 +35,7 @@ mod host;
 mod host_boxes;
 mod maps;
 mod methods;
+pub mod nav;
 mod part_calls;
 pub mod physics;
 mod quiet;

@@ -19,7 +19,7 @@ use crate::legacy::framing::DEFAULT_MAX_MESSAGE;
 use crate::legacy::world_port::{self, NetConfig, Outgoing, WorldShared};
 use crate::net::port::{Divert, Port, Rendezvous};
 use crate::sensor::table::SensorTable;
-use crate::shared_bytes::SharedBytes;
+use crate::sync::shared_bytes::SharedBytes;
 use crate::types::{Agent, Control, MeasurementsHeader, SensorDefinition, Transform};
 use crate::Error;
 use parking_lot::{Mutex, RwLock};

@@ -10,8 +10,8 @@ use crate::sensor::{
     CaptureContext, GBufferTexture, LidarHit, PendingGBuffer, PendingImage, PlannedRay,
     SensorAttributes, SensorType,
 };
-use crate::shared_bytes::SharedBytes;
 use crate::streaming::stream::{Message, StreamStats};
+use crate::sync::shared_bytes::SharedBytes;
 use crate::types::Vector3D;
 use crate::Error;
 use std::net::SocketAddr;

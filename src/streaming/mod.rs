@@ -6,5 +6,6 @@
 
 pub(crate) mod pool;
 pub(crate) mod stream;
+pub(crate) mod trim;
 
 pub use stream::StreamStats;

@@ -203,6 +203,7 @@ impl Condvar {
 }
 
 pub(crate) mod handoff;
+pub(crate) mod shared_bytes;
 pub(crate) mod slot;
 
 #[cfg(all(test, feature = "loom"))]

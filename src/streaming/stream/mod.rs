@@ -44,7 +44,7 @@ pub(crate) struct Message {
 }
 
 /// The payload, for holders that know nothing of streams
-/// ([`crate::shared_bytes::SharedBytes`]).
+/// ([`crate::sync::shared_bytes::SharedBytes`]).
 impl AsRef<[u8]> for Message {
     fn as_ref(&self) -> &[u8] {
         &self.payload
@@ -544,7 +544,7 @@ fn subscriber(
     drop((session, state, conn)); // its messages go back now
     if !closed_by_stream {
         // Cut subscribers come in bursts (a stalled crowd): see `trim`.
-        crate::trim::trim_soon();
+        crate::streaming::trim::trim_soon();
     }
 }
 

@@ -38,7 +38,7 @@ fn carla_towns() {
             map.walkable.len(),
             map.warnings.len()
         );
-        carla_server::nav::build(&map.walkable).expect("a navigation mesh");
+        carla_server::rpc::nav::build(&map.walkable).expect("a navigation mesh");
         let sizes = islands(&map.walkable);
         println!(
             "  walkable islands: {} (largest {} of {} polygons; {} of under 5); {} overlaps",
@@ -53,7 +53,7 @@ fn carla_towns() {
 
 /// Pairs of walkable polygons that overlap by more than a centimetre
 /// (the client's navigation queries misbehave where two do).
-fn overlaps(polygons: &[carla_server::nav::NavPolygon]) -> Vec<(usize, usize)> {
+fn overlaps(polygons: &[carla_server::rpc::nav::NavPolygon]) -> Vec<(usize, usize)> {
     let flat: Vec<Vec<(f32, f32)>> = polygons
         .iter()
         .map(|p| p.points.iter().map(|q| (q.x, q.y)).collect())
@@ -104,7 +104,7 @@ fn overlaps(polygons: &[carla_server::nav::NavPolygon]) -> Vec<(usize, usize)> {
 
 /// Polygon counts of the walkable areas' islands (polygons sharing an
 /// edge, as the navigation mesh joins them), largest first.
-fn islands(polygons: &[carla_server::nav::NavPolygon]) -> Vec<usize> {
+fn islands(polygons: &[carla_server::rpc::nav::NavPolygon]) -> Vec<usize> {
     use std::collections::HashMap;
     let key = |p: &carla_server::types::Vector3D| [p.x, p.y, p.z].map(|c| (c * 1e3).round() as i64);
     let mut parent: Vec<usize> = (0..polygons.len()).collect();
@@ -188,11 +188,11 @@ fn the_builtin_towns_junctions_have_sidewalk_corners_floors_and_crosswalks() {
         map.walkable.len(),
         map.walkable
             .iter()
-            .filter(|p| p.area == carla_server::nav::NavArea::Sidewalk)
+            .filter(|p| p.area == carla_server::rpc::nav::NavArea::Sidewalk)
             .count()
             + 80 * CROSSWALK_PIECES
     );
-    carla_server::nav::build(&map.walkable).expect("a navigation mesh");
+    carla_server::rpc::nav::build(&map.walkable).expect("a navigation mesh");
 }
 
 /// A road of lane -1 (3.5 m wide) whose `<laneOffset>` goes from 0 to

@@ -19,7 +19,7 @@ pub(crate) mod signals;
 pub(crate) mod spawn;
 pub(crate) mod walkable;
 
-use carla_server::nav::NavPolygon;
+use carla_server::rpc::nav::NavPolygon;
 use carla_server::sensor::models::gnss::GeoReference;
 use carla_server::types::Transform;
 use import::MarkPiece;

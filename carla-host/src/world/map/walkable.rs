@@ -9,7 +9,7 @@
 use super::lanes::{Lane, LaneKind, Lanes};
 use super::mouths::{piece_cut, Mouths, CROSSWALK, CROSSWALK_PIECES};
 use super::CURB_HEIGHT;
-use carla_server::nav::{NavArea, NavPolygon, MAX_POLYGONS, MAX_VERTICES};
+use carla_server::rpc::nav::{NavArea, NavPolygon, MAX_POLYGONS, MAX_VERTICES};
 use carla_server::types::Vector3D;
 
 fn v(p: [f32; 3]) -> Vector3D {
