@@ -57,7 +57,8 @@ pub use engine::{EngineCall, EngineRequest};
 pub use maps::MAX_MAPS;
 pub use physics::{GearPhysics, VehiclePhysicsControl, WheelPhysics};
 pub use world::{
-    Blueprint, BlueprintAttribute, ATTR_BOOL, ATTR_FLOAT, ATTR_INT, ATTR_RGB, ATTR_STRING,
+    ActorKind, Blueprint, BlueprintAttribute, ATTR_BOOL, ATTR_FLOAT, ATTR_INT, ATTR_RGB,
+    ATTR_STRING,
 };
 
 #[cfg(any(fuzzing, test))]

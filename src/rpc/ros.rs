@@ -123,18 +123,16 @@ pub(crate) fn vehicle_info(a: &Actor) -> VehicleInfo {
 /// its class (walkers pedestrians, vehicles by their `base_type`) and its
 /// box (a traffic light's box is its trigger volume).
 pub(crate) fn shape(a: &Actor) -> ActorShape {
-    let class = if a.blueprint.starts_with("walker.") {
-        class::PEDESTRIAN
-    } else if a.blueprint.starts_with("vehicle.") {
-        match attribute(a, "base_type").unwrap_or_default() {
+    let class = match a.kind {
+        ActorKind::Walker => class::PEDESTRIAN,
+        ActorKind::Vehicle => match attribute(a, "base_type").unwrap_or_default() {
             "car" | "van" => class::CAR,
             "truck" | "bus" => class::TRUCK,
             "motorcycle" => class::MOTORCYCLE,
             "bicycle" => class::BIKE,
             _ => class::OTHER_VEHICLE,
-        }
-    } else {
-        class::UNKNOWN
+        },
+        _ => class::UNKNOWN,
     };
     ActorShape {
         class,

@@ -122,9 +122,11 @@ fn sensor_blueprints() -> Vec<Blueprint> {
         .collect()
 }
 
-/// What an actor is, parsed once from its blueprint id when it is added.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum ActorKind {
+/// What an actor is, parsed once from its blueprint id when it is added
+/// (a host that spawns what clients ask for parses it with [`ActorKind::of`]
+/// too, rather than testing the id's prefix).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ActorKind {
     /// `vehicle.*`
     Vehicle,
     /// `walker.*` (not the walkers' AI controllers, `controller.ai.walker`).
@@ -141,7 +143,8 @@ pub(crate) enum ActorKind {
 }
 
 impl ActorKind {
-    pub(crate) fn of(blueprint: &str) -> ActorKind {
+    /// The kind of blueprint id `blueprint` (`vehicle.*`, `walker.*`, ...).
+    pub fn of(blueprint: &str) -> ActorKind {
         let family = blueprint.split('.').next().unwrap_or("");
         match family {
             "vehicle" => ActorKind::Vehicle,

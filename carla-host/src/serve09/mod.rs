@@ -19,7 +19,7 @@ use crate::world::simulation::bones::Bone;
 use crate::world::simulation::vehicle;
 use crate::world::{Town, World};
 use carla_server::rpc::{
-    ActorCommand, ActorState, BoneTransform, EngineCall, EngineRequest, EpisodeFrame,
+    ActorCommand, ActorKind, ActorState, BoneTransform, EngineCall, EngineRequest, EpisodeFrame,
     EpisodeSettings,
 };
 use carla_server::sensor::models::gnss::GeoReference;
@@ -223,6 +223,7 @@ impl Serve09 {
                 sensor_id,
                 ..
             } => {
+                let kind = ActorKind::of(&blueprint);
                 let pixels = sensors::camera_pixels(&blueprint, &attributes);
                 let total = self.sensors.iter().map(|s| s.pixels).sum::<u64>() + pixels;
                 let result = if let Err(e) = sane(&transform) {
@@ -241,7 +242,7 @@ impl Serve09 {
                         }
                         None => Err(format!("this world cannot produce {blueprint:?}")),
                     }
-                } else if blueprint.starts_with("vehicle.") {
+                } else if kind == ActorKind::Vehicle {
                     let (extent, ahead) =
                         blueprints::vehicle_extent(&blueprint).unwrap_or((vehicle::EXTENT, 0.0));
                     let physics = blueprints::vehicle_physics(&blueprint).unwrap_or_else(|| {
@@ -255,7 +256,7 @@ impl Serve09 {
                     Ok(())
                 } else if blueprint == "spectator" {
                     Ok(())
-                } else if blueprint.starts_with("walker.") {
+                } else if kind == ActorKind::Walker {
                     // Dressed as its blueprint (`walker.pedestrian.0013`).
                     let n = blueprint.rsplit('.').next().and_then(|n| n.parse().ok());
                     let spawned = world.spawn_walker(actor_id, &to_transform(&transform));

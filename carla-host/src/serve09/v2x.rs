@@ -10,6 +10,7 @@ use crate::world::math::{dot, length, sub, v3, Axes};
 use crate::world::sensing::radio::PathState;
 use crate::world::simulation::actors::ActorKind;
 use crate::world::World;
+use carla_server::rpc::ActorKind as BlueprintKind;
 use carla_server::sensor::models::gnss::GeoReference;
 use carla_server::sensor::models::v2x::cam::{self, station, PduHeader};
 use carla_server::sensor::models::v2x::{
@@ -125,15 +126,13 @@ fn station_kind(type_id: &str) -> StationKind {
             vehicle_role,
         };
     }
-    if type_id.starts_with("vehicle.") {
-        StationKind::Vehicle {
+    match BlueprintKind::of(type_id) {
+        BlueprintKind::Vehicle => StationKind::Vehicle {
             station_type: station::PASSENGER_CAR,
             vehicle_role: 0,
-        }
-    } else if type_id.starts_with("walker.") {
-        StationKind::Pedestrian
-    } else {
-        StationKind::RoadSideUnit
+        },
+        BlueprintKind::Walker => StationKind::Pedestrian,
+        _ => StationKind::RoadSideUnit,
     }
 }
 
