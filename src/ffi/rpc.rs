@@ -146,7 +146,7 @@ pub unsafe extern "C" fn carla_rpc_add_blueprint(
         let values = array(attribute_values, count)?;
         let mut attributes = Vec::with_capacity(ids.len());
         for ((&k, &t), &v) in ids.iter().zip(types).zip(values) {
-            if !(1..=5).contains(&t) {
+            if !ATTRIBUTE_TYPES.contains(&t) {
                 return Err(Fail::Lib(crate::Error::InvalidArgument(format!(
                     "attribute type {t} is not one of CARLA_RPC_ATTRIBUTE_BOOL (1) .. _RGB (5)"
                 ))));
@@ -259,9 +259,32 @@ pub unsafe extern "C" fn carla_rpc_settings(
     })
 }
 
+// The header's names of `rpc::ATTR_*`, written as numbers because cbindgen
+// leaves out a constant defined by another; a test checks they agree.
 /// `carla_rpc_add_blueprint` attribute types (the 0.9.16 numbering).
 pub const CARLA_RPC_ATTRIBUTE_BOOL: u8 = 1;
 pub const CARLA_RPC_ATTRIBUTE_INT: u8 = 2;
 pub const CARLA_RPC_ATTRIBUTE_FLOAT: u8 = 3;
 pub const CARLA_RPC_ATTRIBUTE_STRING: u8 = 4;
 pub const CARLA_RPC_ATTRIBUTE_RGB: u8 = 5;
+
+/// Every attribute type a host may give.
+const ATTRIBUTE_TYPES: [u8; 5] = [
+    CARLA_RPC_ATTRIBUTE_BOOL,
+    CARLA_RPC_ATTRIBUTE_INT,
+    CARLA_RPC_ATTRIBUTE_FLOAT,
+    CARLA_RPC_ATTRIBUTE_STRING,
+    CARLA_RPC_ATTRIBUTE_RGB,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rpc::{ATTR_BOOL, ATTR_FLOAT, ATTR_INT, ATTR_RGB, ATTR_STRING};
+
+    #[test]
+    fn the_c_attribute_types_are_the_librarys() {
+        let library = [ATTR_BOOL, ATTR_INT, ATTR_FLOAT, ATTR_STRING, ATTR_RGB];
+        assert_eq!(ATTRIBUTE_TYPES, library);
+    }
+}
