@@ -5,9 +5,9 @@
 //! `Response`; what needs the engine goes through the host's queue.
 
 use super::actors::{self, destroy, unknown_actor};
+use super::call::{Call, Out};
 use super::engine::EngineCall;
 use super::maps;
-use super::methods::Call;
 use super::spawn;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
 use super::world::Actor;
@@ -20,9 +20,6 @@ use std::sync::atomic::Ordering;
 
 /// The version string the 0.9.16 client compares byte for byte.
 pub const VERSION: &str = "0.9.16";
-
-/// An answer being written.
-pub(crate) type Out = Vec<u8>;
 
 /// Each release's client compares it with its own version.
 pub(super) fn version(c: &Call, _: &[Value], out: &mut Out) -> ArgResult<()> {

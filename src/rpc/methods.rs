@@ -7,7 +7,8 @@
 
 use super::actor_commands;
 use super::actors;
-use super::calls::{self as c, Out};
+use super::call::{Call, Handler, Out};
+use super::calls as c;
 use super::engine::EngineCall;
 use super::part_calls as part;
 use super::recording as rec;
@@ -19,19 +20,6 @@ use parking_lot::Mutex;
 use rmpv::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
-
-/// One call being answered: who asked, in which release's dialect, and the
-/// method's name (the handlers shared by several methods read it).
-pub(crate) struct Call<'a> {
-    pub s: &'a RpcShared,
-    pub caller: u64,
-    pub release: Release,
-    pub method: &'a str,
-}
-
-/// Runs a call: writes its whole `result` (the `Response` envelope
-/// included) or returns the message of a failed `Response`.
-pub(crate) type Handler = fn(&Call, &[Value], &mut Out) -> ArgResult<()>;
 
 /// How the stock client reads a method's answer when it waits for it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -24,6 +24,7 @@ mod actor_commands;
 mod actors;
 mod batch;
 mod bones;
+mod call;
 mod calls;
 mod clients;
 mod components;

@@ -5,9 +5,8 @@
 //! ([`super::components`]).
 
 use super::actors::unknown_actor;
-use super::calls::Out;
+use super::call::{Call, Out};
 use super::components::{self, Part};
-use super::methods::Call;
 use super::wire::{self, as_u32, ArgResult};
 use super::world::ActorKind;
 use super::world::{Actor, World};

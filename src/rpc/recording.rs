@@ -4,9 +4,8 @@
 //! own use of them (`RpcServer::start_recorder`, ...).
 
 use super::actors;
-use super::calls::Out;
+use super::call::{Call, Out};
 use super::engine::EngineCall;
-use super::methods::Call;
 use super::spawn::{self, Refused, Spawn};
 use super::wire::{self, as_bool, as_f64, as_str, as_transform, as_u32, ArgResult};
 use super::world::{Actor, World};

@@ -5,9 +5,8 @@
 //! to the host like a client's.
 
 use super::actor_commands::ActorCommand;
-use super::calls::Out;
+use super::call::{Call, Out};
 use super::engine::EngineCall;
-use super::methods::Call;
 use super::wire::{self, as_u32, ArgResult};
 use super::world::ActorKind;
 use super::world::{Actor, BlueprintAttribute, ATTR_BOOL, ATTR_STRING};
