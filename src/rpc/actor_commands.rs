@@ -233,6 +233,13 @@ pub(crate) fn world_from_rpc(method: &str, a: &[Value]) -> Option<ArgResult<Worl
     }
 }
 
+impl VehiclePhysicsControl {
+    /// The command the host gets when a client applies this control.
+    pub(crate) fn command(&self) -> ActorCommand {
+        ActorCommand::PhysicsControl(Box::new(self.clone()))
+    }
+}
+
 impl ActorCommand {
     /// Short name for log lines and errors.
     pub fn name(&self) -> &'static str {

@@ -5,14 +5,10 @@
 use super::actor_commands::ActorCommand;
 use super::engine::EngineCall;
 use super::wire::ArgResult;
-use super::world::WALKER_CONTROLLER;
+use super::world::{unknown_actor, WALKER_CONTROLLER};
 use super::RpcShared;
 use crate::types::{ActorTransform, Vector3D};
 use std::sync::atomic::Ordering;
-
-pub(crate) fn unknown_actor(id: u32) -> String {
-    format!("actor {id} not found (never spawned or already destroyed)")
-}
 
 /// Asynchronous mode: waits until the world stream carried a state with
 /// an actor spawned when `since` states were composed, and the state

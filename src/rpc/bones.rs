@@ -1,8 +1,8 @@
-//! A walker's skeleton: `get_bones_transform` (a client's
-//! `walker.get_bones()`), asked of the host at the call and answered with
-//! what it reports; `set_bones_transform`, `blend_pose` (`show_pose`,
-//! `hide_pose`) and `get_pose_from_animation`, decoded here into actor
-//! commands the host carries out.
+//! A walker's skeleton on the wire: the answer of `get_bones_transform` (a
+//! client's `walker.get_bones()`, which `part_calls` asks of the host), and
+//! `set_bones_transform`, `blend_pose` (`show_pose`, `hide_pose`) and
+//! `get_pose_from_animation`, decoded here into actor commands the host
+//! carries out.
 //!
 //! What a client sends is checked before anything is kept: at most
 //! [`CARLA_MAX_BONES`] bones, names of 1 to 31 bytes, finite numbers. The
@@ -10,10 +10,7 @@
 //! size), so nothing here allocates more than the bones it keeps, and no
 //! error text repeats what the client sent.
 
-use super::engine::EngineCall;
-use super::wire::{self, as_u32, ArgResult};
-use super::world::ActorKind;
-use super::RpcShared;
+use super::wire::{self, ArgResult};
 use crate::episode::{check_bone_name, BoneTransform, CARLA_MAX_BONES};
 use crate::types::{ActorTransform, Rotation3D, Vector3D};
 use rmpv::Value;
@@ -43,37 +40,6 @@ fn finite(t: &ActorTransform) -> bool {
     [l.x, l.y, l.z, r.pitch, r.yaw, r.roll]
         .iter()
         .all(|v| v.is_finite())
-}
-
-/// The call: checks that `id` is a walker, asks the host for its bones and
-/// writes the answer into `out`.
-pub(crate) fn get(s: &RpcShared, id: &Value, out: &mut Vec<u8>) -> ArgResult<()> {
-    let actor_id = as_u32(id, "actor id")?;
-    let seen = {
-        let actors = s.world.actors.read();
-        let a = actors
-            .get(&actor_id)
-            .ok_or_else(|| super::actors::unknown_actor(actor_id))?;
-        if a.kind != ActorKind::Walker {
-            return Err(format!(
-                "get_bones: actor {actor_id} is a {}, not a walker",
-                a.blueprint
-            ));
-        }
-        a.last.bone_reports()
-    };
-    s.ask(EngineCall::WalkerBones { actor_id })?;
-    let bones = {
-        let actors = s.world.actors.read();
-        let a = actors
-            .get(&actor_id)
-            .ok_or_else(|| super::actors::unknown_actor(actor_id))?;
-        a.last.bones_since(seen)
-    }
-    .ok_or_else(|| format!("walker {actor_id} has no skeleton on this host"))?;
-    wire::ok_head(out);
-    encode(&bones, out);
-    Ok(())
 }
 
 /// `carla::rpc::WalkerBoneControlOut` as msgpack: `[[bone, ...]]`, each

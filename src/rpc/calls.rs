@@ -4,12 +4,14 @@
 //! `Response` envelope included) or returns the message of a failed
 //! `Response`; what needs the engine goes through the host's queue.
 
-use super::actors::{self, destroy, unknown_actor};
+use super::actors::{self, destroy};
 use super::call::{Call, Out};
 use super::engine::EngineCall;
 use super::maps;
 use super::spawn;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
+use super::wire_world;
+use super::world::unknown_actor;
 use super::world::Actor;
 use super::world::ActorKind;
 use super::RpcShared;
@@ -161,7 +163,7 @@ pub(super) fn query_lights_state(_: &Call, _: &[Value], out: &mut Out) -> ArgRes
 
 pub(super) fn get_actor_definitions(c: &Call, _: &[Value], out: &mut Out) -> ArgResult<()> {
     wire::ok_head(out);
-    wire::actor_definitions(out, &c.s.world.blueprints.read(), c.release);
+    wire_world::actor_definitions(out, &c.s.world.blueprints.read(), c.release);
     Ok(())
 }
 

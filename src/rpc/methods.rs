@@ -12,7 +12,7 @@ use super::calls as c;
 use super::engine::EngineCall;
 use super::part_calls as part;
 use super::recording as rec;
-use super::ros;
+use super::ros_calls as ros;
 use super::wire::{self, ArgResult};
 use super::RpcShared;
 use crate::release::Release;

@@ -34,6 +34,7 @@ pub mod episode_state;
 mod framing;
 mod host;
 mod host_boxes;
+mod map_change;
 mod maps;
 mod methods;
 pub mod nav;
@@ -42,12 +43,14 @@ pub mod physics;
 mod quiet;
 mod recording;
 mod ros;
+mod ros_calls;
 mod spawn;
 mod telemetry;
 mod tm_pacing;
 pub mod token;
 mod traffic_managers;
 mod wire;
+mod wire_world;
 pub(crate) mod world;
 
 pub use crate::episode::*;
@@ -280,7 +283,7 @@ impl RpcShared {
 
     fn write_actor(&self, out: &mut Vec<u8>, a: &world::Actor, release: Release) {
         let t = a.token_for_clients.then(|| self.token(a.sensor, release));
-        wire::actor(out, a, t.as_ref().map(|t| &t[..]), release);
+        wire_world::actor(out, a, t.as_ref().map(|t| &t[..]), release);
     }
 }
 
@@ -395,7 +398,7 @@ impl RpcServer {
             recorder: Default::default(),
             pacing: Default::default(),
         });
-        ros::install_control_sink(&shared);
+        ros_calls::install_control_sink(&shared);
         Ok(RpcServer {
             shared,
             port: None,

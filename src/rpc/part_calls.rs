@@ -4,10 +4,11 @@
 //! ([`crate::sensor::gbuffer`]), its components and sockets
 //! ([`super::components`]).
 
-use super::actors::unknown_actor;
 use super::call::{Call, Out};
 use super::components::{self, Part};
+use super::engine::EngineCall;
 use super::wire::{self, as_u32, ArgResult};
+use super::world::unknown_actor;
 use super::world::ActorKind;
 use super::world::{Actor, World};
 use super::RpcShared;
@@ -56,8 +57,35 @@ pub(super) fn get_telemetry_data(c: &Call, a: &[Value], out: &mut Out) -> ArgRes
     super::telemetry::get(c.s, &a[0], out)
 }
 
+/// Checks that the actor is a walker, asks the host for its bones and
+/// answers what it reports.
 pub(super) fn get_bones_transform(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    super::bones::get(c.s, &a[0], out)
+    let (s, actor_id) = (c.s, as_u32(&a[0], "actor id")?);
+    let seen = {
+        let actors = s.world.actors.read();
+        let a = actors
+            .get(&actor_id)
+            .ok_or_else(|| unknown_actor(actor_id))?;
+        if a.kind != ActorKind::Walker {
+            return Err(format!(
+                "get_bones: actor {actor_id} is a {}, not a walker",
+                a.blueprint
+            ));
+        }
+        a.last.bone_reports()
+    };
+    s.ask(EngineCall::WalkerBones { actor_id })?;
+    let bones = {
+        let actors = s.world.actors.read();
+        let a = actors
+            .get(&actor_id)
+            .ok_or_else(|| unknown_actor(actor_id))?;
+        a.last.bones_since(seen)
+    }
+    .ok_or_else(|| format!("walker {actor_id} has no skeleton on this host"))?;
+    wire::ok_head(out);
+    super::bones::encode(&bones, out);
+    Ok(())
 }
 
 pub(super) fn get_ackermann_controller_settings(

@@ -3,7 +3,7 @@
 //! steer angles. The library keeps each vehicle's control: a vehicle starts
 //! with LibCarla's defaults, its wheels placed from its bounding box; what
 //! a client applies is checked, kept (so it reads back what it set) and
-//! handed to the host as [`ActorCommand::PhysicsControl`].
+//! handed to the host as `ActorCommand::PhysicsControl`.
 //!
 //! Wire layout (`carla::rpc::VehiclePhysicsControl`, 17 fields): torque
 //! curve `[[rpm, Nm]]`, max rpm, moi, three damping rates, gear autobox,
@@ -14,7 +14,6 @@
 //! lateral stiffness max load and value, longitudinal stiffness, position
 //! `[x, y, z]`), sweep wheel collision.
 
-use super::actor_commands::ActorCommand;
 use super::wire::{self, as_array, as_bool, as_f32, as_vector, ArgResult};
 use crate::types::{ActorTransform, Vector3D};
 use rmpv::Value;
@@ -373,11 +372,6 @@ impl VehiclePhysicsControl {
             return Err(format!("{WHAT}: mass must be positive, got {}", c.mass));
         }
         Ok(c)
-    }
-
-    /// The command the host gets when a client applies this control.
-    pub(crate) fn command(&self) -> ActorCommand {
-        ActorCommand::PhysicsControl(Box::new(self.clone()))
     }
 }
 

@@ -1,48 +1,14 @@
 //! The RPC side of ROS 2 publishing ([`crate::ros2`]): CARLA's `ros_name`,
-//! `ros_frame_id` and `ros_publish_tf` attributes, the stock client's
-//! `enable_for_ros()` calls, the names of a sensor's topics (as CARLA
-//! 0.9.16 builds them), hero vehicles, and controls read from DDS handed
-//! to the host like a client's.
+//! `ros_frame_id` and `ros_publish_tf` attributes (listed with the
+//! blueprints, in `world`), the names of a sensor's topics (as CARLA 0.9.16
+//! builds them), hero vehicles and what `/carla/objects` reports of an
+//! actor. The stock client's `enable_for_ros()` calls and the controls read
+//! from DDS are `ros_calls`.
 
-use super::actor_commands::ActorCommand;
-use super::call::{Call, Out};
-use super::engine::EngineCall;
-use super::wire::{self, as_u32, ArgResult};
+use super::world::Actor;
 use super::world::ActorKind;
-use super::world::{Actor, BlueprintAttribute, ATTR_BOOL, ATTR_STRING};
-use super::RpcShared;
-use crate::release::Release;
-use crate::ros2::{class, ActorShape, RosControl, SensorNames, VehicleInfo, WheelInfo};
-use rmpv::Value;
+use crate::ros2::{class, ActorShape, SensorNames, VehicleInfo, WheelInfo};
 use std::collections::BTreeMap;
-use std::sync::{Arc, Weak};
-
-/// The attributes CARLA 0.9.16 adds to every blueprint: (id, type,
-/// default).
-pub(crate) const ROS_ATTRIBUTES: [(&str, u8, &str); 3] = [
-    ("ros_name", ATTR_STRING, ""),
-    ("ros_frame_id", ATTR_STRING, ""),
-    ("ros_publish_tf", ATTR_BOOL, "true"),
-];
-
-/// Whether `key` is one of them (not a sensor setting).
-pub(crate) fn is_ros_attribute(key: &str) -> bool {
-    ROS_ATTRIBUTES.iter().any(|(k, _, _)| *k == key)
-}
-
-/// The three as blueprint attributes, for a blueprint that lacks them.
-pub(crate) fn blueprint_attributes() -> impl Iterator<Item = BlueprintAttribute> {
-    ROS_ATTRIBUTES
-        .iter()
-        .map(|(id, kind, value)| BlueprintAttribute {
-            id: (*id).into(),
-            kind: *kind,
-            value: (*value).into(),
-            recommended: vec![(*value).into()],
-            modifiable: true,
-            restricted: false,
-        })
-}
 
 fn attribute<'a>(a: &'a Actor, key: &str) -> Option<&'a str> {
     a.attributes
@@ -158,76 +124,4 @@ pub(crate) fn sensor_names(actors: &BTreeMap<u32, Actor>, a: &Actor) -> SensorNa
         publish_tf: attribute(a, "ros_publish_tf").is_none_or(|v| !v.eq_ignore_ascii_case("false")),
         transform: a.transform,
     }
-}
-
-/// The library stream id in a stream id a client sends.
-fn stream_id(v: &Value) -> ArgResult<u32> {
-    let raw = as_u32(v, "stream id")?;
-    Ok(Release::library_stream_id(raw))
-}
-
-/// `enable_sensor_for_ros` (asynchronous in the stock client, as
-/// `disable_sensor_for_ros`), by stream id.
-pub(super) fn enable_sensor_for_ros(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let s = c.s;
-    let id = stream_id(&a[0])?;
-    let actors = s.world.actors.read();
-    let actor = actors.values().find(|x| x.sensor == id && id != 0);
-    let entry = s.sensors.get_quiet(id);
-    let (Some(actor), Some(entry)) = (actor, entry) else {
-        return Err(format!(
-            "no sensor with stream id {id} (destroyed or never spawned)"
-        ));
-    };
-    let names = sensor_names(&actors, actor);
-    crate::log_info!(
-        "ros2: sensor {} ({}) enabled on {}",
-        actor.id,
-        actor.blueprint,
-        names.base
-    );
-    s.sensors
-        .ros
-        .enable_sensor(id, names, entry.instance.stream());
-    wire::void_ok(out);
-    Ok(())
-}
-
-pub(super) fn disable_sensor_for_ros(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    c.s.sensors.ros.disable_sensor(stream_id(&a[0])?);
-    wire::void_ok(out);
-    Ok(())
-}
-
-pub(super) fn is_sensor_enabled_for_ros(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let id = stream_id(&a[0])?;
-    wire::ok_head(out);
-    wire::boolean(out, c.s.sensors.ros.is_enabled(id));
-    Ok(())
-}
-
-/// Controls read from DDS for a hero vehicle go to the host as a client's
-/// `apply_control` does (without a client's share: the reader is the
-/// server's own).
-pub(crate) fn install_control_sink(shared: &Arc<RpcShared>) {
-    let weak: Weak<RpcShared> = Arc::downgrade(shared);
-    shared
-        .sensors
-        .ros
-        .set_control_sink(Arc::new(move |actor_id, control| {
-            if let Some(s) = weak.upgrade() {
-                let call = match control {
-                    RosControl::Vehicle(control) => {
-                        EngineCall::ApplyVehicleControl { actor_id, control }
-                    }
-                    RosControl::Ackermann(values) => EngineCall::Actor {
-                        actor_id,
-                        command: ActorCommand::AckermannControl(values),
-                    },
-                };
-                if let Err(e) = s.engine.push(call, false, None, None) {
-                    crate::log_warn!("ros2: control for actor {} not queued: {}", actor_id, e);
-                }
-            }
-        }));
 }

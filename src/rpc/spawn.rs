@@ -7,8 +7,9 @@
 use super::clients::{self, ClientBudget, ClientShare};
 use super::engine::{EngineCall, Undo};
 use super::wire::{as_array, as_str, as_transform, ArgResult};
+use super::world::unknown_actor;
 use super::world::{Actor, ActorKind, Blueprint, ATTR_STRING, WALKER_CONTROLLER};
-use super::{actors::unknown_actor, RpcShared};
+use super::RpcShared;
 use crate::release::Release;
 use crate::types::ActorTransform;
 use rmpv::Value;
@@ -105,7 +106,7 @@ pub(crate) fn spawn_described(
     let pairs: Vec<(&str, &str)> = spawn
         .attributes
         .iter()
-        .filter(|(k, _, _)| k != "role_name" && !super::ros::is_ros_attribute(k))
+        .filter(|(k, _, _)| k != "role_name" && !super::world::is_ros_attribute(k))
         .map(|(k, _, v)| (k.as_str(), v.as_str()))
         .collect();
     let sensor = if bp.library_sensor {

@@ -50,7 +50,7 @@ pub(crate) fn get(s: &RpcShared, id: &Value, out: &mut Vec<u8>) -> ArgResult<()>
         let actors = s.world.actors.read();
         let a = actors
             .get(&actor_id)
-            .ok_or_else(|| super::actors::unknown_actor(actor_id))?;
+            .ok_or_else(|| super::world::unknown_actor(actor_id))?;
         if a.kind != ActorKind::Vehicle {
             return Err(format!(
                 "actor {actor_id} is a {}, not a vehicle",
@@ -63,7 +63,7 @@ pub(crate) fn get(s: &RpcShared, id: &Value, out: &mut Vec<u8>) -> ArgResult<()>
         let actors = s.world.actors.read();
         let a = actors
             .get(&actor_id)
-            .ok_or_else(|| super::actors::unknown_actor(actor_id))?;
+            .ok_or_else(|| super::world::unknown_actor(actor_id))?;
         a.last
             .telemetry()
             .unwrap_or_else(|| from_state(&a.last.get().unwrap_or_default()))

@@ -3,9 +3,7 @@
 //! Encoding writes straight into a byte vector with `rmp`; requests are
 //! decoded into `rmpv::Value`s by the endpoint and read with [`Args`].
 
-use super::world::{Actor, Blueprint, BlueprintAttribute};
 use crate::episode::{ActorBox, EpisodeSettings, VehicleControl09, Weather};
-use crate::release::Release;
 use crate::types::{ActorTransform, CBool, Rotation3D, Vector3D};
 use rmp::encode as enc;
 use rmpv::Value;
@@ -182,93 +180,6 @@ pub(crate) fn map_info(out: &mut Vec<u8>, name: &str, spawn_points: &[ActorTrans
     array(out, spawn_points.len());
     for t in spawn_points {
         transform(out, t);
-    }
-}
-
-/// `[ActorDefinition …]`: `[uid, id, tags, [[id, type, value,
-/// recommended values, modifiable, restricted] …]]`, uid = index + 1.
-///
-/// A client of another release gets its attribute types, and only the
-/// blueprints its release has (uids keep their numbers).
-pub(crate) fn actor_definitions(out: &mut Vec<u8>, list: &[Blueprint], release: Release) {
-    let offered = |b: &&Blueprint| release.has_sensor_blueprint(&b.id);
-    array(out, list.iter().filter(offered).count());
-    for (i, b) in list.iter().enumerate().filter(|(_, b)| offered(b)) {
-        array(out, 4);
-        uint(out, i as u64 + 1);
-        string(out, &b.id);
-        string(out, &b.id.replace('.', ","));
-        // CARLA 0.9.16 gives every blueprint its ROS 2 attributes.
-        let ros: Vec<BlueprintAttribute> = super::ros::blueprint_attributes()
-            .filter(|r| !b.attributes.iter().any(|a| a.id == r.id))
-            .collect();
-        array(out, b.attributes.len() + ros.len());
-        for a in b.attributes.iter().chain(&ros) {
-            array(out, 6);
-            string(out, &a.id);
-            uint(out, release.attribute_type_out(a.kind).into());
-            string(out, &a.value);
-            array(out, a.recommended.len());
-            for r in &a.recommended {
-                string(out, r);
-            }
-            boolean(out, a.modifiable);
-            boolean(out, a.restricted);
-        }
-    }
-}
-
-/// `rpc::Actor`: `[id, parent, [uid, id, [[attr, type, value]…]],
-/// bounding box, semantic tags, stream token]`, in `release`'s numbering.
-pub(crate) fn actor(out: &mut Vec<u8>, a: &Actor, stream_token: Option<&[u8]>, release: Release) {
-    array(out, 6);
-    uint(out, a.id.into());
-    uint(out, a.parent.into());
-    array(out, 3);
-    uint(out, a.uid.into());
-    string(out, &a.blueprint);
-    array(out, a.attributes.len());
-    for (id, kind, value) in &a.attributes {
-        array(out, 3);
-        string(out, id);
-        uint(out, release.attribute_type_out(*kind).into());
-        string(out, value);
-    }
-    bounding_box(out, &a.bounding_box, a.id);
-    let tag = semantic_tag(&a.blueprint, &a.attributes).map(|t| release.label_out(t));
-    bin(out, tag.as_slice());
-    bin(out, stream_token.unwrap_or_default());
-}
-
-/// The 0.9.16 semantic tags (`carla.CityObjectLabel`) of an actor, from its
-/// blueprint: vehicles by `base_type` (Car 14, Truck 15, Bus 16,
-/// Motorcycle 18, Bicycle 19), walkers Pedestrians (12), traffic lights
-/// TrafficLight (7), other `traffic.*` TrafficSigns (8); sensors,
-/// controllers and the spectator none. Scripts read `actor.semantic_tags[0]`.
-fn semantic_tag(blueprint: &str, attributes: &[(String, u8, String)]) -> Option<u8> {
-    let base_type = || {
-        attributes
-            .iter()
-            .find(|(k, _, _)| k == "base_type")
-            .map(|(_, _, v)| v.to_ascii_lowercase())
-            .unwrap_or_default()
-    };
-    if blueprint.starts_with("vehicle.") {
-        match base_type().as_str() {
-            "truck" => Some(15),
-            "bus" => Some(16),
-            "motorcycle" => Some(18),
-            "bicycle" => Some(19),
-            _ => Some(14),
-        }
-    } else if blueprint.starts_with("walker.") {
-        Some(12)
-    } else if blueprint.starts_with("traffic.traffic_light") {
-        Some(7)
-    } else if blueprint.starts_with("traffic.") {
-        Some(8)
-    } else {
-        None
     }
 }
 

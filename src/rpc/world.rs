@@ -24,6 +24,33 @@ pub const ATTR_FLOAT: u8 = 3;
 pub const ATTR_STRING: u8 = 4;
 pub const ATTR_RGB: u8 = 5;
 
+/// The attributes CARLA 0.9.16 adds to every blueprint: (id, type,
+/// default).
+pub(crate) const ROS_ATTRIBUTES: [(&str, u8, &str); 3] = [
+    ("ros_name", ATTR_STRING, ""),
+    ("ros_frame_id", ATTR_STRING, ""),
+    ("ros_publish_tf", ATTR_BOOL, "true"),
+];
+
+/// Whether `key` is one of them (not a sensor setting).
+pub(crate) fn is_ros_attribute(key: &str) -> bool {
+    ROS_ATTRIBUTES.iter().any(|(k, _, _)| *k == key)
+}
+
+/// The three as blueprint attributes, for a blueprint that lacks them.
+pub(crate) fn blueprint_attributes() -> impl Iterator<Item = BlueprintAttribute> {
+    ROS_ATTRIBUTES
+        .iter()
+        .map(|(id, kind, value)| BlueprintAttribute {
+            id: (*id).into(),
+            kind: *kind,
+            value: (*value).into(),
+            recommended: vec![(*value).into()],
+            modifiable: true,
+            restricted: false,
+        })
+}
+
 /// One attribute of a blueprint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlueprintAttribute {
@@ -120,6 +147,11 @@ fn sensor_blueprints() -> Vec<Blueprint> {
             physics: None,
         })
         .collect()
+}
+
+/// The message for an actor id the world does not know.
+pub(crate) fn unknown_actor(id: u32) -> String {
+    format!("actor {id} not found (never spawned or already destroyed)")
 }
 
 /// What an actor is, parsed once from its blueprint id when it is added
@@ -347,7 +379,7 @@ pub(crate) struct World {
     /// may be loaded.
     pub(crate) opendrive_world: AtomicBool,
     /// Whether the next episode states tell clients the map changed.
-    pub(crate) map_change: Mutex<super::maps::MapChange>,
+    pub(crate) map_change: Mutex<super::map_change::MapChange>,
     /// Frame of the last episode state sent (0: none yet).
     pub(crate) last_frame: AtomicU64,
     /// Episode states composed (counted while the actor list is read) and
@@ -489,7 +521,7 @@ impl World {
             })
             .collect();
         // CARLA's ROS 2 attributes, which every blueprint has on the wire.
-        for (key, kind, _) in super::ros::ROS_ATTRIBUTES {
+        for (key, kind, _) in ROS_ATTRIBUTES {
             let given = attributes_given.iter().find(|(k, _)| *k == key);
             if let (Some((_, v)), false) = (given, attributes.iter().any(|(k, _, _)| k == key)) {
                 attributes.push((key.to_owned(), kind, (*v).to_owned()));
