@@ -5,7 +5,7 @@
 //! values, safe-distance boxes and actor ids, raw payloads; NULL in every
 //! pointer position.
 
-use super::c_api::{ptr_or_null, Kind, Run, MAX_IMAGES};
+use super::c_api_model::{ptr_or_null, Kind, Run, MAX_IMAGES};
 use super::codes::{self, Code};
 use super::Input;
 use crate::ffi::*;

@@ -4,11 +4,12 @@
 //! once with the documented code), the log callback, and every export
 //! called with a NULL handle.
 
-use super::c_api::{c_text, check_text, definitions, error_buffer, ptr_or_null, text_code, Run};
+use super::c_api_model::{c_text, check_text, error_buffer, ptr_or_null, text_code, Run, Settings};
 use super::codes::{self, Code};
 use super::Input;
 use crate::ffi::*;
 use crate::legacy::settings::{self, SensorSettings};
+use crate::sensor::blueprint;
 use crate::types::{ActorTransform, CaptureContext};
 use crate::types::{Agent, CBool, Control, PlayerMeasurements, Transform};
 use std::ffi::{c_char, c_void, CStr};
@@ -16,12 +17,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 const MAX_SETTINGS: usize = 4;
-
-/// A parsed settings object and what the Rust parser made of its text.
-pub(super) struct Settings {
-    ptr: CarlaSettingsPtr,
-    rust: settings::Settings,
-}
 
 pub(super) fn free_settings(s: Settings) {
     // SAFETY: from carla_settings_parse*, not used afterwards.
@@ -466,5 +461,28 @@ pub(super) fn null_handles(input: &mut Input<'_>) {
             ptr: settings,
             rust: settings::Settings::default(),
         });
+    }
+}
+
+/// `carla_sensor_definitions` into buffers of every size.
+pub(super) fn definitions(input: &mut Input<'_>) {
+    let text = blueprint::describe_all();
+    let mut buffer = error_buffer(input).map(|mut b| {
+        b.resize(b.len() * 97 % (text.len() + 2), 0xAA);
+        b
+    });
+    let mut needed = 0u32;
+    let (ptr, size) = buffer.as_mut().map_or((std::ptr::null_mut(), 0), |b| {
+        (b.as_mut_ptr(), b.len() as u32)
+    });
+    // SAFETY: NULL or `size` writable bytes; writable `needed`.
+    let code = unsafe { carla_sensor_definitions(ptr.cast(), size, &mut needed) };
+    assert_eq!(code, 0);
+    assert_eq!(needed as usize, text.len() + 1);
+    check_text(&buffer, &text);
+    if let Some(b) = buffer.filter(|b| b.len() > text.len()) {
+        // SAFETY: NUL-terminated (checked above).
+        let c = unsafe { CStr::from_ptr(b.as_ptr().cast()) };
+        assert_eq!(c.to_str().ok(), Some(text.as_str()));
     }
 }

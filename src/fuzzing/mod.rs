@@ -13,6 +13,7 @@
 mod c_api;
 mod c_api_data;
 mod c_api_legacy;
+mod c_api_model;
 mod codes;
 mod framing;
 mod proto;
