@@ -44,8 +44,13 @@ pub enum Error {
     AddressInUse,
     /// The peer reset the connection (C: 104, `ECONNRESET`).
     ConnectionReset,
-    /// The server is already connected (C: 106, `EISCONN`).
+    /// The server is already connected to a 0.8 world client (C: 106,
+    /// `EISCONN`).
     AlreadyConnected,
+    /// What a server starts once was started again: a port already
+    /// listening, a client release already served, ROS 2 already publishing;
+    /// the text says which (C: 106, `EISCONN`, as the 0.8 case).
+    AlreadyStarted(String),
     /// Another operating-system error, by its `errno` (C: that value).
     Os(i32),
     /// An argument was refused: text that is not UTF-8, a world message out
@@ -142,7 +147,7 @@ impl Error {
             Error::TooLong => 90,
             Error::AddressInUse => 98,
             Error::ConnectionReset => 104,
-            Error::AlreadyConnected => 106,
+            Error::AlreadyConnected | Error::AlreadyStarted(_) => 106,
             Error::Os(errno) => *errno,
             Error::InvalidArgument(_) | Error::Blueprint(_) | Error::WrongSensorKind { .. } => -2,
             Error::UnknownSensor(_) => -4,
@@ -190,6 +195,7 @@ impl fmt::Display for Error {
             Error::AddressInUse => f.write_str("address already in use"),
             Error::ConnectionReset => f.write_str("connection reset by peer"),
             Error::AlreadyConnected => f.write_str("already connected"),
+            Error::AlreadyStarted(what) => f.write_str(what),
             Error::Os(errno) => write!(f, "system error {errno}"),
             Error::InvalidArgument(what) => f.write_str(what),
             Error::UnknownSensor(id) => write!(f, "unknown sensor id {id}"),

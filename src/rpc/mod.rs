@@ -418,12 +418,9 @@ impl RpcServer {
     ) -> Result<SocketAddr, Error> {
         let mut ports = self.release_ports.lock();
         if let Some((_, p)) = ports.iter().find(|(r, _)| *r == release) {
-            crate::log_error!(
-                "rpc: CARLA {} clients are served on {} already",
-                release,
-                p.addr()
-            );
-            return Err(Error::AlreadyConnected);
+            let e = format!("CARLA {release} clients are served on {} already", p.addr());
+            crate::log_error!("rpc: {}", e);
+            return Err(Error::AlreadyStarted(e));
         }
         let name = match release {
             Release::V0_9_12 => "rpc 0.9.12",

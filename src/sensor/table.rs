@@ -44,8 +44,9 @@ impl SensorTable {
     ) -> Result<SocketAddr, Error> {
         let mut slot = self.streams.write();
         if let Some(s) = slot.as_ref() {
-            crate::log_error!("the streaming port is already listening on {}", s.addr());
-            return Err(Error::AlreadyConnected);
+            let e = format!("the streaming port is already listening on {}", s.addr());
+            crate::log_error!("{}", e);
+            return Err(Error::AlreadyStarted(e));
         }
         let server = StreamServer::bind(ip, port, timeout)?;
         let addr = server.addr();

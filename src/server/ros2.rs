@@ -12,12 +12,12 @@ impl Server {
     /// ([`Server::publish_sensor_on_ros2`]); `/clock` follows each episode
     /// state, and hero vehicles' `vehicle_control_cmd` topics are read and
     /// handed to the host as `ApplyVehicleControl` requests. Starting twice
-    /// is [`Error::AlreadyConnected`].
+    /// is [`Error::AlreadyStarted`].
     pub fn start_ros2(&self, domain_id: u16) -> Result<(), Error> {
         self.sensors.ros.start(domain_id).map_err(|e| {
             crate::log_error!("ros2: {}", e);
             if e.contains("already") {
-                Error::AlreadyConnected
+                Error::AlreadyStarted(e)
             } else {
                 Error::InvalidArgument(e)
             }

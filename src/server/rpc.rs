@@ -26,8 +26,9 @@ impl Server {
     pub fn listen_rpc(&self, port: u16) -> Result<SocketAddr, Error> {
         let mut slot = self.rpc.write();
         if let Some(r) = slot.as_ref() {
-            crate::log_error!("the RPC port is already listening on {}", r.addr());
-            return Err(Error::AlreadyConnected);
+            let e = format!("the RPC port is already listening on {}", r.addr());
+            crate::log_error!("{}", e);
+            return Err(Error::AlreadyStarted(e));
         }
         let world = self
             .local_addrs()
@@ -70,7 +71,7 @@ impl Server {
     /// and streams, in that release's numbering. A client never says its
     /// release, so the port it dials decides it. [`Server::listen_rpc`]
     /// first ([`Error::InvalidArgument`] otherwise); a release already
-    /// served is [`Error::AlreadyConnected`].
+    /// served is [`Error::AlreadyStarted`].
     pub fn listen_rpc_release(&self, release: Release, port: u16) -> Result<SocketAddr, Error> {
         let rpc = self.rpc.read().clone().ok_or_else(|| {
             Error::InvalidArgument(format!(

@@ -21,7 +21,7 @@ fn an_older_release_needs_the_rpc_port_first_and_is_served_once() {
     let addr = server.listen_rpc_release(Release::V0_9_13, 0).unwrap();
     assert!(matches!(
         server.listen_rpc_release(Release::V0_9_13, 0),
-        Err(Error::AlreadyConnected)
+        Err(Error::AlreadyStarted(_))
     ));
     let listed = server.rpc().unwrap().release_addrs();
     assert_eq!(listed[0], (Release::V0_9_16, server.rpc_addr().unwrap()));
