@@ -6,6 +6,7 @@
 //! the host carries out (`EngineCall::Actor`).
 
 use super::bones;
+use super::error::bad_arg;
 use super::physics::VehiclePhysicsControl;
 use super::wire::{as_array, as_bool, as_f32, as_str, as_transform, as_u32, as_vector, ArgResult};
 use crate::sensor::models::v2x::cam::fit_text;
@@ -125,7 +126,7 @@ fn parse_rpc(method: &str, a: &[Value]) -> ArgResult<Option<(u32, ActorCommand)>
     use ActorCommand as C;
     let arg = |i: usize| {
         a.get(i)
-            .ok_or_else(|| format!("{method}: missing argument {i}"))
+            .ok_or_else(|| bad_arg!("{method}: missing argument {i}"))
     };
     let flag = |i| as_bool(arg(i)?, "enabled");
     let vector = |i| as_vector(arg(i)?, "vector");
@@ -191,7 +192,7 @@ pub(crate) fn from_batch(index: u64, f: &[Value]) -> ArgResult<Option<ActorComma
     use ActorCommand as C;
     let field = |i: usize| {
         f.get(i)
-            .ok_or_else(|| format!("command {index}: missing field {i}"))
+            .ok_or_else(|| bad_arg!("command {index}: missing field {i}"))
     };
     let flag = |i| as_bool(field(i)?, "enabled");
     let vector = |i| as_vector(field(i)?, "vector");
@@ -335,13 +336,13 @@ fn ackermann_settings(v: &Value) -> ArgResult<ActorCommand> {
     let what = "ackermann controller settings";
     let f = as_array(v, what)?;
     if f.len() != 6 {
-        return Err(format!("{what}: 6 gains expected, {} given", f.len()));
+        return Err(bad_arg!("{what}: 6 gains expected, {} given", f.len()));
     }
     let mut gains = [0.0f32; 6];
     for (slot, x) in gains.iter_mut().zip(f) {
         *slot = as_f32(x, what)?;
         if !slot.is_finite() {
-            return Err(format!("{what}: a gain is not finite"));
+            return Err(bad_arg!("{what}: a gain is not finite"));
         }
     }
     Ok(ActorCommand::AckermannSettings(gains))
@@ -350,7 +351,7 @@ fn ackermann_settings(v: &Value) -> ArgResult<ActorCommand> {
 fn door(v: &Value) -> ArgResult<u8> {
     match as_u32(v, "door")? {
         d @ (0..=3 | 6) => Ok(d as u8),
-        d => Err(format!(
+        d => Err(bad_arg!(
             "door {d} is not a carla.VehicleDoor (0-3, 6 = All)"
         )),
     }
@@ -359,7 +360,7 @@ fn door(v: &Value) -> ArgResult<u8> {
 fn light(v: &Value) -> ArgResult<u8> {
     match as_u32(v, "traffic light state")? {
         s @ 0..=3 => Ok(s as u8),
-        s => Err(format!(
+        s => Err(bad_arg!(
             "traffic light state {s} is not one of Red (0), Yellow (1), Green (2), Off (3)"
         )),
     }
@@ -368,7 +369,7 @@ fn light(v: &Value) -> ArgResult<u8> {
 fn phase_time(phase: u8, v: &Value) -> ArgResult<ActorCommand> {
     let seconds = as_f32(v, "seconds")?;
     if !(seconds.is_finite() && seconds >= 0.0) {
-        return Err(format!(
+        return Err(bad_arg!(
             "a traffic light phase lasts 0 s or more, not {seconds}"
         ));
     }

@@ -4,6 +4,7 @@
 
 use super::actor_commands::ActorCommand;
 use super::engine::EngineCall;
+use super::error::refused;
 use super::wire::ArgResult;
 use super::world::{unknown_actor, WALKER_CONTROLLER};
 use super::RpcShared;
@@ -114,7 +115,7 @@ pub(crate) fn command(s: &RpcShared, actor_id: u32, mut command: ActorCommand) -
             .ok_or_else(|| unknown_actor(actor_id))?;
         if let Some(kind) = command.applies_to() {
             if !actor.blueprint.starts_with(kind) {
-                return Err(format!(
+                return Err(refused!(
                     "{}: actor {} is a {}, not a {}",
                     command.name(),
                     actor_id,

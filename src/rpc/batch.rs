@@ -13,6 +13,7 @@
 use super::actor_commands;
 use super::actors::{self, destroy};
 use super::engine::EngineCall;
+use super::error::refused;
 use super::spawn::spawn_actor;
 use super::wire::{self, as_array, as_bool, as_transform, as_u32, as_vector, ArgResult};
 use super::RpcShared;
@@ -34,7 +35,7 @@ pub(crate) fn apply(
     let commands = as_array(commands, "commands")?;
     let do_tick = as_bool(do_tick, "do_tick")?;
     if commands.len() > MAX_COMMANDS {
-        return Err(format!(
+        return Err(refused!(
             "a batch holds at most {MAX_COMMANDS} commands, got {}",
             commands.len()
         ));
@@ -150,8 +151,8 @@ fn run(
             let id = actor(0)?;
             match actors::is_kind(s, id, "vehicle.") {
                 Some(true) => Ok(id),
-                Some(false) => Err(format!("command {index}: actor {id} is not a vehicle")),
-                None => Err(format!("actor {id} not found")),
+                Some(false) => Err(refused!("command {index}: actor {id} is not a vehicle")),
+                None => Err(refused!("actor {id} not found")),
             }
         }
         20 => Err("ConsoleCommand: this server has no engine console".into()),
@@ -161,7 +162,7 @@ fn run(
                 actors::command(s, id, command)?;
                 Ok(id)
             }
-            None => Err(format!("command {other} is not supported by this server")),
+            None => Err(refused!("command {other} is not supported by this server")),
         },
     }
 }
@@ -170,6 +171,6 @@ fn known(s: &RpcShared, id: u32) -> ArgResult<()> {
     if s.world.actors.read().contains_key(&id) {
         Ok(())
     } else {
-        Err(format!("actor {id} not found"))
+        Err(refused!("actor {id} not found"))
     }
 }

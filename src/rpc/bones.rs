@@ -10,6 +10,7 @@
 //! size), so nothing here allocates more than the bones it keeps, and no
 //! error text repeats what the client sent.
 
+use super::error::bad_arg;
 use super::wire::{self, ArgResult};
 use crate::episode::{check_bone_name, BoneTransform, CARLA_MAX_BONES};
 use crate::types::{ActorTransform, Rotation3D, Vector3D};
@@ -62,13 +63,13 @@ pub(crate) fn decode_control(v: &Value) -> ArgResult<Vec<(String, ActorTransform
     const WHAT: &str = "set_bones";
     let fields = match v {
         Value::Array(f) if f.len() == 1 => f,
-        _ => return Err(format!("{WHAT}: expected a WalkerBoneControlIn, [bones]")),
+        _ => return Err(bad_arg!("{WHAT}: expected a WalkerBoneControlIn, [bones]")),
     };
     let Value::Array(list) = &fields[0] else {
-        return Err(format!("{WHAT}: the bones are not a list"));
+        return Err(bad_arg!("{WHAT}: the bones are not a list"));
     };
     if list.len() > CARLA_MAX_BONES as usize {
-        return Err(format!(
+        return Err(bad_arg!(
             "{WHAT}: {} bones (at most {CARLA_MAX_BONES})",
             list.len()
         ));
@@ -77,7 +78,7 @@ pub(crate) fn decode_control(v: &Value) -> ArgResult<Vec<(String, ActorTransform
     for (i, pair) in list.iter().enumerate() {
         let (name, transform) = match pair {
             Value::Array(p) if p.len() == 2 => (&p[0], &p[1]),
-            _ => return Err(format!("{WHAT}: bone {i} is not [name, transform]")),
+            _ => return Err(bad_arg!("{WHAT}: bone {i} is not [name, transform]")),
         };
         let name = name
             .as_str()
@@ -94,11 +95,11 @@ pub(crate) fn decode_control(v: &Value) -> ArgResult<Vec<(String, ActorTransform
 pub(crate) fn decode_blend(v: &Value) -> ArgResult<f32> {
     number(v)
         .map(|b| b.clamp(0.0, 1.0))
-        .map_err(|e| format!("blend_pose: the blend is {e}"))
+        .map_err(|e| bad_arg!("blend_pose: the blend is {e}"))
 }
 
 /// `[[x, y, z], [pitch, yaw, roll]]`, six finite numbers, nothing else.
-fn strict_transform(v: &Value) -> Result<ActorTransform, String> {
+fn strict_transform(v: &Value) -> ArgResult<ActorTransform> {
     let (l, r) = match v {
         Value::Array(f) if f.len() == 2 => (three(&f[0])?, three(&f[1])?),
         _ => return Err("the transform is not [location, rotation]".into()),
@@ -117,7 +118,7 @@ fn strict_transform(v: &Value) -> Result<ActorTransform, String> {
     })
 }
 
-fn three(v: &Value) -> Result<[f32; 3], String> {
+fn three(v: &Value) -> ArgResult<[f32; 3]> {
     let f = match v {
         Value::Array(f) if f.len() == 3 => f,
         _ => return Err("a location or rotation is not three numbers".into()),
@@ -322,7 +323,7 @@ mod tests {
             ),
         ];
         for (v, want) in cases {
-            let e = decode_control(&v).unwrap_err();
+            let e = decode_control(&v).unwrap_err().to_string();
             assert!(e.contains(want), "{e:?} should say {want:?}");
             assert!(
                 e.len() < 200,
@@ -344,7 +345,7 @@ mod tests {
             Value::Nil,
             "1".into(),
         ] {
-            let e = decode_blend(&bad).unwrap_err();
+            let e = decode_blend(&bad).unwrap_err().to_string();
             assert!(e.starts_with("blend_pose: the blend is not"), "{e}");
         }
     }
@@ -380,15 +381,18 @@ mod tests {
         }
         let e = from_rpc("set_bones_transform", &[id(), Value::Nil])
             .unwrap()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("set_bones:"), "{e}");
         let e = from_rpc("blend_pose", &[id(), Value::F64(f64::NAN)])
             .unwrap()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not finite"), "{e}");
         let e = from_rpc("blend_pose", &["x".into(), Value::F32(1.0)])
             .unwrap()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("actor id"), "{e}");
     }
 
@@ -398,7 +402,9 @@ mod tests {
         let ok = BoneTransform::new("a", d, d, d).unwrap();
         assert!(check_report(&[]).is_ok());
         assert!(check_report(&[ok; CARLA_MAX_BONES as usize]).is_ok());
-        let e = check_report(&vec![ok; CARLA_MAX_BONES as usize + 1]).unwrap_err();
+        let e = check_report(&vec![ok; CARLA_MAX_BONES as usize + 1])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("257 bones"), "{e}");
         let mut nan = ok;
         nan.component.rotation.roll = f32::NAN;
@@ -408,6 +414,7 @@ mod tests {
         assert!(check_report(&[unnamed]).unwrap_err().contains("no NUL"));
         assert!(check_report(&[BoneTransform::default()])
             .unwrap_err()
+            .to_string()
             .contains("empty name"));
     }
 }

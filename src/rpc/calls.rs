@@ -7,6 +7,7 @@
 use super::actors::{self, destroy};
 use super::call::{Call, Out};
 use super::engine::EngineCall;
+use super::error::{bad_arg, refused};
 use super::maps;
 use super::spawn;
 use super::wire::{self, as_array, as_str, as_transform, as_u32, as_vector, ArgResult};
@@ -45,7 +46,7 @@ pub(super) fn get_sensor_token(c: &Call, a: &[Value], out: &mut Out) -> ArgResul
     let id = Release::library_stream_id(raw);
     if id != s.observer.id() {
         let Some(sensor) = s.sensors.get_quiet(id) else {
-            return Err(format!(
+            return Err(refused!(
                 "no stream with id {id} (its sensor was destroyed or never spawned)"
             ));
         };
@@ -70,7 +71,7 @@ pub(super) fn get_actor_stream_token(c: &Call, a: &[Value], out: &mut Out) -> Ar
             wire::bin(out, &c.s.token(sensor, c.release));
             Ok(())
         }
-        Some(_) => Err(format!("actor {id} is not a sensor with a stream")),
+        Some(_) => Err(refused!("actor {id} is not a sensor with a stream")),
         None => Err(unknown_actor(id)),
     }
 }
@@ -151,7 +152,7 @@ pub(super) fn request_file(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()
             wire::bin(out, bytes);
             Ok(())
         }
-        _ => Err(format!("no file named {name:?} on this server")),
+        _ => Err(refused!("no file named {name:?} on this server")),
     }
 }
 
@@ -343,7 +344,7 @@ pub(super) fn get_group_traffic_lights(c: &Call, a: &[Value], out: &mut Out) -> 
     let id = as_u32(&a[0], "actor id")?;
     match actors::is_kind(c.s, id, "traffic.traffic_light") {
         None => return Err(unknown_actor(id)),
-        Some(false) => return Err(format!("actor {id} is not a traffic light")),
+        Some(false) => return Err(refused!("actor {id} is not a traffic light")),
         Some(true) => {}
     }
     let group = c.s.world.light_groups.read().get(&id).cloned();
@@ -464,7 +465,7 @@ fn ok_uint(out: &mut Out, v: u64) {
 }
 
 fn as_port(v: &Value) -> ArgResult<u16> {
-    u16::try_from(as_u32(v, "port")?).map_err(|_| "a port is at most 65535".to_owned())
+    u16::try_from(as_u32(v, "port")?).map_err(|_| bad_arg!("a port is at most 65535"))
 }
 
 fn known_actor(s: &RpcShared, v: &Value) -> ArgResult<u32> {

@@ -11,6 +11,7 @@
 //! second count to drift). Actors outlive their client, as in CARLA, and
 //! count against nobody once it left.
 
+use super::error::RpcError;
 use crate::release::Release;
 use parking_lot::{Mutex, RwLock};
 use std::cell::RefCell;
@@ -92,7 +93,7 @@ impl Drop for InFlight {
 
 impl ClientShare {
     /// Counts one more waiting request, or refuses it past the budget.
-    pub(crate) fn request(self: &Arc<Self>) -> Result<InFlight, String> {
+    pub(crate) fn request(self: &Arc<Self>) -> Result<InFlight, RpcError> {
         let max = self.max_requests.load(Ordering::Relaxed);
         let taken = self
             .requests
@@ -101,11 +102,11 @@ impl ClientShare {
             });
         match taken {
             Ok(_) => Ok(InFlight(self.clone())),
-            Err(_) => Err(self.refuse(format!(
+            Err(_) => Err(RpcError::Refused(self.refuse(format!(
                 "client {} has {max} requests waiting for the simulator \
                  (max_requests, the per-client budget); this one was refused",
                 self.id
-            ))),
+            )))),
         }
     }
 
@@ -232,7 +233,7 @@ mod tests {
             .unwrap();
         let a = share.request().unwrap();
         let _b = share.request().unwrap();
-        let e = share.request().unwrap_err();
+        let e = share.request().unwrap_err().to_string();
         assert!(e.contains("max_requests") && e.contains("client 7"), "{e}");
         drop(a);
         assert!(share.request().is_ok());

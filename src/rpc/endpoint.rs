@@ -14,6 +14,7 @@
 //! limit, and the connection goes on.
 
 use super::clients::{ClientShare, Clients};
+use super::error::RpcError;
 use super::framing::{FrameError, Framer, Limits, Skipper};
 use super::methods::{self, Outcome};
 use super::wire;
@@ -347,7 +348,7 @@ fn request(
         Err(e) => {
             crate::log_info!("rpc: {} failed: {}", method, e);
             out.truncate(head);
-            wire::failed(out, &e);
+            wire::failed(out, &e.to_string());
         }
     }
     match msgid {
@@ -364,14 +365,14 @@ fn run(
     method: &str,
     args: &[Value],
     out: &mut Vec<u8>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, RpcError> {
     match catch_unwind(AssertUnwindSafe(|| {
         methods::call(s, caller, release, method, args, out)
     })) {
         Ok(r) => r,
         Err(_) => {
             crate::log_error!("rpc: internal error (panic) in {}", method);
-            Err(format!("internal error in {method}"))
+            Err(RpcError::Internal(format!("internal error in {method}")))
         }
     }
 }

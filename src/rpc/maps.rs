@@ -11,6 +11,7 @@
 //! spelled it.
 
 use super::engine::EngineCall;
+use super::error::{bad_arg, refused};
 use super::wire::{as_array, as_bool, as_f64, ArgResult};
 use super::world::World;
 use super::RpcShared;
@@ -128,7 +129,7 @@ pub(crate) fn resolve(world: &World, name: &str) -> ArgResult<String> {
         .and_then(|bare| names.iter().find(|m| m.eq_ignore_ascii_case(bare)).cloned());
     found.ok_or_else(|| {
         let list: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
-        format!(
+        bad_arg!(
             "map {name:?} is not available: this server has {} (get_available_maps(); \
              a name is Town01, Carla/Maps/Town01 or /Game/Carla/Maps/Town01)",
             list.join(", ")
@@ -205,7 +206,7 @@ pub(crate) fn as_params(v: &Value) -> ArgResult<OpendriveGenerationParameters> {
             } else {
                 "a finite number, 0 or more"
             };
-            return Err(format!("{what} must be {want} (metres), got {n}"));
+            return Err(refused!("{what} must be {want} (metres), got {n}"));
         }
         Ok(n)
     };
@@ -262,7 +263,7 @@ mod tests {
             ".umap",
             "Town0",
         ] {
-            let e = resolve(&w, bad).unwrap_err();
+            let e = resolve(&w, bad).unwrap_err().to_string();
             assert!(e.contains(&format!("{bad:?}")), "{e}");
             assert!(e.contains("\"Town01\", \"Town02\""), "{e}");
         }
@@ -276,7 +277,7 @@ mod tests {
             resolve(&w, "/Game/Carla/Maps/SyntheticTown").as_deref(),
             Ok("SyntheticTown")
         );
-        let e = resolve(&w, "OpenDriveMap").unwrap_err();
+        let e = resolve(&w, "OpenDriveMap").unwrap_err().to_string();
         assert!(e.contains("this server has \"SyntheticTown\" ("), "{e}");
         w.opendrive_world.store(true, Ordering::Relaxed);
         assert_eq!(resolve(&w, "opendrivemap").as_deref(), Ok(OPENDRIVE_MAP));
@@ -294,6 +295,7 @@ mod tests {
     fn the_hosts_list_is_checked() {
         assert!(checked_list(&["Town01", "town01"])
             .unwrap_err()
+            .to_string()
             .contains("twice"));
         assert!(checked_list(&[""]).is_err());
         assert!(checked_list(&["Carla/Maps/"]).is_err());
@@ -361,7 +363,7 @@ mod tests {
         ] {
             let mut items = vec![Value::F64(1.0); 4];
             items[i] = bad;
-            let e = as_params(&v(items)).unwrap_err();
+            let e = as_params(&v(items)).unwrap_err().to_string();
             assert!(e.contains("must be a finite number"), "{e}");
         }
         assert!(as_params(&v(vec![Value::from("2")])).is_err());
@@ -373,7 +375,8 @@ mod tests {
             Value::F64(2.0),
             Value::from(1),
         ]))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("smooth_junctions"), "{e}");
     }
 }

@@ -10,6 +10,7 @@ use super::actors;
 use super::call::{Call, Handler, Out};
 use super::calls as c;
 use super::engine::EngineCall;
+use super::error::RpcError;
 use super::part_calls as part;
 use super::recording as rec;
 use super::ros_calls as ros;
@@ -299,7 +300,7 @@ pub(crate) fn call(
             let why = unsupported(row.name, why);
             match row.answer {
                 Answer::Void => wire::void_failed(out, &why),
-                Answer::Value => return Err(why),
+                Answer::Value => return Err(RpcError::Unsupported(why)),
             }
         }
     }

@@ -29,6 +29,8 @@ mod calls;
 mod clients;
 mod components;
 mod endpoint;
+mod error;
+use error::RpcError;
 mod engine;
 pub mod episode_state;
 mod framing;
@@ -128,7 +130,7 @@ impl RpcShared {
     /// tick gets the one after the last sent or promised. A tick the host
     /// refuses or drops gives its promise back (the next one may then be
     /// promised one frame late, which its client reads as a time-out).
-    fn queue_tick(&self) -> Result<u64, String> {
+    fn queue_tick(&self) -> Result<u64, RpcError> {
         let last = self.world.last_frame.load(Ordering::Relaxed);
         let promised = self.promised_frame.clone();
         let frame = promised
@@ -154,7 +156,7 @@ impl RpcShared {
             None => Some(tick),
         };
         match tick {
-            Some(tick) => self.push_tick(tick).map(|()| frame),
+            Some(tick) => Ok(self.push_tick(tick).map(|()| frame)?),
             None => {
                 // Held: the host's poll pushes it at its deadline, and
                 // must not sleep past it.
@@ -184,19 +186,19 @@ impl RpcShared {
     }
 
     /// Asks the host and waits for its answer.
-    fn ask(&self, call: EngineCall) -> Result<u64, String> {
+    fn ask(&self, call: EngineCall) -> Result<u64, RpcError> {
         self.ask_or_undo(call, None)
     }
 
     /// `ask`, waiting up to `bound` instead of the time-out (a map load,
     /// which may take the engine longer than a tick).
-    fn ask_within(&self, call: EngineCall, bound: Duration) -> Result<u64, String> {
+    fn ask_within(&self, call: EngineCall, bound: Duration) -> Result<u64, RpcError> {
         self.ask_bounded(call, None, bound)
     }
 
     /// `ask`, with what to undo if the host refuses or drops the request
     /// (run on the host's thread, before this returns the refusal).
-    fn ask_or_undo(&self, call: EngineCall, undo: Option<engine::Undo>) -> Result<u64, String> {
+    fn ask_or_undo(&self, call: EngineCall, undo: Option<engine::Undo>) -> Result<u64, RpcError> {
         self.ask_bounded(call, undo, self.timeout)
     }
 
@@ -205,8 +207,9 @@ impl RpcShared {
         call: EngineCall,
         undo: Option<engine::Undo>,
         bound: Duration,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, RpcError> {
         let name = call.name();
+        // The client's share or the queue full: this server refuses.
         let in_flight = match clients::current() {
             Some(c) => Some(c.request()?),
             None => None,
@@ -215,20 +218,24 @@ impl RpcShared {
             .engine
             .push(call, true, undo, in_flight)?
             .expect("a waiting push has a slot");
-        slot.wait(bound).unwrap_or_else(|| {
+        let answer = slot.wait(bound).unwrap_or_else(|| {
             Err(format!(
                 "the simulator did not answer the {name} request within {bound:?}"
             ))
-        })
+        });
+        answer.map_err(RpcError::Host)
     }
 
     /// Tells the host, without waiting; a refusal (the queue or the
     /// client's share of it is full) is logged and returned.
-    fn tell(&self, call: EngineCall) -> Result<(), String> {
-        let pushed = match clients::current().map(|c| c.request()).transpose() {
-            Ok(in_flight) => self.engine.push(call, false, None, in_flight),
-            Err(e) => Err(e),
-        };
+    fn tell(&self, call: EngineCall) -> Result<(), RpcError> {
+        let pushed = clients::current()
+            .map(|c| c.request())
+            .transpose()
+            .and_then(|in_flight| {
+                let pushed = self.engine.push(call, false, None, in_flight);
+                pushed.map_err(RpcError::Refused)
+            });
         pushed
             .map(|_| ())
             .inspect_err(|e| crate::log_warn!("rpc: {}", e))

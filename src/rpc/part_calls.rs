@@ -7,6 +7,7 @@
 use super::call::{Call, Out};
 use super::components::{self, Part};
 use super::engine::EngineCall;
+use super::error::{bad_arg, refused};
 use super::wire::{self, as_u32, ArgResult};
 use super::world::unknown_actor;
 use super::world::ActorKind;
@@ -67,7 +68,7 @@ pub(super) fn get_bones_transform(c: &Call, a: &[Value], out: &mut Out) -> ArgRe
             .get(&actor_id)
             .ok_or_else(|| unknown_actor(actor_id))?;
         if a.kind != ActorKind::Walker {
-            return Err(format!(
+            return Err(refused!(
                 "get_bones: actor {actor_id} is a {}, not a walker",
                 a.blueprint
             ));
@@ -199,7 +200,7 @@ fn named(a: &[Value], parts: ArgResult<Vec<Part>>) -> ArgResult<crate::types::Ac
         .map(|(_, t)| t)
         .ok_or_else(|| {
             let id = as_u32(&a[0], "actor id").unwrap_or_default();
-            format!("actor {id} has no component {name:?} (get_component_names lists them)")
+            bad_arg!("actor {id} has no component {name:?} (get_component_names lists them)")
         })
 }
 
@@ -221,10 +222,8 @@ fn gbuffer_token(s: &RpcShared, release: Release, a: &[Value]) -> ArgResult<u32>
     let sensor = rgb_camera(s, &a[0])?;
     let id = as_u32(&a[1], "G-buffer id")?;
     let texture = GBufferTexture::from_id(id)
-        .ok_or_else(|| format!("G-buffer id {id}: the textures are 0 to 12"))?;
-    s.sensors
-        .gbuffer_stream(sensor, texture)
-        .map_err(|e| e.to_string())
+        .ok_or_else(|| bad_arg!("G-buffer id {id}: the textures are 0 to 12"))?;
+    Ok(s.sensors.gbuffer_stream(sensor, texture)?)
 }
 
 /// `get_wheel_steer_angle(actor, wheel)`: the last steer × the wheel's
@@ -249,7 +248,7 @@ fn vehicle<'a>(actors: &'a Actors<'_>, v: &Value) -> ArgResult<&'a Actor> {
     let id = as_u32(v, "actor id")?;
     let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
     if actor.kind != ActorKind::Vehicle {
-        return Err(format!(
+        return Err(refused!(
             "actor {id} is a {}, not a vehicle",
             actor.blueprint
         ));
@@ -264,7 +263,7 @@ fn rgb_camera(s: &RpcShared, v: &Value) -> ArgResult<u32> {
     let actors = s.world.actors.read();
     let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
     if actor.blueprint != "sensor.camera.rgb" || actor.sensor == 0 {
-        return Err(format!(
+        return Err(refused!(
             "actor {id} is a {}: G-buffers are only available on sensor.camera.rgb",
             actor.blueprint
         ));

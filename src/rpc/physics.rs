@@ -14,6 +14,7 @@
 //! lateral stiffness max load and value, longitudinal stiffness, position
 //! `[x, y, z]`), sweep wheel collision.
 
+use super::error::bad_arg;
 use super::wire::{self, as_array, as_bool, as_f32, as_vector, ArgResult};
 use crate::types::{ActorTransform, Vector3D};
 use rmpv::Value;
@@ -264,18 +265,18 @@ impl VehiclePhysicsControl {
         const WHAT: &str = "physics control";
         let f = as_array(v, WHAT)?;
         if f.len() != 17 {
-            return Err(format!("{WHAT}: expected 17 fields, got {}", f.len()));
+            return Err(bad_arg!("{WHAT}: expected 17 fields, got {}", f.len()));
         }
         let num = |i: usize, name: &str| -> ArgResult<f32> {
             let x = as_f32(&f[i], name)?;
             x.is_finite()
                 .then_some(x)
-                .ok_or_else(|| format!("{WHAT}: {name} must be finite"))
+                .ok_or_else(|| bad_arg!("{WHAT}: {name} must be finite"))
         };
         let list = |i: usize, name: &str| -> ArgResult<&[Value]> {
             let l = as_array(&f[i], name)?;
             if l.len() > MAX_ENTRIES {
-                return Err(format!(
+                return Err(bad_arg!(
                     "{WHAT}: {name} has {} entries (at most {MAX_ENTRIES})",
                     l.len()
                 ));
@@ -289,7 +290,7 @@ impl VehiclePhysicsControl {
                 .map(|x| as_f32(x, name))
                 .collect::<ArgResult<Vec<f32>>>()?;
             if x.len() != n || !x.iter().all(|x| x.is_finite()) {
-                return Err(format!("{WHAT}: {name} entries are {n} finite numbers"));
+                return Err(bad_arg!("{WHAT}: {name} entries are {n} finite numbers"));
             }
             Ok(x)
         };
@@ -305,7 +306,7 @@ impl VehiclePhysicsControl {
                 .iter()
                 .all(|x| x.is_finite())
                 .then_some(p)
-                .ok_or_else(|| format!("{WHAT}: {name} must be finite"))
+                .ok_or_else(|| bad_arg!("{WHAT}: {name} must be finite"))
         };
         let forward_gears = list(10, "forward_gears")?
             .iter()
@@ -323,7 +324,7 @@ impl VehiclePhysicsControl {
             .map(|w| {
                 let a = as_array(w, "wheel")?;
                 if a.len() != 10 {
-                    return Err(format!("{WHAT}: a wheel has 10 fields, got {}", a.len()));
+                    return Err(bad_arg!("{WHAT}: a wheel has 10 fields, got {}", a.len()));
                 }
                 let x = numbers(&Value::Array(a[..9].to_vec()), 9, "wheel")?;
                 Ok(WheelPhysics {
@@ -341,7 +342,7 @@ impl VehiclePhysicsControl {
             })
             .collect::<ArgResult<Vec<_>>>()?;
         if wheels.is_empty() {
-            return Err(format!("{WHAT}: a vehicle needs at least one wheel"));
+            return Err(bad_arg!("{WHAT}: a vehicle needs at least one wheel"));
         }
         let c = VehiclePhysicsControl {
             torque_curve: curve(0, "torque_curve")?,
@@ -369,7 +370,7 @@ impl VehiclePhysicsControl {
             use_sweep_wheel_collision: as_bool(&f[16], "use_sweep_wheel_collision")?,
         };
         if c.mass <= 0.0 {
-            return Err(format!("{WHAT}: mass must be positive, got {}", c.mass));
+            return Err(bad_arg!("{WHAT}: mass must be positive, got {}", c.mass));
         }
         Ok(c)
     }

@@ -94,7 +94,7 @@ fn bad_controls_are_refused_with_a_reason() {
     let refused = |edit: &dyn Fn(&mut VehiclePhysicsControl), needle: &str| {
         let mut c = car();
         edit(&mut c);
-        let e = round_trip(&c).unwrap_err();
+        let e = round_trip(&c).unwrap_err().to_string();
         assert!(e.contains(needle), "{e:?} should name {needle:?}");
     };
     refused(&|c| c.mass = 0.0, "mass must be positive");
@@ -111,6 +111,7 @@ fn bad_controls_are_refused_with_a_reason() {
     let short = Value::Array(vec![Value::from(1.0); 16]);
     assert!(VehiclePhysicsControl::decode(&short)
         .unwrap_err()
+        .to_string()
         .contains("expected 17 fields"));
     let bad_gear = {
         let mut bytes = Vec::new();
@@ -123,6 +124,7 @@ fn bad_controls_are_refused_with_a_reason() {
     };
     assert!(VehiclePhysicsControl::decode(&bad_gear)
         .unwrap_err()
+        .to_string()
         .contains("forward_gears entries are 3 finite numbers"));
 }
 

@@ -6,6 +6,7 @@
 use super::actors;
 use super::call::{Call, Out};
 use super::engine::EngineCall;
+use super::error::{bad_arg, refused};
 use super::spawn::{self, Refused, Spawn};
 use super::wire::{self, as_bool, as_f64, as_str, as_transform, as_u32, ArgResult};
 use super::world::{Actor, World};
@@ -124,6 +125,7 @@ impl replay::Stage for LiveStage<'_> {
             desired,
         )
         .map(|(a, _)| a.id)
+        .map_err(|e| e.to_string())
     }
     fn destroy(&self, id: u32) {
         let sensor = self.s.world.actors.read().get(&id).map(|a| a.sensor);
@@ -357,7 +359,7 @@ pub(super) fn show_recorder_collisions(c: &Call, a: &[Value], out: &mut Out) -> 
     let path = c.s.resolve(as_str(&a[0], "file name")?)?;
     let letter = |v: &Value, what| -> ArgResult<u8> {
         let n = as_u32(v, what)?;
-        u8::try_from(n).map_err(|_| format!("{what}: not a character"))
+        u8::try_from(n).map_err(|_| bad_arg!("{what}: not a character"))
     };
     let (type1, type2) = (letter(&a[1], "type1")?, letter(&a[2], "type2")?);
     wire::ok_string(out, &recorder::collisions(&path, type1, type2));
@@ -404,7 +406,7 @@ pub(super) fn set_replayer_time_factor(c: &Call, a: &[Value], out: &mut Out) -> 
     wire::void(out, || {
         let f = as_f64(&a[0], "time_factor")?;
         if !(f.is_finite() && f >= 0.0) {
-            return Err(format!("time factor {f}: expected a finite number >= 0"));
+            return Err(refused!("time factor {f}: expected a finite number >= 0"));
         }
         c.s.recorder.lock().options.time_factor = f;
         Ok(())

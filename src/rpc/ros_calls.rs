@@ -6,6 +6,7 @@
 use super::actor_commands::ActorCommand;
 use super::call::{Call, Out};
 use super::engine::EngineCall;
+use super::error::refused;
 use super::ros::sensor_names;
 use super::wire::{self, as_u32, ArgResult};
 use super::RpcShared;
@@ -29,7 +30,7 @@ pub(super) fn enable_sensor_for_ros(c: &Call, a: &[Value], out: &mut Out) -> Arg
     let actor = actors.values().find(|x| x.sensor == id && id != 0);
     let entry = s.sensors.get_quiet(id);
     let (Some(actor), Some(entry)) = (actor, entry) else {
-        return Err(format!(
+        return Err(refused!(
             "no sensor with stream id {id} (destroyed or never spawned)"
         ));
     };

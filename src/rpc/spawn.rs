@@ -6,6 +6,8 @@
 
 use super::clients::{self, ClientBudget, ClientShare};
 use super::engine::{EngineCall, Undo};
+use super::error::refused;
+use super::error::RpcError;
 use super::wire::{as_array, as_str, as_transform, ArgResult};
 use super::world::unknown_actor;
 use super::world::{Actor, ActorKind, Blueprint, ATTR_STRING, WALKER_CONTROLLER};
@@ -111,7 +113,7 @@ pub(crate) fn spawn_described(
         .collect();
     let sensor = if bp.library_sensor {
         if s.sensor_count() >= MAX_SENSORS {
-            return Err(format!(
+            return Err(refused!(
                 "this server holds at most {MAX_SENSORS} sensors spawned by clients"
             ));
         }
@@ -124,7 +126,7 @@ pub(crate) fn spawn_described(
     let frame_bytes = owner.may_stream(s, sensor)?;
     let controller = spawn.blueprint == WALKER_CONTROLLER;
     if controller && !attached_to_a_walker(s, spawn.parent) {
-        return Err(format!(
+        return Err(refused!(
             "{WALKER_CONTROLLER} must be spawned attached to a walker"
         ));
     }
@@ -186,19 +188,19 @@ fn spawnable(s: &RpcShared, release: Release, spawn: &Spawn) -> ArgResult<(u32, 
         format!("unknown blueprint {blueprint:?}: not in this server's blueprint library")
     })?;
     if !release.has_sensor_blueprint(blueprint) {
-        return Err(format!(
+        return Err(refused!(
             "{blueprint} is not in the blueprint library of CARLA {release} (its client cannot decode that sensor's data)"
         ));
     }
     let parent = spawn.parent;
     if parent != 0 && !s.world.actors.read().contains_key(&parent) {
-        return Err(format!(
+        return Err(refused!(
             "cannot attach to actor {parent}: {}",
             unknown_actor(parent)
         ));
     }
     if s.world.actors.read().len() >= MAX_ACTORS {
-        return Err(format!("this server holds at most {MAX_ACTORS} actors"));
+        return Err(refused!("this server holds at most {MAX_ACTORS} actors"));
     }
     Ok(found)
 }
@@ -229,15 +231,15 @@ impl<'a> Owner<'a> {
 
     /// The message of a spawn over the budget's `limit`, counted against
     /// the client.
-    fn refuse(&self, limit: &str, what: String) -> String {
+    fn refuse(&self, limit: &str, what: String) -> RpcError {
         let message = format!(
             "client {} {what} ({limit}, the per-client budget); the {} spawn was refused",
             self.id, self.blueprint
         );
-        match &self.client {
+        RpcError::Refused(match &self.client {
             Some(c) => c.refuse(message),
             None => message,
-        }
+        })
     }
 
     /// Whether the budget allows one more actor (a sensor, if `sensor`).
@@ -310,7 +312,10 @@ fn ask_host(
                     undo();
                 }
             }) as Undo;
-            s.engine.push(call, false, Some(undo), None).map(|_| ())
+            s.engine
+                .push(call, false, Some(undo), None)
+                .map(|_| ())
+                .map_err(RpcError::Refused)
         }
         None => s.ask_or_undo(call, undo).map(|_| ()),
     }

@@ -3,6 +3,7 @@
 //! answered with what it reports, or what the last episode state tells.
 
 use super::engine::EngineCall;
+use super::error::refused;
 use super::wire::{self, as_u32, ArgResult};
 use super::world::ActorKind;
 use super::world::Seen;
@@ -52,7 +53,7 @@ pub(crate) fn get(s: &RpcShared, id: &Value, out: &mut Vec<u8>) -> ArgResult<()>
             .get(&actor_id)
             .ok_or_else(|| super::world::unknown_actor(actor_id))?;
         if a.kind != ActorKind::Vehicle {
-            return Err(format!(
+            return Err(refused!(
                 "actor {actor_id} is a {}, not a vehicle",
                 a.blueprint
             ));

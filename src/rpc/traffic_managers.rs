@@ -8,6 +8,7 @@
 //! `destroy_traffic_manager` leaves no stale entry that would send the next
 //! client to a Traffic Manager nobody runs.
 
+use super::error::RpcError;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 
@@ -34,15 +35,15 @@ impl TrafficManagers {
     }
 
     /// Registers a Traffic Manager for `owner`; false if `port` has one.
-    pub(crate) fn add(&self, host: &str, port: u16, owner: u64) -> Result<bool, String> {
+    pub(crate) fn add(&self, host: &str, port: u16, owner: u64) -> Result<bool, RpcError> {
         let mut map = self.by_port.lock();
         if map.contains_key(&port) {
             return Ok(false);
         }
         if map.len() >= MAX_TRAFFIC_MANAGERS {
-            return Err(format!(
+            return Err(RpcError::Refused(format!(
                 "this server keeps at most {MAX_TRAFFIC_MANAGERS} Traffic Managers"
-            ));
+            )));
         }
         map.insert(port, (host.to_owned(), port, owner));
         Ok(true)
@@ -90,6 +91,10 @@ mod tests {
         for p in 0..MAX_TRAFFIC_MANAGERS as u16 {
             assert!(tm.add("h", p, 7).unwrap());
         }
-        assert!(tm.add("h", 60000, 7).unwrap_err().contains("at most"));
+        assert!(tm
+            .add("h", 60000, 7)
+            .unwrap_err()
+            .to_string()
+            .contains("at most"));
     }
 }

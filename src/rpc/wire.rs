@@ -3,6 +3,7 @@
 //! Encoding writes straight into a byte vector with `rmp`; requests are
 //! decoded into `rmpv::Value`s by the endpoint and read with [`Args`].
 
+use super::error::RpcError;
 use crate::episode::{ActorBox, EpisodeSettings, VehicleControl09, Weather};
 use crate::types::{ActorTransform, CBool, Rotation3D, Vector3D};
 use rmp::encode as enc;
@@ -184,32 +185,41 @@ pub(crate) fn map_info(out: &mut Vec<u8>, name: &str, spawn_points: &[ActorTrans
 }
 
 /// An `apply_batch_sync` reply: `[Response<actor id> …]`.
-pub(crate) fn batch_results(out: &mut Vec<u8>, results: &[Result<u32, String>]) {
+pub(crate) fn batch_results(out: &mut Vec<u8>, results: &[ArgResult<u32>]) {
     array(out, results.len());
     for r in results {
         match r {
             Ok(id) => ok_uint(out, (*id).into()),
-            Err(e) => failed(out, e),
+            Err(e) => failed(out, &e.to_string()),
         }
     }
 }
 
-/// Why a request's arguments were refused.
-pub(crate) type ArgResult<T> = Result<T, String>;
+/// A call's result: its value, or why it failed.
+pub(crate) type ArgResult<T> = Result<T, RpcError>;
+
+/// An argument of the wrong shape or value, `text` naming it.
+fn bad(text: String) -> RpcError {
+    RpcError::Argument(text)
+}
 
 /// Typed reading of one request's values; errors name what was expected.
 pub(crate) fn as_u32(v: &Value, what: &str) -> ArgResult<u32> {
     v.as_u64()
         .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| format!("{what}: expected an unsigned 32-bit integer, got {v}"))
+        .ok_or_else(|| {
+            bad(format!(
+                "{what}: expected an unsigned 32-bit integer, got {v}"
+            ))
+        })
 }
 
 pub(crate) fn as_f64(v: &Value, what: &str) -> ArgResult<f64> {
     match v {
         Value::F32(f) => Ok(f64::from(*f)),
         Value::F64(f) => Ok(*f),
-        Value::Integer(i) => i.as_f64().ok_or_else(|| format!("{what}: bad number")),
-        _ => Err(format!("{what}: expected a number, got {v}")),
+        Value::Integer(i) => i.as_f64().ok_or_else(|| bad(format!("{what}: bad number"))),
+        _ => Err(bad(format!("{what}: expected a number, got {v}"))),
     }
 }
 
@@ -219,18 +229,18 @@ pub(crate) fn as_f32(v: &Value, what: &str) -> ArgResult<f32> {
 
 pub(crate) fn as_bool(v: &Value, what: &str) -> ArgResult<bool> {
     v.as_bool()
-        .ok_or_else(|| format!("{what}: expected a boolean, got {v}"))
+        .ok_or_else(|| bad(format!("{what}: expected a boolean, got {v}")))
 }
 
 pub(crate) fn as_str<'a>(v: &'a Value, what: &str) -> ArgResult<&'a str> {
     v.as_str()
-        .ok_or_else(|| format!("{what}: expected a string, got {v}"))
+        .ok_or_else(|| bad(format!("{what}: expected a string, got {v}")))
 }
 
 pub(crate) fn as_array<'a>(v: &'a Value, what: &str) -> ArgResult<&'a [Value]> {
     v.as_array()
         .map(Vec::as_slice)
-        .ok_or_else(|| format!("{what}: expected an array, got {v}"))
+        .ok_or_else(|| bad(format!("{what}: expected an array, got {v}")))
 }
 
 /// Field `i` of a struct array, or `None` past its end (msgpack-c leaves
@@ -280,7 +290,7 @@ pub(crate) fn as_vehicle_control(v: &Value, what: &str) -> ArgResult<VehicleCont
             Some(g) => g
                 .as_i64()
                 .and_then(|g| i32::try_from(g).ok())
-                .ok_or_else(|| format!("{what}: gear must be an integer"))?,
+                .ok_or_else(|| bad(format!("{what}: gear must be an integer")))?,
         },
     })
 }
@@ -300,14 +310,18 @@ pub(crate) fn as_settings(v: &Value) -> ArgResult<EpisodeSettings> {
             ) {
                 (Some(Ok(true)), Some(dt)) => (true, as_f64(dt, "fixed_delta_seconds")?),
                 (Some(Ok(false)), _) | (None, _) => (false, 0.0),
-                _ => return Err("fixed_delta_seconds: expected [false] or [true, seconds]".into()),
+                _ => {
+                    return Err(bad(
+                        "fixed_delta_seconds: expected [false] or [true, seconds]".into(),
+                    ))
+                }
             }
         }
     };
     if has_fixed && !(fixed.is_finite() && fixed > 0.0 && fixed <= 10.0) {
-        return Err(format!(
+        return Err(bad(format!(
             "fixed_delta_seconds must be in (0, 10] seconds, got {fixed}"
-        ));
+        )));
     }
     Ok(EpisodeSettings {
         synchronous_mode: flag(0, d.synchronous_mode)?,
@@ -322,7 +336,7 @@ pub(crate) fn as_settings(v: &Value) -> ArgResult<EpisodeSettings> {
             Some(x) => x
                 .as_i64()
                 .and_then(|n| i32::try_from(n).ok())
-                .ok_or("max_substeps: expected an integer")?,
+                .ok_or_else(|| bad("max_substeps: expected an integer".into()))?,
         },
         max_culling_distance: field(f, 6)
             .map_or(Ok(d.max_culling_distance), |x| as_f32(x, what))?,
@@ -351,7 +365,7 @@ pub(super) fn void(out: &mut Vec<u8>, run: impl FnOnce() -> ArgResult<()>) {
         Ok(()) => void_ok(out),
         Err(e) => {
             crate::log_info!("rpc: call failed: {}", e);
-            void_failed(out, &e)
+            void_failed(out, &e.to_string())
         }
     }
 }
@@ -412,12 +426,16 @@ mod tests {
         let bad = Value::Array(vec![Value::from(1)]);
         assert!(as_settings(&bad)
             .unwrap_err()
+            .to_string()
             .contains("expected a boolean"));
         let neg = Value::Array(vec![
             Value::Boolean(true),
             Value::Boolean(false),
             Value::Array(vec![Value::Boolean(true), Value::F64(-1.0)]),
         ]);
-        assert!(as_settings(&neg).unwrap_err().contains("(0, 10]"));
+        assert!(as_settings(&neg)
+            .unwrap_err()
+            .to_string()
+            .contains("(0, 10]"));
     }
 }

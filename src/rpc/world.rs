@@ -3,6 +3,7 @@
 //! library, the live actors (id, parent, description, bounding box, sensor
 //! stream), the settings and weather last applied, the map.
 
+use super::error::RpcError;
 use super::physics::VehiclePhysicsControl;
 use crate::episode::{
     ActorBox, BoneTransform, EpisodeSettings, VehicleControl09, VehicleTelemetry, Weather,
@@ -149,9 +150,9 @@ fn sensor_blueprints() -> Vec<Blueprint> {
         .collect()
 }
 
-/// The message for an actor id the world does not know.
-pub(crate) fn unknown_actor(id: u32) -> String {
-    format!("actor {id} not found (never spawned or already destroyed)")
+/// The error for an actor id the world does not know.
+pub(crate) fn unknown_actor(id: u32) -> RpcError {
+    RpcError::UnknownActor(id)
 }
 
 /// What an actor is, parsed once from its blueprint id when it is added
