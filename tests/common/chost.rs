@@ -389,10 +389,18 @@ impl Host {
             .map(PathBuf::from)
             .collect();
         loaded.dedup();
+        let lines: Vec<&str> = maps.lines().filter(|l| l.contains("carla")).collect();
         assert!(
             loaded == [want.clone()],
-            "the host loaded {loaded:?}, expected {}",
-            want.display()
+            "the host loaded {loaded:?}, expected {} (exited: {:?}; its mappings of \
+             carla files, {} lines of maps in all: {lines:#?})",
+            want.display(),
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).map(|s| s
+                .split_whitespace()
+                .nth(2)
+                .unwrap_or("?")
+                .to_owned()),
+            maps.lines().count()
         );
     }
 
