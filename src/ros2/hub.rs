@@ -13,6 +13,7 @@ use super::worker::{self, Counters, Job};
 use crate::rpc::{ActorState, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER};
 use crate::streaming::stream::{Message, Stream, Tap};
 use crate::types::Vector3D;
+use crate::Error;
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -101,15 +102,22 @@ pub(crate) struct Hub {
 
 impl Hub {
     /// Joins DDS domain `domain_id` and starts publishing the enabled
-    /// sensors. Starting twice is an error naming the domain in use.
-    pub(crate) fn start(&self, domain_id: u16) -> Result<(), String> {
+    /// sensors. Starting twice is [`Error::AlreadyStarted`], naming the
+    /// domain in use; a domain DDS refuses is [`Error::InvalidArgument`].
+    pub(crate) fn start(&self, domain_id: u16) -> Result<(), Error> {
         let mut st = self.state.lock();
         if let Some(r) = &st.running {
-            return Err(format!(
+            return Err(Error::AlreadyStarted(format!(
                 "ROS 2 publishing already runs on DDS domain {}",
                 r.domain_id
-            ));
+            )));
         }
+        self.start_on(&mut st, domain_id)
+            .map_err(Error::InvalidArgument)
+    }
+
+    /// `start` once nothing runs: the participant, then the thread.
+    fn start_on(&self, st: &mut State, domain_id: u16) -> Result<(), String> {
         // Made on a bulk thread: DDS's own threads (rustdds' event loop and
         // discovery) inherit its batch policy and nice value, so the game
         // thread gets the CPU first (`crate::threads::spawn_bulk`).

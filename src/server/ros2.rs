@@ -14,14 +14,10 @@ impl Server {
     /// handed to the host as `ApplyVehicleControl` requests. Starting twice
     /// is [`Error::AlreadyStarted`].
     pub fn start_ros2(&self, domain_id: u16) -> Result<(), Error> {
-        self.sensors.ros.start(domain_id).map_err(|e| {
-            crate::log_error!("ros2: {}", e);
-            if e.contains("already") {
-                Error::AlreadyStarted(e)
-            } else {
-                Error::InvalidArgument(e)
-            }
-        })
+        self.sensors
+            .ros
+            .start(domain_id)
+            .inspect_err(|e| crate::log_error!("ros2: {}", e))
     }
 
     /// The DDS domain in use, if publishing.
@@ -48,5 +44,32 @@ impl Server {
     /// Stops publishing sensor `sensor_id` on ROS 2.
     pub fn stop_publishing_on_ros2(&self, sensor_id: u32) {
         self.sensors.ros.disable_sensor(sensor_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Error, Server};
+
+    // A second start is AlreadyStarted naming the domain in use (C: 106);
+    // a domain DDS cannot use is an invalid argument (C: -2).
+    #[test]
+    fn ros2_starts_once_and_refuses_a_domain_dds_cannot_use() {
+        let server = Server::new();
+        assert!(matches!(
+            server.start_ros2(233),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert_eq!(server.ros2_domain(), None);
+        let domain = 100 + (std::process::id() % 50) as u16;
+        server.start_ros2(domain).expect("joins a DDS domain");
+        match server.start_ros2(domain + 1) {
+            Err(e @ Error::AlreadyStarted(_)) => {
+                assert!(e.to_string().contains(&format!("domain {domain}")), "{e}");
+                assert_eq!(e.code(), 106);
+            }
+            other => panic!("a second start gave {other:?}"),
+        }
+        assert_eq!(server.ros2_domain(), Some(domain));
     }
 }
