@@ -114,30 +114,34 @@ pub(super) fn get_actor_socket_names(c: &Call, a: &[Value], out: &mut Out) -> Ar
     Ok(())
 }
 
-/// `get_actor_socket_relative_transforms` and (in the world)
+/// Where a part's transform is given: [`parts`] (in the actor's frame) or
+/// [`world_parts`] (in the world).
+pub(super) type Place = fn(&RpcShared, &Value, fn(&Actor) -> Vec<Part>) -> ArgResult<Vec<Part>>;
+
+/// `get_actor_socket_relative_transforms` and (`place`: in the world)
 /// `get_actor_socket_world_transforms`.
-pub(super) fn get_actor_socket_transforms(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    transforms(out, placed(c, &a[0], components::sockets)?);
+pub(super) fn socket_transforms(
+    c: &Call,
+    a: &[Value],
+    out: &mut Out,
+    place: Place,
+) -> ArgResult<()> {
+    transforms(out, place(c.s, &a[0], components::sockets)?);
     Ok(())
 }
 
-/// `get_actor_component_relative_transform` and (in the world)
+/// `get_actor_component_relative_transform` and (`place`: in the world)
 /// `get_actor_component_world_transform`.
-pub(super) fn get_actor_component_transform(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
-    let t = named(a, placed(c, &a[0], components::components))?;
+pub(super) fn component_transform(
+    c: &Call,
+    a: &[Value],
+    out: &mut Out,
+    place: Place,
+) -> ArgResult<()> {
+    let t = named(a, place(c.s, &a[0], components::components))?;
     wire::ok_head(out);
     wire::transform(out, &t);
     Ok(())
-}
-
-/// Actor `v`'s parts where the method names them: in the world for the
-/// `*_world_*` methods, else in its own frame.
-fn placed(c: &Call, v: &Value, which: fn(&Actor) -> Vec<Part>) -> ArgResult<Vec<Part>> {
-    if c.method.contains("_world_") {
-        world_parts(c.s, v, which)
-    } else {
-        parts(c.s, v, which)
-    }
 }
 
 pub(super) fn get_wheel_steer_angle(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
@@ -163,14 +167,22 @@ fn transforms(out: &mut Out, parts: Vec<Part>) {
 }
 
 /// Actor `v`'s parts (components or sockets) in its own frame.
-fn parts(s: &RpcShared, v: &Value, which: fn(&Actor) -> Vec<Part>) -> ArgResult<Vec<Part>> {
+pub(super) fn parts(
+    s: &RpcShared,
+    v: &Value,
+    which: fn(&Actor) -> Vec<Part>,
+) -> ArgResult<Vec<Part>> {
     let id = as_u32(v, "actor id")?;
     let actors = s.world.actors.read();
     actors.get(&id).map(which).ok_or_else(|| unknown_actor(id))
 }
 
 /// Actor `v`'s parts in the world, where its last episode state put it.
-fn world_parts(s: &RpcShared, v: &Value, which: fn(&Actor) -> Vec<Part>) -> ArgResult<Vec<Part>> {
+pub(super) fn world_parts(
+    s: &RpcShared,
+    v: &Value,
+    which: fn(&Actor) -> Vec<Part>,
+) -> ArgResult<Vec<Part>> {
     let id = as_u32(v, "actor id")?;
     let actors = s.world.actors.read();
     let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;

@@ -414,14 +414,20 @@ pub(super) fn set_replayer_time_factor(c: &Call, a: &[Value], out: &mut Out) -> 
     Ok(())
 }
 
-/// `set_replayer_ignore_hero` and `set_replayer_ignore_spectator`.
-pub(super) fn set_replayer_ignore(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
+/// `set_replayer_ignore_hero` (`hero`) and `set_replayer_ignore_spectator`.
+pub(super) fn set_replayer_ignore(
+    c: &Call,
+    a: &[Value],
+    out: &mut Out,
+    hero: bool,
+) -> ArgResult<()> {
     wire::void(out, || {
         let ignore = as_bool(&a[0], c.method)?;
         let options = &mut c.s.recorder.lock().options;
-        match c.method {
-            "set_replayer_ignore_hero" => options.ignore_hero = ignore,
-            _ => options.ignore_spectator = ignore,
+        if hero {
+            options.ignore_hero = ignore;
+        } else {
+            options.ignore_spectator = ignore;
         }
         Ok(())
     });
