@@ -135,15 +135,17 @@
 
 /*
  Vehicle: `numbers` are steer (rad), steer speed (rad/s), speed (m/s),
- acceleration (m/s²), jerk (m/s³).
+ acceleration (m/s²), jerk (m/s³): by name with
+ `carla_rpc_request_ackermann_control`.
  */
 #define CARLA_RPC_ACKERMANN_CONTROL 33
 
 /*
  Vehicle: its Ackermann controller's gains
  (`apply_ackermann_controller_settings`): `numbers` speed kp, ki, kd,
- acceleration kp, ki; `scalar` acceleration kd. The library keeps them
- for `get_ackermann_controller_settings`.
+ acceleration kp, ki; `scalar` acceleration kd (by name with
+ `carla_rpc_request_ackermann_settings`). The library keeps them for
+ `get_ackermann_controller_settings`.
  */
 #define CARLA_RPC_ACKERMANN_SETTINGS 48
 
@@ -269,7 +271,8 @@
  the mass (kg), `location` the centre of mass (m, vehicle frame), `value`
  the number of wheels, `numbers` the largest wheel steer angle (degrees),
  the drag coefficient, the maximum rpm, the final gear ratio and the
- first wheel's tire friction. `vehicle.get_physics_control()` reads back
+ first wheel's tire friction (by name with
+ `carla_rpc_request_physics_control`). `vehicle.get_physics_control()` reads back
  what was applied without asking the host.
  */
 #define CARLA_RPC_PHYSICS_CONTROL 43
@@ -849,7 +852,11 @@ struct carla_rpc_request {
   struct carla_vector3d location;
   /*
    Actor commands: numbers whose meaning depends on the kind
-   (`CARLA_RPC_ACKERMANN_CONTROL`, `CARLA_RPC_PHYSICS_CONTROL`).
+   (`CARLA_RPC_ACKERMANN_CONTROL`, `CARLA_RPC_ACKERMANN_SETTINGS`,
+   `CARLA_RPC_PHYSICS_CONTROL`); read them by name with
+   `carla_rpc_request_ackermann_control`,
+   `carla_rpc_request_ackermann_settings` and
+   `carla_rpc_request_physics_control`.
    */
   float numbers[5];
   /*
@@ -1044,6 +1051,74 @@ struct carla_client_budget {
   uint32_t max_requests;
   uint64_t max_frame_bytes;
   uint32_t max_connections_per_address;
+};
+
+/*
+ `CARLA_RPC_ACKERMANN_CONTROL`: a client's
+ `carla.VehicleAckermannControl`.
+ */
+struct carla_ackermann_control {
+  /*
+   Radians, positive to the right.
+   */
+  float steer;
+  /*
+   Radians per second.
+   */
+  float steer_speed;
+  /*
+   Metres per second.
+   */
+  float speed;
+  /*
+   Metres per second squared.
+   */
+  float acceleration;
+  /*
+   Metres per second cubed.
+   */
+  float jerk;
+};
+
+/*
+ `CARLA_RPC_ACKERMANN_SETTINGS`: a client's
+ `carla.AckermannControllerSettings` (the controller's PID gains).
+ */
+struct carla_ackermann_settings {
+  float speed_kp;
+  float speed_ki;
+  float speed_kd;
+  float accel_kp;
+  float accel_ki;
+  float accel_kd;
+};
+
+/*
+ `CARLA_RPC_PHYSICS_CONTROL`: the parts of a client's
+ `carla.VehiclePhysicsControl` a C host is given (a Rust host gets all
+ of it).
+ */
+struct carla_physics_control {
+  /*
+   Kilograms.
+   */
+  float mass;
+  /*
+   Metres, in the vehicle's frame.
+   */
+  struct carla_vector3d center_of_mass;
+  uint32_t wheel_count;
+  /*
+   Degrees: the largest of the wheels'.
+   */
+  float max_steer_angle;
+  float drag_coefficient;
+  float max_rpm;
+  float final_ratio;
+  /*
+   The first wheel's.
+   */
+  float tire_friction;
 };
 
 /*
@@ -1858,20 +1933,6 @@ int32_t carla_rpc_client_budget(CarlaServerPtr server,
                                 struct carla_client_budget *budget);
 
 /*
- Copies bone `index` of a `CARLA_RPC_SET_WALKER_BONES` request to
- `bone` (the same as reading `request->bones[index]`, with the index
- checked). `CARLA_SERVER_INVALID_ARGUMENT`: another kind of request, or
- `index` not below `bone_count`.
-
- # Safety
- `request` NULL or a request `carla_rpc_poll` filled, not polled over
- since (its bones are still there); `bone` NULL or writable.
- */
-int32_t carla_rpc_request_bone(const struct carla_rpc_request *request,
-                               uint32_t index,
-                               struct carla_bone_transform *bone);
-
-/*
  Serves clients of CARLA release `release` ("0.9.12", "0.9.13",
  "0.9.14" or "0.9.15") on an RPC port of their own (`port` 0 picks one;
  the bound port goes to `bound_port`, which may be NULL), in the same
@@ -1890,6 +1951,56 @@ int32_t carla_rpc_listen_release(CarlaServerPtr server,
                                  const char *release,
                                  uint32_t port,
                                  uint32_t *bound_port);
+
+/*
+ Reads a `CARLA_RPC_ACKERMANN_CONTROL` request's values into `control`.
+ `CARLA_SERVER_NULL_ARGUMENT`: a NULL pointer;
+ `CARLA_SERVER_INVALID_ARGUMENT`: a request of another kind.
+
+ # Safety
+ `request` NULL or a request `carla_rpc_poll` filled; `control` NULL or
+ writable.
+ */
+int32_t carla_rpc_request_ackermann_control(const struct carla_rpc_request *request,
+                                            struct carla_ackermann_control *control);
+
+/*
+ Reads a `CARLA_RPC_ACKERMANN_SETTINGS` request's gains into
+ `settings`. `CARLA_SERVER_NULL_ARGUMENT`: a NULL pointer;
+ `CARLA_SERVER_INVALID_ARGUMENT`: a request of another kind.
+
+ # Safety
+ `request` NULL or a request `carla_rpc_poll` filled; `settings` NULL or
+ writable.
+ */
+int32_t carla_rpc_request_ackermann_settings(const struct carla_rpc_request *request,
+                                             struct carla_ackermann_settings *settings);
+
+/*
+ Reads a `CARLA_RPC_PHYSICS_CONTROL` request's values into `control`.
+ `CARLA_SERVER_NULL_ARGUMENT`: a NULL pointer;
+ `CARLA_SERVER_INVALID_ARGUMENT`: a request of another kind.
+
+ # Safety
+ `request` NULL or a request `carla_rpc_poll` filled; `control` NULL or
+ writable.
+ */
+int32_t carla_rpc_request_physics_control(const struct carla_rpc_request *request,
+                                          struct carla_physics_control *control);
+
+/*
+ Copies bone `index` of a `CARLA_RPC_SET_WALKER_BONES` request to
+ `bone` (the same as reading `request->bones[index]`, with the index
+ checked). `CARLA_SERVER_INVALID_ARGUMENT`: another kind of request, or
+ `index` not below `bone_count`.
+
+ # Safety
+ `request` NULL or a request `carla_rpc_poll` filled, not polled over
+ since (its bones are still there); `bone` NULL or writable.
+ */
+int32_t carla_rpc_request_bone(const struct carla_rpc_request *request,
+                               uint32_t index,
+                               struct carla_bone_transform *bone);
 
 /*
  Binds the 0.9 streaming port (`port` 0 picks a free one) and writes the

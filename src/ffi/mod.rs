@@ -8,6 +8,7 @@
 //!   [`sensors_gbuffer`]: an RGB camera's G-buffer streams;
 //! - [`rpc`]: the CARLA 0.9.16 world protocol (RPC port, engine requests,
 //!   episode state); [`rpc_commands`]: the actor commands clients send;
+//!   [`rpc_values`]: their packed values by name;
 //!   [`rpc_actors`]: the host's own actors, new episodes,
 //!   the client count; [`rpc_budget`]: each client's share of the server;
 //!   [`rpc_release`]: the client releases served besides 0.9.16;
@@ -82,6 +83,7 @@ pub mod rpc_commands;
 mod rpc_pending;
 pub mod rpc_release;
 mod rpc_request;
+pub mod rpc_values;
 pub mod sensors;
 pub mod sensors_delivery;
 pub mod sensors_gbuffer;

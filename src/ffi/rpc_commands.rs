@@ -5,10 +5,8 @@
 //! `numbers` fields (a walker's bones: `bones`, `bone_count`). None
 //! expects an answer.
 
-use super::args::{array, read, write};
-use super::codes::Fail;
 use super::rpc_request::carla_rpc_request;
-use crate::rpc::{ActorCommand, BoneTransform, WorldCommand};
+use crate::rpc::{ActorCommand, WorldCommand};
 use std::ffi::c_char;
 
 /// `enabled`: simulate physics (false freezes the body).
@@ -39,12 +37,14 @@ pub const CARLA_RPC_WALKER_STATE: u32 = 31;
 /// Vehicle: `value` is the `carla.VehicleLightState` flags.
 pub const CARLA_RPC_VEHICLE_LIGHTS: u32 = 32;
 /// Vehicle: `numbers` are steer (rad), steer speed (rad/s), speed (m/s),
-/// acceleration (m/s²), jerk (m/s³).
+/// acceleration (m/s²), jerk (m/s³): by name with
+/// `carla_rpc_request_ackermann_control`.
 pub const CARLA_RPC_ACKERMANN_CONTROL: u32 = 33;
 /// Vehicle: its Ackermann controller's gains
 /// (`apply_ackermann_controller_settings`): `numbers` speed kp, ki, kd,
-/// acceleration kp, ki; `scalar` acceleration kd. The library keeps them
-/// for `get_ackermann_controller_settings`.
+/// acceleration kp, ki; `scalar` acceleration kd (by name with
+/// `carla_rpc_request_ackermann_settings`). The library keeps them for
+/// `get_ackermann_controller_settings`.
 pub const CARLA_RPC_ACKERMANN_SETTINGS: u32 = 48;
 /// Vehicle: door `value` (0-3, 6 = all) opens (`enabled`) or closes.
 pub const CARLA_RPC_VEHICLE_DOOR: u32 = 34;
@@ -125,43 +125,10 @@ pub const CARLA_RPC_WALKER_POSE_FROM_ANIMATION: u32 = 52;
 /// the mass (kg), `location` the centre of mass (m, vehicle frame), `value`
 /// the number of wheels, `numbers` the largest wheel steer angle (degrees),
 /// the drag coefficient, the maximum rpm, the final gear ratio and the
-/// first wheel's tire friction. `vehicle.get_physics_control()` reads back
+/// first wheel's tire friction (by name with
+/// `carla_rpc_request_physics_control`). `vehicle.get_physics_control()` reads back
 /// what was applied without asking the host.
 pub const CARLA_RPC_PHYSICS_CONTROL: u32 = 43;
-
-/// Copies bone `index` of a `CARLA_RPC_SET_WALKER_BONES` request to
-/// `bone` (the same as reading `request->bones[index]`, with the index
-/// checked). `CARLA_SERVER_INVALID_ARGUMENT`: another kind of request, or
-/// `index` not below `bone_count`.
-///
-/// # Safety
-/// `request` NULL or a request `carla_rpc_poll` filled, not polled over
-/// since (its bones are still there); `bone` NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn carla_rpc_request_bone(
-    request: *const carla_rpc_request,
-    index: u32,
-    bone: *mut BoneTransform,
-) -> i32 {
-    export!({
-        let req = read(request)?;
-        let out = write(bone)?;
-        if req.kind != CARLA_RPC_SET_WALKER_BONES {
-            return Err(Fail::Lib(crate::Error::InvalidArgument(format!(
-                "request kind {} carries no bones",
-                req.kind
-            ))));
-        }
-        if index >= req.bone_count {
-            return Err(Fail::Lib(crate::Error::InvalidArgument(format!(
-                "bone {index} of a request of {}",
-                req.bone_count
-            ))));
-        }
-        *out = array(req.bones, req.bone_count)?[index as usize];
-        Ok(())
-    })
-}
 
 pub(super) fn fill_load_episode(out: &mut carla_rpc_request, reset_settings: bool) {
     out.kind = CARLA_RPC_LOAD_EPISODE;

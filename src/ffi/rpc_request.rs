@@ -62,7 +62,11 @@ pub struct carla_rpc_request {
     /// Actor commands: where an impulse or a force applies (world).
     pub location: Vector3D,
     /// Actor commands: numbers whose meaning depends on the kind
-    /// (`CARLA_RPC_ACKERMANN_CONTROL`, `CARLA_RPC_PHYSICS_CONTROL`).
+    /// (`CARLA_RPC_ACKERMANN_CONTROL`, `CARLA_RPC_ACKERMANN_SETTINGS`,
+    /// `CARLA_RPC_PHYSICS_CONTROL`); read them by name with
+    /// `carla_rpc_request_ackermann_control`,
+    /// `carla_rpc_request_ackermann_settings` and
+    /// `carla_rpc_request_physics_control`.
     pub numbers: [f32; 5],
     /// `CARLA_RPC_LOAD_EPISODE`: the map to load, NUL-terminated: one of
     /// the names given to `carla_rpc_set_available_maps` as given there,

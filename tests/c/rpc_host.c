@@ -257,10 +257,37 @@ int main(void) {
                      req.opendrive);
             }
             if (req.kind == CARLA_RPC_PHYSICS_CONTROL) {
-              /* numbers: max steer, drag, max rpm, final ratio, friction */
-              printf("PHYSICS %g %g %g %g\n", (double)req.numbers[0],
-                     (double)req.numbers[1], (double)req.numbers[2],
-                     (double)req.location.z);
+              struct carla_physics_control p;
+              check(carla_rpc_request_physics_control(&req, &p), "physics control");
+              printf("PHYSICS %g %g %g %g\n", (double)p.max_steer_angle,
+                     (double)p.drag_coefficient, (double)p.max_rpm,
+                     (double)p.center_of_mass.z);
+            }
+            if (req.kind == CARLA_RPC_ACKERMANN_SETTINGS) {
+              struct carla_ackermann_settings g;
+              check(carla_rpc_request_ackermann_settings(&req, &g), "ackermann settings");
+              printf("GAINS %g %g %g %g %g %g\n", (double)g.speed_kp, (double)g.speed_ki,
+                     (double)g.speed_kd, (double)g.accel_kp, (double)g.accel_ki,
+                     (double)g.accel_kd);
+            }
+            if (req.kind == CARLA_RPC_ACKERMANN_CONTROL) {
+              struct carla_ackermann_control a;
+              check(carla_rpc_request_ackermann_control(&req, &a), "ackermann control");
+              printf("ACKERMANN %g %g %g %g %g\n", (double)a.steer, (double)a.steer_speed,
+                     (double)a.speed, (double)a.acceleration, (double)a.jerk);
+            }
+            if (req.kind == CARLA_RPC_SIMULATE_PHYSICS) {
+              /* The named views refuse a request of another kind. */
+              struct carla_physics_control p;
+              struct carla_ackermann_control a;
+              struct carla_ackermann_settings g;
+              printf("OTHER KIND %d %d %d NULL %d %d %d\n",
+                     carla_rpc_request_physics_control(&req, &p),
+                     carla_rpc_request_ackermann_control(&req, &a),
+                     carla_rpc_request_ackermann_settings(&req, &g),
+                     carla_rpc_request_physics_control(NULL, &p),
+                     carla_rpc_request_ackermann_control(&req, NULL),
+                     carla_rpc_request_ackermann_settings(NULL, NULL));
             }
             fflush(stdout);
           }

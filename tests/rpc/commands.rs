@@ -309,10 +309,25 @@ fn a_c_host_gets_actor_commands_with_their_values() {
         &[Value::from(car), Value::Array(gains)],
     )
     .unwrap();
-    let mut lines = Vec::new();
+    // An Ackermann control: `numbers`, read by name.
+    let ackermann: Vec<Value> = [0.25f32, 0.5, 8.0, 1.5, 0.75]
+        .into_iter()
+        .map(Value::F32)
+        .collect();
+    rpc.call(
+        "apply_ackermann_control_to_vehicle",
+        &[Value::from(car), Value::Array(ackermann)],
+    )
+    .unwrap();
+    let (mut lines, mut named) = (Vec::new(), Vec::new());
     while lines.len() < 8 {
         let line = host.next_line();
-        if ["COMMAND ", "PHYSICS ", "V2X "]
+        if ["OTHER KIND ", "GAINS ", "ACKERMANN "]
+            .iter()
+            .any(|p| line.starts_with(p))
+        {
+            named.push(line);
+        } else if ["COMMAND ", "PHYSICS ", "V2X "]
             .iter()
             .any(|p| line.starts_with(p))
         {
@@ -329,6 +344,27 @@ fn a_c_host_gets_actor_commands_with_their_values() {
     assert_eq!(lines[3], format!("COMMAND 43 {car} 0 4 2200 0 0 0"));
     // Largest steer angle, drag, max rpm, centre of mass z.
     assert_eq!(lines[4], "PHYSICS 70 0.3 5000 -0.25");
+    // The named views of the packed numbers; a view of another kind is
+    // refused (CARLA_SERVER_INVALID_ARGUMENT).
+    while named.len() < 3 {
+        let line = host.next_line();
+        if ["OTHER KIND ", "GAINS ", "ACKERMANN "]
+            .iter()
+            .any(|p| line.starts_with(p))
+        {
+            named.push(line);
+        }
+    }
+    let (invalid, null) = (
+        carla_server::ffi::CARLA_SERVER_INVALID_ARGUMENT,
+        carla_server::ffi::CARLA_SERVER_NULL_ARGUMENT,
+    );
+    assert_eq!(
+        named[0],
+        format!("OTHER KIND {invalid} {invalid} {invalid} NULL {null} {null} {null}")
+    );
+    assert_eq!(named[1], "GAINS 0.1 0.2 0.3 0.4 0.5 0.6");
+    assert_eq!(named[2], "ACKERMANN 0.25 0.5 8 1.5 0.75");
     host.close_stdin();
     host.finish();
 }
