@@ -2,8 +2,8 @@
 //! and the 0.9.16 RPC port (`rpc`).
 
 pub mod legacy;
-pub mod rpc;
-pub mod stream;
+pub(crate) mod rpc;
+pub(crate) mod stream;
 
 pub use legacy::*;
 pub use rpc::{RpcClient, RpcError};

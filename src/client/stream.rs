@@ -15,7 +15,7 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 /// Size of the sensor header (the one definition: the sensor model's).
-pub use crate::sensor::header::HEADER_SIZE;
+pub(crate) use crate::sensor::header::HEADER_SIZE;
 
 /// One received message: the 48-byte sensor header and the payload, kept in
 /// an 8-byte-aligned block so typed views never need a copy.

@@ -1,28 +1,31 @@
 //! The C boundary: the functions, structs and constants of
-//! `include/carla/carla_server.h`, and nothing else.
+//! `include/carla/carla_server.h`, and nothing else. Rust sees them as C
+//! does, in one flat list (`carla_server::ffi::carla_server_connect`); the
+//! files that hold them are private:
 //!
-//! - [`legacy`]: the 0.8.4 functions (binary-compatible) and a few
+//! - `legacy`: the 0.8.4 functions (binary-compatible) and a few
 //!   additions (bind address, message bound, log callback, panic self-test);
-//! - [`sensors`]: the 0.9 sensor pipeline; [`sensors_delivery`]: its
+//! - `sensors`: the 0.9 sensor pipeline; `sensors_delivery`: its
 //!   delivery modes, 0.8 mirror and subscriber count;
-//!   [`sensors_gbuffer`]: an RGB camera's G-buffer streams;
-//! - [`rpc`]: the CARLA 0.9.16 world protocol (RPC port, engine requests,
-//!   episode state); [`rpc_commands`]: the actor commands clients send;
-//!   [`rpc_values`]: their packed values by name;
-//!   [`rpc_actors`]: the host's own actors, new episodes,
-//!   the client count; [`rpc_budget`]: each client's share of the server;
-//!   [`rpc_release`]: the client releases served besides 0.9.16;
-//! - [`recorder`]: the recorder and replayer; [`ros2`]: ROS 2 publishing;
-//! - [`settings`]: the CarlaSettings.ini parser;
-//! - [`structs`]: structs that exist only here because they carry pointers;
-//! - [`codes`]: the return codes, and where a Rust [`crate::Error`] becomes
+//!   `sensors_gbuffer`: an RGB camera's G-buffer streams;
+//! - `rpc`: the CARLA 0.9.16 world protocol (RPC port, engine requests,
+//!   episode state); `rpc_request`: the request a C host polls
+//!   (`carla_rpc_request`) and its first kinds; `rpc_commands`: the actor
+//!   commands clients send; `rpc_values`: their packed values by name;
+//!   `rpc_actors`: the host's own actors, new episodes, the client count;
+//!   `rpc_budget`: each client's share of the server; `rpc_release`: the
+//!   client releases served besides 0.9.16;
+//! - `recorder`: the recorder and replayer; `ros2`: ROS 2 publishing;
+//! - `settings`: the CarlaSettings.ini parser;
+//! - `structs`: structs that exist only here because they carry pointers;
+//! - `codes`: the return codes, and where a Rust [`crate::Error`] becomes
 //!   one.
 //!
+//! Inside only:
 //! - `handle`: what a `CarlaServerPtr` points to, and `server()`, the
 //!   one way an export reaches it;
-//! - `rpc_request`: the request a C host polls (`carla_rpc_request`, its
-//!   first kinds; re-exported by [`rpc`]); `rpc_pending`: how a request is
-//!   filled in and kept until its answer.
+//! - `rpc_pending`: how a request is filled in and kept until its answer;
+//! - `args`: the pointer helpers.
 //!
 //! Every export has the same shape: its body is one `export!` block.
 //! `export!` names the function in log lines, catches any panic (nothing
@@ -71,29 +74,36 @@ macro_rules! export {
 }
 
 mod args;
-pub mod codes;
+pub(crate) mod codes;
 mod handle;
-pub mod legacy;
-pub mod recorder;
-pub mod ros2;
-pub mod rpc;
-pub mod rpc_actors;
-pub mod rpc_budget;
-pub mod rpc_commands;
+mod legacy;
+mod recorder;
+mod ros2;
+mod rpc;
+mod rpc_actors;
+mod rpc_budget;
+mod rpc_commands;
 mod rpc_pending;
-pub mod rpc_release;
+mod rpc_release;
 mod rpc_request;
-pub mod rpc_values;
-pub mod sensors;
-pub mod sensors_delivery;
-pub mod sensors_gbuffer;
-pub mod settings;
-pub mod structs;
+mod rpc_values;
+mod sensors;
+mod sensors_delivery;
+mod sensors_gbuffer;
+mod settings;
+mod structs;
 
 pub use codes::*;
 pub use legacy::*;
+pub use recorder::*;
+pub use ros2::*;
 pub use rpc::*;
 pub use rpc_actors::*;
+pub use rpc_budget::*;
+pub use rpc_commands::*;
+pub use rpc_release::*;
+pub use rpc_request::*;
+pub use rpc_values::*;
 pub use sensors::*;
 pub use sensors_delivery::*;
 pub use sensors_gbuffer::*;

@@ -12,7 +12,7 @@
 use super::args::{array, read, text, write};
 use super::codes::Fail;
 use super::handle::{listen, server};
-pub use super::rpc_request::*;
+use super::rpc_request::*;
 use super::structs::CarlaServerPtr;
 use crate::rpc::{
     ActorBox, ActorState, Blueprint, BlueprintAttribute, EpisodeFrame, EpisodeSettings,

@@ -15,20 +15,18 @@ use crate::episode::{
 };
 use crate::types::{ActorTransform, Vector3D};
 
-/// Size of the episode header after the sensor header.
-pub const EPISODE_HEADER_SIZE: usize = 36;
 /// Size of one actor record.
-pub const ACTOR_RECORD_SIZE: usize = 119;
+pub(crate) const ACTOR_RECORD_SIZE: usize = 119;
 /// Offset of the type-dependent part of a record.
 const UNION_AT: usize = 65;
 
 /// `EpisodeHeader::simulation_state` bit: the map changed, so a client's
 /// next `world.get_map()` fetches it again (LibCarla's `MapChange`).
-pub const SIMULATION_STATE_MAP_CHANGE: u32 = 1;
+pub(crate) const SIMULATION_STATE_MAP_CHANGE: u32 = 1;
 
 /// The per-tick part of the episode header.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct EpisodeHeader {
+pub(crate) struct EpisodeHeader {
     pub episode_id: u64,
     pub platform_seconds: f64,
     pub delta_seconds: f32,
@@ -38,7 +36,7 @@ pub struct EpisodeHeader {
 }
 
 /// Appends the 36-byte episode header.
-pub fn write_header(out: &mut Vec<u8>, h: &EpisodeHeader) {
+pub(crate) fn write_header(out: &mut Vec<u8>, h: &EpisodeHeader) {
     out.extend_from_slice(&h.episode_id.to_le_bytes());
     out.extend_from_slice(&h.platform_seconds.to_le_bytes());
     out.extend_from_slice(&h.delta_seconds.to_le_bytes());
@@ -57,7 +55,7 @@ fn vector(out: &mut Vec<u8>, v: Vector3D) {
 }
 
 /// Appends the record of `state`, with `transform` as its world transform.
-pub fn write_actor(out: &mut Vec<u8>, state: &ActorState, transform: &ActorTransform) {
+pub(crate) fn write_actor(out: &mut Vec<u8>, state: &ActorState, transform: &ActorTransform) {
     let start = out.len();
     out.extend_from_slice(&state.id.to_le_bytes());
     out.push(1); // active
@@ -155,7 +153,7 @@ mod tests {
         };
         let mut out = Vec::new();
         write_header(&mut out, &h);
-        assert_eq!(out.len(), EPISODE_HEADER_SIZE);
+        assert_eq!(out.len(), 36, "the episode header after the sensor header");
         assert_eq!(&out[20..32], &[0u8; 12], "map origin");
         assert_eq!(&out[32..36], &[1, 0, 0, 0]);
     }

@@ -11,7 +11,7 @@
 //!   actors, settings, map); `engine`: the queue of what only the engine
 //!   can do (spawn, destroy, settings, tick, transforms, controls, weather),
 //!   which the host polls each Tick and answers;
-//! - [`episode_state`] and [`token`]: the world-observer message (registry
+//! - `episode_state` and [`token`]: the world-observer message (registry
 //!   id 17) and the 24-byte stream token;
 //! - the plain data hosts hand over (actor states, settings: [`ActorState`],
 //!   [`EpisodeSettings`], ...) is `crate::episode`'s, re-exported here.
@@ -32,7 +32,7 @@ mod endpoint;
 mod error;
 use error::RpcError;
 mod engine;
-pub mod episode_state;
+pub(crate) mod episode_state;
 mod framing;
 mod host;
 mod host_boxes;
@@ -41,7 +41,7 @@ mod maps;
 mod methods;
 pub mod nav;
 mod part_calls;
-pub mod physics;
+pub(crate) mod physics;
 mod quiet;
 mod recording;
 mod ros;

@@ -20,7 +20,7 @@ use crate::types::{ActorTransform, Vector3D};
 use rmpv::Value;
 
 /// Longest curve, gear or wheel list accepted from a client.
-pub const MAX_ENTRIES: usize = 64;
+pub(crate) const MAX_ENTRIES: usize = 64;
 
 /// One wheel (`carla.WheelPhysicsControl`).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -30,7 +30,7 @@ pub enum GBufferTexture {
 }
 
 /// Number of textures.
-pub const GBUFFER_TEXTURES: usize = 13;
+pub(crate) const GBUFFER_TEXTURES: usize = 13;
 
 impl GBufferTexture {
     /// Every texture, in id order.

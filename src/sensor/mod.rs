@@ -8,12 +8,12 @@
 pub mod blueprint;
 #[rustfmt::skip]
 mod blueprint_table;
-pub mod gbuffer;
-pub mod geometry;
-pub mod header;
+pub(crate) mod gbuffer;
+pub(crate) mod geometry;
+pub(crate) mod header;
 pub(crate) mod instance;
 pub mod models;
-pub mod registry;
+pub(crate) mod registry;
 pub mod serialize;
 pub(crate) mod table;
 
@@ -21,7 +21,7 @@ pub use crate::types::{ActorTransform, CaptureContext, LidarHit, PlannedRay};
 pub use blueprint::{AttributeValue, BlueprintError, SensorAttributes};
 pub use gbuffer::GBufferTexture;
 pub use geometry::{compose, rotate_to_local, rotate_to_world, world_point_to_sensor};
-pub use header::SensorHeader;
+pub use header::{SensorHeader, HEADER_SIZE};
 pub use instance::{PendingGBuffer, PendingImage};
 pub use models::lidar::{ray_end_world, Lidar, LidarSettings};
 pub use registry::{PayloadFormat, SensorType};

@@ -106,7 +106,7 @@ pub enum SensorType {
 }
 
 /// Number of registered sensors.
-pub const SENSOR_COUNT: usize = 23;
+pub(crate) const SENSOR_COUNT: usize = 23;
 
 /// One registry row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,7 +126,7 @@ const fn entry(sensor: SensorType, name: &'static str, format: PayloadFormat) ->
 }
 
 /// The registry, indexed by sensor type id.
-pub const REGISTRY: [Entry; SENSOR_COUNT] = {
+pub(crate) const REGISTRY: [Entry; SENSOR_COUNT] = {
     use PayloadFormat as F;
     use SensorType as S;
     [

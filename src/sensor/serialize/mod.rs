@@ -1,5 +1,5 @@
 //! Payload serializers: the bytes that follow the 48-byte sensor header
-//! ([`super::header`]), one function per [`super::registry::PayloadFormat`]
+//! ([`super::SensorHeader`]), one function per [`super::PayloadFormat`]
 //! (LibCarla's layouts). Raw layouts are packed little-endian;
 //! GNSS, IMU, collision and obstacle payloads are one MessagePack document.
 //!
