@@ -170,7 +170,7 @@ fn check_object(bytes: &[u8]) {
             assert_eq!(fields[fields.len() - 2].as_str(), Some(&req.method[..]));
             assert_eq!(req.msgid.is_some(), fields.len() == 4);
         }
-        Err(e) => assert!(e.contains("connection closed"), "{e}"),
+        Err(e) => assert!(e.to_string().contains("connection closed"), "{e}"),
     }
 }
 

@@ -14,7 +14,7 @@
 //! limit, and the connection goes on.
 
 use super::clients::{ClientShare, Clients};
-use super::error::RpcError;
+use super::error::{Closed, RpcError};
 use super::framing::{FrameError, Framer, Limits, Skipper};
 use super::methods::{self, Outcome};
 use super::wire;
@@ -91,7 +91,7 @@ pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn, share: Arc<ClientShare>)
     let served = Clients::serve(&share, || serve_requests(&shared, caller, release, &conn));
     let why = match served {
         Ok(()) => "left".to_owned(),
-        Err(e) => e,
+        Err(e) => e.to_string(),
     };
     crate::log_info!("rpc: client {} {}", peer, why);
     shared.traffic_managers.forget_owner(caller);
@@ -101,7 +101,7 @@ pub(crate) fn serve(shared: Arc<RpcShared>, conn: Conn, share: Arc<ClientShare>)
     conn.aborter().abort();
 }
 
-fn serve_requests(s: &RpcShared, caller: u64, release: Release, conn: &Conn) -> Result<(), String> {
+fn serve_requests(s: &RpcShared, caller: u64, release: Release, conn: &Conn) -> Result<(), Closed> {
     let mut buf: Vec<u8> = Vec::with_capacity(64 << 10);
     let mut chunk = vec![0u8; 64 << 10];
     let mut framer = Framer::new(LIMITS);
@@ -115,11 +115,9 @@ fn serve_requests(s: &RpcShared, caller: u64, release: Release, conn: &Conn) -> 
         let mut start = 0;
         loop {
             if let Some(o) = &mut oversized {
-                let (n, done) = o.skipper.advance(&buf[start..]).map_err(|e| {
-                    format!(
-                        "sent {e} as a {} request, over the byte bound; connection closed",
-                        o.head.method
-                    )
+                let (n, done) = o.skipper.advance(&buf[start..]).map_err(|error| {
+                    let method = o.head.method.clone();
+                    Closed::OversizedFraming { method, error }
                 })?;
                 start += n;
                 o.bytes += n as u64;
@@ -144,8 +142,7 @@ fn serve_requests(s: &RpcShared, caller: u64, release: Release, conn: &Conn) -> 
                 Err(FrameError::TooLarge { limit }) => {
                     let (at, skipper) = framer.give_up(MAX_DROPPED);
                     let Some(head) = request_head(&buf[start..start + at]) else {
-                        let e = FrameError::TooLarge { limit };
-                        return Err(format!("sent {e}; connection closed"));
+                        return Err(Closed::Framing(FrameError::TooLarge { limit }));
                     };
                     start += at;
                     oversized = Some(Oversized {
@@ -156,7 +153,7 @@ fn serve_requests(s: &RpcShared, caller: u64, release: Release, conn: &Conn) -> 
                     });
                     request_deadline = deadline_in(s.timeout);
                 }
-                Err(e) => return Err(format!("sent {e}; connection closed")),
+                Err(e) => return Err(Closed::Framing(e)),
             }
         }
         buf.drain(..start);
@@ -175,26 +172,22 @@ fn serve_requests(s: &RpcShared, caller: u64, release: Release, conn: &Conn) -> 
                 }
                 buf.extend_from_slice(&chunk[..n]);
             }
-            Err(crate::Error::PeerClosed) if buf.is_empty() && oversized.is_none() => {
-                return Ok(())
-            }
+            Err(crate::Error::PeerClosed) if buf.is_empty() && oversized.is_none() => return Ok(()),
             Err(crate::Error::DeadlinePassed) => {
-                return Err(match &oversized {
-                    Some(o) => format!(
-                        "sent {} bytes of a request over the byte bound ({}), not {} MiB more within {:?}; connection closed",
-                        o.bytes,
-                        o.head.method,
-                        LIMITS.max_bytes >> 20,
-                        s.timeout
-                    ),
-                    None => format!(
-                        "sent {} bytes of a request, not all of it within {:?}; connection closed",
-                        buf.len(),
-                        s.timeout
-                    ),
+                return Err(match oversized {
+                    Some(o) => Closed::OversizedTrickled {
+                        bytes: o.bytes,
+                        method: o.head.method,
+                        mib: LIMITS.max_bytes >> 20,
+                        timeout: s.timeout,
+                    },
+                    None => Closed::Trickled {
+                        bytes: buf.len(),
+                        timeout: s.timeout,
+                    },
                 })
             }
-            Err(e) => return Err(format!("connection ended ({e})")),
+            Err(e) => return Err(Closed::Ended(e)),
         }
     }
 }
@@ -206,7 +199,7 @@ fn answer_oversized(
     conn: &Conn,
     o: &Oversized,
     out: &mut Vec<u8>,
-) -> Result<(), String> {
+) -> Result<(), Closed> {
     let message = format!(
         "{}: a request of {} bytes is over this server's limit of {} MiB",
         o.head.method,
@@ -252,11 +245,10 @@ pub(crate) const DECODE_DEPTH: usize = 2 * LIMITS.max_depth + 3;
 
 /// Decodes one whole msgpack object (as [`Framer`] delimits it) into a
 /// request; `Err` says why the connection is closed.
-pub(crate) fn parse_request(bytes: &[u8]) -> Result<Request, String> {
+pub(crate) fn parse_request(bytes: &[u8]) -> Result<Request, Closed> {
     let value = rmpv::decode::read_value_with_max_depth(&mut &bytes[..], DECODE_DEPTH)
-        .map_err(|e| format!("sent bytes that are not msgpack ({e}); connection closed"))?;
-    let not_rpc =
-        || "sent a msgpack object that is not an RPC request; connection closed".to_owned();
+        .map_err(|e| Closed::NotMsgpack(e.to_string()))?;
+    let not_rpc = || Closed::NotRpc;
     let Value::Array(items) = value else {
         return Err(not_rpc());
     };
@@ -313,7 +305,7 @@ fn request(
     conn: &Conn,
     bytes: &[u8],
     out: &mut Vec<u8>,
-) -> Result<(), String> {
+) -> Result<(), Closed> {
     let req = parse_request(bytes)?;
     let (msgid, method, is_async, args) = (req.msgid, &req.method[..], req.is_async, &req.args[..]);
     out.clear();
@@ -377,9 +369,9 @@ fn run(
     }
 }
 
-fn send(s: &RpcShared, conn: &Conn, out: &[u8], id: u32) -> Result<(), String> {
+fn send(s: &RpcShared, conn: &Conn, out: &[u8], id: u32) -> Result<(), Closed> {
     conn.write_all_vectored(&mut [IoSlice::new(out)], deadline_in(s.timeout))
-        .map_err(|e| format!("did not take the reply to request {id} ({e}); connection closed"))
+        .map_err(|error| Closed::ReplyRefused { id, error })
 }
 
 #[cfg(test)]
