@@ -221,10 +221,15 @@ impl Clients {
 mod tests {
     use super::*;
 
+    fn within(budget: ClientBudget) -> Clients {
+        let clients = Clients::default();
+        clients.set_budget(budget);
+        clients
+    }
+
     #[test]
     fn requests_are_counted_until_dropped_and_refused_past_the_share() {
-        let clients = Clients::default();
-        clients.set_budget(ClientBudget {
+        let clients = within(ClientBudget {
             max_requests: 2,
             ..Default::default()
         });
@@ -243,8 +248,7 @@ mod tests {
 
     #[test]
     fn one_address_gets_its_share_of_connections() {
-        let clients = Clients::default();
-        clients.set_budget(ClientBudget {
+        let clients = within(ClientBudget {
             max_connections_per_address: 2,
             ..Default::default()
         });

@@ -138,22 +138,18 @@ mod tests {
     use super::*;
     use crate::episode::ActorBox;
 
+    fn v(x: f32, y: f32, z: f32) -> Vector3D {
+        Vector3D { x, y, z }
+    }
+
     fn vehicle(wheels: &str) -> Actor {
         Actor {
             kind: ActorKind::Vehicle,
             blueprint: "vehicle.test.box".into(),
             attributes: vec![("number_of_wheels".into(), 2, wheels.into())],
             bounding_box: ActorBox {
-                location: Vector3D {
-                    x: 0.1,
-                    y: 0.0,
-                    z: 0.7,
-                },
-                extent: Vector3D {
-                    x: 2.0,
-                    y: 1.0,
-                    z: 0.7,
-                },
+                location: v(0.1, 0.0, 0.7),
+                extent: v(2.0, 1.0, 0.7),
             },
             ..Default::default()
         }
@@ -208,22 +204,14 @@ mod tests {
     #[test]
     fn world_transforms_follow_the_actor() {
         let at = ActorTransform {
-            location: Vector3D {
-                x: 10.0,
-                y: 5.0,
-                z: 0.0,
-            },
+            location: v(10.0, 5.0, 0.0),
             rotation: Rotation3D {
                 yaw: 90.0,
                 ..Default::default()
             },
         };
         let part = ActorTransform {
-            location: Vector3D {
-                x: 2.0,
-                y: 0.5,
-                z: 0.7,
-            },
+            location: v(2.0, 0.5, 0.7),
             ..Default::default()
         };
         let w = in_world(&at, &part).location;

@@ -426,6 +426,18 @@ mod tests {
         );
     }
 
+    /// A skipper at the start of a value inside containers with `open`
+    /// values left, `budget` of its `most` bytes left and at most 16 levels.
+    fn new_skipper(open: &[u64], budget: u64, most: u64) -> Skipper {
+        Skipper {
+            open: open.to_vec(),
+            skip: 0,
+            max_depth: 16,
+            budget,
+            most,
+        }
+    }
+
     /// Drops an object fed in pieces of `step` bytes, keeping only what
     /// `advance` leaves (a cut header); returns the bytes it took and the
     /// most it ever kept.
@@ -474,13 +486,7 @@ mod tests {
         let (at, mut skipper) = f.give_up(1 << 30);
         assert_eq!(at, head, "the head ends where the text starts");
         for step in [1, 3, 7, 4096, 65536] {
-            let mut s = Skipper {
-                open: skipper.open.clone(),
-                skip: 0,
-                max_depth: 16,
-                budget: skipper.budget,
-                most: skipper.most,
-            };
+            let mut s = new_skipper(&skipper.open, skipper.budget, skipper.most);
             let (taken, most) = skip_all(&mut s, &bytes[at..], step);
             assert_eq!(at + taken, object, "step {step}");
             assert!(most < 10, "kept {most} bytes (step {step})");
@@ -522,57 +528,27 @@ mod tests {
             Err(FrameError::TooLarge { limit })
         );
         // A str32 declaring 4 GiB, refused from its 5-byte header.
-        let mut s = Skipper {
-            open: vec![1],
-            skip: 0,
-            max_depth: 16,
-            budget: 1 << 30,
-            most: 1 << 30,
-        };
+        let mut s = new_skipper(&[1], 1 << 30, 1 << 30);
         assert_eq!(
             s.advance(&hex("db ff ff ff ff")),
             Err(FrameError::TooLarge { limit: 1 << 30 })
         );
         // Exactly the budget is fine; one byte more is not.
-        let mut s = Skipper {
-            open: vec![1],
-            skip: 0,
-            max_depth: 16,
-            budget: 6,
-            most: 6,
-        };
+        let mut s = new_skipper(&[1], 6, 6);
         assert_eq!(s.advance(&hex("a5 01 02 03 04 05")), Ok((6, true)));
-        let mut s = Skipper {
-            open: vec![2],
-            skip: 0,
-            max_depth: 16,
-            budget: 6,
-            most: 6,
-        };
+        let mut s = new_skipper(&[2], 6, 6);
         assert_eq!(s.advance(&hex("a5 01 02 03 04 05")), Ok((6, false)));
         assert_eq!(
             s.advance(&hex("c0")),
             Err(FrameError::TooLarge { limit: 6 })
         );
         // Nesting past the bound while skipping is refused.
-        let mut s = Skipper {
-            open: vec![1],
-            skip: 0,
-            max_depth: 16,
-            budget: 1 << 20,
-            most: 1 << 20,
-        };
+        let mut s = new_skipper(&[1], 1 << 20, 1 << 20);
         assert_eq!(
             s.advance(&[0x91; 40]),
             Err(FrameError::TooDeep { limit: 16 })
         );
-        let mut s = Skipper {
-            open: vec![2],
-            skip: 0,
-            max_depth: 16,
-            budget: 1 << 20,
-            most: 1 << 20,
-        };
+        let mut s = new_skipper(&[2], 1 << 20, 1 << 20);
         assert!(matches!(
             s.advance(&[0x01, 0xc1]),
             Err(FrameError::BadMarker { byte: 0xc1, .. })

@@ -311,28 +311,22 @@ mod tests {
     #[test]
     fn parameters_decode_with_defaults_ints_and_bounds() {
         let v = |items: Vec<Value>| Value::Array(items);
-        let carla = v(vec![
-            Value::F64(2.0),
-            Value::F64(50.0),
-            Value::F64(1.0),
-            Value::F64(0.6),
-            true.into(),
-            true.into(),
-            true.into(),
-        ]);
+        // The four numbers, then the three flags.
+        let params = |numbers: [Value; 4], flags: [bool; 3]| {
+            v(numbers.into_iter().chain(flags.map(Value::from)).collect())
+        };
+        let carla = params([2.0, 50.0, 1.0, 0.6].map(Value::F64), [true; 3]);
         assert_eq!(
             as_params(&carla),
             Ok(OpendriveGenerationParameters::default())
         );
-        let given = v(vec![
+        let numbers = [
             Value::from(3),
             Value::F64(25.5),
             Value::from(0),
             Value::F32(0.25),
-            false.into(),
-            true.into(),
-            false.into(),
-        ]);
+        ];
+        let given = params(numbers, [false, true, false]);
         let p = as_params(&given).unwrap();
         assert_eq!(
             (

@@ -601,6 +601,10 @@ impl World {
 mod tests {
     use super::*;
 
+    fn v(x: f32, y: f32, z: f32) -> Vector3D {
+        Vector3D { x, y, z }
+    }
+
     #[test]
     fn a_blueprint_id_is_parsed_into_its_kind() {
         for (id, kind) in [
@@ -676,22 +680,14 @@ mod tests {
     #[test]
     fn an_attached_sensor_follows_its_parent() {
         let parent = ActorTransform {
-            location: Vector3D {
-                x: 10.0,
-                y: 0.0,
-                z: 0.0,
-            },
+            location: v(10.0, 0.0, 0.0),
             rotation: Rotation3D {
                 yaw: 90.0,
                 ..Default::default()
             },
         };
         let rel = ActorTransform {
-            location: Vector3D {
-                x: 2.0,
-                y: 0.0,
-                z: 1.0,
-            },
+            location: v(2.0, 0.0, 1.0),
             ..Default::default()
         };
         let w = compose(&parent, &rel);

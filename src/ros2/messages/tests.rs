@@ -15,6 +15,14 @@ fn header_len(frame_id: &str) -> usize {
     (12 + frame_id.len() + 1).div_ceil(4) * 4
 }
 
+/// `bytes` read as little-endian f32s.
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
 #[test]
 fn stamps_truncate_to_the_nanosecond() {
     assert_eq!(Stamp::from_seconds(3.25), T);
@@ -62,12 +70,10 @@ fn lidar_points_get_y_negated_and_four_float_fields() {
     };
     lidar(&mut payload, 0.0, &[1], &[p]).unwrap();
     let msg = point_cloud(T, "lidar", Cloud::Lidar, &payload).unwrap();
-    let data = &msg[msg.len() - 17..msg.len() - 1];
-    let xs: Vec<f32> = data
-        .chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    assert_eq!(xs, [1.0, -2.0, 3.0, 0.5]);
+    assert_eq!(
+        f32s(&msg[msg.len() - 17..msg.len() - 1]),
+        [1.0, -2.0, 3.0, 0.5]
+    );
     assert_eq!(msg[msg.len() - 1], 0, "is_dense false");
     for name in ["x", "y", "z", "intensity"] {
         let needle = [name.as_bytes(), &[0]].concat();
@@ -87,11 +93,7 @@ fn radar_detections_become_cartesian_points() {
         payload.extend_from_slice(&v.to_le_bytes()); // velocity, azimuth, altitude, depth
     }
     let msg = point_cloud(T, "radar", Cloud::Radar, &payload).unwrap();
-    let data = &msg[msg.len() - 29..msg.len() - 1];
-    let v: Vec<f32> = data
-        .chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let v = f32s(&msg[msg.len() - 29..msg.len() - 1]);
     assert_eq!(v, [10.0, -0.0, 0.0, 2.0, 0.0, 0.0, 10.0]);
 }
 

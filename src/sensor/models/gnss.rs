@@ -126,13 +126,17 @@ mod tests {
         Vector3D { x, y, z }
     }
 
+    fn geo(latitude: f64, longitude: f64, altitude: f64) -> GeoReference {
+        GeoReference {
+            latitude,
+            longitude,
+            altitude,
+        }
+    }
+
     #[test]
     fn reference_maps_to_itself() {
-        let r = GeoReference {
-            latitude: 49.0,
-            longitude: 8.0,
-            altitude: 10.0,
-        };
+        let r = geo(49.0, 8.0, 10.0);
         let (lat, lon, alt) = to_geo(&r, at(0.0, 0.0, 0.0));
         assert!(
             (lat - 49.0).abs() < 1e-9 && (lon - 8.0).abs() < 1e-9,
@@ -155,11 +159,7 @@ mod tests {
 
     #[test]
     fn the_0916_projection_is_metric_near_the_reference_with_y_north() {
-        let r = GeoReference {
-            latitude: 49.0,
-            longitude: 8.0,
-            altitude: 10.0,
-        };
+        let r = geo(49.0, 8.0, 10.0);
         let (lat, lon, alt) = to_geo_0916(&r, at(0.0, 0.0, 2.0));
         assert!((lat - 49.0).abs() < 1e-12 && (lon - 8.0).abs() < 1e-12 && alt == 12.0);
         // 100 m "north" (+y) and east: a degree is R·π/180 on the sphere.
@@ -185,11 +185,7 @@ mod tests {
 
     #[test]
     fn mercator_scale_at_sixty_degrees() {
-        let r = GeoReference {
-            latitude: 60.0,
-            longitude: 10.0,
-            altitude: 100.0,
-        };
+        let r = geo(60.0, 10.0, 100.0);
         // East: R' = R · cos 60° = R/2, so 1000 m is 2 · 0.0089831528 =
         // 0.0179663057° of longitude; latitude and altitude unchanged + z.
         let (lat, lon, alt) = to_geo(&r, at(1000.0, 0.0, 5.5));
@@ -207,21 +203,12 @@ mod tests {
     #[test]
     fn validation() {
         assert_eq!(GeoReference::default().validate(), Ok(()));
-        let pole = GeoReference {
-            latitude: 90.0,
-            ..Default::default()
-        };
+        let pole = geo(90.0, 0.0, 0.0);
         assert_eq!(pole.validate().unwrap_err().field, "latitude");
         assert!(pole.validate().unwrap_err().to_string().contains("between"));
-        let bad = GeoReference {
-            longitude: f64::NAN,
-            ..Default::default()
-        };
+        let bad = geo(0.0, f64::NAN, 0.0);
         assert_eq!(bad.validate().unwrap_err().field, "longitude");
-        let bad = GeoReference {
-            altitude: f64::INFINITY,
-            ..Default::default()
-        };
+        let bad = geo(0.0, 0.0, f64::INFINITY);
         assert_eq!(bad.validate().unwrap_err().field, "altitude");
     }
 }

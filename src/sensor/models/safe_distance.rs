@@ -138,6 +138,14 @@ mod tests {
         Vector3D { x, y, z }
     }
 
+    fn margins(front: f32, back: f32, lateral: f32) -> SafeDistanceSettings {
+        SafeDistanceSettings {
+            front,
+            back,
+            lateral,
+        }
+    }
+
     fn close(a: Vector3D, b: Vector3D) -> bool {
         (a.x - b.x).abs() < 1e-6 && (a.y - b.y).abs() < 1e-6 && (a.z - b.z).abs() < 1e-6
     }
@@ -156,11 +164,7 @@ mod tests {
         let err = bad.validate().unwrap_err();
         assert_eq!(err.field, "lateral");
         assert!(err.to_string().contains("lateral"));
-        let zero = SafeDistanceSettings {
-            front: 0.0,
-            back: 0.0,
-            lateral: 0.0,
-        };
+        let zero = margins(0.0, 0.0, 0.0);
         assert_eq!(zero.validate(), Ok(()));
     }
 
@@ -180,21 +184,13 @@ mod tests {
     fn box_with_other_margins() {
         // Unit cube, front 3, back 1, lateral 0.25: half (1 + 2, 1.25, 1),
         // centre ((3 − 1)/2, 0, 0) = (1, 0, 0). Exact in binary.
-        let s = SafeDistanceSettings {
-            front: 3.0,
-            back: 1.0,
-            lateral: 0.25,
-        };
+        let s = margins(3.0, 1.0, 0.25);
         assert_eq!(
             overlap_box(v(1.0, 1.0, 1.0), &s),
             (v(1.0, 0.0, 0.0), v(3.0, 1.25, 1.0))
         );
         // No margins: the owner's own box.
-        let s = SafeDistanceSettings {
-            front: 0.0,
-            back: 0.0,
-            lateral: 0.0,
-        };
+        let s = margins(0.0, 0.0, 0.0);
         assert_eq!(
             overlap_box(v(2.0, 1.0, 0.5), &s),
             (v(0.0, 0.0, 0.0), v(2.0, 1.0, 0.5))

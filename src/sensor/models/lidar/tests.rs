@@ -21,6 +21,16 @@ fn single_laser(n: u32) -> LidarSettings {
     }
 }
 
+/// A semantic lidar of two lasers, `pps` rays per second.
+fn two_lasers(pps: u32) -> LidarSettings {
+    LidarSettings {
+        channels: 2,
+        points_per_second: pps,
+        semantic: true,
+        ..Default::default()
+    }
+}
+
 fn no_hits(n: usize) -> Vec<LidarHit> {
     (0..n)
         .map(|i| LidarHit {
@@ -277,12 +287,7 @@ fn points_per_tick_defaults() {
 #[test]
 fn points_round_half_away_from_zero() {
     let per_laser = |pps: u32, dt: f32| {
-        let mut l = lidar(LidarSettings {
-            channels: 2,
-            points_per_second: pps,
-            semantic: true,
-            ..Default::default()
-        });
+        let mut l = lidar(two_lasers(pps));
         let p = l.plan(dt);
         (p.points_per_channel(), p.ray_count())
     };
@@ -525,11 +530,8 @@ fn semantic_payload_exact_bytes() {
     //   cos_inc = dot((0,−1,0), (0,−0.6,0.8)) = 0.6 → 0x3F19999A; actor 9, tag 4.
     // 2.0 = 0x40000000. Hits are passed in reverse order on purpose.
     let mut l = lidar(LidarSettings {
-        channels: 2,
-        points_per_second: 20,
         rotation_frequency: 5.0,
-        semantic: true,
-        ..Default::default()
+        ..two_lasers(20)
     });
     assert_eq!(l.plan(0.1).ray_count(), 2);
     let hits = [
@@ -566,12 +568,7 @@ fn semantic_payload_exact_bytes() {
 fn counts_skip_misses_and_keep_channel_order() {
     // C = 2, 3 rays per laser (6 pts/s at dt 1): rays 0..3 laser 0, 3..6 laser 1.
     // Hits on rays 2, 0 and 4 → counts [2, 1], detections ordered 0, 2, 4.
-    let mut l = lidar(LidarSettings {
-        channels: 2,
-        points_per_second: 6,
-        semantic: true,
-        ..Default::default()
-    });
+    let mut l = lidar(two_lasers(6));
     assert_eq!(l.plan(1.0).ray_count(), 6);
     let mut hits = no_hits(6);
     for i in [2usize, 0, 4] {
@@ -592,12 +589,7 @@ fn counts_skip_misses_and_keep_channel_order() {
 
 #[test]
 fn process_rejects_bad_hits_without_writing() {
-    let mut l = lidar(LidarSettings {
-        channels: 2,
-        points_per_second: 2,
-        semantic: true,
-        ..Default::default()
-    });
+    let mut l = lidar(two_lasers(2));
     assert_eq!(l.plan(1.0).ray_count(), 2);
     let mut out = b"abc".to_vec();
     let err =
