@@ -69,20 +69,11 @@ fn fill(out: &mut carla_rpc_request, call: &EngineCall) -> Option<Strings> {
                 owned.push(c_string(k));
                 owned.push(c_string(v));
             }
-            // `skip`, not `[2..]`: a spawn without attributes (a client's
-            // `role_name` is not passed on) has only the blueprint id.
-            let keys = owned
-                .iter()
-                .skip(1)
-                .step_by(2)
-                .map(|c| c.as_ptr())
-                .collect();
-            let values = owned
-                .iter()
-                .skip(2)
-                .step_by(2)
-                .map(|c| c.as_ptr())
-                .collect();
+            // Every other string from `first`. `skip`, not `[2..]`: a spawn
+            // without attributes (a client's `role_name` is not passed on)
+            // has only the blueprint id.
+            let every_other = |first| owned.iter().skip(first).step_by(2).map(|c| c.as_ptr());
+            let (keys, values) = (every_other(1).collect(), every_other(2).collect());
             let s = Strings {
                 keys,
                 values,

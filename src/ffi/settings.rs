@@ -329,6 +329,22 @@ pub unsafe extern "C" fn carla_settings_free(settings: CarlaSettingsPtr) {
     }
 }
 
+/// The body of the getters: checks `settings`, then `out`, for NULL and
+/// writes to `*out` what `value` reads from the settings object.
+///
+/// # Safety
+/// `settings` NULL or live; `out` NULL or writable.
+unsafe fn get<T>(
+    settings: CarlaSettingsPtr,
+    out: *mut T,
+    value: impl FnOnce(&carla_settings) -> T,
+) -> Result<(), Fail> {
+    // SAFETY: the caller's contract for `settings` and `out`.
+    let (p, out) = unsafe { (handle(settings)?, write(out)?) };
+    *out = value(p);
+    Ok(())
+}
+
 /// `[CARLA/Server] SynchronousMode` (default true).
 ///
 /// # Safety
@@ -338,11 +354,7 @@ pub unsafe extern "C" fn carla_settings_synchronous_mode(
     settings: CarlaSettingsPtr,
     out: *mut CBool,
 ) -> i32 {
-    export!({
-        let (p, out) = (handle(settings)?, write(out)?);
-        *out = p.settings.synchronous_mode.into();
-        Ok(())
-    })
+    export!({ get(settings, out, |p| p.settings.synchronous_mode.into()) })
 }
 
 /// `[CARLA/Server] SendNonPlayerAgentsInfo` (default false).
@@ -355,9 +367,9 @@ pub unsafe extern "C" fn carla_settings_send_non_player_agents(
     out: *mut CBool,
 ) -> i32 {
     export!({
-        let (p, out) = (handle(settings)?, write(out)?);
-        *out = p.settings.send_non_player_agents_info.into();
-        Ok(())
+        get(settings, out, |p| {
+            p.settings.send_non_player_agents_info.into()
+        })
     })
 }
 
@@ -371,19 +383,19 @@ pub unsafe extern "C" fn carla_settings_level(
     out: *mut carla_level_settings,
 ) -> i32 {
     export!({
-        let (p, out) = (handle(settings)?, write(out)?);
-        let l = &p.settings.level;
-        *out = carla_level_settings {
-            number_of_vehicles: l.number_of_vehicles,
-            number_of_pedestrians: l.number_of_pedestrians,
-            weather_id: l.weather_id,
-            seed_vehicles: l.seed_vehicles,
-            seed_pedestrians: l.seed_pedestrians,
-            disable_two_wheeled_vehicles: l.disable_two_wheeled_vehicles.into(),
-            quality_level: p.settings.quality_level as u32,
-            player_vehicle: p.player_vehicle.as_ptr(),
-        };
-        Ok(())
+        get(settings, out, |p| {
+            let l = &p.settings.level;
+            carla_level_settings {
+                number_of_vehicles: l.number_of_vehicles,
+                number_of_pedestrians: l.number_of_pedestrians,
+                weather_id: l.weather_id,
+                seed_vehicles: l.seed_vehicles,
+                seed_pedestrians: l.seed_pedestrians,
+                disable_two_wheeled_vehicles: l.disable_two_wheeled_vehicles.into(),
+                quality_level: p.settings.quality_level as u32,
+                player_vehicle: p.player_vehicle.as_ptr(),
+            }
+        })
     })
 }
 
@@ -396,11 +408,7 @@ pub unsafe extern "C" fn carla_settings_sensor_count(
     settings: CarlaSettingsPtr,
     out: *mut u32,
 ) -> i32 {
-    export!({
-        let (p, out) = (handle(settings)?, write(out)?);
-        *out = p.settings.sensors.len() as u32;
-        Ok(())
-    })
+    export!({ get(settings, out, |p| p.settings.sensors.len() as u32) })
 }
 
 /// Sensor `index` (0 to count - 1; otherwise `CARLA_SERVER_INVALID_ARGUMENT`).

@@ -130,6 +130,8 @@ fn parse_rpc(method: &str, a: &[Value]) -> ArgResult<Option<(u32, ActorCommand)>
     };
     let flag = |i| as_bool(arg(i)?, "enabled");
     let vector = |i| as_vector(arg(i)?, "vector");
+    // The point of the `*_at_location` forms, the third argument.
+    let at = || a.get(2).map(|_| vector(2)).transpose();
     let command = match (method, a.len()) {
         ("set_actor_simulate_physics", 2) => C::SimulatePhysics(flag(1)?),
         ("set_actor_enable_gravity", 2) => C::EnableGravity(flag(1)?),
@@ -138,21 +140,13 @@ fn parse_rpc(method: &str, a: &[Value]) -> ArgResult<Option<(u32, ActorCommand)>
         ("enable_actor_constant_velocity", 2) => C::ConstantVelocity(Some(vector(1)?)),
         ("disable_actor_constant_velocity", 1) => C::ConstantVelocity(None),
         ("set_actor_target_angular_velocity", 2) => C::TargetAngularVelocity(vector(1)?),
-        ("add_actor_impulse", 2) => C::Impulse {
+        ("add_actor_impulse", 2) | ("add_actor_impulse_at_location", 3) => C::Impulse {
             impulse: vector(1)?,
-            at: None,
+            at: at()?,
         },
-        ("add_actor_impulse_at_location", 3) => C::Impulse {
-            impulse: vector(1)?,
-            at: Some(vector(2)?),
-        },
-        ("add_actor_force", 2) => C::Force {
+        ("add_actor_force", 2) | ("add_actor_force_at_location", 3) => C::Force {
             force: vector(1)?,
-            at: None,
-        },
-        ("add_actor_force_at_location", 3) => C::Force {
-            force: vector(1)?,
-            at: Some(vector(2)?),
+            at: at()?,
         },
         ("add_actor_angular_impulse", 2) => C::AngularImpulse(vector(1)?),
         ("add_actor_torque", 2) => C::Torque(vector(1)?),

@@ -5,7 +5,7 @@
 
 use super::episode_state::{self, EpisodeHeader};
 use super::world::ActorKind;
-use super::world::{Seen, World};
+use super::world::{LastState, Seen, World};
 use super::{
     ActorState, Blueprint, BoneTransform, ClientBudget, ClientUsage, EngineRequest, EpisodeFrame,
     EpisodeSettings, RpcServer, VehicleControl09, VehicleTelemetry, CARLA_ACTOR_VEHICLE,
@@ -182,18 +182,7 @@ impl RpcServer {
                 "telemetry of vehicle {id} has a number that is not finite"
             )));
         }
-        let actors = self.shared.world.actors.read();
-        match actors.get(&id) {
-            Some(a) if a.kind == ActorKind::Vehicle => {
-                a.last.set_telemetry(t);
-                Ok(())
-            }
-            Some(a) => Err(Error::InvalidArgument(format!(
-                "actor {id} is a {}, not a vehicle",
-                a.blueprint
-            ))),
-            None => Err(Error::InvalidArgument(format!("no actor {id}"))),
-        }
+        self.report(id, ActorKind::Vehicle, "vehicle", |s| s.set_telemetry(t))
     }
 
     /// Reports walker `id`'s skeleton, what a client's `get_bones()`
@@ -207,14 +196,27 @@ impl RpcServer {
     pub fn set_walker_bones(&self, id: u32, bones: &[BoneTransform]) -> Result<(), Error> {
         super::bones::check_report(bones)
             .map_err(|e| Error::InvalidArgument(format!("bones of walker {id}: {e}")))?;
+        self.report(id, ActorKind::Walker, "walker", |s| s.set_bones(bones))
+    }
+
+    /// Hands the host's report to actor `id`'s last state with `keep`; an
+    /// unknown id, or an actor not of `kind` (named `what`), is
+    /// [`Error::InvalidArgument`].
+    fn report(
+        &self,
+        id: u32,
+        kind: ActorKind,
+        what: &str,
+        keep: impl FnOnce(&LastState),
+    ) -> Result<(), Error> {
         let actors = self.shared.world.actors.read();
         match actors.get(&id) {
-            Some(a) if a.kind == ActorKind::Walker => {
-                a.last.set_bones(bones);
+            Some(a) if a.kind == kind => {
+                keep(&a.last);
                 Ok(())
             }
             Some(a) => Err(Error::InvalidArgument(format!(
-                "actor {id} is a {}, not a walker",
+                "actor {id} is a {}, not a {what}",
                 a.blueprint
             ))),
             None => Err(Error::InvalidArgument(format!("no actor {id}"))),

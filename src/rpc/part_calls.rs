@@ -62,28 +62,18 @@ pub(super) fn get_telemetry_data(c: &Call, a: &[Value], out: &mut Out) -> ArgRes
 /// answers what it reports.
 pub(super) fn get_bones_transform(c: &Call, a: &[Value], out: &mut Out) -> ArgResult<()> {
     let (s, actor_id) = (c.s, as_u32(&a[0], "actor id")?);
-    let seen = {
-        let actors = s.world.actors.read();
-        let a = actors
-            .get(&actor_id)
-            .ok_or_else(|| unknown_actor(actor_id))?;
+    let seen = with_actor(s, &a[0], |_, a| {
         if a.kind != ActorKind::Walker {
             return Err(refused!(
                 "get_bones: actor {actor_id} is a {}, not a walker",
                 a.blueprint
             ));
         }
-        a.last.bone_reports()
-    };
+        Ok(a.last.bone_reports())
+    })?;
     s.ask(EngineCall::WalkerBones { actor_id })?;
-    let bones = {
-        let actors = s.world.actors.read();
-        let a = actors
-            .get(&actor_id)
-            .ok_or_else(|| unknown_actor(actor_id))?;
-        a.last.bones_since(seen)
-    }
-    .ok_or_else(|| format!("walker {actor_id} has no skeleton on this host"))?;
+    let bones = with_actor(s, &a[0], |_, a| Ok(a.last.bones_since(seen)))?
+        .ok_or_else(|| format!("walker {actor_id} has no skeleton on this host"))?;
     wire::ok_head(out);
     super::bones::encode(&bones, out);
     Ok(())
@@ -172,9 +162,7 @@ pub(super) fn parts(
     v: &Value,
     which: fn(&Actor) -> Vec<Part>,
 ) -> ArgResult<Vec<Part>> {
-    let id = as_u32(v, "actor id")?;
-    let actors = s.world.actors.read();
-    actors.get(&id).map(which).ok_or_else(|| unknown_actor(id))
+    with_actor(s, v, |_, actor| Ok(which(actor)))
 }
 
 /// Actor `v`'s parts in the world, where its last episode state put it.
@@ -183,23 +171,22 @@ pub(super) fn world_parts(
     v: &Value,
     which: fn(&Actor) -> Vec<Part>,
 ) -> ArgResult<Vec<Part>> {
-    let id = as_u32(v, "actor id")?;
-    let actors = s.world.actors.read();
-    let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
-    let lookup = |i: u32| {
-        actors
-            .get(&i)
-            .and_then(|p| p.last.get().map(|s| s.transform))
-    };
-    let at = match actor.parent {
-        0 => actor.current_transform(),
-        _ => World::world_transform(&actors, actor, &lookup),
-    };
-    let mut parts = which(actor);
-    for (_, t) in &mut parts {
-        *t = components::in_world(&at, t);
-    }
-    Ok(parts)
+    with_actor(s, v, |actors, actor| {
+        let lookup = |i: u32| {
+            actors
+                .get(&i)
+                .and_then(|p| p.last.get().map(|s| s.transform))
+        };
+        let at = match actor.parent {
+            0 => actor.current_transform(),
+            _ => World::world_transform(actors, actor, &lookup),
+        };
+        let mut parts = which(actor);
+        for (_, t) in &mut parts {
+            *t = components::in_world(&at, t);
+        }
+        Ok(parts)
+    })
 }
 
 /// The transform of the part named by `a[1]` among `parts`.
@@ -255,6 +242,19 @@ fn wheel_angle(actors: &Actors<'_>, a: &[Value]) -> ArgResult<f32> {
 
 type Actors<'a> = RwLockReadGuard<'a, BTreeMap<u32, Actor>>;
 
+/// Runs `with` on actor `v` (and all the actors, for its parents) while
+/// they are locked for reading.
+fn with_actor<T>(
+    s: &RpcShared,
+    v: &Value,
+    with: impl FnOnce(&Actors<'_>, &Actor) -> ArgResult<T>,
+) -> ArgResult<T> {
+    let id = as_u32(v, "actor id")?;
+    let actors = s.world.actors.read();
+    let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
+    with(&actors, actor)
+}
+
 /// Actor `v`, which must be a vehicle.
 fn vehicle<'a>(actors: &'a Actors<'_>, v: &Value) -> ArgResult<&'a Actor> {
     let id = as_u32(v, "actor id")?;
@@ -271,14 +271,14 @@ fn vehicle<'a>(actors: &'a Actors<'_>, v: &Value) -> ArgResult<&'a Actor> {
 /// The library sensor of actor `v` if it is an RGB camera (the only
 /// sensor with G-buffers, as in CARLA).
 fn rgb_camera(s: &RpcShared, v: &Value) -> ArgResult<u32> {
-    let id = as_u32(v, "actor id")?;
-    let actors = s.world.actors.read();
-    let actor = actors.get(&id).ok_or_else(|| unknown_actor(id))?;
-    if actor.blueprint != "sensor.camera.rgb" || actor.sensor == 0 {
-        return Err(refused!(
-            "actor {id} is a {}: G-buffers are only available on sensor.camera.rgb",
-            actor.blueprint
-        ));
-    }
-    Ok(actor.sensor)
+    with_actor(s, v, |_, actor| {
+        if actor.blueprint != "sensor.camera.rgb" || actor.sensor == 0 {
+            return Err(refused!(
+                "actor {} is a {}: G-buffers are only available on sensor.camera.rgb",
+                actor.id,
+                actor.blueprint
+            ));
+        }
+        Ok(actor.sensor)
+    })
 }

@@ -203,35 +203,34 @@ impl VehiclePhysicsControl {
             wire::array(out, list.len());
             for p in list {
                 wire::array(out, 2);
-                wire::f32v(out, p[0]);
-                wire::f32v(out, p[1]);
+                wire::f32s(out, p);
             }
         };
         wire::array(out, 17);
         pairs(out, &self.torque_curve);
-        for v in [
-            self.max_rpm,
-            self.moi,
-            self.damping_rate_full_throttle,
-            self.damping_rate_zero_throttle_clutch_engaged,
-            self.damping_rate_zero_throttle_clutch_disengaged,
-        ] {
-            wire::f32v(out, v);
-        }
+        wire::f32s(
+            out,
+            &[
+                self.max_rpm,
+                self.moi,
+                self.damping_rate_full_throttle,
+                self.damping_rate_zero_throttle_clutch_engaged,
+                self.damping_rate_zero_throttle_clutch_disengaged,
+            ],
+        );
         wire::boolean(out, self.use_gear_autobox);
-        for v in [
-            self.gear_switch_time,
-            self.clutch_strength,
-            self.final_ratio,
-        ] {
-            wire::f32v(out, v);
-        }
+        wire::f32s(
+            out,
+            &[
+                self.gear_switch_time,
+                self.clutch_strength,
+                self.final_ratio,
+            ],
+        );
         wire::array(out, self.forward_gears.len());
         for g in &self.forward_gears {
             wire::array(out, 3);
-            for v in [g.ratio, g.down_ratio, g.up_ratio] {
-                wire::f32v(out, v);
-            }
+            wire::f32s(out, &[g.ratio, g.down_ratio, g.up_ratio]);
         }
         wire::f32v(out, self.mass);
         wire::f32v(out, self.drag_coefficient);
@@ -240,19 +239,20 @@ impl VehiclePhysicsControl {
         wire::array(out, self.wheels.len());
         for w in &self.wheels {
             wire::array(out, 10);
-            for v in [
-                w.tire_friction,
-                w.damping_rate,
-                w.max_steer_angle,
-                w.radius,
-                w.max_brake_torque,
-                w.max_handbrake_torque,
-                w.lat_stiff_max_load,
-                w.lat_stiff_value,
-                w.long_stiff_value,
-            ] {
-                wire::f32v(out, v);
-            }
+            wire::f32s(
+                out,
+                &[
+                    w.tire_friction,
+                    w.damping_rate,
+                    w.max_steer_angle,
+                    w.radius,
+                    w.max_brake_torque,
+                    w.max_handbrake_torque,
+                    w.lat_stiff_max_load,
+                    w.lat_stiff_value,
+                    w.long_stiff_value,
+                ],
+            );
             wire::vector(out, w.position);
         }
         wire::boolean(out, self.use_sweep_wheel_collision);

@@ -503,14 +503,12 @@ impl RpcServer {
     /// `show_recorder_file_info`'s text for a file of the folder (or an
     /// absolute path).
     pub fn recorder_file_info(&self, name: &str, show_all: bool) -> Result<String, Error> {
-        let path = self.shared.resolve(name).map_err(Error::InvalidArgument)?;
-        Ok(recorder::file_info(&path, show_all))
+        self.query(name, |path| recorder::file_info(path, show_all))
     }
 
     /// `show_recorder_collisions`' text.
     pub fn recorder_collisions(&self, name: &str, type1: u8, type2: u8) -> Result<String, Error> {
-        let path = self.shared.resolve(name).map_err(Error::InvalidArgument)?;
-        Ok(recorder::collisions(&path, type1, type2))
+        self.query(name, |path| recorder::collisions(path, type1, type2))
     }
 
     /// `show_recorder_actors_blocked`' text (`min_distance` in cm).
@@ -520,8 +518,16 @@ impl RpcServer {
         min_time: f64,
         min_distance: f64,
     ) -> Result<String, Error> {
+        self.query(name, |path| {
+            recorder::actors_blocked(path, min_time, min_distance)
+        })
+    }
+
+    /// The text of query `run` of file `name` of the folder (or an
+    /// absolute path).
+    fn query(&self, name: &str, run: impl FnOnce(&Path) -> String) -> Result<String, Error> {
         let path = self.shared.resolve(name).map_err(Error::InvalidArgument)?;
-        Ok(recorder::actors_blocked(&path, min_time, min_distance))
+        Ok(run(&path))
     }
 
     /// `client.replay_file(name, start, duration, follow_id,

@@ -92,18 +92,14 @@ fn from_state(seen: &Seen) -> VehicleTelemetry {
 /// brake, engine rpm, gear, drag, and the wheels, 11 numbers each.
 pub(crate) fn encode(t: &VehicleTelemetry, out: &mut Vec<u8>) {
     wire::array(out, 8);
-    for v in [t.speed, t.steer, t.throttle, t.brake, t.engine_rpm] {
-        wire::f32v(out, v);
-    }
+    wire::f32s(out, &[t.speed, t.steer, t.throttle, t.brake, t.engine_rpm]);
     wire::int(out, i64::from(t.gear));
     wire::f32v(out, t.drag);
     let wheels = wheels(t);
     wire::array(out, wheels.len());
     for w in wheels {
         wire::array(out, 11);
-        for v in numbers(w) {
-            wire::f32v(out, v);
-        }
+        wire::f32s(out, &numbers(w));
     }
 }
 

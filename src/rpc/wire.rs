@@ -22,6 +22,12 @@ pub(crate) fn int(out: &mut Vec<u8>, v: i64) {
 pub(crate) fn f32v(out: &mut Vec<u8>, v: f32) {
     let _ = enc::write_f32(out, v);
 }
+/// Each of `values` in turn (no array header).
+pub(crate) fn f32s(out: &mut Vec<u8>, values: &[f32]) {
+    for &v in values {
+        f32v(out, v);
+    }
+}
 pub(crate) fn f64v(out: &mut Vec<u8>, v: f64) {
     let _ = enc::write_f64(out, v);
 }
