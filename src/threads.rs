@@ -50,11 +50,16 @@ fn yield_on_wake_up() {
     // SAFETY: pid 0 is the calling thread; `param` is a valid sched_param
     // (priority 0 is the only one SCHED_BATCH accepts).
     let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
+    log_refused(rc, "SCHED_BATCH", "a library thread");
+}
+
+/// Logs, at debug level, that the system refused `what` for `thread` when
+/// `rc` (a libc return code, just returned) is not 0.
+#[cfg(target_os = "linux")]
+fn log_refused(rc: libc::c_int, what: impl std::fmt::Display, thread: &str) {
     if rc != 0 {
-        crate::log_debug!(
-            "SCHED_BATCH refused for a library thread: {}",
-            io::Error::last_os_error()
-        );
+        let e = io::Error::last_os_error();
+        crate::log_debug!("{} refused for {}: {}", what, thread, e);
     }
 }
 
@@ -90,12 +95,7 @@ fn lower_priority() {
         let tid = libc::syscall(libc::SYS_gettid);
         libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, BULK_NICE)
     };
-    if rc != 0 {
-        crate::log_debug!(
-            "nice {BULK_NICE} refused for a bulk thread: {}",
-            io::Error::last_os_error()
-        );
-    }
+    log_refused(rc, format_args!("nice {BULK_NICE}"), "a bulk thread");
 }
 
 #[cfg(not(target_os = "linux"))]

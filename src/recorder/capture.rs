@@ -212,17 +212,8 @@ impl Recording {
     fn deletes<A>(&mut self, out: &mut Vec<u8>, actors: &BTreeMap<u32, A>) {
         self.live.clear();
         self.live.extend(actors.keys().copied());
-        let gone = self
-            .recorded
-            .iter()
-            .filter(|id| !actors.contains_key(id))
-            .take(u16::MAX as usize);
-        let at = out.begin(f::EVENT_DEL);
-        out.u16(gone.clone().count() as u16);
-        for id in gone {
-            out.u32(*id);
-        }
-        out.end(at);
+        let gone = self.recorded.iter().filter(|id| !actors.contains_key(id));
+        counted(out, f::EVENT_DEL, gone, |o, id| o.u32(*id));
         std::mem::swap(&mut self.recorded, &mut self.live);
     }
 
@@ -237,18 +228,14 @@ impl Recording {
         let moving = scene
             .states
             .iter()
-            .filter(|s| s.kind == CARLA_ACTOR_VEHICLE || s.kind == CARLA_ACTOR_WALKER)
-            .take(u16::MAX as usize);
+            .filter(|s| s.kind == CARLA_ACTOR_VEHICLE || s.kind == CARLA_ACTOR_WALKER);
         if moving.clone().next().is_some() {
-            let at = out.begin(f::KINEMATICS);
-            out.u16(moving.clone().count() as u16);
-            for s in moving {
-                out.u32(s.id);
+            counted(out, f::KINEMATICS, moving, |o, s| {
+                o.u32(s.id);
                 let (v, w) = (s.velocity, s.angular_velocity);
-                out.vec3([v.x, v.y, v.z]);
-                out.vec3([w.x, w.y, w.z]);
-            }
-            out.end(at);
+                o.vec3([v.x, v.y, v.z]);
+                o.vec3([w.x, w.y, w.z]);
+            });
         }
         counted(out, f::BOUNDING_BOX, &added.boxes, |o, id| {
             let b = scene
@@ -315,12 +302,9 @@ impl<'a, A> Scene<'a, A> {
         (self.state_of)(id).map(|i| &self.states[i])
     }
 
-    /// The host's states of one kind, at most a packet's count.
+    /// The host's states of one kind.
     fn of_kind(&self, kind: u32) -> impl Iterator<Item = &'a ActorState> + Clone {
-        self.states
-            .iter()
-            .filter(move |s| s.kind == kind)
-            .take(u16::MAX as usize)
+        self.states.iter().filter(move |s| s.kind == kind)
     }
 }
 
@@ -363,22 +347,17 @@ fn positions<A: RecordedActor>(out: &mut Vec<u8>, scene: &Scene<'_, A>) {
 /// vehicles' lights.
 fn animations<A: RecordedActor>(out: &mut Vec<u8>, scene: &Scene<'_, A>) {
     let lights = scene.of_kind(CARLA_ACTOR_TRAFFIC_LIGHT);
-    let at = out.begin(f::STATE);
-    out.u16(lights.clone().count() as u16);
-    for s in lights {
+    counted(out, f::STATE, lights, |o, s| {
         LightRecord {
             id: s.id,
             frozen: s.time_is_frozen.get(),
             elapsed: s.traffic_light_times[3],
             state: s.traffic_light_state,
         }
-        .write(out);
-    }
-    out.end(at);
+        .write(o)
+    });
     let vehicles = scene.of_kind(CARLA_ACTOR_VEHICLE);
-    let at = out.begin(f::ANIM_VEHICLE);
-    out.u16(vehicles.clone().count() as u16);
-    for s in vehicles.clone() {
+    counted(out, f::ANIM_VEHICLE, vehicles.clone(), |o, s| {
         let c = s.vehicle_control;
         f::VehicleAnim {
             id: s.id,
@@ -388,34 +367,31 @@ fn animations<A: RecordedActor>(out: &mut Vec<u8>, scene: &Scene<'_, A>) {
             hand_brake: c.hand_brake.get(),
             gear: c.gear,
         }
-        .write(out);
-    }
-    out.end(at);
+        .write(o)
+    });
     let walkers = scene.of_kind(CARLA_ACTOR_WALKER);
-    let at = out.begin(f::ANIM_WALKER);
-    out.u16(walkers.clone().count() as u16);
-    for s in walkers {
-        out.u32(s.id);
-        out.f32(s.walker_speed * 100.0);
-    }
-    out.end(at);
-    let at = out.begin(f::VEHICLE_LIGHT);
-    out.u16(vehicles.clone().count() as u16);
-    for s in vehicles {
-        out.u32(s.id);
-        out.u32(scene.actors.get(&s.id).map_or(0, |a| a.light_state()));
-    }
-    out.end(at);
+    counted(out, f::ANIM_WALKER, walkers, |o, s| {
+        o.u32(s.id);
+        o.f32(s.walker_speed * 100.0);
+    });
+    counted(out, f::VEHICLE_LIGHT, vehicles, |o, s| {
+        o.u32(s.id);
+        o.u32(scene.actors.get(&s.id).map_or(0, |a| a.light_state()));
+    });
     counted(out, f::ANIM_VEHICLE_WHEELS, &[], |_, _: &()| {});
     counted(out, f::ANIM_BIKER, &[], |_, _: &()| {});
 }
 
-/// A packet of a u16 count and records.
-fn counted<T>(out: &mut Vec<u8>, id: u8, items: &[T], write: impl Fn(&mut Vec<u8>, &T)) {
+/// A packet of a u16 count and a record per item (the first `u16::MAX`).
+fn counted<I>(out: &mut Vec<u8>, id: u8, items: I, mut write: impl FnMut(&mut Vec<u8>, I::Item))
+where
+    I: IntoIterator,
+    I::IntoIter: Clone,
+{
+    let items = items.into_iter().take(u16::MAX as usize);
     let at = out.begin(id);
-    let n = items.len().min(u16::MAX as usize);
-    out.u16(n as u16);
-    for item in &items[..n] {
+    out.u16(items.clone().count() as u16);
+    for item in items {
         write(out, item);
     }
     out.end(at);

@@ -229,52 +229,43 @@ impl Worker {
                     w.write(messages::clock(Stamp::from_seconds(seconds)));
                 }
             }
-            Job::Hero(h) => {
-                if let Some(j) = &mut self.joined {
-                    j.state.write_hero(&h);
-                }
-            }
+            Job::Hero(h) => self.on_joined(|j| j.state.write_hero(&h)),
             Job::Lights(now) => {
-                if let Some(j) = &mut self.joined {
-                    j.state.write_lights(&now);
-                }
+                self.on_joined(|j| j.state.write_lights(&now));
                 self.lights = Some(now);
             }
             Job::LightsInfo(now) => {
-                if let Some(j) = &mut self.joined {
-                    j.state.write_lights_info(&now);
-                }
+                self.on_joined(|j| j.state.write_lights_info(&now));
                 self.lights_info = Some(now);
             }
             Job::Objects(seconds, objects) => {
-                if let Some(j) = &mut self.joined {
-                    j.state.write_objects(seconds, &objects);
-                }
+                self.on_joined(|j| j.state.write_objects(seconds, &objects))
             }
             Job::Map(text) => {
-                if let Some(j) = &mut self.joined {
-                    j.state.write_map(&text);
-                }
+                self.on_joined(|j| j.state.write_map(&text));
                 self.map = Some(text);
             }
-            Job::Forget(id) => {
-                if let Some(j) = &mut self.joined {
-                    j.sensors.remove(&id);
-                }
-            }
+            Job::Forget(id) => self.on_joined(|j| {
+                j.sensors.remove(&id);
+            }),
             Job::Vehicle(actor, Some(hero)) => {
-                if let Some(j) = &mut self.joined {
-                    j.add_vehicle(actor, &hero);
-                }
+                self.on_joined(|j| j.add_vehicle(actor, &hero));
                 self.vehicles.insert(actor, hero);
             }
             Job::Vehicle(actor, None) => {
                 self.vehicles.remove(&actor);
-                if let Some(j) = &mut self.joined {
+                self.on_joined(|j| {
                     j.readers.remove(&actor);
                     j.state.remove_hero(actor);
-                }
+                });
             }
+        }
+    }
+
+    /// Runs `f` on the DDS side, when joined.
+    fn on_joined(&mut self, f: impl FnOnce(&mut Joined)) {
+        if let Some(j) = &mut self.joined {
+            f(j);
         }
     }
 

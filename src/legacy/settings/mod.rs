@@ -391,15 +391,12 @@ pub fn parse_within(
 
     let server = |key| ini.get(SERVER, key);
     let level = |key| ini.get(LEVEL, key);
+    let u32_key = |found, default: u32| unsigned(found, u32::MAX.into(), default);
     let p = &previous.level;
     let mut settings = Settings {
         use_networking: boolean(server("UseNetworking"), previous.use_networking)?,
         world_port: unsigned(server("WorldPort"), u16::MAX.into(), previous.world_port)?,
-        server_timeout_ms: unsigned(
-            server("ServerTimeOut"),
-            u32::MAX.into(),
-            previous.server_timeout_ms,
-        )?,
+        server_timeout_ms: u32_key(server("ServerTimeOut"), previous.server_timeout_ms)?,
         synchronous_mode: boolean(server("SynchronousMode"), previous.synchronous_mode)?,
         send_non_player_agents_info: boolean(
             server("SendNonPlayerAgentsInfo"),
@@ -412,16 +409,8 @@ pub fn parse_within(
         level: LevelSettings {
             player_vehicle: level("PlayerVehicle")
                 .map_or_else(|| p.player_vehicle.clone(), |f| f.value.to_owned()),
-            number_of_vehicles: unsigned(
-                level("NumberOfVehicles"),
-                u32::MAX.into(),
-                p.number_of_vehicles,
-            )?,
-            number_of_pedestrians: unsigned(
-                level("NumberOfPedestrians"),
-                u32::MAX.into(),
-                p.number_of_pedestrians,
-            )?,
+            number_of_vehicles: u32_key(level("NumberOfVehicles"), p.number_of_vehicles)?,
+            number_of_pedestrians: u32_key(level("NumberOfPedestrians"), p.number_of_pedestrians)?,
             weather_id: signed(level("WeatherId"), p.weather_id)?,
             seed_vehicles: signed(level("SeedVehicles"), p.seed_vehicles)?,
             seed_pedestrians: signed(level("SeedPedestrians"), p.seed_pedestrians)?,
@@ -814,14 +803,10 @@ fn post_processing(f: Found<'_>, camera: &str) -> Result<PostProcessing, Setting
         ("Depth", PostProcessing::Depth),
         ("SemanticSegmentation", PostProcessing::SemanticSegmentation),
     ];
-    values
-        .iter()
-        .find(|(word, _)| f.value.eq_ignore_ascii_case(word))
-        .map(|&(_, v)| v)
-        .ok_or_else(|| SettingsError::InvalidPostProcessing {
-            sensor: camera.to_owned(),
-            at: f.location(),
-        })
+    word_of(f.value, &values).ok_or_else(|| SettingsError::InvalidPostProcessing {
+        sensor: camera.to_owned(),
+        at: f.location(),
+    })
 }
 
 fn quality_level(f: Found<'_>) -> Result<QualityLevel, SettingsError> {
@@ -832,9 +817,13 @@ fn quality_level(f: Found<'_>) -> Result<QualityLevel, SettingsError> {
         ("High", QualityLevel::High),
         ("Epic", QualityLevel::Epic),
     ];
+    word_of(f.value, &values).ok_or_else(|| invalid(f, "Low, Medium, High, Epic or None"))
+}
+
+/// The value of the word `text` is among `values` (in any case).
+fn word_of<T: Copy>(text: &str, values: &[(&str, T)]) -> Option<T> {
     values
         .iter()
-        .find(|(word, _)| f.value.eq_ignore_ascii_case(word))
+        .find(|(word, _)| text.eq_ignore_ascii_case(word))
         .map(|&(_, v)| v)
-        .ok_or_else(|| invalid(f, "Low, Medium, High, Epic or None"))
 }

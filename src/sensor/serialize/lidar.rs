@@ -74,7 +74,15 @@ pub fn semantic_lidar_point(
     out.extend_from_slice(&b);
 }
 
-fn check_points(counts: &[u32], points: usize, size: usize) -> Result<(), SerializeError> {
+/// Checks that `counts` add up to `points` points of `size` bytes and that
+/// the payload fits in a message, then reserves it and writes its header.
+fn checked_header(
+    out: &mut Vec<u8>,
+    horizontal_angle_rad: f32,
+    counts: &[u32],
+    points: usize,
+    size: usize,
+) -> Result<(), SerializeError> {
     let channel_sum: u64 = counts.iter().map(|&c| u64::from(c)).sum();
     if channel_sum != points as u64 {
         return Err(SerializeError::PointCountMismatch {
@@ -82,7 +90,11 @@ fn check_points(counts: &[u32], points: usize, size: usize) -> Result<(), Serial
             points,
         });
     }
-    check_size((lidar_header_size(counts.len()) + size * points) as u64)
+    let len = lidar_header_size(counts.len()) + size * points;
+    check_size(len as u64)?;
+    out.reserve(len);
+    lidar_header(out, horizontal_angle_rad, counts);
+    Ok(())
 }
 
 /// Ray-cast lidar payload: header + points (16 bytes each).
@@ -92,9 +104,7 @@ pub fn lidar(
     counts: &[u32],
     points: &[LidarDetection],
 ) -> Result<(), SerializeError> {
-    check_points(counts, points.len(), 16)?;
-    out.reserve(lidar_header_size(counts.len()) + 16 * points.len());
-    lidar_header(out, horizontal_angle_rad, counts);
+    checked_header(out, horizontal_angle_rad, counts, points.len(), 16)?;
     for p in points {
         lidar_point(out, p.x, p.y, p.z, p.intensity);
     }
@@ -108,9 +118,7 @@ pub fn semantic_lidar(
     counts: &[u32],
     points: &[SemanticLidarDetection],
 ) -> Result<(), SerializeError> {
-    check_points(counts, points.len(), 24)?;
-    out.reserve(lidar_header_size(counts.len()) + 24 * points.len());
-    lidar_header(out, horizontal_angle_rad, counts);
+    checked_header(out, horizontal_angle_rad, counts, points.len(), 24)?;
     for p in points {
         let (x, y, z, c) = (p.x, p.y, p.z, p.cos_inc_angle);
         semantic_lidar_point(out, x, y, z, c, p.object_idx, p.object_tag);

@@ -131,30 +131,50 @@ fn put_i64(record: &mut [u8], at: usize, v: i64) {
     record[at..at + 8].copy_from_slice(&v.to_le_bytes());
 }
 
-/// Appends one CAM record: `power` (dBm) and `cam`.
-pub fn write_cam(out: &mut Vec<u8>, power: f32, cam: &Cam) {
+/// `values` one after the other from byte `at` on, 8 bytes each.
+fn put_i64s(record: &mut [u8], at: usize, values: &[i64]) {
+    for (i, &v) in values.iter().enumerate() {
+        put_i64(record, at + 8 * i, v);
+    }
+}
+
+/// Appends a zeroed record of `bytes` bytes and writes what every record
+/// starts with: `power` (dBm) at byte 0 and `header` from byte 8 to 32.
+fn new_record<'a>(
+    out: &'a mut Vec<u8>,
+    bytes: usize,
+    power: f32,
+    header: &PduHeader,
+) -> &'a mut [u8] {
     let start = out.len();
-    out.resize(start + CAM_RECORD_BYTES, 0);
+    out.resize(start + bytes, 0);
     let r = &mut out[start..];
     r[0..4].copy_from_slice(&power.to_le_bytes());
-    let h = &cam.header;
-    let words = [
-        (8, h.protocol_version),
-        (16, h.message_id),
-        (24, h.station_id),
-        (32, cam.generation_delta_time),
-        (40, cam.station_type),
-        (48, cam.latitude),
-        (56, cam.longitude),
-        (64, cam.semi_major_confidence),
-        (72, cam.semi_minor_confidence),
-        (80, cam.semi_major_orientation),
-        (88, cam.altitude),
-        (96, cam.altitude_confidence),
+    let h = [
+        header.protocol_version,
+        header.message_id,
+        header.station_id,
     ];
-    for (at, v) in words {
-        put_i64(r, at, v);
-    }
+    put_i64s(r, 8, &h);
+    r
+}
+
+/// Appends one CAM record: `power` (dBm) and `cam`.
+pub fn write_cam(out: &mut Vec<u8>, power: f32, cam: &Cam) {
+    let r = new_record(out, CAM_RECORD_BYTES, power, &cam.header);
+    // Bytes 32 to 104.
+    let words = [
+        cam.generation_delta_time,
+        cam.station_type,
+        cam.latitude,
+        cam.longitude,
+        cam.semi_major_confidence,
+        cam.semi_minor_confidence,
+        cam.semi_major_orientation,
+        cam.altitude,
+        cam.altitude_confidence,
+    ];
+    put_i64s(r, 32, &words);
     match cam.high_frequency {
         HighFrequency::Nothing => {}
         HighFrequency::RoadSideUnit => put_i64(r, 104, 2),
@@ -172,37 +192,34 @@ pub fn write_cam(out: &mut Vec<u8>, power: f32, cam: &Cam) {
 }
 
 fn write_vehicle(r: &mut [u8], v: &VehicleHighFrequency) {
+    // Bytes 112 to 232.
     let words = [
-        (112, v.heading),
-        (120, v.heading_confidence),
-        (128, v.speed),
-        (136, v.speed_confidence),
-        (144, v.drive_direction),
-        (152, v.length),
-        (160, v.length_confidence),
-        (168, v.width),
-        (176, v.longitudinal_acceleration),
-        (184, v.longitudinal_acceleration_confidence),
-        (192, v.curvature),
-        (200, v.curvature_confidence),
-        (208, v.curvature_calculation_mode),
-        (216, v.yaw_rate),
-        (224, v.yaw_rate_confidence),
+        v.heading,
+        v.heading_confidence,
+        v.speed,
+        v.speed_confidence,
+        v.drive_direction,
+        v.length,
+        v.length_confidence,
+        v.width,
+        v.longitudinal_acceleration,
+        v.longitudinal_acceleration_confidence,
+        v.curvature,
+        v.curvature_confidence,
+        v.curvature_calculation_mode,
+        v.yaw_rate,
+        v.yaw_rate_confidence,
     ];
-    for (at, value) in words {
-        put_i64(r, at, value);
-    }
+    put_i64s(r, 112, &words);
     // Acceleration control, lane position, steering wheel angle: absent
     // (their flags at 232, 234, 248 stay false).
     if let Some(lateral) = v.lateral_acceleration {
         r[272] = 1;
-        put_i64(r, 280, lateral);
-        put_i64(r, 288, v.lateral_acceleration_confidence);
+        put_i64s(r, 280, &[lateral, v.lateral_acceleration_confidence]);
     }
     if let Some(vertical) = v.vertical_acceleration {
         r[296] = 1;
-        put_i64(r, 304, vertical);
-        put_i64(r, 312, v.vertical_acceleration_confidence);
+        put_i64s(r, 304, &[vertical, v.vertical_acceleration_confidence]);
     }
     // Performance class and tolling zone: absent (flags at 320, 336).
 }
@@ -211,13 +228,7 @@ fn write_vehicle(r: &mut [u8], v: &VehicleHighFrequency) {
 /// the 99 bytes the client's field holds (at a character boundary; the
 /// client reads it up to its NUL).
 pub fn write_custom(out: &mut Vec<u8>, power: f32, header: &PduHeader, text: &str) {
-    let start = out.len();
-    out.resize(start + CUSTOM_RECORD_BYTES, 0);
-    let r = &mut out[start..];
-    r[0..4].copy_from_slice(&power.to_le_bytes());
-    put_i64(r, 8, header.protocol_version);
-    put_i64(r, 16, header.message_id);
-    put_i64(r, 24, header.station_id);
+    let r = new_record(out, CUSTOM_RECORD_BYTES, power, header);
     let text = fit_text(text);
     r[32..32 + text.len()].copy_from_slice(text.as_bytes());
 }
