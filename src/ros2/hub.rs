@@ -10,7 +10,9 @@ use super::messages::{LightInfo, Object, VehicleInfo};
 use super::model::{ControlSink, SensorNames};
 use super::state_topics::HeroState;
 use super::worker::{self, Counters, Job};
-use crate::rpc::{ActorState, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER};
+use crate::episode::{
+    ActorState, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER,
+};
 use crate::streaming::stream::{Message, Stream, Tap};
 use crate::types::Vector3D;
 use crate::Error;

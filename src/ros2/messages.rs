@@ -6,7 +6,7 @@
 //! bugs (docs/ros2.md lists each difference).
 
 use super::cdr::{Reader, Short, Writer};
-use crate::rpc::VehicleControl09;
+use crate::episode::VehicleControl09;
 use crate::sensor::serialize::IMAGE_HEADER_SIZE;
 use crate::types::{ActorTransform, CBool, Vector3D};
 

@@ -2,7 +2,7 @@
 //! both speak of: where a sensor's topics go, and a control read from DDS
 //! with where it is handed.
 
-use crate::rpc::VehicleControl09;
+use crate::episode::VehicleControl09;
 use crate::types::ActorTransform;
 use std::sync::Arc;
 

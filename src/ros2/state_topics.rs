@@ -5,7 +5,7 @@
 
 use super::dds::{Dds, TopicWriter};
 use super::messages::{self, LightInfo, Object, Stamp, VehicleInfo};
-use crate::rpc::VehicleControl09;
+use crate::episode::VehicleControl09;
 use crate::types::{ActorTransform, Vector3D};
 use std::collections::HashMap;
 
