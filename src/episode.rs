@@ -18,6 +18,15 @@ pub const CARLA_ACTOR_WALKER: u32 = 2;
 /// `ActorState::kind`: a traffic light (sign id, times, pole, state).
 pub const CARLA_ACTOR_TRAFFIC_LIGHT: u32 = 3;
 
+/// A blueprint attribute's type, as the 0.9.16 client numbers its
+/// `ActorAttributeType` (1-based): `carla_rpc_add_blueprint`'s `types`
+/// (the Rust API names them `rpc::ATTR_*`).
+pub const CARLA_RPC_ATTRIBUTE_BOOL: u8 = 1;
+pub const CARLA_RPC_ATTRIBUTE_INT: u8 = 2;
+pub const CARLA_RPC_ATTRIBUTE_FLOAT: u8 = 3;
+pub const CARLA_RPC_ATTRIBUTE_STRING: u8 = 4;
+pub const CARLA_RPC_ATTRIBUTE_RGB: u8 = 5;
+
 /// A 0.9 vehicle control (`carla.VehicleControl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -55,19 +55,6 @@
 #define CARLA_RECORDER_ACTORS_BLOCKED 2
 
 /*
- `carla_rpc_add_blueprint` attribute types (the 0.9.16 numbering).
- */
-#define CARLA_RPC_ATTRIBUTE_BOOL 1
-
-#define CARLA_RPC_ATTRIBUTE_INT 2
-
-#define CARLA_RPC_ATTRIBUTE_FLOAT 3
-
-#define CARLA_RPC_ATTRIBUTE_STRING 4
-
-#define CARLA_RPC_ATTRIBUTE_RGB 5
-
-/*
  `enabled`: simulate physics (false freezes the body).
  */
 #define CARLA_RPC_SIMULATE_PHYSICS 20
@@ -410,6 +397,21 @@
  `ActorState::kind`: a traffic light (sign id, times, pole, state).
  */
 #define CARLA_ACTOR_TRAFFIC_LIGHT 3
+
+/*
+ A blueprint attribute's type, as the 0.9.16 client numbers its
+ `ActorAttributeType` (1-based): `carla_rpc_add_blueprint`'s `types`
+ (the Rust API names them `rpc::ATTR_*`).
+ */
+#define CARLA_RPC_ATTRIBUTE_BOOL 1
+
+#define CARLA_RPC_ATTRIBUTE_INT 2
+
+#define CARLA_RPC_ATTRIBUTE_FLOAT 3
+
+#define CARLA_RPC_ATTRIBUTE_STRING 4
+
+#define CARLA_RPC_ATTRIBUTE_RGB 5
 
 /*
  Wheels a [`VehicleTelemetry`] carries at most.

@@ -259,14 +259,12 @@ pub unsafe extern "C" fn carla_rpc_settings(
     })
 }
 
-// The header's names of `rpc::ATTR_*`, written as numbers because cbindgen
-// leaves out a constant defined by another; a test checks they agree.
-/// `carla_rpc_add_blueprint` attribute types (the 0.9.16 numbering).
-pub const CARLA_RPC_ATTRIBUTE_BOOL: u8 = 1;
-pub const CARLA_RPC_ATTRIBUTE_INT: u8 = 2;
-pub const CARLA_RPC_ATTRIBUTE_FLOAT: u8 = 3;
-pub const CARLA_RPC_ATTRIBUTE_STRING: u8 = 4;
-pub const CARLA_RPC_ATTRIBUTE_RGB: u8 = 5;
+// `carla_rpc_add_blueprint`'s attribute types are defined with the
+// episode data (one definition for C and Rust).
+pub use crate::episode::{
+    CARLA_RPC_ATTRIBUTE_BOOL, CARLA_RPC_ATTRIBUTE_FLOAT, CARLA_RPC_ATTRIBUTE_INT,
+    CARLA_RPC_ATTRIBUTE_RGB, CARLA_RPC_ATTRIBUTE_STRING,
+};
 
 /// Every attribute type a host may give.
 const ATTRIBUTE_TYPES: [u8; 5] = [
@@ -276,15 +274,3 @@ const ATTRIBUTE_TYPES: [u8; 5] = [
     CARLA_RPC_ATTRIBUTE_STRING,
     CARLA_RPC_ATTRIBUTE_RGB,
 ];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rpc::{ATTR_BOOL, ATTR_FLOAT, ATTR_INT, ATTR_RGB, ATTR_STRING};
-
-    #[test]
-    fn the_c_attribute_types_are_the_librarys() {
-        let library = [ATTR_BOOL, ATTR_INT, ATTR_FLOAT, ATTR_STRING, ATTR_RGB];
-        assert_eq!(ATTRIBUTE_TYPES, library);
-    }
-}

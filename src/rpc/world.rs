@@ -18,12 +18,13 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// `ActorAttributeType` of the 0.9.16 client (1-based).
-pub const ATTR_BOOL: u8 = 1;
-pub const ATTR_INT: u8 = 2;
-pub const ATTR_FLOAT: u8 = 3;
-pub const ATTR_STRING: u8 = 4;
-pub const ATTR_RGB: u8 = 5;
+/// `ActorAttributeType` of the 0.9.16 client (1-based), defined once with
+/// the C API's names.
+pub use crate::episode::{
+    CARLA_RPC_ATTRIBUTE_BOOL as ATTR_BOOL, CARLA_RPC_ATTRIBUTE_FLOAT as ATTR_FLOAT,
+    CARLA_RPC_ATTRIBUTE_INT as ATTR_INT, CARLA_RPC_ATTRIBUTE_RGB as ATTR_RGB,
+    CARLA_RPC_ATTRIBUTE_STRING as ATTR_STRING,
+};
 
 /// The attributes CARLA 0.9.16 adds to every blueprint: (id, type,
 /// default).
