@@ -5,6 +5,6 @@ pub mod legacy;
 pub(crate) mod rpc;
 pub(crate) mod stream;
 
-pub use legacy::*;
+pub use legacy::{protocol_error, read_message, write_message, Client, Frame, SensorRecord};
 pub use rpc::{RpcClient, RpcError};
 pub use stream::{SensorMessage, StreamClient};

@@ -55,7 +55,12 @@ mod wire;
 mod wire_world;
 pub(crate) mod world;
 
-pub use crate::episode::*;
+pub use crate::episode::{
+    ActorBox, ActorState, BoneTransform, EpisodeFrame, EpisodeSettings,
+    OpendriveGenerationParameters, VehicleControl09, VehicleTelemetry, Weather, WheelTelemetry,
+    CARLA_ACTOR_OTHER, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER,
+    CARLA_BONE_NAME_SIZE, CARLA_MAX_BONES, CARLA_TELEMETRY_WHEELS, DEFAULT_WEATHER,
+};
 pub use actor_commands::{ActorCommand, WorldCommand};
 pub use calls::VERSION;
 pub use clients::{ClientBudget, ClientUsage};
