@@ -1204,12 +1204,14 @@ struct carla_lidar_hit {
 typedef struct carla_settings *CarlaSettingsPtr;
 
 /*
- Limits on what one settings text may ask for (see README's reliability
- section); `carla_settings_budget_default` fills in the defaults.
+ Limits on what one settings text may ask for (docs/reliability.md);
+ `Default` gives the documented defaults (C: `struct
+ carla_settings_budget`, filled in by `carla_settings_budget_default`).
  */
 struct carla_settings_budget {
   /*
-   Largest settings text, bytes (default 1 MiB).
+   Largest settings text, in bytes (default 1 MiB; the 0.8.4 client's
+   texts are under 2 KB).
    */
   uint64_t max_ini_bytes;
   /*
@@ -1217,7 +1219,7 @@ struct carla_settings_budget {
    */
   uint64_t max_sensors;
   /*
-   Longest sensor name, bytes (default 256).
+   Longest sensor name, in bytes (default 256).
    */
   uint64_t max_name_bytes;
   /*
@@ -1225,12 +1227,16 @@ struct carla_settings_budget {
    */
   uint64_t max_name_depth;
   /*
-   Most bytes all sensors may produce in one frame (default 128 MiB):
-   cameras `x × y × 4`, lidars `points_per_second × frame_ms / 1000 × 24`.
+   Most bytes all sensors together may produce in one frame (default
+   128 MiB): a camera counts `ImageSizeX × ImageSizeY × 4`, a lidar the
+   points of one frame (`PointsPerSecond × frame_ms / 1000`) at
+   [`LIDAR_BYTES_PER_POINT`] (24).
    */
   uint64_t max_frame_bytes;
   /*
-   The host's longest frame, milliseconds (default 100).
+   The longest frame the host runs, in milliseconds, for the lidar's
+   share of `max_frame_bytes` (default 100: 10 frames per second or
+   faster).
    */
   uint64_t frame_ms;
 };

@@ -93,52 +93,6 @@ pub struct carla_settings {
     player_vehicle: CString,
 }
 
-/// Limits on what one settings text may ask for (see README's reliability
-/// section); `carla_settings_budget_default` fills in the defaults.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct carla_settings_budget {
-    /// Largest settings text, bytes (default 1 MiB).
-    pub max_ini_bytes: u64,
-    /// Most sensors in `Sensors` (default 64).
-    pub max_sensors: u64,
-    /// Longest sensor name, bytes (default 256).
-    pub max_name_bytes: u64,
-    /// Most `/`-separated levels in a sensor name (default 8).
-    pub max_name_depth: u64,
-    /// Most bytes all sensors may produce in one frame (default 128 MiB):
-    /// cameras `x × y × 4`, lidars `points_per_second × frame_ms / 1000 × 24`.
-    pub max_frame_bytes: u64,
-    /// The host's longest frame, milliseconds (default 100).
-    pub frame_ms: u64,
-}
-
-impl From<Budget> for carla_settings_budget {
-    fn from(b: Budget) -> Self {
-        carla_settings_budget {
-            max_ini_bytes: b.max_ini_bytes,
-            max_sensors: b.max_sensors,
-            max_name_bytes: b.max_name_bytes,
-            max_name_depth: b.max_name_depth,
-            max_frame_bytes: b.max_frame_bytes,
-            frame_ms: b.frame_ms,
-        }
-    }
-}
-
-impl From<carla_settings_budget> for Budget {
-    fn from(b: carla_settings_budget) -> Self {
-        Budget {
-            max_ini_bytes: b.max_ini_bytes,
-            max_sensors: b.max_sensors,
-            max_name_bytes: b.max_name_bytes,
-            max_name_depth: b.max_name_depth,
-            max_frame_bytes: b.max_frame_bytes,
-            frame_ms: b.frame_ms,
-        }
-    }
-}
-
 fn c_string(s: &str) -> Result<CString, Error> {
     CString::new(s).map_err(|_| Error::InvalidArgument(format!("{s:?} contains a NUL character")))
 }
@@ -187,7 +141,7 @@ fn parse(
 /// As `carla_settings_parse_over`.
 unsafe fn parse_into(
     name: &str,
-    budget: *const carla_settings_budget,
+    budget: *const Budget,
     previous: CarlaSettingsPtr,
     (ini, length): (*const c_char, u32),
     (out, error, error_size): (*mut CarlaSettingsPtr, *mut c_char, u32),
@@ -210,7 +164,7 @@ unsafe fn parse_into(
         return Err(Fail::Null);
     };
     // SAFETY: the caller's contract for `budget`.
-    let budget = unsafe { budget.as_ref() }.map_or_else(Budget::default, |b| (*b).into());
+    let budget = unsafe { budget.as_ref() }.map_or_else(Budget::default, |b| *b);
     match parse(text, previous.map(|p| &p.settings), &budget) {
         Ok(parsed) => {
             *out = into_handle(Box::new(parsed));
@@ -282,10 +236,10 @@ pub unsafe extern "C" fn carla_settings_parse_over(
 /// # Safety
 /// `out` NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn carla_settings_budget_default(out: *mut carla_settings_budget) -> i32 {
+pub unsafe extern "C" fn carla_settings_budget_default(out: *mut Budget) -> i32 {
     export!({
         // SAFETY: the caller's contract for `out`.
-        *unsafe { write(out) }? = Budget::default().into();
+        *unsafe { write(out) }? = Budget::default();
         Ok(())
     })
 }
@@ -300,7 +254,7 @@ pub unsafe extern "C" fn carla_settings_budget_default(out: *mut carla_settings_
 /// `budget` NULL or readable; otherwise as `carla_settings_parse_over`.
 #[no_mangle]
 pub unsafe extern "C" fn carla_settings_parse_within(
-    budget: *const carla_settings_budget,
+    budget: *const Budget,
     previous: CarlaSettingsPtr,
     ini: *const c_char,
     length: u32,

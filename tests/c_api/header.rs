@@ -1,6 +1,6 @@
 //! The committed C header must be exactly what cbindgen generates from the
 //! C boundary (`src/ffi/`) and the plain data it passes (`src/types.rs`,
-//! `src/episode.rs`).
+//! `src/episode.rs`, the settings budget `src/legacy/settings/budget.rs`).
 //! `UPDATE_HEADER=1 cargo test --test c_api header::` rewrites it.
 
 use std::path::Path;
@@ -16,6 +16,7 @@ fn committed_header_matches_cbindgen_output() {
         .with_src(src.join("ffi/mod.rs"))
         .with_src(src.join("types.rs"))
         .with_src(src.join("episode.rs"))
+        .with_src(src.join("legacy/settings/budget.rs"))
         .generate()
         .expect("cbindgen generates");
     let mut generated = Vec::new();

@@ -16,7 +16,10 @@ use super::{SensorSettings, SettingsError};
 /// server writes (0.9's semantic detection, 24 bytes; 0.8 writes 12).
 pub const LIDAR_BYTES_PER_POINT: u64 = 24;
 
-/// Limits on one settings text. `Default` gives the documented defaults.
+/// Limits on what one settings text may ask for (docs/reliability.md);
+/// `Default` gives the documented defaults (C: `struct
+/// carla_settings_budget`, filled in by `carla_settings_budget_default`).
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
     /// Largest settings text, in bytes (default 1 MiB; the 0.8.4 client's
@@ -31,7 +34,7 @@ pub struct Budget {
     /// Most bytes all sensors together may produce in one frame (default
     /// 128 MiB): a camera counts `ImageSizeX × ImageSizeY × 4`, a lidar the
     /// points of one frame (`PointsPerSecond × frame_ms / 1000`) at
-    /// [`LIDAR_BYTES_PER_POINT`].
+    /// [`LIDAR_BYTES_PER_POINT`] (24).
     pub max_frame_bytes: u64,
     /// The longest frame the host runs, in milliseconds, for the lidar's
     /// share of `max_frame_bytes` (default 100: 10 frames per second or
@@ -54,6 +57,8 @@ impl Default for Budget {
 
 impl Budget {
     /// No limits (what a host that trusts its clients may choose).
+    ///
+    /// cbindgen:ignore
     pub const UNLIMITED: Budget = Budget {
         max_ini_bytes: u64::MAX,
         max_sensors: u64::MAX,
