@@ -273,13 +273,21 @@ mod tests {
         };
         let slot = Arc::new(Latest::<[u64; WORDS]>::new());
         let done = Arc::new(AtomicBool::new(false));
+        // The writer waits for the reader's first value before the rest,
+        // so the reader sees one before the last even where the writer's
+        // thread would otherwise run all its rounds before the reader's is
+        // scheduled (a busy machine).
+        let first_taken = Arc::new(AtomicBool::new(false));
         let writer = {
-            let (slot, done) = (slot.clone(), done.clone());
+            let (slot, done, first_taken) = (slot.clone(), done.clone(), first_taken.clone());
             thread::spawn(move || {
                 let mut w = slot.writer().unwrap();
                 for v in 1..=rounds {
                     w.with_mut(|c| c.fill(v));
                     w.publish();
+                    while v == 1 && !first_taken.load(Ordering::Acquire) {
+                        thread::yield_now();
+                    }
                 }
                 done.store(true, Ordering::Release);
             })
@@ -294,6 +302,7 @@ mod tests {
                 assert!(cell[0] > last, "value {} after {last}", cell[0]);
                 last = cell[0];
                 taken += 1;
+                first_taken.store(true, Ordering::Release);
             } else if finished {
                 break;
             }
