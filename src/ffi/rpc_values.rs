@@ -181,7 +181,7 @@ pub unsafe extern "C" fn carla_rpc_request_bone(
 }
 
 /// `request` if it is of `kind`.
-pub(super) fn of_kind(request: &carla_rpc_request, kind: u32) -> Result<&carla_rpc_request, Fail> {
+fn of_kind(request: &carla_rpc_request, kind: u32) -> Result<&carla_rpc_request, Fail> {
     if request.kind == kind {
         Ok(request)
     } else {
