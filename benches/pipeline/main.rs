@@ -421,8 +421,10 @@ fn recording() {
 }
 
 /// 4 cameras at 800x600 30 Hz and 1920x1080 20 Hz, read over DDS by 2
-/// native reader processes; publishing off and on in one run.
+/// native reader processes; publishing off, on, and a native publisher's
+/// traffic instead, in rounds (the machine's speed drifts within a run).
 fn ros2_publishing() {
+    use ros2::Publisher;
     println!(
         "\n## 8. ROS 2: 4 cameras, 2 native DDS readers (reliable, best effort) of every camera\n"
     );
@@ -434,44 +436,52 @@ fn ros2_publishing() {
         }
     };
     let rmem = std::fs::read_to_string("/proc/sys/net/core/rmem_max").unwrap_or_default();
+    let rounds: usize = std::env::var("BENCH_ROS2_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let seconds = (5.0 * scale_factor()).max(3.0);
     println!(
         "Readers' receive buffer: Cyclone's default, or `CYCLONEDDS_URI` if set ({}); net.core.rmem_max {}.\n",
         std::env::var("CYCLONEDDS_URI").unwrap_or_else(|_| "unset".into()),
         rmem.trim()
     );
-    println!("| cameras | ROS 2 | game thread p50 µs | p99 | max | p99 over off | reader | frames/s per camera (min, max) | published | dropped for ROS |");
-    println!("|---|---|---:|---:|---:|---:|---|---|---:|---:|");
-    let seconds = (10.0 * scale_factor()).max(3.0);
+    println!("{rounds} rounds of {seconds} s per row, off / on / native in turn; medians over the rounds. Native: the library's publishing off while a Cyclone DDS publisher of its own process (`ros2_native/writer.c`) sends the same images to the same readers, the cost of that DDS traffic on this machine when none of it is the library's. Placed: the game thread on CPU 0, the readers on CPU 1 (the engine's game thread with a core of its own); the library's threads and the native publisher run anywhere. Preempted: the game thread descheduled against its will, per frame; blocks allocated: image blocks the cameras' pools had to allocate, per frame (fresh pages, on the game thread).\n");
+    println!("| cameras | placed | publishing | game thread p50 µs | p99 µs, each round | p99 over off's | its CPU p50 / p99 µs | preempted | blocks allocated | reliable reader, frames/s per camera | best effort | published / dropped for ROS |");
+    println!("|---|---|---|---:|---|---:|---:|---:|---:|---|---|---:|");
+    let publishers = [
+        ("off", Publisher::Off),
+        ("library", Publisher::Library),
+        ("native", Publisher::Native),
+    ];
+    let only = |var: &str, v: &str| std::env::var(var).map_or(true, |o| o == v);
     for (size, hz) in [((800, 600), 30.0), ((1920, 1080), 20.0)] {
-        let load = ros2::Load {
-            cameras: 4,
-            size,
-            hz,
-            seconds,
-        };
-        let label = format!("4 × {}x{} at {hz} Hz", size.0, size.1);
-        let off = ros2::run(&exe, &load, false);
-        let on = ros2::run(&exe, &load, true);
-        let p99_off = off.game.p99.as_micros() as f64;
-        for (name, o) in [("off", &off), ("on", &on)] {
-            let game = format!(
-                "{} | {} | {} | {:+.0}%",
-                o.game.p50.as_micros(),
-                o.game.p99.as_micros(),
-                o.game.max.as_micros(),
-                (o.game.p99.as_micros() as f64 / p99_off - 1.0) * 100.0
-            );
-            if o.readers.is_empty() {
-                println!("| {label} | {name} | {game} | — | — | — | — |");
+        for placed in [false, true] {
+            let yes_no = if placed { "yes" } else { "no" };
+            if !only("BENCH_ROS2_WIDTH", &size.0.to_string()) || !only("BENCH_ROS2_PLACED", yes_no)
+            {
+                continue;
             }
-            for (qos, rates) in &o.readers {
-                let min = rates.iter().copied().fold(f64::INFINITY, f64::min);
-                let max = rates.iter().copied().fold(0.0, f64::max);
+            let load = ros2::Load {
+                cameras: 4,
+                size,
+                hz,
+                seconds,
+                placed,
+            };
+            let mut runs: Vec<Vec<ros2::Outcome>> = publishers.iter().map(|_| Vec::new()).collect();
+            for _ in 0..rounds {
+                for (k, (_, p)) in publishers.iter().enumerate() {
+                    runs[k].push(ros2::run(&exe, &load, *p));
+                }
+            }
+            let label = format!("4 × {}x{} at {hz} Hz", size.0, size.1);
+            let off_p99 = ros2::median(runs[0].iter().map(|o| o.game.p99));
+            for ((name, _), outcomes) in publishers.iter().zip(&runs) {
                 println!(
-                    "| {label} | {name} | {game} | {qos} | {min:.1}, {max:.1} ({} cameras) | {} | {} |",
-                    rates.len(),
-                    o.published,
-                    o.dropped
+                    "| {label} | {} | {name} | {}",
+                    yes_no,
+                    ros2::row(outcomes, off_p99)
                 );
             }
         }
