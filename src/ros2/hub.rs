@@ -9,7 +9,7 @@ use super::dds::Dds;
 use super::messages::{LightInfo, Object, VehicleInfo};
 use super::model::{ControlSink, SensorNames};
 use super::state_topics::HeroState;
-use super::worker::{self, Counters, Job};
+use super::worker::{self, Counters, Job, PER_SENSOR};
 use crate::episode::{
     ActorState, CARLA_ACTOR_TRAFFIC_LIGHT, CARLA_ACTOR_VEHICLE, CARLA_ACTOR_WALKER,
 };
@@ -25,10 +25,6 @@ use std::thread::{JoinHandle, Thread};
 
 /// Messages waiting for the ROS 2 thread, at most.
 const QUEUE: usize = 64;
-/// Messages of one sensor waiting, at most: a newer one past this is
-/// dropped for ROS, so a slow DDS side holds at most this many of a
-/// sensor's payloads (2 × 8 MB for a 1920x1080 camera).
-const PER_SENSOR: usize = 2;
 
 /// What `/carla/objects` and `/carla/traffic_lights/info` need of an
 /// actor beyond its state: its class (`derived_object_msgs/Object`'s

@@ -36,3 +36,5 @@ pub(crate) use model::RosControl;
 
 pub use hub::Ros2Stats;
 pub use model::SensorNames;
+#[cfg(test)]
+pub(crate) use worker::PER_SENSOR;

@@ -17,6 +17,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Messages of one sensor waiting, at most: a newer one past this is
+/// dropped for ROS, so a slow DDS side holds at most this many of a
+/// sensor's payloads (2 × 8 MB for a 1920x1080 camera).
+pub(crate) const PER_SENSOR: usize = 2;
+
 /// What the ROS 2 thread is asked to do.
 pub(super) enum Job {
     /// A sensor's message; the counter is its messages waiting.
@@ -448,6 +453,12 @@ fn publish(
     };
     let dds = &mut joined.dds;
     if let std::collections::hash_map::Entry::Vacant(slot) = joined.sensors.entry(id) {
+        // The sensor's stream will now have up to PER_SENSOR messages
+        // waiting here and one being encoded, besides the one its sender
+        // fills: its pool gets their blocks now, from this thread, rather
+        // than the game thread allocating them one by one (fresh pages,
+        // milliseconds each for a camera's) over the next frames.
+        msg.reserve_in_pool(PER_SENSOR + 1);
         let mut data = Vec::new();
         for (suffix, type_name) in topics {
             match dds.writer(&format!("{}{}", names.base, suffix), type_name) {

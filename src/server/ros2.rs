@@ -72,4 +72,63 @@ mod tests {
         }
         assert_eq!(server.ros2_domain(), Some(domain));
     }
+
+    // The ROS 2 thread gives a camera's pool the blocks its messages in
+    // flight will hold (PER_SENSOR waiting, one being encoded) at the
+    // first message: the game thread's later sends find them idle and
+    // allocate nothing, however far the ROS 2 side falls behind.
+    #[test]
+    fn publishing_a_camera_reserves_its_blocks_off_the_sending_thread() {
+        use crate::ros2::SensorNames;
+        use crate::types::CaptureContext;
+        use std::time::{Duration, Instant};
+        let server = Server::new();
+        let _stream = server.listen_streaming(0).unwrap();
+        let (w, h) = (640u32, 480u32);
+        let id = server
+            .create_sensor(
+                "sensor.camera.rgb",
+                &[("image_size_x", "640"), ("image_size_y", "480")],
+            )
+            .unwrap();
+        server
+            .start_ros2(150 + (std::process::id() % 50) as u16)
+            .unwrap();
+        let names = SensorNames {
+            base: "rt/carla/pool_test/cam".into(),
+            frame_id: "cam".into(),
+            parent_frame: "hero".into(),
+            publish_tf: false,
+            transform: Default::default(),
+        };
+        server.publish_sensor_on_ros2(id, names).unwrap();
+        let pixels = vec![9u8; (w * h * 4) as usize];
+        let sensor = server.sensor(id).unwrap();
+        let send = |frame: u64| {
+            let ctx = CaptureContext {
+                frame,
+                ..Default::default()
+            };
+            sensor.send_image(&ctx, &pixels).unwrap();
+        };
+        send(1);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while server.ros2_stats().published == 0 {
+            assert!(
+                Instant::now() < deadline,
+                "the first image was never published"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let reserved = crate::ros2::PER_SENSOR + 1;
+        assert_eq!(
+            sensor.stats().pool_allocations,
+            1 + reserved as u64,
+            "the first send's block, then the reserve"
+        );
+        for frame in 2..60 {
+            send(frame);
+        }
+        assert_eq!(sensor.stats().pool_allocations, 1 + reserved as u64);
+    }
 }

@@ -63,6 +63,10 @@ impl<T> BoundedQueue<T> {
     pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
 }
 
 /// Under loom: the same bounded semantics over a loom `Mutex<VecDeque>`
@@ -100,6 +104,10 @@ impl<T> BoundedQueue<T> {
 
     pub(crate) fn len(&self) -> usize {
         self.items.lock().unwrap().len()
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
     }
 }
 

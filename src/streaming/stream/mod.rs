@@ -61,6 +61,12 @@ impl Message {
         &self.header
     }
 
+    /// Tops its stream's pool up to `idle` idle blocks of its payload's
+    /// size ([`Buffer::reserve_in_pool`]).
+    pub(crate) fn reserve_in_pool(&self, idle: usize) {
+        self.payload.reserve_in_pool(idle);
+    }
+
     /// The payload from byte `offset` on (empty past its end).
     #[cfg(test)]
     pub(crate) fn payload_from(&self, offset: usize) -> &[u8] {

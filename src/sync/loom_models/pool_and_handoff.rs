@@ -197,6 +197,35 @@ fn allocations_from_two_threads_are_all_counted() {
     });
 }
 
+#[test]
+fn a_reserve_racing_a_returning_buffer_keeps_the_pool_bounded() {
+    model(|| {
+        let pool = Pool::new(2);
+        let base = live_blocks();
+        let (a, b) = (filled(&pool, A), filled(&pool, A));
+        // The ROS 2 thread tops the pool up while the sender's buffer
+        // comes back: every block ends idle, held or freed, at most two
+        // idle, and every allocation counted.
+        let t = thread::spawn(move || {
+            a.reserve_in_pool(2);
+            a
+        });
+        drop(b);
+        let a = t.join().unwrap();
+        let idle = pool.stats().idle;
+        assert!((1..=2).contains(&idle), "{idle} idle");
+        assert_eq!(
+            live_blocks() - base,
+            1 + idle as isize,
+            "held + idle, the rest freed"
+        );
+        let reserved = pool.stats().allocations - 2;
+        assert!(reserved <= 2, "{reserved} reserved");
+        drop(a);
+        assert_eq!(drain(&pool), [A; 2]);
+    });
+}
+
 // -------------------------------------------- the subscriber's handoff
 
 /// Far enough that no model times out (loom's timed waits never do).
