@@ -66,7 +66,8 @@ fn log_refused(rc: libc::c_int, what: impl std::fmt::Display, thread: &str) {
 #[cfg(not(target_os = "linux"))]
 fn yield_on_wake_up() {}
 
-/// Nice value of the bulk threads ([`spawn_bulk`]).
+/// Nice value of the bulk threads ([`spawn_bulk`]; Linux only).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) const BULK_NICE: i32 = 10;
 
 /// Spawns a library thread for bulk work the game thread must not wait
