@@ -3,7 +3,7 @@
 //! best effort, each reading every camera; `ros2_native/reader.c`), and
 //! the game thread's time per frame with publishing off and on.
 
-use crate::stats::{involuntary_switches, spread, thread_cpu, Spread};
+use crate::stats::{involuntary_switches, median, spread, thread_cpu, Spread};
 use carla_server::ros2::SensorNames;
 use carla_server::types::CaptureContext;
 use carla_server::Server;
@@ -279,14 +279,6 @@ fn pin_to(cpu: Option<usize>) {
 
 #[cfg(not(target_os = "linux"))]
 fn pin_to(_cpu: Option<usize>) {}
-
-/// The median of `values` (zero when empty).
-pub(crate) fn median<T: Ord + Default>(values: impl Iterator<Item = T>) -> T {
-    let mut v: Vec<T> = values.collect();
-    v.sort_unstable();
-    let mid = v.len() / 2;
-    v.into_iter().nth(mid).unwrap_or_default()
-}
 
 /// A report row's cells after the publisher's name: medians over the
 /// rounds, each round's p99, and each reader's frames a second per camera

@@ -24,6 +24,14 @@ pub(crate) fn spread(samples: &mut [Duration]) -> Spread {
     }
 }
 
+/// The median of `values` (zero when empty).
+pub(crate) fn median<T: Ord + Default>(values: impl Iterator<Item = T>) -> T {
+    let mut v: Vec<T> = values.collect();
+    v.sort_unstable();
+    let mid = v.len() / 2;
+    v.into_iter().nth(mid).unwrap_or_default()
+}
+
 /// Microseconds, 1 decimal below 100 µs.
 pub(crate) fn us(d: Duration) -> String {
     let us = d.as_secs_f64() * 1e6;
