@@ -314,7 +314,7 @@ impl Hub {
 
     pub(crate) fn stats(&self) -> Ros2Stats {
         Ros2Stats {
-            published: self.counters.published.load(Ordering::Relaxed),
+            published: self.counters.published.load(Ordering::Acquire),
             dropped: self.counters.dropped.load(Ordering::Relaxed),
             controls: self.counters.controls.load(Ordering::Relaxed),
             rejoins: self.counters.rejoins.load(Ordering::Relaxed),

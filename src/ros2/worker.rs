@@ -222,7 +222,9 @@ impl Worker {
                     .as_mut()
                     .map(|j| publish(j, &names, id, &msg, &mut self.warned));
                 match done {
-                    Some(Some(true)) => counters.published.fetch_add(1, Ordering::Relaxed),
+                    // Release: what the publish did before (a pool's
+                    // reserve) is seen by a reader of the count (Acquire).
+                    Some(Some(true)) => counters.published.fetch_add(1, Ordering::Release),
                     Some(None) => 0,
                     _ => counters.dropped.fetch_add(1, Ordering::Relaxed),
                 };
