@@ -78,6 +78,8 @@ pub struct DomainParticipantBuilder {
 
   same_host_loopback: bool, // prefer loopback for same-host peers + localhost SPDP discovery peers
 
+  other_host_datagram_payload: usize, // carla_server patch: 0 = the path MTU's
+
   socket_receive_buffer_size: usize,
   socket_send_buffer_size: usize,
 
@@ -93,6 +95,7 @@ impl DomainParticipantBuilder {
       domain_id,
       only_networks: None,
       same_host_loopback: true,
+      other_host_datagram_payload: 0,
       socket_receive_buffer_size: Self::DEFAULT_SOCKET_RECEIVE_BUFFER_SIZE,
       socket_send_buffer_size: Self::DEFAULT_SOCKET_SEND_BUFFER_SIZE,
       #[cfg(feature = "security")]
@@ -161,6 +164,21 @@ impl DomainParticipantBuilder {
   /// - Linux: `sudo sysctl -w net.core.wmem_max=<bytes>`.
   pub fn socket_send_buffer_size(mut self, size: usize) -> Self {
     self.socket_send_buffer_size = size;
+    self
+  }
+
+  /// carla_server patch: the largest datagram (RTPS bytes) sent to a reader
+  /// on another host, which the kernel cuts into IP fragments when it is
+  /// above the path's MTU. 0, the default, keeps every datagram within the
+  /// path MTU (about 1,450 bytes on Ethernet). Larger datagrams cost both
+  /// ends far less per byte; on a path that loses packets they lose more
+  /// (a whole datagram per fragment lost), and a Linux reader whose
+  /// reassembly memory (`net.ipv4.ipfrag_high_thresh`) fills with
+  /// incomplete ones drops every fragment until they expire
+  /// (`net.ipv4.ipfrag_time`). Readers on this host are not affected (they
+  /// get loopback's 64 KB).
+  pub fn other_host_datagram_payload(mut self, bytes: usize) -> Self {
+    self.other_host_datagram_payload = bytes;
     self
   }
 
@@ -344,6 +362,7 @@ impl DomainParticipantBuilder {
       self.socket_send_buffer_size,
       self.only_networks,
       self.same_host_loopback,
+      self.other_host_datagram_payload,
       dp_waker,
       discovery_sample_sender,
     )?;
@@ -977,6 +996,7 @@ impl DomainParticipantDisc {
     socket_send_buffer_size: usize,
     only_networks: Option<Vec<IpAddr>>,
     same_host_loopback: bool,
+    other_host_datagram_payload: usize,
     dp_waker: LoopWaker,
     discovery_sample_sender: ReadySender<mio1::Token>,
   ) -> CreateResult<Self> {
@@ -994,6 +1014,7 @@ impl DomainParticipantDisc {
       socket_send_buffer_size,
       only_networks,
       same_host_loopback,
+      other_host_datagram_payload,
       dp_waker,
       discovery_sample_sender,
     )?;
@@ -1236,6 +1257,7 @@ impl DomainParticipantInner {
     socket_send_buffer_size: usize,
     only_networks: Option<Vec<IpAddr>>,
     same_host_loopback: bool,
+    other_host_datagram_payload: usize,
     dp_waker: LoopWaker,
     discovery_sample_sender: ReadySender<mio1::Token>,
   ) -> CreateResult<Self> {
@@ -1412,6 +1434,7 @@ impl DomainParticipantInner {
           only_networks_for_ev_loop,
           socket_send_buffer_size,
           same_host_loopback,
+          other_host_datagram_payload,
           reader_ready_rx,
           writer_ready_rx,
           dp_waker,

@@ -153,6 +153,29 @@ pub fn path_mtu_payload_for_peer(ifaces: &[IfAddr], peer_ip: IpAddr) -> usize {
   FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE
 }
 
+/// carla_server patch: [`path_mtu_payload_for_peer`], raised to
+/// `other_host_payload` for a peer on another host (one not at this host's
+/// own or loopback addresses). A datagram above the path MTU is cut into IP
+/// fragments by the sending kernel and put together again by the reader's
+/// (fewer, larger datagrams: far less work per byte on both ends), at a
+/// price on a lossy path: one lost fragment loses the whole datagram, and a
+/// Linux reader keeps the incomplete rest for `ipfrag_time` (30 s), within
+/// `ipfrag_high_thresh` (4 MB) of memory, past which it drops every
+/// fragment it gets. 0 (no raise) keeps datagrams within the path MTU.
+pub fn datagram_payload_for_peer(
+  ifaces: &[IfAddr],
+  peer_ip: IpAddr,
+  other_host_payload: usize,
+) -> usize {
+  let path = path_mtu_payload_for_peer(ifaces, peer_ip);
+  let this_host = peer_ip.is_loopback() || ifaces.iter().any(|ifa| ifa.ip == peer_ip);
+  if this_host {
+    path
+  } else {
+    path.max(other_host_payload)
+  }
+}
+
 /// True when `local` and `peer` share the IPv4 subnet defined by `mask`.
 fn same_subnet_v4(local: Ipv4Addr, mask: Ipv4Addr, peer: Ipv4Addr) -> bool {
   let m = u32::from(mask);
@@ -307,7 +330,8 @@ mod tests {
 
   use super::{
     build_ifindex_map_inner, get_local_multicast_ip_addrs_inner, get_local_unicast_locators_inner,
-    localhost_spdp_peer_locators, path_mtu_payload_for_peer, IfAddr, InterfaceSelector,
+    datagram_payload_for_peer, localhost_spdp_peer_locators, path_mtu_payload_for_peer, IfAddr,
+    InterfaceSelector,
   };
   use crate::{
     network::constant::spdp_well_known_unicast_port,
@@ -556,6 +580,47 @@ mod tests {
     assert_eq!(
       path_mtu_payload_for_peer(&ifaces, v4(10, 1, 2, 3)),
       9000 - 48
+    );
+  }
+
+  // carla_server patch: a raised budget applies to peers on other hosts
+  // (same subnet, behind a router, IPv6), never lowers a path MTU above it,
+  // and leaves this host's own and loopback addresses at loopback's.
+  #[test]
+  fn other_host_payload_raises_only_other_hosts() {
+    let ifaces = vec![
+      iface_v4(127, 0, 0, 1, 8, 65536, true),
+      iface_v4(192, 168, 1, 10, 24, 1500, false),
+      iface_v4(10, 0, 0, 1, 8, 9000, false),
+    ];
+    let raise = 65_000;
+    assert_eq!(
+      datagram_payload_for_peer(&ifaces, v4(192, 168, 1, 55), raise),
+      raise
+    );
+    assert_eq!(
+      datagram_payload_for_peer(&ifaces, v4(172, 16, 0, 9), raise),
+      raise
+    );
+    let v6 = IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1));
+    assert_eq!(datagram_payload_for_peer(&ifaces, v6, raise), raise);
+    assert_eq!(
+      datagram_payload_for_peer(&ifaces, v4(10, 1, 2, 3), 4_000),
+      9000 - 48
+    );
+    for own in [
+      v4(192, 168, 1, 10),
+      v4(127, 0, 0, 1),
+      IpAddr::V6(Ipv6Addr::LOCALHOST),
+    ] {
+      assert_eq!(
+        datagram_payload_for_peer(&ifaces, own, 1_000_000),
+        path_mtu_payload_for_peer(&ifaces, own)
+      );
+    }
+    assert_eq!(
+      datagram_payload_for_peer(&ifaces, v4(192, 168, 1, 55), 0),
+      1500 - 48
     );
   }
 

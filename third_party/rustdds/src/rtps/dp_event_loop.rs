@@ -140,6 +140,10 @@ pub struct DPEventLoop {
   // route same-host peers over loopback. See
   // `src/rtps/loopback_same_host_design.md`.
   same_host_loopback: bool,
+
+  // carla_server patch: the datagram budget for readers on other hosts, given
+  // to every writer (participant builder `other_host_datagram_payload`).
+  other_host_datagram_payload: usize,
 }
 
 impl DPEventLoop {
@@ -164,6 +168,7 @@ impl DPEventLoop {
     only_networks: Option<Arc<[IpAddr]>>,
     socket_send_buffer_size: usize,
     same_host_loopback: bool,
+    other_host_datagram_payload: usize,
     reader_ready: ReadyReceiver<EntityId>,
     writer_ready: ReadyReceiver<EntityId>,
     waker: LoopWaker,
@@ -257,6 +262,7 @@ impl DPEventLoop {
       participant_status_sender,
       discovery_command_sender,
       same_host_loopback,
+      other_host_datagram_payload,
     })
   }
 
@@ -1113,6 +1119,7 @@ impl DPEventLoop {
     // - every writer may route a confirmed same-host peer over loopback.
     // See `src/rtps/loopback_same_host_design.md`.
     new_writer.set_prefer_loopback_same_host(self.same_host_loopback);
+    new_writer.set_other_host_datagram_payload(self.other_host_datagram_payload);
     if self.same_host_loopback
       && new_writer.guid().entity_id == EntityId::SPDP_BUILTIN_PARTICIPANT_WRITER
     {
@@ -1344,6 +1351,7 @@ mod tests {
         None,
         0,
         true,
+        0,
         reader_ready,
         writer_ready,
         waker,

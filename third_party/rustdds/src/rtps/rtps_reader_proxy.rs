@@ -12,7 +12,7 @@ use crate::{
   dds::{participant::DomainParticipant, qos::QosPolicies},
   discovery::sedp_messages::DiscoveredReaderData,
   messages::submessages::submessage::AckSubmessage,
-  network::util::{path_mtu_payload_for_peer, IfAddr},
+  network::util::{datagram_payload_for_peer, IfAddr},
   rtps::{
     constant::*,
     transmit::{InterfaceObservations, InterfaceSelector, RouteSelector, SendRoute},
@@ -402,13 +402,22 @@ impl RtpsReaderProxy {
   /// 3. A guarantee that a datagram built with the larger budget is sent to
   ///    *only* that one locator (today the fallback and multicast-to-all paths
   ///    reuse one datagram across many locators).
-  pub fn resolve_path_mtu(&mut self, local_interfaces: &[IfAddr]) {
+  ///
+  /// carla_server patch: `other_host_payload` raises the budget of a reader
+  /// on another host ([`datagram_payload_for_peer`]; 0: no raise).
+  pub fn resolve_path_mtu(&mut self, local_interfaces: &[IfAddr], other_host_payload: usize) {
     let budget = self
       .unicast_locator_list
       .iter()
       .chain(self.loopback_unicast_locators.iter())
       .filter(|l| l.is_udp())
-      .map(|l| path_mtu_payload_for_peer(local_interfaces, SocketAddr::from(*l).ip()))
+      .map(|l| {
+        datagram_payload_for_peer(
+          local_interfaces,
+          SocketAddr::from(*l).ip(),
+          other_host_payload,
+        )
+      })
       .min();
     self.max_datagram_payload = budget.unwrap_or(FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE);
   }

@@ -223,6 +223,10 @@ pub(crate) struct Writer {
   // to `FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE` when there are no matched readers.
   min_datagram_payload: usize,
 
+  // carla_server patch: the datagram budget for readers on other hosts, at
+  // least their path MTU's (`datagram_payload_for_peer`); 0: the path MTU's.
+  other_host_datagram_payload: usize,
+
   // By default, this writer is a StatefulWriter (see RTPS spec section 8.4.9)
   // If like_stateless is true, then the writer mimics the behavior of a Best-Effort
   // StatelessWriter. This behavior is needed only for a single built-in discovery topic of
@@ -354,6 +358,7 @@ impl Writer {
       interface_observations,
       local_interfaces,
       min_datagram_payload: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
+      other_host_datagram_payload: 0,
       my_topic_name: i.topic_name,
       send_buffer: i.send_buffer,
       last_sent: SequenceNumber::zero(),
@@ -2020,6 +2025,13 @@ impl Writer {
     self.prefer_loopback_same_host = enabled;
   }
 
+  /// carla_server patch: the datagram budget for readers on other hosts
+  /// (participant builder `other_host_datagram_payload`). Set before any
+  /// reader is matched: it applies when a reader's path is resolved.
+  pub fn set_other_host_datagram_payload(&mut self, bytes: usize) {
+    self.other_host_datagram_payload = bytes;
+  }
+
   pub fn update_reader_proxy(
     &mut self,
     reader_proxy: &RtpsReaderProxy,
@@ -2141,7 +2153,7 @@ impl Writer {
           &multicast_ifaces,
           &selector,
         );
-        rp.resolve_path_mtu(&self.local_interfaces);
+        rp.resolve_path_mtu(&self.local_interfaces, self.other_host_datagram_payload);
       })
       .or_insert_with(|| {
         is_new = true;
@@ -2160,7 +2172,7 @@ impl Writer {
           &multicast_ifaces,
           &selector,
         );
-        new_proxy.resolve_path_mtu(&self.local_interfaces);
+        new_proxy.resolve_path_mtu(&self.local_interfaces, self.other_host_datagram_payload);
         new_proxy
       });
     // A reader was added or its locators changed: refresh the writer-wide
@@ -2193,7 +2205,7 @@ impl Writer {
       for rp in self.readers.values_mut() {
         if rp.remote_reader_guid.prefix == prefix {
           rp.resolve_send_route(&observations, &multicast_ifaces, &selector);
-          rp.resolve_path_mtu(&self.local_interfaces);
+          rp.resolve_path_mtu(&self.local_interfaces, self.other_host_datagram_payload);
         }
       }
     }
@@ -3081,6 +3093,33 @@ mod tests {
       assert!(
         !proxy.repair_frags_requested(),
         "all 200 fragments in one round"
+      );
+    }
+
+    // carla_server patch: the budget for readers on other hosts reaches the
+    // reader's proxy (fragment packing, repairs) and the writer's minimum
+    // (packed datagrams to every reader); 0 leaves them at the path MTU's.
+    #[test]
+    fn a_reader_on_another_host_gets_the_other_host_budget() {
+      let mut f = Fixture::user(1, 8, None);
+      let qos = f.reader_proxy().qos().clone();
+      let mut remote = RtpsReaderProxy::new(f.reader_guid, qos.clone(), false);
+      remote
+        .unicast_locator_list
+        .push(Locator::from(SocketAddr::from(([192, 0, 2, 1], 7411))));
+      f.writer.set_other_host_datagram_payload(65_000);
+      f.writer.update_reader_proxy(&remote, &qos);
+      assert_eq!(f.reader_proxy().max_datagram_payload(), 65_000);
+      assert_eq!(f.writer.min_datagram_payload, 65_000);
+      f.writer.set_other_host_datagram_payload(0);
+      f.writer.update_reader_proxy(&remote, &qos);
+      assert_eq!(
+        f.reader_proxy().max_datagram_payload(),
+        FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE
+      );
+      assert_eq!(
+        f.writer.min_datagram_payload,
+        FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE
       );
     }
 
