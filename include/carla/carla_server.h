@@ -1652,6 +1652,22 @@ int32_t carla_ros2_start(CarlaServerPtr server,
                          uint32_t domain_id);
 
 /*
+ `carla_ros2_start`, sending a reader on another host UDP datagrams of up
+ to `other_host_datagram` bytes (at most 65,000), which the kernel cuts
+ into IP fragments above the path's MTU: far less work per image on both
+ ends, but on a path that loses packets a reader loses more, and a Linux
+ reader whose reassembly memory fills drops everything for up to 30 s
+ (docs/ros2.md, "Across machines"). 0 keeps datagrams within the path MTU
+ (`carla_ros2_start`'s choice). Over 65,000: `CARLA_SERVER_INVALID_ARGUMENT`.
+
+ # Safety
+ `server` NULL or live.
+ */
+int32_t carla_ros2_start_with(CarlaServerPtr server,
+                              uint32_t domain_id,
+                              uint32_t other_host_datagram);
+
+/*
  Publishes the host's sensor `sensor_id` on ROS 2 as CARLA names it:
  topics under `rt/carla/<parent_ros_name>/<ros_name>` (no parent: NULL
  or "", then `rt/carla/<ros_name>`), frame `ros_name`, and on `/tf` its

@@ -3,7 +3,7 @@
 use super::args::{read, text, write};
 use super::handle::server;
 use super::structs::CarlaServerPtr;
-use crate::ros2::SensorNames;
+use crate::ros2::{Ros2Options, SensorNames};
 use crate::types::ActorTransform;
 use crate::Error;
 use std::ffi::c_char;
@@ -21,13 +21,36 @@ use std::ffi::c_char;
 /// `server` NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn carla_ros2_start(server: CarlaServerPtr, domain_id: u32) -> i32 {
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe { carla_ros2_start_with(server, domain_id, 0) }
+}
+
+/// `carla_ros2_start`, sending a reader on another host UDP datagrams of up
+/// to `other_host_datagram` bytes (at most 65,000), which the kernel cuts
+/// into IP fragments above the path's MTU: far less work per image on both
+/// ends, but on a path that loses packets a reader loses more, and a Linux
+/// reader whose reassembly memory fills drops everything for up to 30 s
+/// (docs/ros2.md, "Across machines"). 0 keeps datagrams within the path MTU
+/// (`carla_ros2_start`'s choice). Over 65,000: `CARLA_SERVER_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `server` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn carla_ros2_start_with(
+    server: CarlaServerPtr,
+    domain_id: u32,
+    other_host_datagram: u32,
+) -> i32 {
     export!({
         let h = self::server(server)?;
         let domain = u16::try_from(domain_id)
             .ok()
             .filter(|d| *d <= 232)
             .ok_or_else(|| Error::InvalidArgument(format!("DDS domain {domain_id} is over 232")))?;
-        h.server.start_ros2(domain)?;
+        h.server.start_ros2_with(Ros2Options {
+            domain_id: domain,
+            other_host_datagram,
+        })?;
         Ok(())
     })
 }

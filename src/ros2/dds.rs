@@ -2,13 +2,14 @@
 //! sensor's first message, as CARLA does) and the hero vehicles' control
 //! readers. Only the ROS 2 thread (`hub.rs`) touches it.
 
+use super::Ros2Options;
 use rustdds::bytes::Bytes;
 use rustdds::no_key::{DataReader, DataWriter};
 use rustdds::policy::{Durability, History, ResourceLimits};
 use rustdds::{
-    DomainParticipant, DomainParticipantStatusEvent, DomainParticipantStatusListener, LostReason,
-    Publisher, QosPolicies, QosPolicyBuilder, RepresentationIdentifier, StatusEvented, Subscriber,
-    Topic, TopicKind, GUID,
+    DomainParticipant, DomainParticipantBuilder, DomainParticipantStatusEvent,
+    DomainParticipantStatusListener, LostReason, Publisher, QosPolicies, QosPolicyBuilder,
+    RepresentationIdentifier, StatusEvented, Subscriber, Topic, TopicKind, GUID,
 };
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -132,6 +133,9 @@ fn reader_qos() -> QosPolicies {
 /// live reader DDS discovered; past this, new ones are not remembered).
 const MATCHED_KEPT: usize = 4096;
 
+/// An RTPS message's header, in bytes: a UDP datagram's first.
+const RTPS_HEADER: usize = 20;
+
 /// The participant and its topics.
 pub(crate) struct Dds {
     participant: DomainParticipant,
@@ -144,8 +148,13 @@ pub(crate) struct Dds {
 }
 
 impl Dds {
-    pub(crate) fn new(domain_id: u16) -> Result<Dds, String> {
-        let participant = DomainParticipant::new(domain_id)
+    pub(crate) fn new(options: Ros2Options) -> Result<Dds, String> {
+        let domain_id = options.domain_id;
+        // The builder's budget counts the bytes after the RTPS header.
+        let payload = (options.other_host_datagram as usize).saturating_sub(RTPS_HEADER);
+        let participant = DomainParticipantBuilder::new(domain_id)
+            .other_host_datagram_payload(payload)
+            .build()
             .map_err(|e| format!("cannot join DDS domain {domain_id}: {e}"))?;
         let publisher = participant
             .create_publisher(&writer_qos())

@@ -7,7 +7,7 @@
 
 use super::dds::Dds;
 use super::messages::{LightInfo, Object, VehicleInfo};
-use super::model::{ControlSink, SensorNames};
+use super::model::{ControlSink, Ros2Options, SensorNames};
 use super::state_topics::HeroState;
 use super::worker::{self, Counters, Job, PER_SENSOR};
 use crate::episode::{
@@ -99,10 +99,18 @@ pub(crate) struct Hub {
 }
 
 impl Hub {
-    /// Joins DDS domain `domain_id` and starts publishing the enabled
+    /// Joins DDS as `options` say and starts publishing the enabled
     /// sensors. Starting twice is [`Error::AlreadyStarted`], naming the
-    /// domain in use; a domain DDS refuses is [`Error::InvalidArgument`].
-    pub(crate) fn start(&self, domain_id: u16) -> Result<(), Error> {
+    /// domain in use; a domain DDS refuses or a datagram size over
+    /// [`Ros2Options::MAX_DATAGRAM`] is [`Error::InvalidArgument`].
+    pub(crate) fn start(&self, options: Ros2Options) -> Result<(), Error> {
+        if options.other_host_datagram > Ros2Options::MAX_DATAGRAM {
+            return Err(Error::InvalidArgument(format!(
+                "a ROS 2 datagram of {} bytes is over the {} allowed",
+                options.other_host_datagram,
+                Ros2Options::MAX_DATAGRAM
+            )));
+        }
         let mut st = self.state.lock();
         if let Some(r) = &st.running {
             return Err(Error::AlreadyStarted(format!(
@@ -110,16 +118,17 @@ impl Hub {
                 r.domain_id
             )));
         }
-        self.start_on(&mut st, domain_id)
+        self.start_on(&mut st, options)
             .map_err(Error::InvalidArgument)
     }
 
     /// `start` once nothing runs: the participant, then the thread.
-    fn start_on(&self, st: &mut State, domain_id: u16) -> Result<(), String> {
+    fn start_on(&self, st: &mut State, options: Ros2Options) -> Result<(), String> {
+        let domain_id = options.domain_id;
         // Made on a bulk thread: DDS's own threads (rustdds' event loop and
         // discovery) inherit its batch policy and nice value, so the game
         // thread gets the CPU first (`crate::threads::spawn_bulk`).
-        let dds = crate::threads::spawn_bulk("carla-ros2-start", move || Dds::new(domain_id))
+        let dds = crate::threads::spawn_bulk("carla-ros2-start", move || Dds::new(options))
             .map_err(|e| format!("cannot start the ROS 2 thread: {e}"))?
             .join()
             .map_err(|_| "the DDS participant could not be made".to_string())??;
@@ -132,7 +141,7 @@ impl Hub {
             self.sink.clone(),
         );
         let handle = crate::threads::spawn_bulk("carla-ros2", move || {
-            worker::run(dds, domain_id, &q, &s, &c, sink)
+            worker::run(dds, options, &q, &s, &c, sink)
         })
         .map_err(|e| format!("cannot start the ROS 2 thread: {e}"))?;
         let running = Running {

@@ -35,6 +35,6 @@ pub(crate) use messages::{class, VehicleInfo, WheelInfo};
 pub(crate) use model::RosControl;
 
 pub use hub::Ros2Stats;
-pub use model::SensorNames;
+pub use model::{Ros2Options, SensorNames};
 #[cfg(test)]
 pub(crate) use worker::PER_SENSOR;

@@ -22,6 +22,33 @@ pub struct SensorNames {
     pub transform: ActorTransform,
 }
 
+/// How the library joins DDS ([`crate::Server::start_ros2_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ros2Options {
+    /// The DDS domain (ROS 2's `ROS_DOMAIN_ID`), 0 to 232.
+    pub domain_id: u16,
+    /// The largest UDP datagram sent to a reader on another host, in
+    /// bytes, at most [`Ros2Options::MAX_DATAGRAM`]; the kernel cuts one
+    /// above the path's MTU into IP fragments. 0 (the default) keeps each
+    /// datagram within the path MTU (about 1,450 bytes on Ethernet): safe
+    /// on a path that loses packets, slow for images (docs/ros2.md,
+    /// "Across machines"). Readers on this host always get 64 KB.
+    pub other_host_datagram: u32,
+}
+
+impl Ros2Options {
+    /// The largest `other_host_datagram` (UDP's own limit is 65,507).
+    pub const MAX_DATAGRAM: u32 = 65_000;
+
+    /// Domain `domain_id`, datagrams within the path MTU.
+    pub fn domain(domain_id: u16) -> Ros2Options {
+        Ros2Options {
+            domain_id,
+            other_host_datagram: 0,
+        }
+    }
+}
+
 /// A control read from DDS for a hero vehicle.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum RosControl {

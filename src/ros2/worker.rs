@@ -5,7 +5,7 @@
 
 use super::dds::{Dds, Reader, TopicWriter};
 use super::messages::{self, Cloud, LightInfo, Object, PixelFormat, Stamp, VehicleInfo};
-use super::model::{ControlSink, RosControl, SensorNames};
+use super::model::{ControlSink, Ros2Options, RosControl, SensorNames};
 use super::state_topics::HeroState;
 use super::state_topics::{writer, StateTopics, TF_MESSAGE};
 use crate::sensor::SensorType;
@@ -157,7 +157,7 @@ impl Joined {
 /// The ROS 2 thread's state: its participant, and what it keeps to
 /// publish again after a rejoin.
 struct Worker {
-    domain_id: u16,
+    options: Ros2Options,
     joined: Option<Joined>,
     /// Hero vehicles (actor id → ros name and info).
     vehicles: HashMap<u32, Hero>,
@@ -173,10 +173,10 @@ struct Worker {
     joined_at: Instant,
 }
 
-/// The ROS 2 thread, on `dds` (joined to `domain_id`) until `stop`.
+/// The ROS 2 thread, on `dds` (joined as `options` say) until `stop`.
 pub(super) fn run(
     dds: Dds,
-    domain_id: u16,
+    options: Ros2Options,
     queue: &ArrayQueue<Job>,
     stop: &AtomicBool,
     counters: &Counters,
@@ -184,7 +184,7 @@ pub(super) fn run(
 ) {
     let vehicles = HashMap::new();
     let mut w = Worker {
-        domain_id,
+        options,
         joined: Some(Joined::on(dds, &vehicles, None)),
         vehicles,
         map: None,
@@ -293,7 +293,7 @@ impl Worker {
                      leaving DDS domain {} and joining it again",
                     topic,
                     refused.as_secs_f64(),
-                    self.domain_id
+                    self.options.domain_id
                 );
             }
             let lost = self.peer_lost && now.duration_since(self.joined_at) >= REJOIN_AFTER;
@@ -301,17 +301,12 @@ impl Worker {
                 crate::log_warn!(
                     "ros2: leaving DDS domain {} and joining it again, to be found anew by \
                      the peer DDS dropped",
-                    self.domain_id
+                    self.options.domain_id
                 );
             }
             if lost || !matches!(blocked, Some(None)) {
                 drop(self.joined.take()); // leaves the domain before joining anew
-                self.joined = rejoin(
-                    self.domain_id,
-                    &self.vehicles,
-                    self.map.as_deref(),
-                    counters,
-                );
+                self.joined = rejoin(self.options, &self.vehicles, self.map.as_deref(), counters);
                 if let Some(j) = &mut self.joined {
                     if let Some(l) = self.lights.as_deref() {
                         j.state.write_lights(l);
@@ -326,17 +321,17 @@ impl Worker {
     }
 }
 
-/// A new participant on `domain_id`, or None (logged; tried again later).
+/// A new participant as `options` say, or None (logged; tried again later).
 fn rejoin(
-    domain_id: u16,
+    options: Ros2Options,
     vehicles: &HashMap<u32, Hero>,
     map: Option<&str>,
     counters: &Counters,
 ) -> Option<Joined> {
-    match Dds::new(domain_id) {
+    match Dds::new(options) {
         Ok(dds) => {
             counters.rejoins.fetch_add(1, Ordering::Relaxed);
-            crate::log_info!("ros2: joined DDS domain {} again", domain_id);
+            crate::log_info!("ros2: joined DDS domain {} again", options.domain_id);
             Some(Joined::on(dds, vehicles, map))
         }
         Err(e) => {

@@ -2,7 +2,7 @@
 //! 0.9.16's `--ros2` does ([`crate::ros2`]).
 
 use super::Server;
-use crate::ros2::{Ros2Stats, SensorNames};
+use crate::ros2::{Ros2Options, Ros2Stats, SensorNames};
 use crate::Error;
 
 impl Server {
@@ -14,9 +14,16 @@ impl Server {
     /// handed to the host as `ApplyVehicleControl` requests. Starting twice
     /// is [`Error::AlreadyStarted`].
     pub fn start_ros2(&self, domain_id: u16) -> Result<(), Error> {
+        self.start_ros2_with(Ros2Options::domain(domain_id))
+    }
+
+    /// [`Server::start_ros2`] with the DDS settings in `options` (the
+    /// datagram size for readers on other hosts); a size over
+    /// [`Ros2Options::MAX_DATAGRAM`] is [`Error::InvalidArgument`].
+    pub fn start_ros2_with(&self, options: Ros2Options) -> Result<(), Error> {
         self.sensors
             .ros
-            .start(domain_id)
+            .start(options)
             .inspect_err(|e| crate::log_error!("ros2: {}", e))
     }
 
@@ -49,6 +56,7 @@ impl Server {
 
 #[cfg(test)]
 mod tests {
+    use crate::ros2::Ros2Options;
     use crate::{Error, Server};
 
     // A second start is AlreadyStarted naming the domain in use (C: 106);
@@ -70,6 +78,31 @@ mod tests {
             }
             other => panic!("a second start gave {other:?}"),
         }
+        assert_eq!(server.ros2_domain(), Some(domain));
+    }
+
+    // A datagram size over MAX_DATAGRAM is refused before anything starts;
+    // one within it starts publishing as a plain start does.
+    #[test]
+    fn ros2_refuses_a_datagram_over_the_largest_and_starts_with_the_largest() {
+        let server = Server::new();
+        let domain = 150 + (std::process::id() % 50) as u16;
+        let over = Ros2Options {
+            domain_id: domain,
+            other_host_datagram: Ros2Options::MAX_DATAGRAM + 1,
+        };
+        match server.start_ros2_with(over) {
+            Err(e @ Error::InvalidArgument(_)) => {
+                assert!(e.to_string().contains("65001"), "{e}")
+            }
+            other => panic!("an oversized datagram gave {other:?}"),
+        }
+        assert_eq!(server.ros2_domain(), None);
+        let largest = Ros2Options {
+            other_host_datagram: Ros2Options::MAX_DATAGRAM,
+            ..over
+        };
+        server.start_ros2_with(largest).expect("joins a DDS domain");
         assert_eq!(server.ros2_domain(), Some(domain));
     }
 

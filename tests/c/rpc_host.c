@@ -72,6 +72,11 @@ static void check_bad_arguments(CarlaServerPtr server) {
   expect(carla_rpc_listen(NULL, 0, NULL), CARLA_SERVER_NULL_ARGUMENT, "listen(NULL)");
   struct carla_ros2_stats ros;
   expect(carla_ros2_start(server, 233), CARLA_SERVER_INVALID_ARGUMENT, "ros2_start(domain 233)");
+  expect(carla_ros2_start_with(server, 233, 0), CARLA_SERVER_INVALID_ARGUMENT,
+         "ros2_start_with(domain 233)");
+  expect(carla_ros2_start_with(server, 0, 65001), CARLA_SERVER_INVALID_ARGUMENT,
+         "ros2_start_with(datagram 65001)");
+  expect(carla_ros2_start_with(NULL, 0, 0), CARLA_SERVER_NULL_ARGUMENT, "ros2_start_with(NULL)");
   expect(carla_sensor_publish_ros2(server, 999999, NULL, "x", NULL), CARLA_SERVER_UNKNOWN_SENSOR,
          "publish_ros2(unknown sensor)");
   expect(carla_sensor_publish_ros2(server, 999999, NULL, NULL, NULL), CARLA_SERVER_NULL_ARGUMENT,

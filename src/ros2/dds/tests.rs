@@ -4,7 +4,7 @@
 //! with a reader of our topics counts as a lost reading peer. Linux only:
 //! the announcements go to every port of the domain on loopback.
 
-use super::Dds;
+use super::{Dds, Ros2Options};
 use std::net::UdpSocket;
 use std::time::{Duration, Instant};
 
@@ -99,7 +99,7 @@ fn lost_within(dds: &mut Dds, domain: u16, peer: &[Vec<u8>], wait: Duration) -> 
 #[test]
 fn a_peer_whose_lease_ends_counts_only_if_it_read_our_topics() {
     let domain = 50 + (std::process::id() % 50) as u16;
-    let mut dds = Dds::new(domain).expect("joins a DDS domain");
+    let mut dds = Dds::new(Ros2Options::domain(domain)).expect("joins a DDS domain");
     let mut writer = dds
         .writer("rt/probe", "std_msgs::msg::dds_::String_")
         .unwrap();
