@@ -5,6 +5,7 @@
 
 use crate::world::WorldConfig;
 use carla_server::legacy::settings::Budget;
+use carla_server::ros2::Ros2Options;
 use carla_server::rpc::ClientBudget;
 use carla_server::Release;
 use clap::Parser;
@@ -82,6 +83,13 @@ pub(crate) struct Args {
     /// Publish on ROS 2's DDS domain N.
     #[arg(long, env = "CARLA_HOST_ROS2_DOMAIN")]
     pub ros2_domain: Option<u16>,
+    /// ROS 2: the largest UDP datagram to a reader on another machine, in
+    /// bytes (up to 65000; the kernel cuts it into IP fragments). 0 keeps
+    /// datagrams within the network's MTU: safe on lossy links, slow for
+    /// images. 65000 on a clean LAN (docs/ros2.md, "Across machines").
+    #[arg(long, env = "CARLA_HOST_ROS2_DATAGRAM", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(Ros2Options::MAX_DATAGRAM)))]
+    pub ros2_datagram: u32,
     /// The folder of start_recorder's relative names (created when needed).
     #[arg(long, env = "CARLA_HOST_RECORDINGS", default_value = "recordings")]
     pub recordings: PathBuf,

@@ -23,6 +23,7 @@ mod world;
 
 use args::Args;
 use carla_server::legacy::settings::{Budget, Settings};
+use carla_server::ros2::Ros2Options;
 use carla_server::rpc::{EngineCall, EngineRequest};
 use carla_server::types::Control;
 use carla_server::{log_error, log_info, log_warn, Config, Error, Release, Server};
@@ -173,7 +174,10 @@ fn start(args: &Args, server: &Server, town: &str) -> Result<(Vec<String>, Ports
     let ros2 = args.ros2_domain()?;
     if let Some(domain) = ros2 {
         server
-            .start_ros2(domain)
+            .start_ros2_with(Ros2Options {
+                domain_id: domain,
+                other_host_datagram: args.ros2_datagram,
+            })
             .map_err(|e| format!("cannot publish on ROS 2 (DDS domain {domain}): {e}"))?;
     }
     let older: Vec<String> = releases
