@@ -155,13 +155,9 @@ pub fn path_mtu_payload_for_peer(ifaces: &[IfAddr], peer_ip: IpAddr) -> usize {
 
 /// carla_server patch: [`path_mtu_payload_for_peer`], raised to
 /// `other_host_payload` for a peer on another host (one not at this host's
-/// own or loopback addresses). A datagram above the path MTU is cut into IP
-/// fragments by the sending kernel and put together again by the reader's
-/// (fewer, larger datagrams: far less work per byte on both ends), at a
-/// price on a lossy path: one lost fragment loses the whole datagram, and a
-/// Linux reader keeps the incomplete rest for `ipfrag_time` (30 s), within
-/// `ipfrag_high_thresh` (4 MB) of memory, past which it drops every
-/// fragment it gets. 0 (no raise) keeps datagrams within the path MTU.
+/// own or loopback addresses), whose kernel then puts IP fragments
+/// together; 0 raises nothing. The trade-off is described at
+/// `DomainParticipantBuilder::other_host_datagram_payload`.
 pub fn datagram_payload_for_peer(
   ifaces: &[IfAddr],
   peer_ip: IpAddr,
