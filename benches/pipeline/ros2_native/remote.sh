@@ -12,6 +12,8 @@
 #   FRAG_TIME=S   the readers' namespace keeps incomplete IP datagrams S s
 #                 (Linux: 30) in up to 64 MB (Linux: 4 MB)
 #   RCVBUF=32MB   the readers' socket receive buffers (Cyclone's default: 1 MB)
+#   EXTRA_URI=XML more of the readers' Cyclone DDS configuration, e.g.
+#                 '<Internal><NackDelay>0ms</NackDelay></Internal>'
 #
 # Prints the host's CPU over the run, the readers' UDP and IP reassembly
 # counters, and what each reader got (reader.c's lines).
@@ -56,6 +58,7 @@ uri='<General><AllowMulticast>false</AllowMulticast></General><Discovery><Partic
 if [ -n "${RCVBUF:-}" ]; then
   uri="$uri<Internal><SocketReceiveBufferSize min=\"$RCVBUF\"/></Internal>"
 fi
+uri="$uri${EXTRA_URI:-}"
 topics=$(for ((i = 0; i < n; i++)); do echo "rt/carla/hero/cam$i/image"; done)
 # shellcheck disable=SC2086 # one argument per topic
 CYCLONEDDS_URI="$uri" ip netns exec $ns "$out/reader" image reliable $((secs + 10)) 0 $topics \
