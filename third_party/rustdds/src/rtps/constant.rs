@@ -113,7 +113,15 @@ pub const DATAGRAM_HEADER_OVERHEAD: usize = 48;
 // Readers (v2.5 Section 8.4.14.1.1), so this is a constant and must NOT be
 // varied per peer. Per-peer path MTU only controls how many fragments we pack
 // into each DATAFRAG submessage / datagram, never the fragment size itself.
-pub const FRAGMENT_SIZE: usize = 256;
+//
+// carla_server patch: 1,344 bytes (rustdds: 256), which still goes one to
+// a datagram within a 1,500-byte MTU, as Cyclone DDS's default.
+// A reader asks for lost fragments in a NACK_FRAG whose bitmap spans 256
+// fragments: with 256-byte fragments one request covered 64 KB of an image,
+// so the losses of a 2 MB image took several rounds of requests (each after
+// the reader's NACK delay, 100 ms in Cyclone DDS), and the writer had given
+// the image up before the last round.
+pub const FRAGMENT_SIZE: usize = 1344;
 
 /// Convert an interface MTU into the RTPS-message (UDP payload) budget usable
 /// for submessage/fragment packing: `mtu - DATAGRAM_HEADER_OVERHEAD`, floored

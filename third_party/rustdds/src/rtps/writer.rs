@@ -3080,7 +3080,8 @@ mod tests {
     // fragment of an image-sized loss (rustdds sent 8 a round).
     #[test]
     fn a_fragment_repair_round_sends_a_whole_lost_datagram() {
-      let mut f = Fixture::user(1, 60_000, None);
+      // 200 fragments: within the sample (FRAGMENT_SIZE bytes each).
+      let mut f = Fixture::user(1, 200 * FRAGMENT_SIZE + 1, None);
       let requested: BTreeSet<FragmentNumber> = (1..=200u32).map(FragmentNumber::new).collect();
       let set = crate::structure::sequence_number::FragmentNumberSet::from_base_and_set(
         FragmentNumber::new(1),
