@@ -258,10 +258,9 @@ mod tests {
         assert!(w.with_mut(|v| v.capacity()) >= 64);
     }
 
-    // Release-mode stress test across real threads (`scripts/test.sh` runs
-    // it with `cargo test --release --lib sync::slot`; a debug build runs it
-    // shorter). It complements the loom model with millions of real
-    // interleavings.
+    // Stress test across real threads: 200,000 rounds in `cargo test`
+    // (CI), 5 million with `cargo test --release --lib sync::slot` (by
+    // hand). It complements the loom model with real interleavings.
     const WORDS: usize = 16;
 
     #[test]
