@@ -261,13 +261,19 @@ pub(crate) fn run(exe: &Path, load: &Load, publisher: Publisher) -> Outcome {
 }
 
 /// Keeps the calling thread on CPU `cpu`, or lets it run anywhere again.
+/// Every CPU online, not `available_parallelism` (which counts the CPUs
+/// the calling thread may use: 1 while pinned, so the thread stayed on CPU
+/// 0 after the first placed row, and the threads and readers it started
+/// in the rows after it with it).
 #[cfg(target_os = "linux")]
 fn pin_to(cpu: Option<usize>) {
+    // SAFETY: sysconf only reads a system value.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    let cpus = usize::try_from(online).unwrap_or(1).clamp(1, libc::CPU_SETSIZE as usize);
     // SAFETY: an all-zero cpu_set_t is an empty set; the CPU_* helpers and
     // sched_setaffinity read and write only that local set.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         for c in 0..cpus {
             if cpu.is_none_or(|only| only == c) {
                 libc::CPU_SET(c, &mut set);
