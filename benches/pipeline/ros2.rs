@@ -3,7 +3,7 @@
 //! best effort, each reading every camera; `ros2_native/reader.c`), and
 //! the game thread's time per frame with publishing off and on.
 
-use crate::stats::{involuntary_switches, median, spread, thread_cpu, Spread};
+use crate::stats::{involuntary_switches, median, process_cpu, spread, thread_cpu, Spread};
 use carla_server::ros2::SensorNames;
 use carla_server::types::CaptureContext;
 use carla_server::Server;
@@ -21,6 +21,10 @@ pub(crate) struct Outcome {
     pub game_cpu: Spread,
     /// Times the game thread was descheduled against its will while timed.
     pub preempted: u64,
+    /// CPU time of the process's other threads while timed (the library's
+    /// ROS 2 and DDS threads; the native publisher and the readers are
+    /// processes of their own).
+    pub others_cpu: Duration,
     pub frames: usize,
     /// Image blocks the cameras' pools allocated while timed (a send that
     /// found no idle block: the allocator's fresh pages, on the game thread).
@@ -203,6 +207,8 @@ pub(crate) fn run(exe: &Path, load: &Load, publisher: Publisher) -> Outcome {
     let mut frame = 0u64;
     let (mut samples, mut cpu) = (Vec::new(), Vec::new());
     let (mut allocated_before, mut switches) = (0, 0);
+    // The process's and the game thread's CPU time when timing began.
+    let (mut process_before, mut game_before) = (Duration::ZERO, Duration::ZERO);
     // WARM_UP_S untimed first, in every mode: the pools grow to what the
     // run keeps in flight (with publishing, the frames waiting for the
     // ROS 2 thread), once per sensor, as in any session's first second.
@@ -211,6 +217,7 @@ pub(crate) fn run(exe: &Path, load: &Load, publisher: Publisher) -> Outcome {
         let timed = start.elapsed().as_secs_f64() >= WARM_UP_S;
         if timed && samples.is_empty() {
             (allocated_before, switches) = (allocated(&ids), involuntary_switches());
+            (process_before, game_before) = (process_cpu(), thread_cpu());
         }
         let ctx = CaptureContext {
             frame,
@@ -231,6 +238,7 @@ pub(crate) fn run(exe: &Path, load: &Load, publisher: Publisher) -> Outcome {
         }
     }
     let preempted = involuntary_switches() - switches;
+    let others_cpu = (process_cpu() - process_before).saturating_sub(thread_cpu() - game_before);
     let allocations = allocated(&ids) - allocated_before;
     if load.placed {
         pin_to(None);
@@ -252,6 +260,7 @@ pub(crate) fn run(exe: &Path, load: &Load, publisher: Publisher) -> Outcome {
         game: spread(&mut samples),
         game_cpu: spread(&mut cpu),
         preempted,
+        others_cpu,
         frames: samples.len(),
         allocations,
         readers,
@@ -269,7 +278,9 @@ pub(crate) fn run(exe: &Path, load: &Load, publisher: Publisher) -> Outcome {
 fn pin_to(cpu: Option<usize>) {
     // SAFETY: sysconf only reads a system value.
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    let cpus = usize::try_from(online).unwrap_or(1).clamp(1, libc::CPU_SETSIZE as usize);
+    let cpus = usize::try_from(online)
+        .unwrap_or(1)
+        .clamp(1, libc::CPU_SETSIZE as usize);
     // SAFETY: an all-zero cpu_set_t is an empty set; the CPU_* helpers and
     // sched_setaffinity read and write only that local set.
     unsafe {
@@ -312,13 +323,19 @@ pub(crate) fn row(outcomes: &[Outcome], off_p99: Duration) -> String {
         format!("{min:.1}–{max:.1}")
     };
     format!(
-        "{} | {} | {:+.0}% | {} / {} | {:.2} | {:.2} | {} | {} | {} / {} |",
+        "{} | {} | {:+.0}% | {} / {} | {:.2} | {:.1} | {:.2} | {} | {} | {} / {} |",
         us(median(outcomes.iter().map(|o| o.game.p50))),
         p99s.join(", "),
         (p99.as_secs_f64() / off_p99.as_secs_f64().max(1e-9) - 1.0) * 100.0,
         us(median(outcomes.iter().map(|o| o.game_cpu.p50))),
         us(median(outcomes.iter().map(|o| o.game_cpu.p99))),
         preempted as f64 / frames.max(1) as f64,
+        outcomes
+            .iter()
+            .map(|o| o.others_cpu.as_secs_f64())
+            .sum::<f64>()
+            * 1e3
+            / frames.max(1) as f64,
         outcomes.iter().map(|o| o.allocations).sum::<u64>() as f64 / frames.max(1) as f64,
         rates("reliable"),
         rates("best_effort"),

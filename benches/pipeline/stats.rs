@@ -48,6 +48,12 @@ pub(crate) fn thread_cpu() -> Duration {
     Duration::ZERO
 }
 
+/// CPU time the whole process has used (Linux; zero elsewhere).
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn process_cpu() -> Duration {
+    Duration::ZERO
+}
+
 /// Involuntary switches (Linux; zero elsewhere).
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn involuntary_switches() -> u64 {
@@ -64,6 +70,19 @@ pub(crate) fn thread_cpu() -> Duration {
     // SAFETY: `ts` is a valid, writable timespec for the call.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// CPU time the whole process (every thread) has used.
+#[cfg(target_os = "linux")]
+pub(crate) fn process_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
