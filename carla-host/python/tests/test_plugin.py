@@ -92,14 +92,30 @@ def _watch(mark, seconds, until):
     return most, ports
 
 
-def test_the_example_project_under_xdist_runs_four_servers_at_once():
-    mark = uuid.uuid4().hex
+def _client_crashed(out):
+    """Whether a worker died of CARLA's client: a segmentation fault in
+    ``carla.libcarla``, as its ``reload_world`` does now and then after a
+    Traffic Manager's test (docs/testing-client-code.md)."""
+    return "crashed while running" in out and "Segmentation fault" in out and "carla.libcarla" in out
+
+
+def _example_project_under_xdist(mark):
     env = dict(os.environ, CARLA_HOST_TEST_MARK=mark)
     run = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "4", "-q"],
                            cwd=EXAMPLE_PROJECT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     most, ports = _watch(mark, 600, lambda: run.poll() is not None)
-    out = run.communicate(timeout=60)[0]
-    assert run.returncode == 0, out
+    return run.communicate(timeout=60)[0], run.returncode, most, ports
+
+
+def test_the_example_project_under_xdist_runs_four_servers_at_once():
+    mark = uuid.uuid4().hex
+    out, returncode, most, ports = _example_project_under_xdist(mark)
+    if returncode != 0 and _client_crashed(out):
+        print("the CARLA client crashed in a worker (its own fault); once more:\n" + out)
+        assert wait_for(lambda: not servers(mark), 10.0), "servers outlived the crashed run"
+        mark = uuid.uuid4().hex
+        out, returncode, most, ports = _example_project_under_xdist(mark)
+    assert returncode == 0, out
     assert "10 passed" in out, out
     assert len(most) == 4, f"at most {len(most)} servers at once"
     taken = []
