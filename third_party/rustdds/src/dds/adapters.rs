@@ -207,6 +207,14 @@ pub mod no_key {
     fn output_encoding() -> RepresentationIdentifier;
 
     fn to_bytes(value: &D) -> Result<Bytes, Self::Error>;
+
+    /// carla_server patch: the serialized value in two parts, sent as one
+    /// payload (the first, then the second) without joining them: a large
+    /// part can stay in the buffer it was made in. By default all of it in
+    /// the first.
+    fn to_parts(value: &D) -> Result<(Bytes, Bytes), Self::Error> {
+      Ok((Self::to_bytes(value)?, Bytes::new()))
+    }
   }
 }
 

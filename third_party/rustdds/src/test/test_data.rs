@@ -376,6 +376,7 @@ pub(crate) fn create_rtps_data_message<D: PlCdrSerialize>(
     representation_identifier: RepresentationIdentifier::PL_CDR_LE,
     representation_options: [0; 2],
     value: tdata,
+    tail: Bytes::new(),
   };
   let data_message = Data {
     reader_id,
@@ -427,6 +428,7 @@ pub(crate) fn create_cdr_pl_rtps_data_message<D: PlCdrSerialize>(
     representation_identifier: RepresentationIdentifier::PL_CDR_LE,
     representation_options: [0; 2],
     value: tdata,
+    tail: Bytes::new(),
   };
   let data_message = Data {
     reader_id,

@@ -53,6 +53,11 @@ where
   fn to_bytes(value: &NoKeyWrapper<D>) -> Result<Bytes, SA::Error> {
     SA::to_bytes(&value.d)
   }
+
+  // carla_server patch: passed through too.
+  fn to_parts(value: &NoKeyWrapper<D>) -> Result<(Bytes, Bytes), SA::Error> {
+    SA::to_parts(&value.d)
+  }
 }
 
 // This is the point of wrapping. Implement dummy key serialization

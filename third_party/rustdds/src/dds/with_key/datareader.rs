@@ -1314,6 +1314,7 @@ mod tests {
           representation_identifier: RepresentationIdentifier::CDR_LE,
           representation_options: [0, 0],
           value: Bytes::from(to_vec::<RandomData, LittleEndian>(&test_data).unwrap()),
+          tail: Bytes::new(),
         }
         .into(),
       ),
@@ -1329,6 +1330,7 @@ mod tests {
           representation_identifier: RepresentationIdentifier::CDR_LE,
           representation_options: [0, 0],
           value: Bytes::from(to_vec::<RandomData, LittleEndian>(&test_data2).unwrap()),
+          tail: Bytes::new(),
         }
         .into(),
       ),
@@ -1515,6 +1517,7 @@ mod tests {
           representation_identifier: RepresentationIdentifier::CDR_LE,
           representation_options: [0, 0],
           value: Bytes::from(to_vec::<RandomData, LittleEndian>(&data_key1).unwrap()),
+          tail: Bytes::new(),
         }
         .into(),
       ),
@@ -1529,6 +1532,7 @@ mod tests {
           representation_identifier: RepresentationIdentifier::CDR_LE,
           representation_options: [0, 0],
           value: Bytes::from(to_vec::<RandomData, LittleEndian>(&data_key2_1).unwrap()),
+          tail: Bytes::new(),
         }
         .into(),
       ),
@@ -1543,6 +1547,7 @@ mod tests {
           representation_identifier: RepresentationIdentifier::CDR_LE,
           representation_options: [0, 0],
           value: Bytes::from(to_vec::<RandomData, LittleEndian>(&data_key2_2).unwrap()),
+          tail: Bytes::new(),
         }
         .into(),
       ),
@@ -1557,6 +1562,7 @@ mod tests {
           representation_identifier: RepresentationIdentifier::CDR_LE,
           representation_options: [0, 0],
           value: Bytes::from(to_vec::<RandomData, LittleEndian>(&data_key2_3).unwrap()),
+          tail: Bytes::new(),
         }
         .into(),
       ),

@@ -362,7 +362,8 @@ where
     write_options: WriteOptions,
   ) -> WriteResult<SampleIdentity, D> {
     // serialize
-    let send_buffer = match SA::to_bytes(&data) {
+    // carla_server patch: in parts (SerializerAdapter::to_parts).
+    let (send_buffer, tail) = match SA::to_parts(&data) {
       Ok(b) => b,
       Err(e) => {
         return Err(WriteError::Serialization {
@@ -372,9 +373,10 @@ where
       }
     };
 
-    let ddsdata = DDSData::new(SerializedPayload::new_from_bytes(
+    let ddsdata = DDSData::new(SerializedPayload::new_in_parts(
       SA::output_encoding(),
       send_buffer,
+      tail,
     ));
 
     // Admission allocates the sequence number and stores the sample only if the
@@ -1027,7 +1029,8 @@ where
   ) -> WriteResult<SampleIdentity, D> {
     // Construct a future for an async write operation and await for its completion
 
-    let send_buffer = match SA::to_bytes(&data) {
+    // carla_server patch: in parts (SerializerAdapter::to_parts).
+    let (send_buffer, tail) = match SA::to_parts(&data) {
       Ok(s) => s,
       Err(e) => {
         return Err(WriteError::Serialization {
@@ -1037,9 +1040,10 @@ where
       }
     };
 
-    let dds_data = DDSData::new(SerializedPayload::new_from_bytes(
+    let dds_data = DDSData::new(SerializedPayload::new_in_parts(
       SA::output_encoding(),
       send_buffer,
+      tail,
     ));
 
     let timeout = self.qos().reliable_max_blocking_time();

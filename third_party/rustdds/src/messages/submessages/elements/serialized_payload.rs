@@ -24,6 +24,11 @@ pub struct SerializedPayload {
   // Can represent payload protection kind. Currently not used outside security.
   pub representation_options: [u8; 2],
   pub value: Bytes,
+  /// carla_server patch: the payload's rest, after `value` (empty unless
+  /// the sample was written in two parts, `SerializerAdapter::to_parts`):
+  /// an image's pixels stay in the buffer they were sent from, rather than
+  /// being copied after the message's header into one.
+  pub tail: Bytes,
 }
 
 // header length
@@ -37,47 +42,71 @@ impl SerializedPayload {
       representation_identifier: rep_id,
       representation_options: [0, 0],
       value: Bytes::from(payload),
+      tail: Bytes::new(),
     }
   }
 
   pub fn new_from_bytes(rep_id: RepresentationIdentifier, payload: Bytes) -> Self {
+    Self::new_in_parts(rep_id, payload, Bytes::new())
+  }
+
+  /// carla_server patch: a payload of `head` followed by `tail`, neither
+  /// copied.
+  pub fn new_in_parts(rep_id: RepresentationIdentifier, head: Bytes, tail: Bytes) -> Self {
     Self {
       representation_identifier: rep_id,
       representation_options: [0, 0],
-      value: payload,
+      value: head,
+      tail,
     }
   }
 
   pub(crate) fn reallocate(&mut self) {
-    self.value = Bytes::copy_from_slice(&self.value);
+    let mut all = BytesMut::with_capacity(self.value.len() + self.tail.len());
+    all.extend_from_slice(&self.value);
+    all.extend_from_slice(&self.tail);
+    self.value = all.freeze();
+    self.tail = Bytes::new();
   }
 
   /// serialized size in bytes
   pub fn len_serialized(&self) -> usize {
-    H_LEN + self.value.len()
+    H_LEN + self.value.len() + self.tail.len()
   }
 
   // a slice of serialized data
-  // This has a lot of H_LEN offsets, because the data to be sliced
-  // is header + value
+  // The data to be sliced is header + value + tail (carla_server patch:
+  // the tail). A slice within value or within tail is not copied; one that
+  // spans the header or the seam between value and tail is.
   pub fn bytes_slice(&self, from: usize, to_before: usize) -> Bytes {
     // sanitize inputs. These are unsigned values, so always at least zero.
-    let to_before = min(to_before, self.value.len() + H_LEN);
+    let to_before = min(to_before, self.len_serialized());
     let from = min(from, to_before);
+    let tail_start = H_LEN + self.value.len();
 
-    if from >= H_LEN {
-      // no need to copy, can return a slice
+    if from >= tail_start {
+      self.tail.slice(from - tail_start..to_before - tail_start)
+    } else if from >= H_LEN && to_before <= tail_start {
       self.value.slice(from - H_LEN..to_before - H_LEN)
     } else {
-      // We need to copy the payload on order to prefix with header
-      let mut b = BytesMut::with_capacity(to_before);
-      b.extend_from_slice(&self.representation_identifier.bytes);
-      b.extend_from_slice(&self.representation_options);
-      assert_eq!(b.len(), H_LEN);
-      if to_before > H_LEN {
-        b.extend_from_slice(&self.value.slice(..to_before - H_LEN));
+      let mut b = BytesMut::with_capacity(to_before - from);
+      let header = [
+        self.representation_identifier.bytes[0],
+        self.representation_identifier.bytes[1],
+        self.representation_options[0],
+        self.representation_options[1],
+      ];
+      let parts: [&[u8]; 3] = [&header, &self.value, &self.tail];
+      let mut start = 0;
+      for part in parts {
+        let end = start + part.len();
+        let (lo, hi) = (from.max(start), to_before.min(end));
+        if lo < hi {
+          b.extend_from_slice(&part[lo - start..hi - start]);
+        }
+        start = end;
       }
-      b.freeze().slice(from..to_before)
+      b.freeze()
     }
   }
 
@@ -99,6 +128,7 @@ impl SerializedPayload {
       representation_identifier,
       representation_options,
       value,
+      tail: Bytes::new(),
     })
   }
 }
@@ -110,6 +140,7 @@ impl<C: Context> Writable<C> for SerializedPayload {
     writer.write_u8(self.representation_options[0])?;
     writer.write_u8(self.representation_options[1])?;
     writer.write_bytes(&self.value)?;
+    writer.write_bytes(&self.tail)?;
     Ok(())
   }
 }
@@ -121,6 +152,38 @@ impl From<SerializedPayload> for Bytes {
     b.extend_from_slice(&sp.representation_identifier.bytes);
     b.extend_from_slice(&sp.representation_options);
     b.extend_from_slice(&sp.value);
+    b.extend_from_slice(&sp.tail);
     b.freeze()
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  // carla_server patch: a payload in two parts is sliced, written and
+  // joined as the concatenation, and a slice within a part is a view of it.
+  #[test]
+  fn a_payload_in_two_parts_is_sliced_as_one() {
+    let head = Bytes::from_static(b"abc");
+    let tail = Bytes::from((0..50u8).collect::<Vec<u8>>());
+    let p = SerializedPayload::new_in_parts(RepresentationIdentifier::CDR_LE, head, tail.clone());
+    let whole = [&[0u8, 1, 0, 0][..], b"abc", &tail].concat();
+    assert_eq!(p.len_serialized(), whole.len());
+    assert_eq!(Bytes::from(p.clone()), whole);
+    assert_eq!(
+      p.write_to_vec_with_ctx(speedy::Endianness::LittleEndian)
+        .unwrap(),
+      whole
+    );
+    for from in 0..=whole.len() {
+      for to in from..whole.len() + 2 {
+        assert_eq!(p.bytes_slice(from, to), whole[from..to.min(whole.len())]);
+      }
+    }
+    assert_eq!(p.bytes_slice(10, 30).as_ptr(), tail[3..].as_ptr());
+    let mut moved = p.clone();
+    moved.reallocate();
+    assert_eq!(Bytes::from(moved), whole);
   }
 }
