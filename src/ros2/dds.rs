@@ -15,12 +15,35 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-/// A message already in CDR (the DDS layer adds the encapsulation header).
-pub(crate) struct Cdr(pub(crate) Bytes);
+/// A message already in CDR (the DDS layer adds the encapsulation header),
+/// in two parts sent one after the other: an image's header, and its
+/// pixels in the pooled buffer the sensor sent them in (`Bytes` holding
+/// that buffer until DDS has sent the sample and no reader needs it
+/// again). Other messages are all in `head`.
+pub(crate) struct Cdr {
+    head: Bytes,
+    tail: Bytes,
+}
+
+impl Cdr {
+    /// `head` then `tail`, neither copied.
+    pub(crate) fn in_parts(head: Vec<u8>, tail: Bytes) -> Cdr {
+        Cdr {
+            head: Bytes::from(head),
+            tail,
+        }
+    }
+}
+
+impl From<Vec<u8>> for Cdr {
+    fn from(whole: Vec<u8>) -> Cdr {
+        Cdr::in_parts(whole, Bytes::new())
+    }
+}
 
 impl fmt::Debug for Cdr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Cdr({} bytes)", self.0.len())
+        write!(f, "Cdr({} + {} bytes)", self.head.len(), self.tail.len())
     }
 }
 
@@ -52,7 +75,15 @@ impl rustdds::no_key::SerializerAdapter<Cdr> for CdrAdapter {
         RepresentationIdentifier::CDR_LE
     }
     fn to_bytes(value: &Cdr) -> Result<Bytes, Never> {
-        Ok(value.0.clone())
+        if value.tail.is_empty() {
+            return Ok(value.head.clone());
+        }
+        Ok([&value.head[..], &value.tail[..]].concat().into())
+    }
+    /// The patched writer's way (`third_party/rustdds/PATCHES.md`, 9): no
+    /// copy of either part.
+    fn to_parts(value: &Cdr) -> Result<(Bytes, Bytes), Never> {
+        Ok((value.head.clone(), value.tail.clone()))
     }
 }
 
@@ -98,6 +129,11 @@ impl rustdds::no_key::DefaultDecoder<Received> for CdrAdapter {
 type Writer = DataWriter<Cdr, CdrAdapter>;
 pub(crate) type Reader = DataReader<Received, CdrAdapter>;
 
+/// Samples a writer keeps for readers that have not acknowledged them
+/// (its window, below): at most this many of a sensor's pooled buffers
+/// are held by DDS.
+pub(crate) const WINDOW: usize = 4;
+
 /// Writers as CARLA's: reliable, transient-local, keep the last sample (a
 /// late reader gets the newest; a slow reader never makes the history
 /// grow).
@@ -113,9 +149,9 @@ fn writer_qos() -> QosPolicies {
         .durability(Durability::TransientLocal)
         .history(History::KeepLast { depth: 1 })
         .resource_limits(ResourceLimits {
-            max_samples: 4,
+            max_samples: WINDOW as i32,
             max_instances: 1,
-            max_samples_per_instance: 4,
+            max_samples_per_instance: WINDOW as i32,
         })
         .build()
 }
@@ -271,8 +307,8 @@ impl TopicWriter {
     /// Writes one message; false if DDS refused it (4 samples wait unsent
     /// for a socket that cannot send: this one is dropped for DDS), logged
     /// rate-limited, never fatal.
-    pub(crate) fn write(&mut self, cdr: Vec<u8>) -> bool {
-        match self.writer.write(Cdr(Bytes::from(cdr)), None) {
+    pub(crate) fn write(&mut self, cdr: impl Into<Cdr>) -> bool {
+        match self.writer.write(cdr.into(), None) {
             Ok(()) => {
                 self.refused_since = None;
                 true
@@ -294,3 +330,40 @@ impl TopicWriter {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
+
+/// A sample in two parts (patch 9 of `third_party/rustdds/PATCHES.md`):
+/// what rustdds cuts into fragments and sends is the two joined, and the
+/// fragments within a part are views of it, not copies.
+#[cfg(test)]
+mod parts {
+    use super::{Cdr, CdrAdapter};
+    use rustdds::bytes::Bytes;
+    use rustdds::no_key::SerializerAdapter;
+    use rustdds::{RepresentationIdentifier, SerializedPayload};
+
+    #[test]
+    fn a_sample_in_two_parts_is_sent_as_one_and_the_tail_is_not_copied() {
+        let tail = Bytes::from((0..100u8).collect::<Vec<u8>>());
+        let cdr = Cdr::in_parts(b"head-".to_vec(), tail.clone());
+        let (head, rest) = CdrAdapter::to_parts(&cdr).unwrap();
+        let joined = CdrAdapter::to_bytes(&cdr).unwrap();
+        assert_eq!(joined, [b"head-".as_slice(), &tail].concat());
+        let p = SerializedPayload::new_in_parts(RepresentationIdentifier::CDR_LE, head, rest);
+        let whole = [&[0, 1, 0, 0][..], &joined].concat(); // the encapsulation, then the CDR
+        assert_eq!(p.len_serialized(), whole.len());
+        assert_eq!(
+            Bytes::from(p.clone()),
+            whole,
+            "a sample small enough for one DATA"
+        );
+        for from in 0..=whole.len() {
+            for to in from..whole.len() + 3 {
+                let got = p.bytes_slice(from, to);
+                assert_eq!(got, whole[from..to.min(whole.len())], "bytes {from}..{to}");
+            }
+        }
+        // Fragments within the tail: the pixels' own memory.
+        let in_tail = p.bytes_slice(4 + 5 + 11, 4 + 5 + 60);
+        assert_eq!(in_tail.as_ptr(), tail[11..].as_ptr());
+    }
+}

@@ -9,6 +9,7 @@ use super::cdr::{Reader, Short, Writer};
 use crate::episode::VehicleControl09;
 use crate::sensor::serialize::IMAGE_HEADER_SIZE;
 use crate::types::{ActorTransform, CBool, Vector3D};
+use std::ops::Range;
 
 /// `builtin_interfaces/Time` of a simulation time in seconds, truncated
 /// to the nanosecond as CARLA does.
@@ -71,28 +72,32 @@ impl PixelFormat {
     }
 }
 
-/// `sensor_msgs/Image` of an image payload (one copy of the pixels); None
-/// if the payload is shorter than its header says.
-pub(crate) fn image(
+/// `sensor_msgs/Image` of an image payload in two parts, not copying the
+/// pixels: the message up to them, and where they are in `payload`. The
+/// message is the first part followed by those bytes (`data` is the last
+/// field, a byte sequence: no padding before it). None if the payload is
+/// shorter than its header says.
+pub(crate) fn image_head(
     stamp: Stamp,
     frame_id: &str,
     payload: &[u8],
     format: PixelFormat,
-) -> Option<Vec<u8>> {
+) -> Option<(Vec<u8>, Range<usize>)> {
     let (width, height, _, pixels) = image_parts(payload)?;
     let step = width.checked_mul(format.bytes())?;
     let size = usize::try_from(u64::from(step) * u64::from(height)).ok()?;
-    let pixels = pixels.get(..size)?;
-    let mut w = Writer::with_capacity(size + 64 + frame_id.len());
+    if pixels.len() < size {
+        return None;
+    }
+    let mut w = Writer::with_capacity(64 + frame_id.len());
     header(&mut w, stamp, frame_id);
     w.u32(height);
     w.u32(width);
     w.string(format.encoding());
     w.u8(0); // is_bigendian
     w.u32(step);
-    w.byte_count(pixels.len());
-    w.out.extend_from_slice(pixels);
-    Some(w.out)
+    w.byte_count(size);
+    Some((w.out, IMAGE_HEADER_SIZE..IMAGE_HEADER_SIZE + size))
 }
 
 /// `sensor_msgs/CameraInfo` of a pinhole camera with a horizontal field of

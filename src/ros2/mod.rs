@@ -37,4 +37,4 @@ pub(crate) use model::RosControl;
 pub use hub::Ros2Stats;
 pub use model::{Ros2Options, SensorNames};
 #[cfg(test)]
-pub(crate) use worker::PER_SENSOR;
+pub(crate) use worker::HELD_BLOCKS;

@@ -3,15 +3,17 @@
 //! the host, and leaves and rejoins the DDS domain when a topic stays
 //! blocked (see [`REJOIN_AFTER`]). Only this thread touches DDS.
 
-use super::dds::{Dds, Reader, TopicWriter};
+use super::dds::{Cdr, Dds, Reader, TopicWriter, WINDOW};
 use super::messages::{self, Cloud, LightInfo, Object, PixelFormat, Stamp, VehicleInfo};
 use super::model::{ControlSink, Ros2Options, RosControl, SensorNames};
 use super::state_topics::HeroState;
 use super::state_topics::{writer, StateTopics, TF_MESSAGE};
 use crate::sensor::SensorType;
 use crate::streaming::stream::Message;
+use crate::sync::shared_bytes::SharedBytes;
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
+use rustdds::bytes::Bytes;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -21,6 +23,11 @@ use std::time::{Duration, Instant};
 /// dropped for ROS, so a slow DDS side holds at most this many of a
 /// sensor's payloads (2 × 8 MB for a 1920x1080 camera).
 pub(crate) const PER_SENSOR: usize = 2;
+
+/// A published sensor's pooled blocks held away from its sender, at most:
+/// PER_SENSOR waiting, one being encoded, and WINDOW samples in DDS (an
+/// image's pixels are sent from its block).
+pub(crate) const HELD_BLOCKS: usize = PER_SENSOR + 1 + WINDOW;
 
 /// What the ROS 2 thread is asked to do.
 pub(super) enum Job {
@@ -228,7 +235,9 @@ impl Worker {
                     Some(None) => 0,
                     _ => counters.dropped.fetch_add(1, Ordering::Relaxed),
                 };
-                drop(msg); // its payload goes back to the pool
+                // Its payload goes back to the pool once DDS (an image's pixels)
+                // and the TCP streams are done with it.
+                drop(msg);
                 waiting.fetch_sub(1, Ordering::AcqRel);
             }
             Job::Clock(seconds) => {
@@ -375,27 +384,41 @@ fn topics_of(sensor: SensorType) -> &'static [(&'static str, &'static str)] {
     }
 }
 
-/// The CDR of each topic of a message (same order as `topics_of`).
-fn encode(sensor: SensorType, stamp: Stamp, frame: &str, payload: &[u8]) -> Option<Vec<Vec<u8>>> {
+/// The CDR of each topic of a message (same order as `topics_of`). An
+/// image's pixels are not copied: its CDR's second part is a view of
+/// them in `msg`'s pooled buffer.
+fn encode(sensor: SensorType, stamp: Stamp, frame: &str, msg: &Arc<Message>) -> Option<Vec<Cdr>> {
     use SensorType as S;
+    let payload = (**msg).as_ref();
+    let whole = |cdr: Option<Vec<u8>>| cdr.map(Cdr::from);
     Some(match sensor {
-        S::Lidar => vec![messages::point_cloud(stamp, frame, Cloud::Lidar, payload)?],
-        S::SemanticLidar => vec![messages::point_cloud(
+        S::Lidar => vec![whole(messages::point_cloud(
+            stamp,
+            frame,
+            Cloud::Lidar,
+            payload,
+        ))?],
+        S::SemanticLidar => vec![whole(messages::point_cloud(
             stamp,
             frame,
             Cloud::SemanticLidar,
             payload,
-        )?],
-        S::Radar => vec![messages::point_cloud(stamp, frame, Cloud::Radar, payload)?],
-        S::Imu => vec![messages::imu(stamp, frame, payload)?],
-        S::Gnss => vec![messages::nav_sat_fix(stamp, frame, payload)?],
-        S::Collision => vec![messages::collision_event(stamp, frame, payload)?],
+        ))?],
+        S::Radar => vec![whole(messages::point_cloud(
+            stamp,
+            frame,
+            Cloud::Radar,
+            payload,
+        ))?],
+        S::Imu => vec![whole(messages::imu(stamp, frame, payload))?],
+        S::Gnss => vec![whole(messages::nav_sat_fix(stamp, frame, payload))?],
+        S::Collision => vec![whole(messages::collision_event(stamp, frame, payload))?],
         S::DvsCamera => {
             let (w, h, fov, _) = messages::image_parts(payload)?;
             vec![
-                messages::dvs_point_cloud(stamp, frame, payload)?,
-                messages::dvs_image(stamp, frame, payload)?,
-                messages::camera_info(stamp, frame, w, h, fov),
+                whole(messages::dvs_point_cloud(stamp, frame, payload))?,
+                whole(messages::dvs_image(stamp, frame, payload))?,
+                messages::camera_info(stamp, frame, w, h, fov).into(),
             ]
         }
         _ => {
@@ -404,9 +427,11 @@ fn encode(sensor: SensorType, stamp: Stamp, frame: &str, payload: &[u8]) -> Opti
                 _ => PixelFormat::Bgra8,
             };
             let (w, h, fov, _) = messages::image_parts(payload)?;
+            let (head, pixels) = messages::image_head(stamp, frame, payload, format)?;
+            let shared = Bytes::from_owner(SharedBytes::new(msg.clone(), 0)).slice(pixels);
             vec![
-                messages::image(stamp, frame, payload, format)?,
-                messages::camera_info(stamp, frame, w, h, fov),
+                Cdr::in_parts(head, shared),
+                messages::camera_info(stamp, frame, w, h, fov).into(),
             ]
         }
     })
@@ -420,7 +445,7 @@ fn publish(
     joined: &mut Joined,
     names: &SensorNames,
     id: u32,
-    msg: &Message,
+    msg: &Arc<Message>,
     warned: &mut HashMap<u64, ()>,
 ) -> Option<bool> {
     let header = msg.header();
@@ -440,7 +465,7 @@ fn publish(
     }
     let seconds = f64::from_le_bytes(header[16..24].try_into().expect("8 bytes"));
     let stamp = Stamp::from_seconds(seconds);
-    let Some(encoded) = encode(sensor, stamp, &names.frame_id, msg.as_ref()) else {
+    let Some(encoded) = encode(sensor, stamp, &names.frame_id, msg) else {
         crate::log_warn!(
             "ros2: a malformed {} message of sensor {} was not published",
             sensor,
@@ -450,12 +475,12 @@ fn publish(
     };
     let dds = &mut joined.dds;
     if let std::collections::hash_map::Entry::Vacant(slot) = joined.sensors.entry(id) {
-        // The sensor's stream will now have up to PER_SENSOR messages
-        // waiting here and one being encoded, besides the one its sender
-        // fills: its pool gets their blocks now, from this thread, rather
-        // than the game thread allocating them one by one (fresh pages,
-        // milliseconds each for a camera's) over the next frames.
-        msg.reserve_in_pool(PER_SENSOR + 1);
+        // Up to HELD_BLOCKS of the sensor's blocks will now be held here
+        // and by DDS, besides the one its sender fills: its pool gets them
+        // now, from this thread, rather than the game thread allocating
+        // them one by one (fresh pages, milliseconds each for a camera's)
+        // over the next frames.
+        msg.reserve_in_pool(HELD_BLOCKS);
         let mut data = Vec::new();
         for (suffix, type_name) in topics {
             match dds.writer(&format!("{}{}", names.base, suffix), type_name) {

@@ -107,8 +107,8 @@ mod tests {
     }
 
     // The ROS 2 thread gives a camera's pool the blocks its messages in
-    // flight will hold (PER_SENSOR waiting, one being encoded) at the
-    // first message: the game thread's later sends find them idle and
+    // flight will hold (PER_SENSOR waiting, one being encoded, DDS's
+    // window) at the first message: the game thread's later sends find them idle and
     // allocate nothing, however far the ROS 2 side falls behind.
     #[test]
     fn publishing_a_camera_reserves_its_blocks_off_the_sending_thread() {
@@ -153,7 +153,7 @@ mod tests {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
-        let reserved = crate::ros2::PER_SENSOR + 1;
+        let reserved = crate::ros2::HELD_BLOCKS;
         assert_eq!(
             sensor.stats().pool_allocations,
             1 + reserved as u64,

@@ -1,7 +1,8 @@
 //! Bytes that several owners read without a copy: a reference-counted
 //! owner and the offset its bytes start at. The 0.8 stream port sends a
 //! mirrored camera image straight from the 0.9 message that holds it; this
-//! type lets it hold that message without knowing the 0.9 transport.
+//! type lets it hold that message without knowing the 0.9 transport (and
+//! the ROS 2 publisher hands a camera's pixels to DDS the same way).
 
 use std::sync::Arc;
 
@@ -26,6 +27,14 @@ impl SharedBytes {
             .as_ref()
             .get(self.offset..)
             .unwrap_or_default()
+    }
+}
+
+/// For owners of bytes that know nothing of this type (the DDS writer's
+/// `Bytes::from_owner`: an image's pixels published on ROS 2).
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
     }
 }
 

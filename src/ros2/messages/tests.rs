@@ -31,10 +31,14 @@ fn stamps_truncate_to_the_nanosecond() {
 }
 
 #[test]
-fn an_image_is_its_header_then_the_bgra_pixels() {
+fn an_image_is_its_header_then_the_bgra_pixels_left_where_they_are() {
     let mut payload = Vec::new();
     image_payload(&mut payload, 2, 1, 90.0, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
-    let msg = image(T, "rgb", &payload, PixelFormat::Bgra8).unwrap();
+    // A byte past the pixels (a block longer than the image) is not sent.
+    payload.push(99);
+    let (head, pixels) = image_head(T, "rgb", &payload, PixelFormat::Bgra8).unwrap();
+    assert_eq!(&payload[pixels.clone()], &[1, 2, 3, 4, 5, 6, 7, 8]);
+    let msg = [&head[..], &payload[pixels]].concat();
     let h = header_len("rgb");
     assert_eq!(&msg[..8], &[3, 0, 0, 0, 0x80, 0xb2, 0xe6, 0x0e]);
     assert_eq!(&msg[h..h + 8], &[1, 0, 0, 0, 2, 0, 0, 0]); // height 1, width 2
@@ -42,8 +46,13 @@ fn an_image_is_its_header_then_the_bgra_pixels() {
     let tail = &msg[msg.len() - 16..];
     assert_eq!(&tail[..8], &[8, 0, 0, 0, 8, 0, 0, 0]); // step 8, 8 bytes
     assert_eq!(&tail[8..], &[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(
+        head.len(),
+        msg.len() - 8,
+        "the head ends where the pixels start"
+    );
     // A payload shorter than its header says is refused.
-    assert!(image(T, "rgb", &payload[..payload.len() - 1], PixelFormat::Bgra8).is_none());
+    assert!(image_head(T, "rgb", &payload[..payload.len() - 2], PixelFormat::Bgra8).is_none());
 }
 
 #[test]

@@ -164,7 +164,9 @@ struct Shared {
 /// per subscriber (one being written, one waiting) and two for a 0.8
 /// mirror out at once, plus any whose message was freed just after the
 /// last reclaim, so a steady stream stops allocating once it has met its
-/// in-flight peak, and an idle one keeps what that peak needed.
+/// in-flight peak, and an idle one keeps what that peak needed. A stream
+/// published on ROS 2 is topped up ahead of need to the blocks that
+/// publishing holds (`ros2::HELD_BLOCKS`, 7), which this must exceed.
 const POOL_SIZE: usize = 8;
 
 /// The streaming port and its streams.

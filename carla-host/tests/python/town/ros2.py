@@ -8,6 +8,7 @@ then:
   .../imu, .../gnss, .../dvs/image and .../dvs/point_cloud, rt/clock and
   rt/tf arrive with CARLA's type names;
 - sizes, encodings, frame ids and field layouts are as ROS 2 defines them;
+- a frame's ROS 2 image has the pixels the camera's own stream delivered;
 - every stamp equals the simulation time of a tick the client made;
 - a CarlaEgoVehicleControl published from Cyclone moves the hero, and an
   AckermannDriveStamped sets its speed.
@@ -99,6 +100,11 @@ sensor("sensor.other.imu", "imu", carla.Transform(carla.Location(x=2, z=2)))
 sensor("sensor.other.gnss", "gnss", carla.Transform(carla.Location(x=1, z=2)))
 sensor("sensor.camera.dvs", "dvs", carla.Transform(carla.Location(x=1.5, z=1.5)), image_size_x=64, image_size_y=48)
 check(camera.is_enabled_for_ros(), "is_enabled_for_ros() after enable_for_ros()")
+# The same camera's images through CARLA's own stream, by frame: the ROS 2
+# image of a frame must carry exactly these pixels (DDS sends them from the
+# buffer the stream sends, not from a copy).
+streamed = {}
+camera.listen(lambda image: streamed.__setitem__(image.frame, bytes(image.raw_data)))
 
 settings = world.get_settings()
 settings.synchronous_mode, settings.fixed_delta_seconds = True, 0.05
@@ -154,6 +160,12 @@ for im in got["image"]:
     check(im.header.frame_id == "rgb", "image frame id %r" % im.header.frame_id)
     check(near(im.header.stamp) is not None,
           "image stamp %s is a tick's time (%s)" % (im.header.stamp, sorted(ticked)[:3]))
+same = [im for im in late if near(im.header.stamp) in streamed]
+check(len(same) >= 3, "ROS 2 images of frames the stream also delivered: %d" % len(same))
+for im in same:
+    check(bytes(im.data) == streamed[near(im.header.stamp)],
+          "the ROS 2 image of frame %d has the streamed image's pixels" % near(im.header.stamp))
+camera.stop()
 info = got["info"][-1]
 check(abs(info.k[0] - 160.0) < 1e-6 and info.k[2] == 160.0 and info.k[5] == 120.0,
       "camera_info K (fx 160 for 320 px at 90 degrees): %s" % list(info.k))
