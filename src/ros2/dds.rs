@@ -80,7 +80,7 @@ impl rustdds::no_key::SerializerAdapter<Cdr> for CdrAdapter {
         }
         Ok([&value.head[..], &value.tail[..]].concat().into())
     }
-    /// The patched writer's way (`third_party/rustdds/PATCHES.md`, 9): no
+    /// The patched writer's way (`third_party/rustdds/PATCHES.md`, 10): no
     /// copy of either part.
     fn to_parts(value: &Cdr) -> Result<(Bytes, Bytes), Never> {
         Ok((value.head.clone(), value.tail.clone()))
@@ -331,7 +331,7 @@ impl TopicWriter {
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
 
-/// A sample in two parts (patch 9 of `third_party/rustdds/PATCHES.md`):
+/// A sample in two parts (patch 10 of `third_party/rustdds/PATCHES.md`):
 /// what rustdds cuts into fragments and sends is the two joined, and the
 /// fragments within a part are views of it, not copies.
 #[cfg(test)]

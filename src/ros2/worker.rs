@@ -390,34 +390,20 @@ fn topics_of(sensor: SensorType) -> &'static [(&'static str, &'static str)] {
 fn encode(sensor: SensorType, stamp: Stamp, frame: &str, msg: &Arc<Message>) -> Option<Vec<Cdr>> {
     use SensorType as S;
     let payload = (**msg).as_ref();
-    let whole = |cdr: Option<Vec<u8>>| cdr.map(Cdr::from);
     Some(match sensor {
-        S::Lidar => vec![whole(messages::point_cloud(
-            stamp,
-            frame,
-            Cloud::Lidar,
-            payload,
-        ))?],
-        S::SemanticLidar => vec![whole(messages::point_cloud(
-            stamp,
-            frame,
-            Cloud::SemanticLidar,
-            payload,
-        ))?],
-        S::Radar => vec![whole(messages::point_cloud(
-            stamp,
-            frame,
-            Cloud::Radar,
-            payload,
-        ))?],
-        S::Imu => vec![whole(messages::imu(stamp, frame, payload))?],
-        S::Gnss => vec![whole(messages::nav_sat_fix(stamp, frame, payload))?],
-        S::Collision => vec![whole(messages::collision_event(stamp, frame, payload))?],
+        S::Lidar => vec![messages::point_cloud(stamp, frame, Cloud::Lidar, payload)?.into()],
+        S::SemanticLidar => {
+            vec![messages::point_cloud(stamp, frame, Cloud::SemanticLidar, payload)?.into()]
+        }
+        S::Radar => vec![messages::point_cloud(stamp, frame, Cloud::Radar, payload)?.into()],
+        S::Imu => vec![messages::imu(stamp, frame, payload)?.into()],
+        S::Gnss => vec![messages::nav_sat_fix(stamp, frame, payload)?.into()],
+        S::Collision => vec![messages::collision_event(stamp, frame, payload)?.into()],
         S::DvsCamera => {
             let (w, h, fov, _) = messages::image_parts(payload)?;
             vec![
-                whole(messages::dvs_point_cloud(stamp, frame, payload))?,
-                whole(messages::dvs_image(stamp, frame, payload))?,
+                messages::dvs_point_cloud(stamp, frame, payload)?.into(),
+                messages::dvs_image(stamp, frame, payload)?.into(),
                 messages::camera_info(stamp, frame, w, h, fov).into(),
             ]
         }
