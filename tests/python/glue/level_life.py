@@ -46,7 +46,11 @@ bp = world.get_blueprint_library().find("sensor.lidar.ray_cast_semantic")
 for k, v in dict(channels=32, range=100, points_per_second=200000, rotation_frequency=10,
                  upper_fov=10, lower_fov=-30).items():
     bp.set_attribute(k, str(v))
-lidar = world.spawn_actor(bp, carla.Transform(carla.Location(z=1.0)), attach_to=hero)
+# Placed in the level, between the walker (5, -45), the parked car (-20,
+# -45) and where game code spawns a car (20, -10): not on the hero, which
+# still has the first script's full throttle and, on a busy machine (more
+# ticks while streams connect), had driven out of their sight.
+lidar = world.spawn_actor(bp, carla.Transform(carla.Location(x=0.0, y=-20.0, z=1.0)))
 scans = queue.Queue()
 lidar.listen(scans.put)
 
