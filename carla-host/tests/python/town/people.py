@@ -6,7 +6,12 @@ the picture. The instance-segmentation camera at the same pose gives their
 true boxes; the detector (`cv2.HOGDescriptor_getDefaultPeopleDetector()`,
 whose weights ship inside opencv-python-headless) must find at least half
 of them at IoU 0.3. Its window is 128 px tall, so the picture is doubled
-first (a walker 15 m away is 48 px tall).
+first (a walker 15 m away is 48 px tall). It searches rows ROWS of the
+picture, where people 6 to 15 m ahead stand (the horizon is row 300; the
+nearest reach down to row 455, one on a rise up to row 166): the region
+of interest a road-scene detector for that range uses. The same 30 of 43
+walkers are found as in the whole picture, in half the CPU time (31
+CPU-seconds against 63; it was the demo world tests' third costliest).
 
 Usage: python people.py PORT"""
 import math
@@ -22,6 +27,7 @@ FOCAL = W / 2  # a 90° lens
 PEDESTRIAN = 12  # CARLA 0.9.16's semantic tag
 PLACES = 8
 DISTANCES = (6.0, 7.8, 9.6, 11.4, 13.2, 15.0)
+ROWS = (140, 480)
 
 client, world = connect()
 synchronous(world, 0.05)
@@ -44,9 +50,10 @@ def iou(p, q):
 
 def detect(bgr):
     """The detector's boxes (x0, y0, x1, y1) in the picture's pixels."""
-    big = cv2.resize(bgr, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
+    top, bottom = ROWS
+    big = cv2.resize(bgr[top:bottom], None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
     rects, _ = hog.detectMultiScale(big, winStride=(4, 4), padding=(16, 16), scale=1.03)
-    return [(x / 2, y / 2, (x + w) / 2, (y + h) / 2) for (x, y, w, h) in rects]
+    return [(x / 2, top + y / 2, (x + w) / 2, top + (y + h) / 2) for (x, y, w, h) in rects]
 
 
 found = total = 0
