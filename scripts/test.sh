@@ -20,8 +20,10 @@ step() {
 }
 summary() {
   local rc=$?
-  # A background build still running when a step failed (the wheel's).
+  # Background jobs still running when a step failed (the wheel's build,
+  # the Python clients' installs).
   [ -z "${WHEEL_BUILD:-}" ] || kill -- "-$WHEEL_BUILD" 2>/dev/null || true
+  [ -z "${PY_CLIENTS:-}" ] || kill -- "-$PY_CLIENTS" 2>/dev/null || true
   step ""
   printf '== time per step (exit status %d)\n%s%5d s  in all\n' "$rc" "$TIMES" "$SECONDS"
 }
@@ -29,7 +31,7 @@ trap summary EXIT
 # No incremental caches: a clean checkout gains nothing from them and they
 # were a gigabyte of target/debug.
 export CARGO_INCREMENTAL=0
-step "compilers and Python clients (Debian, PyPI)"
+step "compilers (Debian); the Python clients (PyPI) start installing"
 
 # The Unreal glue is compiled with g++ and clang++ (tests/unreal_glue.rs).
 if ! command -v clang++ >/dev/null 2>&1; then
@@ -54,23 +56,43 @@ if ! command -v idlc >/dev/null 2>&1; then
   fi
 fi
 
-# The unmodified CARLA 0.9.16 Python client (PyPI) drives the library in
-# tests/rpc/python.rs; it lives in a virtual environment under target/.
-# Eclipse Cyclone DDS's Python binding (cyclonedds) reads the demo world's
-# ROS 2 topics there too, an independent DDS implementation; OpenCV's stock
-# people detector and line finder look at its camera pictures (the HOG
-# detector was dropped from OpenCV 5, hence 4.12).
-VENV=target/venv-carla-0.9.16
-if ! "$VENV/bin/python" -c "import carla, cyclonedds, scenariogeneration, cv2" >/dev/null 2>&1; then
-  echo "== installing carla==0.9.16, cyclonedds, scenariogeneration and opencv-python-headless from PyPI into $VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.16" "cyclonedds==11.0.1" \
-    "scenariogeneration==0.16.7" "opencv-python-headless==4.12.0.88"
-fi
-export CARLA_0916_PYTHON="$PWD/$VENV/bin/python"
-
-# The older releases' unmodified clients (tests/rpc/python.rs runs the same
-# flow with each): their wheels exist for Python 3.8 only, found with pyenv.
+# The Python clients below come from PyPI into virtual environments under
+# target/ while the plugin and the lints compile (downloads and unpacking,
+# little CPU: 44 s of a clean run's start before); the tests wait for them.
+PY_LOG=target/python-clients.log
+python_clients() {
+  set -euo pipefail
+  # The unmodified CARLA 0.9.16 Python client (PyPI) drives the library in
+  # tests/rpc/python.rs; it lives in a virtual environment under target/.
+  # Eclipse Cyclone DDS's Python binding (cyclonedds) reads the demo world's
+  # ROS 2 topics there too, an independent DDS implementation; OpenCV's stock
+  # people detector and line finder look at its camera pictures (the HOG
+  # detector was dropped from OpenCV 5, hence 4.12).
+  local venv=target/venv-carla-0.9.16
+  if ! "$venv/bin/python" -c "import carla, cyclonedds, scenariogeneration, cv2" >/dev/null 2>&1; then
+    echo "== installing carla==0.9.16, cyclonedds, scenariogeneration and opencv-python-headless from PyPI into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.16" "cyclonedds==11.0.1" \
+      "scenariogeneration==0.16.7" "opencv-python-headless==4.12.0.88"
+  fi
+  # The older releases' unmodified clients (tests/rpc/python.rs runs the same
+  # flow with each): their wheels exist for Python 3.8 only, found with pyenv.
+  local minor py38
+  for minor in 12 13 14 15; do
+    venv=target/venv-carla-0.9.$minor
+    if ! "$venv/bin/python" -c "import carla, sys; sys.exit(carla.Client('localhost', 1).get_client_version() != '0.9.$minor')" >/dev/null 2>&1; then
+      if ! py38=$(find_python38); then
+        echo "Python 3.8 is required for the carla==0.9.12..0.9.15 wheels (PyPI has them for 3.8 only):" >&2
+        echo "install it with pyenv (pyenv install 3.8) or set CARLA_PYTHON38 to a python3.8" >&2
+        return 1
+      fi
+      echo "== installing carla==0.9.$minor from PyPI into $venv (with $py38)"
+      rm -rf "$venv"
+      "$py38" -m venv "$venv"
+      "$venv/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.$minor"
+    fi
+  done
+}
 find_python38() {
   local p
   for p in "${CARLA_PYTHON38:-}" "$(command -v python3.8 || true)" \
@@ -83,21 +105,14 @@ find_python38() {
   done
   return 1
 }
+export CARLA_0916_PYTHON="$PWD/target/venv-carla-0.9.16/bin/python"
 for minor in 12 13 14 15; do
-  VENV=target/venv-carla-0.9.$minor
-  if ! "$VENV/bin/python" -c "import carla, sys; sys.exit(carla.Client('localhost', 1).get_client_version() != '0.9.$minor')" >/dev/null 2>&1; then
-    if ! PY38=$(find_python38); then
-      echo "Python 3.8 is required for the carla==0.9.12..0.9.15 wheels (PyPI has them for 3.8 only):" >&2
-      echo "install it with pyenv (pyenv install 3.8) or set CARLA_PYTHON38 to a python3.8" >&2
-      exit 1
-    fi
-    echo "== installing carla==0.9.$minor from PyPI into $VENV (with $PY38)"
-    rm -rf "$VENV"
-    "$PY38" -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check "carla==0.9.$minor"
-  fi
-  export "CARLA_PYTHON_0_9_$minor=$PWD/$VENV/bin/python"
+  export "CARLA_PYTHON_0_9_$minor=$PWD/target/venv-carla-0.9.$minor/bin/python"
 done
+mkdir -p target
+# In a process group of its own (setsid), so a failed step stops it too.
+setsid bash -c "$(declare -f python_clients find_python38); python_clients" >"$PY_LOG" 2>&1 &
+PY_CLIENTS=$!
 
 # The Unreal plugin package that tests/plugin_package.rs checks: the
 # glibc-2.17 Linux library (cargo-zigbuild and zig from PyPI into
@@ -113,6 +128,14 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 step "unit, integration, C and C++ tests"
+if ! wait "$PY_CLIENTS"; then
+  PY_CLIENTS=""
+  cat "$PY_LOG"
+  echo "installing the Python clients failed (above, and in $PY_LOG)" >&2
+  exit 1
+fi
+PY_CLIENTS=""
+cat "$PY_LOG"
 # The wheel's build (scripts/build-wheel.sh: the demo world's crates; the
 # library's it shares with the plugin's build above) runs while the tests
 # run, as a SCHED_IDLE job: on the CPU they leave idle while they wait on
