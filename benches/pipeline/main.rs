@@ -446,9 +446,9 @@ fn ros2_publishing() {
         std::env::var("CYCLONEDDS_URI").unwrap_or_else(|_| "unset".into()),
         rmem.trim()
     );
-    println!("{rounds} rounds of {seconds} s per row, off / on / native in turn; medians over the rounds. Native: the library's publishing off while a Cyclone DDS publisher of its own process (`ros2_native/writer.c`) sends the same images to the same readers, the cost of that DDS traffic on this machine when none of it is the library's. Placed: the game thread on CPU 0, the readers on CPU 1 (the engine's game thread with a core of its own); the library's threads and the native publisher run anywhere. Preempted: the game thread descheduled against its will, per frame; other threads' CPU: the bench process's CPU time besides the game thread's, per frame (the library's ROS 2 and DDS threads; the native publisher and the readers are processes of their own); blocks allocated: image blocks the cameras' pools had to allocate, per frame (fresh pages, on the game thread).\n");
-    println!("| cameras | placed | publishing | game thread p50 µs | p99 µs, each round | p99 over off's | its CPU p50 / p99 µs | preempted | other threads' CPU ms | blocks allocated | reliable reader, frames/s per camera | best effort | published / dropped for ROS |");
-    println!("|---|---|---|---:|---|---:|---:|---:|---:|---:|---|---|---:|");
+    println!("{rounds} rounds of {seconds} s per row, off / on / native in turn; medians over the rounds, but the p99 compared with off's: over all rounds' frames together. Native: the library's publishing off while a Cyclone DDS publisher of its own process (`ros2_native/writer.c`) sends the same images to the same readers, the cost of that DDS traffic on this machine when none of it is the library's. Placed: the game thread on CPU 0, the readers on CPU 1 (the engine's game thread with a core of its own); the library's threads and the native publisher run anywhere. Preempted: the game thread descheduled against its will, per frame; other threads' CPU: the bench process's CPU time besides the game thread's, per frame (the library's ROS 2 and DDS threads; the native publisher and the readers are processes of their own); blocks allocated: image blocks the cameras' pools had to allocate, per frame (fresh pages, on the game thread).\n");
+    println!("| cameras | placed | publishing | game thread p50 µs | p99 µs, each round | p99 µs, all rounds' frames | its p99 over off's | its CPU p50 / p99 µs | preempted | other threads' CPU ms | blocks allocated | reliable reader, frames/s per camera | best effort | published / dropped for ROS |");
+    println!("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|---:|");
     let publishers = [
         ("off", Publisher::Off),
         ("library", Publisher::Library),
@@ -480,7 +480,7 @@ fn ros2_publishing() {
                 }
             }
             let label = format!("4 × {}x{} at {hz} Hz", size.0, size.1);
-            let off_p99 = stats::median(runs[0].iter().map(|o| o.game.p99));
+            let off_p99 = ros2::pooled_p99(&runs[0]);
             for ((name, _), outcomes) in publishers.iter().zip(&runs) {
                 println!(
                     "| {label} | {} | {name} | {}",

@@ -17,6 +17,10 @@ const WARM_UP_S: f64 = 1.5;
 /// What one run measured.
 pub(crate) struct Outcome {
     pub game: Spread,
+    /// The game thread's time of each timed frame (the rounds' samples are
+    /// pooled for the row's p99: 5 s at 20 Hz is 100 frames, whose p99
+    /// alone is their largest but one).
+    pub samples: Vec<Duration>,
     /// The game thread's CPU time per frame (what it did itself).
     pub game_cpu: Spread,
     /// Times the game thread was descheduled against its will while timed.
@@ -258,10 +262,11 @@ pub(crate) fn run(exe: &Path, load: &Load, publisher: Publisher) -> Outcome {
     let stats = server.ros2_stats();
     Outcome {
         game: spread(&mut samples),
+        frames: samples.len(),
+        samples,
         game_cpu: spread(&mut cpu),
         preempted,
         others_cpu,
-        frames: samples.len(),
         allocations,
         readers,
         published: stats.published,
@@ -297,16 +302,25 @@ fn pin_to(cpu: Option<usize>) {
 #[cfg(not(target_os = "linux"))]
 fn pin_to(_cpu: Option<usize>) {}
 
+/// The game thread's p99 per frame over all rounds' frames together.
+pub(crate) fn pooled_p99(outcomes: &[Outcome]) -> Duration {
+    let mut all: Vec<Duration> = (outcomes.iter())
+        .flat_map(|o| o.samples.iter().copied())
+        .collect();
+    spread(&mut all).p99
+}
+
 /// A report row's cells after the publisher's name: medians over the
-/// rounds, each round's p99, and each reader's frames a second per camera
-/// (lowest and highest over the cameras and rounds).
+/// rounds, each round's p99, the p99 of all rounds' frames together
+/// against off's, and each reader's frames a second per camera (lowest and
+/// highest over the cameras and rounds).
 pub(crate) fn row(outcomes: &[Outcome], off_p99: Duration) -> String {
     let us = |d: Duration| d.as_micros();
     let p99s: Vec<String> = outcomes
         .iter()
         .map(|o| us(o.game.p99).to_string())
         .collect();
-    let p99 = median(outcomes.iter().map(|o| o.game.p99));
+    let p99 = pooled_p99(outcomes);
     let frames: usize = outcomes.iter().map(|o| o.frames).sum();
     let preempted: u64 = outcomes.iter().map(|o| o.preempted).sum();
     let rates = |qos: &str| {
@@ -323,9 +337,10 @@ pub(crate) fn row(outcomes: &[Outcome], off_p99: Duration) -> String {
         format!("{min:.1}–{max:.1}")
     };
     format!(
-        "{} | {} | {:+.0}% | {} / {} | {:.2} | {:.1} | {:.2} | {} | {} | {} / {} |",
+        "{} | {} | {} | {:+.0}% | {} / {} | {:.2} | {:.1} | {:.2} | {} | {} | {} / {} |",
         us(median(outcomes.iter().map(|o| o.game.p50))),
         p99s.join(", "),
+        us(p99),
         (p99.as_secs_f64() / off_p99.as_secs_f64().max(1e-9) - 1.0) * 100.0,
         us(median(outcomes.iter().map(|o| o.game_cpu.p50))),
         us(median(outcomes.iter().map(|o| o.game_cpu.p99))),
