@@ -162,32 +162,18 @@ fn run(maps: &Path, script: &str, args: &[&str]) -> Run {
     }
 }
 
-/// Asserts every run passed; on failure names each failed run's checks,
+/// Asserts the run of `what` passed; if not, names its failed checks,
 /// its RESULT line and its output.
-fn all_passed(runs: &[(String, Run)]) {
-    for (what, r) in runs {
-        println!("{what}: {}", r.result());
-    }
-    let failed: Vec<String> = runs
-        .iter()
-        .filter(|(_, r)| !r.ok)
-        .map(|(what, r)| {
-            format!(
-                "{what} ({}):\n  {}\n  {}\n--- stdout\n{}--- stderr\n{}",
-                r.status,
-                r.failures().join("\n  "),
-                r.result(),
-                r.stdout,
-                r.stderr
-            )
-        })
-        .collect();
+fn assert_passed(what: &str, r: &Run) {
+    println!("{what}: {}", r.result());
     assert!(
-        failed.is_empty(),
-        "{} of {} failed:\n{}",
-        failed.len(),
-        runs.len(),
-        failed.join("\n")
+        r.ok,
+        "{what} failed ({}):\n  {}\n  {}\n--- stdout\n{}--- stderr\n{}",
+        r.status,
+        r.failures().join("\n  "),
+        r.result(),
+        r.stdout,
+        r.stderr
     );
 }
 
@@ -207,7 +193,7 @@ fn world_is_the_map(name: &str) {
         let file = dir.join(format!("{name}.xodr"));
         run(&dir, "world.py", &[name, file.to_str().unwrap()])
     };
-    all_passed(&[(name.to_owned(), r)]);
+    assert_passed(name, &r);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -252,7 +238,7 @@ fn bad_maps_are_refused_with_their_reason_and_the_world_goes_on() {
         .expect("run bad_maps.py --write-broken");
     assert!(out.status.success(), "{out:?}");
     let r = run(&dir, "bad_maps.py", &[]);
-    all_passed(&[("bad maps".to_owned(), r)]);
+    assert_passed("bad maps", &r);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -266,7 +252,7 @@ fn bad_maps_are_refused_with_their_reason_and_the_world_goes_on() {
 fn a_hero_drives_a_route_on(name: &str) {
     let dir = made_maps("route");
     let r = run(&dir, "route.py", &[name]);
-    all_passed(&[(format!("route on {name}"), r)]);
+    assert_passed(&format!("route on {name}"), &r);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
