@@ -28,6 +28,14 @@ summary() {
   printf '== time per step (exit status %d)\n%s%5d s  in all\n' "$rc" "$TIMES" "$SECONDS"
 }
 trap summary EXIT
+# Waits for background job $1 (a process group, see setsid below); if it
+# failed, prints its log $2 and stops the run naming it ($3).
+await_background() {
+  wait "$1" && return 0
+  cat "$2"
+  echo "$3 failed (above, and in $2)" >&2
+  exit 1
+}
 # No incremental caches: a clean checkout gains nothing from them and they
 # were a gigabyte of target/debug.
 export CARGO_INCREMENTAL=0
@@ -128,12 +136,7 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 step "unit, integration, C and C++ tests"
-if ! wait "$PY_CLIENTS"; then
-  PY_CLIENTS=""
-  cat "$PY_LOG"
-  echo "installing the Python clients failed (above, and in $PY_LOG)" >&2
-  exit 1
-fi
+await_background "$PY_CLIENTS" "$PY_LOG" "installing the Python clients"
 PY_CLIENTS=""
 cat "$PY_LOG"
 # The wheel's build (scripts/build-wheel.sh: the demo world's crates; the
@@ -157,12 +160,7 @@ WHEEL_STARTED=$(date +%s)
 RUST_TEST_THREADS=$(($(nproc) + 1)) cargo test
 
 step "the carla-host wheel (its build's rest), installed in a fresh virtual environment"
-if ! wait "$WHEEL_BUILD"; then
-  WHEEL_BUILD=""
-  cat "$WHEEL_LOG"
-  echo "the wheel's build failed (above, and in $WHEEL_LOG)" >&2
-  exit 1
-fi
+await_background "$WHEEL_BUILD" "$WHEEL_LOG" "the wheel's build"
 WHEEL_BUILD=""
 echo "== the wheel's build ran $(($(stat -c %Y "$WHEEL_LOG") - WHEEL_STARTED)) s in the background"
 scripts/test-wheel.sh
