@@ -8,7 +8,7 @@ use super::blueprints::{fitting_vehicle, speed_limit, walker_id, STOP, TRAFFIC_L
 use crate::world::ids::{LIGHT_ID0, PLAYER_ID, SIGN_ID0};
 use crate::world::map::signals::SignKind;
 use crate::world::math::Axes;
-use crate::world::simulation::lights::{Light, GREEN_S, YELLOW_S};
+use crate::world::simulation::lights::Light;
 use crate::world::simulation::vehicle::pose_transform;
 use crate::world::World;
 use carla_server::rpc::{
@@ -126,6 +126,7 @@ fn light_number(l: Light) -> u8 {
         Light::Red => 0,
         Light::Yellow => 1,
         Light::Green => 2,
+        Light::Off => 3,
     }
 }
 
@@ -269,11 +270,11 @@ pub(crate) fn states(
             ..Default::default()
         });
     }
-    let lights = world.town_ref().lights.len();
+    let lights = world.lights().len();
     for (i, (_, sign)) in world.map().signs.lights().enumerate().take(lights) {
         let id = LIGHT_ID0 + i as u32;
         let (state, elapsed) = world.light_state(i);
-        let red = world.town_ref().lights.red_seconds(i);
+        let [green, yellow, red] = world.lights().times(i);
         let pole = match sign.kind {
             SignKind::Light { phase, .. } => phase,
             _ => 0,
@@ -283,7 +284,8 @@ pub(crate) fn states(
             kind: CARLA_ACTOR_TRAFFIC_LIGHT,
             transform: at(&world.light_transform(i)),
             traffic_light_state: light_number(state),
-            traffic_light_times: [GREEN_S, YELLOW_S, red, elapsed],
+            traffic_light_times: [green, yellow, red, elapsed],
+            time_is_frozen: CBool(u8::from(world.lights().frozen(i))),
             pole_index: pole,
             ..Default::default()
         };

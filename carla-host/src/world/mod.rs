@@ -87,6 +87,8 @@ pub(crate) struct Town {
     pub statics: Arc<physics::Statics>,
     pub ways: Ways,
     pub paths: Paths,
+    /// The lights' cycle at the start of an episode (each world runs a
+    /// copy, [`World::lights`]).
     pub lights: Lights,
 }
 
@@ -159,6 +161,8 @@ pub(crate) struct World {
     spawned: u32,
     /// Most physics time clients' vehicles get per tick, seconds.
     physics_budget: f32,
+    /// The traffic lights' cycle (the town's, from its start on).
+    lights: Lights,
 }
 
 fn light_colour(l: Light) -> [u8; 3] {
@@ -166,6 +170,7 @@ fn light_colour(l: Light) -> [u8; 3] {
         Light::Green => [40, 230, 90],
         Light::Yellow => [250, 200, 30],
         Light::Red => [240, 40, 30],
+        Light::Off => [25, 25, 25],
     }
 }
 
@@ -239,6 +244,7 @@ impl World {
             physics: physics::Physics::new(&town.statics),
             spawned: 0,
             physics_budget: MAX_PHYSICS_DT,
+            lights: town.lights.clone(),
         };
         world.refresh();
         world
@@ -317,6 +323,9 @@ impl World {
     fn substep(&mut self, control: &Control, dt: f32, physics: f32) {
         self.time += dt;
         if !self.traffic_held {
+            // A replay sets the lights' states; their cycle waits, as
+            // CARLA's groups do while its replayer runs.
+            self.lights.advance(dt);
             self.step_traffic(dt);
             let town = &self.town;
             let scene = &self.scene;
@@ -368,8 +377,7 @@ impl World {
         let mut road = Road {
             lanes,
             ways: &town.ways,
-            lights: &town.lights,
-            time: self.time,
+            lights: &self.lights,
             obstacles: &self.obstacles,
             claims: &mut self.claims,
         };
@@ -435,16 +443,25 @@ impl World {
         self.player_active
     }
 
-    /// The lights' state now, by light index.
+    /// The lights' state now, by light index, and how long each has been
+    /// in it, seconds.
     pub(crate) fn light_state(&self, light: usize) -> (Light, f32) {
-        self.town.lights.phase(light, self.time)
+        self.lights.phase(light)
+    }
+
+    /// The traffic lights' cycle, as clients see and change it.
+    pub(crate) fn lights(&self) -> &Lights {
+        &self.lights
+    }
+
+    pub(crate) fn lights_mut(&mut self) -> &mut Lights {
+        &mut self.lights
     }
 
     /// Rebuilds the scene's actors, lamp colours and the obstacle list.
     fn refresh(&mut self) {
-        let t = self.time;
-        let lights = &self.town.lights;
-        let colours = (0..lights.len()).map(|i| light_colour(lights.state(i, t)));
+        let lights = &self.lights;
+        let colours = (0..lights.len()).map(|i| light_colour(lights.state(i)));
         self.scene.set_light_colours(colours);
         self.obstacles.clear();
         if self.player_active {
@@ -580,9 +597,7 @@ impl World {
                 collision_other: c.collision_other,
                 intersection_otherlane: otherlane,
                 intersection_offroad: offroad,
-                autopilot_control: simulation::pilot::drive(
-                    c, lanes, &t.ways, &t.lights, self.time, gap,
-                ),
+                autopilot_control: simulation::pilot::drive(c, lanes, &t.ways, &self.lights, gap),
             },
         }
     }
@@ -610,7 +625,8 @@ impl World {
         }
         for (i, _) in self.town.map.signs.lights().enumerate() {
             let kind = match self.light_state(i).0 {
-                Light::Green => CARLA_SERVER_AGENT_TRAFFICLIGHT_GREEN,
+                // 0.8 has no dark light: traffic passes it.
+                Light::Green | Light::Off => CARLA_SERVER_AGENT_TRAFFICLIGHT_GREEN,
                 Light::Yellow => CARLA_SERVER_AGENT_TRAFFICLIGHT_YELLOW,
                 Light::Red => CARLA_SERVER_AGENT_TRAFFICLIGHT_RED,
             };

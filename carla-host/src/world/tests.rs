@@ -128,14 +128,11 @@ fn vehicles_stop_at_red_lights_and_never_enter_a_junction_on_red() {
                 .lane(v.lane)
                 .predecessors
                 .iter()
-                .find_map(|&p| {
-                    town.ways.stops[p as usize].map(|s| town.lights.state(s.light, w.time()))
-                });
+                .find_map(|&p| town.ways.stops[p as usize].map(|s| w.light_state(s.light).0));
             if v.entered_junction() {
                 assert_ne!(light, Some(Light::Red), "vehicle {} ran a red light", v.id);
             }
-            let here =
-                town.ways.stops[v.lane as usize].map(|s| town.lights.state(s.light, w.time()));
+            let here = town.ways.stops[v.lane as usize].map(|s| w.light_state(s.light).0);
             stopped_at_red += (v.speed == 0.0 && here == Some(Light::Red)) as u32;
         }
     });

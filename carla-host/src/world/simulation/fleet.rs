@@ -424,7 +424,7 @@ impl World {
         if d.modes.autopilot {
             let gap = traffic::gap_ahead(d.car.footprint(), d.id, &self.obstacles);
             let t = &self.town;
-            pilot::drive(&d.car, &t.map.lanes, &t.ways, &t.lights, self.time, gap)
+            pilot::drive(&d.car, &t.map.lanes, &t.ways, &self.lights, gap)
         } else if d.modes.ackermann {
             d.ackermann_out
         } else {

@@ -5,7 +5,7 @@
 //! fork the way that turns least), cruise at 30 km/h, stop at red and
 //! yellow lights and behind whatever is `gap` metres ahead.
 
-use super::lights::{Light, Lights};
+use super::lights::Lights;
 use super::vehicle::{Car, WHEELBASE_M};
 use super::ways::Ways;
 use crate::world::map::lanes::{LaneIx, Lanes};
@@ -52,7 +52,6 @@ pub(crate) fn drive(
     lanes: &Lanes,
     ways: &Ways,
     lights: &Lights,
-    t: f32,
     gap: Option<f32>,
 ) -> Control {
     let mut want = AUTOPILOT_SPEED;
@@ -70,7 +69,7 @@ pub(crate) fn drive(
         }
         if let Some(stop) = ways.stops[*l as usize] {
             let ahead = base + stop.dist - car.extent.x;
-            if ahead > 0.0 && lights.state(stop.light, t) != Light::Green {
+            if ahead > 0.0 && lights.state(stop.light).stops() {
                 want = want.min((2.0 * 3.0 * (ahead - 1.0).max(0.0)).sqrt());
             }
         }

@@ -100,12 +100,11 @@ const PAINT: [[u8; 3]; 7] = [
 ];
 
 /// What the vehicles of one step share: the lanes, the map's ways, the
-/// lights and the time, the obstacles, and the junction lanes claimed.
+/// lights, the obstacles, and the junction lanes claimed.
 pub(crate) struct Road<'a> {
     pub lanes: &'a Lanes,
     pub ways: &'a Ways,
     pub lights: &'a Lights,
-    pub time: f32,
     pub obstacles: &'a [Obstacle],
     /// By lane: the vehicle on or entering it (0: none).
     pub claims: &'a mut Vec<u32>,
@@ -288,8 +287,8 @@ impl Vehicle {
         if let Some(stop) = road.ways.stops[self.lane as usize] {
             let to_stop = stop.dist - self.d;
             if to_stop > -0.5 {
-                let must = match road.lights.state(stop.light, road.time) {
-                    Light::Green => false,
+                let must = match road.lights.state(stop.light) {
+                    Light::Green | Light::Off => false,
                     // Too close to stop comfortably: go on through the yellow.
                     Light::Yellow => to_stop > self.speed * self.speed / (2.0 * BRAKE) + 1.0,
                     Light::Red => true,

@@ -36,7 +36,6 @@ fn a_junction_lane_is_not_free_while_a_clients_car_comes_on_a_crossing_lane() {
             lanes,
             ways,
             lights: &town.lights,
-            time: 0.0,
             obstacles,
             claims,
         };

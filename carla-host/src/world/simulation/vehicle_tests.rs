@@ -236,13 +236,15 @@ fn autopilot_follows_the_lanes_round_the_town() {
     // right turns swing a little wide (the car's turning circle is larger
     // than the corner), so brief, small lane departures are allowed.
     let town = testing::town();
-    let (lanes, ways, lights) = (&town.map.lanes, &town.ways, &town.lights);
+    let (lanes, ways) = (&town.map.lanes, &town.ways);
     for spot in town.map.spawn_points.iter().step_by(8) {
+        let mut lights = town.lights.clone();
         let mut c = Car::sized(spot, EXTENT, 0.0);
         let (mut distance, mut outside, mut worst) = (0.0, 0, 0.0f32);
         let steps = 3600;
-        for i in 0..steps {
-            let ctl = pilot::drive(&c, lanes, ways, lights, i as f32 * DT, None);
+        for _ in 0..steps {
+            lights.advance(DT);
+            let ctl = pilot::drive(&c, lanes, ways, &lights, None);
             let (x, y) = (c.x, c.y);
             c.step(&ctl, DT, |_| None);
             distance += (c.x - x).hypot(c.y - y);
@@ -262,16 +264,15 @@ fn autopilot_follows_the_lanes_round_the_town() {
 #[test]
 fn autopilot_stops_at_a_red_light() {
     let town = testing::town();
-    let (lanes, ways, lights) = (&town.map.lanes, &town.ways, &town.lights);
-    // A lane with a light, and a moment it is red for at least 8 s.
+    let (lanes, ways) = (&town.map.lanes, &town.ways);
+    // A lane with a light, held red.
     let (lane, stop) = (0u32..)
         .zip(&ways.stops)
         .find_map(|(l, s)| s.map(|s| (l, s)))
         .expect("a lane with a light");
-    let t0 = (0..600)
-        .map(|k| k as f32 * 0.1)
-        .find(|&t| (0..80).all(|s| lights.state(stop.light, t + s as f32 * 0.1) == Light::Red))
-        .expect("a long red");
+    let mut lights = town.lights.clone();
+    lights.set_state(stop.light, Light::Red);
+    lights.freeze(stop.light, true);
     let start = lanes.lane(lane).pose((stop.dist - 30.0).max(0.0));
     let mut c = Car::sized(
         &pose_transform(
@@ -286,8 +287,8 @@ fn autopilot_stops_at_a_red_light() {
         0.0,
     );
     c.speed = AUTOPILOT_SPEED;
-    for i in 0..240 {
-        let ctl = pilot::drive(&c, lanes, ways, lights, t0 + i as f32 * DT, None);
+    for _ in 0..240 {
+        let ctl = pilot::drive(&c, lanes, ways, &lights, None);
         c.step(&ctl, DT, |_| None);
     }
     assert!(c.speed.abs() < 0.05, "{c:?}");

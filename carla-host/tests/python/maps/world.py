@@ -479,8 +479,11 @@ def check_town(snap, tick):
 # cycle more (a car that starts at the back of a queue at a light that just
 # turned red may stand through a whole red phase: 43 s at Crossing's
 # four-phase junction).
-cycle = max([tl.get_green_time() + tl.get_yellow_time() + tl.get_red_time() for tl in lights]
-            or [0.0])
+# A group's cycle: each of its phases' green, yellow and red (a phase is a
+# pole index; a group of one phase cycles as if it had two).
+cycle = max([(tl.get_green_time() + tl.get_yellow_time() + tl.get_red_time())
+             * max(2, len({g.get_pole_index() for g in tl.get_group_traffic_lights()}))
+             for tl in lights] or [0.0])
 most_ticks = TICKS + int(math.ceil(cycle / DT))
 tick = -1
 while True:
