@@ -1,9 +1,11 @@
 //! The actor commands 0.9 clients send (physics toggles, impulses,
 //! walker controls and poses, lights, doors, traffic lights), carried out
 //! on the demo world as far as its models go. What a model cannot show (doors
-//! and lamps on a box car, a frozen light cycle) is accepted and written
-//! once to the log, and listed as such in docs/compatibility.md.
+//! and lamps on a box car) is accepted and written once to the log, and
+//! listed as such in docs/compatibility.md.
 
+use crate::world::ids::LIGHT_ID0;
+use crate::world::simulation::lights::{Light, Lights, Stage};
 use crate::world::World;
 use carla_server::rpc::{ActorCommand, WorldCommand};
 use carla_server::types::Vector3D;
@@ -107,13 +109,25 @@ pub(crate) fn actor(
         C::Dead => walk(world, id, 0.0, 0.0, 0.0),
         C::LightState(flags) => world.set_vehicle_lights(id, flags),
         C::Door { .. } => no_effect(quiet, "vehicle doors (the cars have none)"),
-        C::TrafficLightState(_)
-        | C::TrafficLightTime { .. }
-        | C::FreezeTrafficLight(_)
-        | C::ResetTrafficLightGroup => no_effect(
-            quiet,
-            "changing a traffic light (the town's cycle is fixed)",
-        ),
+        C::TrafficLightState(state) => {
+            let state = match state {
+                0 => Light::Red,
+                1 => Light::Yellow,
+                2 => Light::Green,
+                _ => Light::Off,
+            };
+            traffic_light(world, id, |l, i| l.set_state(i, state))
+        }
+        C::TrafficLightTime { phase, seconds } => {
+            let stage = match phase {
+                0 => Stage::Green,
+                1 => Stage::Yellow,
+                _ => Stage::Red,
+            };
+            traffic_light(world, id, |l, i| l.set_time(i, stage, seconds))
+        }
+        C::FreezeTrafficLight(on) => traffic_light(world, id, |l, i| l.freeze(i, on)),
+        C::ResetTrafficLightGroup => traffic_light(world, id, Lights::reset_group),
         // Carried out by the sensor (`Serve09::handle`).
         C::V2xSend(_) => true,
         C::SetBones(ref bones) => world.set_walker_bones(id, bones),
@@ -129,15 +143,25 @@ pub(crate) fn actor(
     }
 }
 
-pub(crate) fn world_command(world: &mut World, command: &WorldCommand, quiet: &mut NoEffect) {
+pub(crate) fn world_command(world: &mut World, command: &WorldCommand) {
     match command {
         WorldCommand::HoldTraffic(hold) => world.hold_traffic(*hold),
-        WorldCommand::FreezeAllTrafficLights(_) | WorldCommand::ResetAllTrafficLights => {
-            no_effect(
-                quiet,
-                "changing the traffic lights (the town's cycle is fixed)",
-            );
+        WorldCommand::FreezeAllTrafficLights(on) => world.lights_mut().freeze_all(*on),
+        WorldCommand::ResetAllTrafficLights => world.lights_mut().reset_all(),
+    }
+}
+
+/// Changes traffic light `id` with `change` (given the light's index);
+/// false if `id` is not one of the world's lights.
+fn traffic_light(world: &mut World, id: u32, change: impl FnOnce(&mut Lights, usize)) -> bool {
+    let lights = world.lights_mut();
+    let index = id.checked_sub(LIGHT_ID0).map(|i| i as usize);
+    match index.filter(|&i| i < lights.len()) {
+        Some(i) => {
+            change(lights, i);
+            true
         }
+        None => false,
     }
 }
 

@@ -388,7 +388,7 @@ impl Serve09 {
                 req.succeed(0)
             }
             EngineCall::World(command) => {
-                commands::world_command(world, &command, &mut self.no_effect);
+                commands::world_command(world, &command);
                 req.succeed(0)
             }
         }

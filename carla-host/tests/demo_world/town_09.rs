@@ -258,6 +258,11 @@ fn town_actors_and_controlled_vehicles() {
 }
 
 #[test]
+fn traffic_lights_changed_by_a_client() {
+    run("traffic_lights.py");
+}
+
+#[test]
 fn sensors_computed_from_the_world() {
     run("sensors.py");
 }
