@@ -57,8 +57,19 @@ fn status_lines(host: &HostProcess) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// Held by the test whose flood runs: the three ran side by side at the
+/// binary's start, three hosts each taking 2,200 connections while the
+/// suite's other tests (and a release build) ran, and one host's tick
+/// times went over the bound below twice in full suites (55-72 ms, in
+/// the seconds of the first flood). Each test measures its own host.
+static ONE_FLOOD_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The scenario with the floods on the port `target` picks.
 fn a_new_episode_after_a_flood_gets_its_frames(target: impl Fn(&HostProcess) -> u16) {
+    // A test that failed holding it does not fail the others.
+    let _alone = ONE_FLOOD_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     raise_own_fd_limit(4096);
     let host = HostProcess::start_with(TIMEOUT_MS, Some(1024), &[]);
     let port = target(&host);
