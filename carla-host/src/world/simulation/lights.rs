@@ -209,8 +209,11 @@ impl Lights {
                     }
                 }
             });
-            for (slot, s) in self.slots.iter().zip(self.set.iter_mut()) {
-                if let (true, Some((_, held))) = (slot.group as usize == g, s.as_mut()) {
+        }
+        // States set by hand hold on in groups that run.
+        for (slot, s) in self.slots.iter().zip(self.set.iter_mut()) {
+            if let Some((_, held)) = s.as_mut() {
+                if !self.groups[slot.group as usize].frozen {
                     *held += dt;
                 }
             }
